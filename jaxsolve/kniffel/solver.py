@@ -1,0 +1,240 @@
+"""Optimal Kniffel / Yahtzee play by backward induction over layers of filled boxes.
+
+A turn is: throw -> (keep, re-throw) x (rolls - 1) -> fill a box. For a batch of states the
+turn is evaluated as arrays: ``option_values`` gives the value of filling every box after every
+final throw (``[B, 13, 252]``), the best box gives the final-throw values, each re-throw is the
+shared ``dice.reroll`` operator, and the mean over the first throw is the state's value.
+Layers (number of filled boxes) are solved from 12 down to 0 in fixed-size chunks, so one
+compilation serves the whole game.
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass, field
+from functools import partial
+from typing import Callable
+
+import jax
+import jax.numpy as jnp
+import numpy as np
+
+from jaxsolve import dice
+from jaxsolve.kniffel import tables
+from jaxsolve.kniffel.rules import KNIFFEL_BOX, NUM_BOXES, KniffelRules, check_objective
+
+JOKER_POINTS = np.zeros(NUM_BOXES, dtype=np.int64)
+JOKER_POINTS[8:11] = (25, 30, 40)
+
+
+def _reward(points, objective: str, dtype):
+    """Immediate reward of a box filled with ``points`` under the objective."""
+    if objective == "goals":
+        return (points > 0).astype(dtype)
+    return jnp.asarray(points, dtype)
+
+
+def _bonus(points, objective: str, dtype):
+    """Bonus points count for ``score`` only."""
+    if objective == "goals":
+        return jnp.zeros(jnp.shape(points), dtype)
+    return jnp.asarray(points, dtype)
+
+
+def option_values(values, filled, upper, holds50, rules: KniffelRules, objective: str = "score"):
+    """Value of filling each box after each final throw, for a batch of states.
+
+    Args:
+        values: ``[states]`` flat value table (later layers filled in).
+        filled, upper, holds50: ``[B]`` int32 state components.
+    Returns:
+        ``[B, 13, 252]`` immediate reward + value of the next state, ``-inf`` where not allowed.
+    """
+    dtype = values.dtype
+    cap = rules.upper_threshold
+    width = cap + 1
+    boxes = jnp.arange(NUM_BOXES)
+    bits = (filled[:, None] >> boxes) & 1
+    is_open = bits == 0
+    new_filled = filled[:, None] | (1 << boxes)
+
+    def lookup(f, u, h):
+        return values[(f * width + u) * 2 + h]
+
+    scores = tables.throw_scores()
+    counts = jnp.asarray(tables.throw_counts())
+    faces = jnp.arange(1, 7)
+
+    lower_holds = holds50[:, None] * (jnp.arange(6, NUM_BOXES) != KNIFFEL_BOX)
+    lower_next = lookup(new_filled[:, 6:], upper[:, None], lower_holds)
+    lower = _reward(scores[6:], objective, dtype)[None] + lower_next[:, :, None]
+
+    up_next = jnp.minimum(cap, upper[:, None, None] + faces[:, None] * jnp.arange(6)[None, :])
+    crossed = (upper[:, None, None] < cap) & (up_next >= cap)
+    upper_next = lookup(new_filled[:, :6, None], up_next, holds50[:, None, None])
+    upper_next = upper_next + _bonus(rules.upper_bonus * crossed, objective, dtype)
+    upper_vals = jnp.take_along_axis(upper_next, jnp.broadcast_to(counts[None], (filled.shape[0], 6, counts.shape[1])), axis=2)
+    upper_vals = upper_vals + _reward(scores[:6], objective, dtype)[None]
+
+    out = jnp.concatenate([upper_vals, lower], axis=1)
+    out = jnp.where(is_open[:, :, None], out, -jnp.inf)
+    five = _five_of_a_kind_options(lookup, bits, new_filled, upper, holds50, rules, objective, dtype)
+    return out.at[:, :, tables.kniffel_throws()].set(jnp.swapaxes(five, 1, 2))
+
+
+def _five_of_a_kind_options(lookup, bits, new_filled, upper, holds50, rules, objective, dtype):
+    """``[B, 6 faces, 13 boxes]`` values of placing five of a face, joker and bonus included."""
+    cap = rules.upper_threshold
+    boxes = jnp.arange(NUM_BOXES)
+    is_open = bits == 0
+    base = jnp.asarray(tables.throw_scores()[:, tables.kniffel_throws()].T)
+    box11_filled = bits[:, KNIFFEL_BOX] == 1
+    upper_face_filled = bits[:, :6] == 1
+    holds = holds50 == 1
+    if rules.joker == "none":
+        joker = jnp.zeros_like(upper_face_filled)
+    elif rules.joker == "forced":
+        joker = jnp.broadcast_to(box11_filled[:, None], upper_face_filled.shape)
+    elif rules.joker == "free":
+        joker = box11_filled[:, None] & upper_face_filled
+    else:
+        joker = jnp.broadcast_to(holds[:, None], upper_face_filled.shape)
+    points = base[None] + joker[:, :, None] * jnp.asarray(JOKER_POINTS)[None, None]
+
+    allowed = jnp.broadcast_to(is_open[:, None, :], points.shape)
+    if rules.joker == "forced":
+        own_box = boxes[None, :] == jnp.arange(6)[:, None]
+        any_lower_open = jnp.any(is_open[:, 6:], axis=1)
+        forced = jnp.where(
+            ~upper_face_filled[:, :, None],
+            own_box[None],
+            jnp.where(any_lower_open[:, None, None], (boxes >= 6)[None, None], (boxes < 6)[None, None]),
+        )
+        allowed = allowed & jnp.where(box11_filled[:, None, None], forced, True)
+
+    pays = holds[:, None, None] & (rules.bonus_on_scratch | (points > 0))
+    extra = rules.extra_bonus * pays
+    is_upper = boxes < 6
+    up_next = jnp.where(is_upper[None, None], jnp.minimum(cap, upper[:, None, None] + points), upper[:, None, None])
+    crossed = is_upper[None, None] & (upper[:, None, None] < cap) & (up_next >= cap)
+    holds_next = jnp.where(boxes[None, None] == KNIFFEL_BOX, 1, holds50[:, None, None])
+    nxt = lookup(new_filled[:, None, :], up_next, holds_next)
+    val = _reward(points, objective, dtype) + _bonus(extra + rules.upper_bonus * crossed, objective, dtype) + nxt
+    return jnp.where(allowed, val, -jnp.inf)
+
+
+def turn_throw_values(values, filled, upper, holds50, rules: KniffelRules, objective="score", *, expect="levels", subkeep="levels"):
+    """``[rolls, B, 252]`` value of each throw with r re-throws left (r = 0..rolls-1)."""
+    sp = tables.space()
+    current = jnp.max(option_values(values, filled, upper, holds50, rules, objective), axis=1)
+    out = [current]
+    for _ in range(rules.rolls - 1):
+        current = dice.reroll(sp, current, expect, subkeep)
+        out.append(current)
+    return jnp.stack(out)
+
+
+def state_values(values, filled, upper, holds50, rules: KniffelRules, objective="score", *, expect="levels", subkeep="levels"):
+    """``[B]`` value of each state at the start of a turn (before the first throw)."""
+    sp = tables.space()
+    current = jnp.max(option_values(values, filled, upper, holds50, rules, objective), axis=1)
+    for _ in range(rules.rolls - 1):
+        current = dice.reroll(sp, current, expect, subkeep)
+    return dice.throw_mean(sp, current)
+
+
+@dataclass
+class Solution:
+    """Value of every state of one rule set and objective.
+
+    ``values`` has shape ``[8192 filled masks, cap + 1 upper totals, 2 holds-50 flags]``;
+    unreachable states are NaN.
+    """
+
+    rules: KniffelRules
+    objective: str
+    values: np.ndarray
+    solve_seconds: float = 0.0
+    compile_seconds: float = 0.0
+    device: str = ""
+    timings: dict = field(default_factory=dict)
+
+    @property
+    def game_value(self) -> float:
+        return float(self.values[0, 0, 0])
+
+    def value(self, filled: int, upper: int, holds50: int) -> float:
+        return float(self.values[filled, min(upper, self.rules.upper_threshold), holds50])
+
+
+def _chunk_plan(rules: KniffelRules, chunk: int):
+    """Chunks of reachable states, layer 12 down to 0: list of (layer, filled, upper, holds)."""
+    plan = []
+    for layer in range(NUM_BOXES - 1, -1, -1):
+        f, u, h = tables.layer_states(rules.upper_threshold, layer)
+        n = len(f)
+        pad = (-n) % chunk
+        f, u, h = (np.concatenate([a, np.repeat(a[:1], pad)]) for a in (f, u, h))
+        for start in range(0, n + pad, chunk):
+            sl = slice(start, start + chunk)
+            plan.append((layer, f[sl], u[sl], h[sl]))
+    return plan
+
+
+def make_chunk_step(rules: KniffelRules, objective: str, expect: str, subkeep: str):
+    width = rules.upper_threshold + 1
+
+    def step(values, filled, upper, holds50):
+        v = state_values(values, filled, upper, holds50, rules, objective, expect=expect, subkeep=subkeep)
+        return values.at[(filled * width + upper) * 2 + holds50].set(v)
+
+    return jax.jit(step, donate_argnums=0)
+
+
+def solve(
+    rules: KniffelRules,
+    objective: str = "score",
+    *,
+    dtype=None,
+    chunk: int = 2048,
+    expect: str = "levels",
+    subkeep: str = "levels",
+    device=None,
+    on_layer: Callable[[int, int], None] | None = None,
+) -> Solution:
+    """Solve the whole game by backward induction.
+
+    Args:
+        rules: the rule set.
+        objective: ``score`` (expected final score) or ``goals`` (expected boxes met).
+        dtype: float dtype of the values (default: float64 if x64 is enabled, else float32).
+        chunk: states per compiled batch.
+        expect, subkeep: which dice operators to use (see ``jaxsolve.dice``).
+        device: a ``jax.Device``; default device if None.
+        on_layer: called as ``on_layer(layer, states_done)`` after each chunk (progress).
+    """
+    check_objective(objective)
+    dtype = jnp.dtype(dtype or (jnp.float64 if jax.config.jax_enable_x64 else jnp.float32))
+    device = device or jax.devices()[0]
+    shape = tables.state_shape(rules)
+    init = np.full(shape, np.nan)
+    init[tables.FULL_MASK] = 0.0
+    plan = _chunk_plan(rules, chunk)
+
+    with jax.default_device(device):
+        values = jax.device_put(jnp.asarray(init.reshape(-1), dtype), device)
+        step = make_chunk_step(rules, objective, expect, subkeep)
+        t0 = time.perf_counter()
+        args = [jax.device_put(jnp.asarray(a), device) for a in plan[0][1:]]
+        compiled = step.lower(values, *args).compile()
+        compile_seconds = time.perf_counter() - t0
+
+        t0 = time.perf_counter()
+        for layer, f, u, h in plan:
+            values = compiled(values, jnp.asarray(f), jnp.asarray(u), jnp.asarray(h))
+            if on_layer is not None:
+                on_layer(layer, len(f))
+        values.block_until_ready()
+        solve_seconds = time.perf_counter() - t0
+    out = np.asarray(values).reshape(shape)
+    return Solution(rules, objective, out, solve_seconds, compile_seconds, str(device))
