@@ -218,47 +218,47 @@ def dice_space(n: int, sides: int = 6) -> DiceSpace:
 
 
 def expect_keeps(space: DiceSpace, values, method: ExpectMethod = "levels"):
-    """Values of all keeps from values of throws: ``[..., T] -> [..., K]``.
+    """Values of all keeps from values of throws: ``[T, ...] -> [K, ...]``.
 
     The value of a keep is the expected throw value after re-throwing the other dice.
+    The dice axis leads so that a batch of states is the contiguous (minor) axis.
     """
     dtype = values.dtype
+    flat = values.reshape(values.shape[0], -1)
     if method == "dense":
-        return values @ jnp.asarray(space.dense.T, dtype)
-    if method == "sparse":
-        gathered = values[..., space.nz_throw] * jnp.asarray(space.nz_prob, dtype)
-        moved = jnp.moveaxis(gathered, -1, 0)
-        summed = jax.ops.segment_sum(
-            moved, jnp.asarray(space.nz_keep), num_segments=space.num_keeps, indices_are_sorted=True
-        )
-        return jnp.moveaxis(summed, 0, -1)
-    if method == "levels":
-        out = [values]
+        out = jnp.asarray(space.dense, dtype) @ flat
+    elif method == "sparse":
+        gathered = flat[space.nz_throw] * jnp.asarray(space.nz_prob, dtype)[:, None]
+        out = jax.ops.segment_sum(gathered, jnp.asarray(space.nz_keep), num_segments=space.num_keeps, indices_are_sorted=True)
+    elif method == "levels":
+        parts = [flat]
         for k in range(space.n - 1, -1, -1):
-            out.append(out[-1] @ jnp.asarray(space.level_up[k], dtype))
-        return jnp.concatenate(out[::-1], axis=-1)
-    raise ValueError(f"unknown expectation method {method!r} (dense, sparse, levels)")
+            parts.append(jnp.asarray(space.level_up[k].T, dtype) @ parts[-1])
+        out = jnp.concatenate(parts[::-1], axis=0)
+    else:
+        raise ValueError(f"unknown expectation method {method!r} (dense, sparse, levels)")
+    return out.reshape((space.num_keeps,) + values.shape[1:])
 
 
 def best_subkeep(space: DiceSpace, keep_values, method: SubkeepMethod = "levels"):
-    """For every throw, the best value over all keeps it contains: ``[..., K] -> [..., T]``."""
+    """For every throw, the best value over all keeps it contains: ``[K, ...] -> [T, ...]``."""
     if method == "gather":
-        return jnp.max(keep_values[..., space.subkeeps], axis=-1)
+        return jnp.max(keep_values[space.subkeeps], axis=1)
     if method == "levels":
-        best = keep_values[..., space.level(0)]
+        best = keep_values[space.level(0)]
         for k in range(1, space.n + 1):
-            own = keep_values[..., space.level(k)]
-            below = jnp.max(best[..., space.level_down[k]], axis=-1)
+            own = keep_values[space.level(k)]
+            below = jnp.max(best[space.level_down[k]], axis=1)
             best = jnp.maximum(own, below)
         return best
     raise ValueError(f"unknown sub-keep method {method!r} (levels, gather)")
 
 
 def reroll(space: DiceSpace, values, expect: ExpectMethod = "levels", subkeep: SubkeepMethod = "levels"):
-    """Value of each throw when one more re-throw is allowed: ``[..., T] -> [..., T]``."""
+    """Value of each throw when one more re-throw is allowed: ``[T, ...] -> [T, ...]``."""
     return best_subkeep(space, expect_keeps(space, values, expect), subkeep)
 
 
 def throw_mean(space: DiceSpace, values):
-    """Expected value of a fresh throw of all dice: ``[..., T] -> [...]``."""
-    return values @ jnp.asarray(space.throw_prob, values.dtype)
+    """Expected value of a fresh throw of all dice: ``[T, ...] -> [...]``."""
+    return jnp.tensordot(jnp.asarray(space.throw_prob, values.dtype), values, axes=1)

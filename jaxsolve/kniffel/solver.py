@@ -10,9 +10,9 @@ compilation serves the whole game.
 
 from __future__ import annotations
 
+import functools
 import time
 from dataclasses import dataclass, field
-from functools import partial
 from typing import Callable
 
 import jax
@@ -41,6 +41,86 @@ def _bonus(points, objective: str, dtype):
     return jnp.asarray(points, dtype)
 
 
+def _lookup(values, rules: KniffelRules):
+    width = rules.upper_threshold + 1
+
+    def lookup(f, u, h):
+        return values[(f * width + u) * 2 + h]
+
+    return lookup
+
+
+def _regular_options(values, filled, upper, holds50, rules: KniffelRules, objective: str):
+    """13 arrays ``[252, B]``: value of filling each box after each throw, normal scoring.
+
+    Closed boxes are ``-inf``. Five-of-a-kind throws are handled by ``_five_options``.
+    """
+    dtype = values.dtype
+    cap = rules.upper_threshold
+    lookup = _lookup(values, rules)
+    boxes = jnp.arange(NUM_BOXES)[:, None]
+    is_open = ((filled[None, :] >> boxes) & 1) == 0
+    new_filled = filled[None, :] | (1 << boxes)
+    scores = tables.throw_scores()
+    faces = jnp.arange(1, 7)
+
+    lower_holds = holds50[None, :] * (jnp.arange(6, NUM_BOXES) != KNIFFEL_BOX)[:, None]
+    lower_next = lookup(new_filled[6:], upper[None, :], lower_holds)
+    lower_next = jnp.where(is_open[6:], lower_next, -jnp.inf)
+    lower_reward = _reward(scores[6:], objective, dtype)
+
+    up_next = jnp.minimum(cap, upper[None, None, :] + (faces[:, None] * jnp.arange(6)[None, :])[:, :, None])
+    crossed = (upper[None, None, :] < cap) & (up_next >= cap)
+    upper_next = lookup(new_filled[:6, None, :], up_next, holds50[None, None, :])
+    upper_next = upper_next + _bonus(rules.upper_bonus * crossed, objective, dtype)
+    upper_next = jnp.where(is_open[:6, None, :], upper_next, -jnp.inf)
+    upper_reward = _reward(scores[:6], objective, dtype)
+    counts = tables.throw_counts()
+
+    out = [upper_next[f, counts[f]] + upper_reward[f][:, None] for f in range(6)]
+    out += [lower_reward[b][:, None] + lower_next[b][None, :] for b in range(NUM_BOXES - 6)]
+    return out
+
+
+def _five_options(values, filled, upper, holds50, rules: KniffelRules, objective: str):
+    """``[6 faces, 13 boxes, B]`` values of placing five of a face, joker and bonus included."""
+    dtype = values.dtype
+    cap = rules.upper_threshold
+    lookup = _lookup(values, rules)
+    boxes = jnp.arange(NUM_BOXES)[None, :, None]
+    face = jnp.arange(6)[:, None, None]
+    bits = (filled[None, None, :] >> boxes) & 1
+    is_open = bits == 0
+    box11_filled = ((filled >> KNIFFEL_BOX) & 1 == 1)[None, None, :]
+    upper_face_filled = ((filled[None, None, :] >> face) & 1) == 1
+    holds = (holds50 == 1)[None, None, :]
+    base = jnp.asarray(tables.throw_scores()[:, tables.kniffel_throws()].T)[:, :, None]
+    if rules.joker == "none":
+        joker = jnp.zeros_like(upper_face_filled)
+    elif rules.joker == "forced":
+        joker = box11_filled
+    elif rules.joker == "free":
+        joker = box11_filled & upper_face_filled
+    else:
+        joker = holds
+    points = base + joker * jnp.asarray(JOKER_POINTS)[None, :, None]
+
+    allowed = is_open
+    if rules.joker == "forced":
+        any_lower_open = jnp.any(is_open[:, 6:], axis=1, keepdims=True)
+        forced = jnp.where(~upper_face_filled, boxes == face, jnp.where(any_lower_open, boxes >= 6, boxes < 6))
+        allowed = allowed & (forced | ~box11_filled)
+
+    extra = rules.extra_bonus * (holds & (rules.bonus_on_scratch | (points > 0)))
+    is_upper = boxes < 6
+    up_next = jnp.where(is_upper, jnp.minimum(cap, upper[None, None, :] + points), upper[None, None, :])
+    crossed = is_upper & (upper[None, None, :] < cap) & (up_next >= cap)
+    holds_next = jnp.where(boxes == KNIFFEL_BOX, 1, holds50[None, None, :])
+    nxt = lookup(filled[None, None, :] | (1 << boxes), up_next, holds_next)
+    val = _reward(points, objective, dtype) + _bonus(extra + rules.upper_bonus * crossed, objective, dtype) + nxt
+    return jnp.where(allowed, val, -jnp.inf)
+
+
 def option_values(values, filled, upper, holds50, rules: KniffelRules, objective: str = "score"):
     """Value of filling each box after each final throw, for a batch of states.
 
@@ -48,85 +128,25 @@ def option_values(values, filled, upper, holds50, rules: KniffelRules, objective
         values: ``[states]`` flat value table (later layers filled in).
         filled, upper, holds50: ``[B]`` int32 state components.
     Returns:
-        ``[B, 13, 252]`` immediate reward + value of the next state, ``-inf`` where not allowed.
+        ``[13, 252, B]`` immediate reward + value of the next state, ``-inf`` where not allowed.
     """
-    dtype = values.dtype
-    cap = rules.upper_threshold
-    width = cap + 1
-    boxes = jnp.arange(NUM_BOXES)
-    bits = (filled[:, None] >> boxes) & 1
-    is_open = bits == 0
-    new_filled = filled[:, None] | (1 << boxes)
-
-    def lookup(f, u, h):
-        return values[(f * width + u) * 2 + h]
-
-    scores = tables.throw_scores()
-    counts = jnp.asarray(tables.throw_counts())
-    faces = jnp.arange(1, 7)
-
-    lower_holds = holds50[:, None] * (jnp.arange(6, NUM_BOXES) != KNIFFEL_BOX)
-    lower_next = lookup(new_filled[:, 6:], upper[:, None], lower_holds)
-    lower = _reward(scores[6:], objective, dtype)[None] + lower_next[:, :, None]
-
-    up_next = jnp.minimum(cap, upper[:, None, None] + faces[:, None] * jnp.arange(6)[None, :])
-    crossed = (upper[:, None, None] < cap) & (up_next >= cap)
-    upper_next = lookup(new_filled[:, :6, None], up_next, holds50[:, None, None])
-    upper_next = upper_next + _bonus(rules.upper_bonus * crossed, objective, dtype)
-    upper_vals = jnp.take_along_axis(upper_next, jnp.broadcast_to(counts[None], (filled.shape[0], 6, counts.shape[1])), axis=2)
-    upper_vals = upper_vals + _reward(scores[:6], objective, dtype)[None]
-
-    out = jnp.concatenate([upper_vals, lower], axis=1)
-    out = jnp.where(is_open[:, :, None], out, -jnp.inf)
-    five = _five_of_a_kind_options(lookup, bits, new_filled, upper, holds50, rules, objective, dtype)
-    return out.at[:, :, tables.kniffel_throws()].set(jnp.swapaxes(five, 1, 2))
+    out = jnp.stack(_regular_options(values, filled, upper, holds50, rules, objective))
+    five = _five_options(values, filled, upper, holds50, rules, objective)
+    return out.at[:, tables.kniffel_throws()].set(jnp.swapaxes(five, 0, 1))
 
 
-def _five_of_a_kind_options(lookup, bits, new_filled, upper, holds50, rules, objective, dtype):
-    """``[B, 6 faces, 13 boxes]`` values of placing five of a face, joker and bonus included."""
-    cap = rules.upper_threshold
-    boxes = jnp.arange(NUM_BOXES)
-    is_open = bits == 0
-    base = jnp.asarray(tables.throw_scores()[:, tables.kniffel_throws()].T)
-    box11_filled = bits[:, KNIFFEL_BOX] == 1
-    upper_face_filled = bits[:, :6] == 1
-    holds = holds50 == 1
-    if rules.joker == "none":
-        joker = jnp.zeros_like(upper_face_filled)
-    elif rules.joker == "forced":
-        joker = jnp.broadcast_to(box11_filled[:, None], upper_face_filled.shape)
-    elif rules.joker == "free":
-        joker = box11_filled[:, None] & upper_face_filled
-    else:
-        joker = jnp.broadcast_to(holds[:, None], upper_face_filled.shape)
-    points = base[None] + joker[:, :, None] * jnp.asarray(JOKER_POINTS)[None, None]
-
-    allowed = jnp.broadcast_to(is_open[:, None, :], points.shape)
-    if rules.joker == "forced":
-        own_box = boxes[None, :] == jnp.arange(6)[:, None]
-        any_lower_open = jnp.any(is_open[:, 6:], axis=1)
-        forced = jnp.where(
-            ~upper_face_filled[:, :, None],
-            own_box[None],
-            jnp.where(any_lower_open[:, None, None], (boxes >= 6)[None, None], (boxes < 6)[None, None]),
-        )
-        allowed = allowed & jnp.where(box11_filled[:, None, None], forced, True)
-
-    pays = holds[:, None, None] & (rules.bonus_on_scratch | (points > 0))
-    extra = rules.extra_bonus * pays
-    is_upper = boxes < 6
-    up_next = jnp.where(is_upper[None, None], jnp.minimum(cap, upper[:, None, None] + points), upper[:, None, None])
-    crossed = is_upper[None, None] & (upper[:, None, None] < cap) & (up_next >= cap)
-    holds_next = jnp.where(boxes[None, None] == KNIFFEL_BOX, 1, holds50[:, None, None])
-    nxt = lookup(new_filled[:, None, :], up_next, holds_next)
-    val = _reward(points, objective, dtype) + _bonus(extra + rules.upper_bonus * crossed, objective, dtype) + nxt
-    return jnp.where(allowed, val, -jnp.inf)
+def final_throw_values(values, filled, upper, holds50, rules: KniffelRules, objective: str = "score"):
+    """``[252, B]`` value of each final throw (best box)."""
+    options = _regular_options(values, filled, upper, holds50, rules, objective)
+    best = functools.reduce(jnp.maximum, options)
+    five = jnp.max(_five_options(values, filled, upper, holds50, rules, objective), axis=1)
+    return best.at[tables.kniffel_throws()].set(five)
 
 
 def turn_throw_values(values, filled, upper, holds50, rules: KniffelRules, objective="score", *, expect="levels", subkeep="levels"):
-    """``[rolls, B, 252]`` value of each throw with r re-throws left (r = 0..rolls-1)."""
+    """``[rolls, 252, B]`` value of each throw with r re-throws left (r = 0..rolls-1)."""
     sp = tables.space()
-    current = jnp.max(option_values(values, filled, upper, holds50, rules, objective), axis=1)
+    current = final_throw_values(values, filled, upper, holds50, rules, objective)
     out = [current]
     for _ in range(rules.rolls - 1):
         current = dice.reroll(sp, current, expect, subkeep)
@@ -137,7 +157,7 @@ def turn_throw_values(values, filled, upper, holds50, rules: KniffelRules, objec
 def state_values(values, filled, upper, holds50, rules: KniffelRules, objective="score", *, expect="levels", subkeep="levels"):
     """``[B]`` value of each state at the start of a turn (before the first throw)."""
     sp = tables.space()
-    current = jnp.max(option_values(values, filled, upper, holds50, rules, objective), axis=1)
+    current = final_throw_values(values, filled, upper, holds50, rules, objective)
     for _ in range(rules.rolls - 1):
         current = dice.reroll(sp, current, expect, subkeep)
     return dice.throw_mean(sp, current)
@@ -196,7 +216,7 @@ def solve(
     objective: str = "score",
     *,
     dtype=None,
-    chunk: int = 2048,
+    chunk: int = 1024,
     expect: str = "levels",
     subkeep: str = "levels",
     device=None,
