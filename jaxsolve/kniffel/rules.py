@@ -6,6 +6,8 @@ import dataclasses
 from dataclasses import dataclass
 from typing import Literal
 
+from jaxsolve.errors import JaxsolveError
+
 JokerMode = Literal["none", "forced", "free", "kniffel"]
 Objective = Literal["score", "goals"]
 
@@ -31,7 +33,7 @@ NUM_BOXES = len(BOX_NAMES)
 KNIFFEL_BOX = 11
 
 
-class RulesError(ValueError):
+class RulesError(JaxsolveError):
     """A rule set or rule name that does not make sense."""
 
 
@@ -49,6 +51,8 @@ class KniffelRules:
             box of another face (``False`` for the APL article's figures).
         upper_bonus: points for reaching ``upper_threshold`` in the upper section.
         upper_threshold: upper total needed for the bonus (the state caps the total here).
+        dice: number of dice (5; fewer only for reduced games in tests). The Kniffel box then
+            takes all dice of one face.
     """
 
     name: str = "custom"
@@ -58,8 +62,11 @@ class KniffelRules:
     bonus_on_scratch: bool = True
     upper_bonus: int = 35
     upper_threshold: int = 63
+    dice: int = 5
 
     def __post_init__(self):
+        if not 1 <= self.dice <= 6:
+            raise RulesError(f"dice must be between 1 and 6, got {self.dice}")
         if self.joker not in JOKER_MODES:
             raise RulesError(f"unknown joker mode {self.joker!r}; choose one of {', '.join(JOKER_MODES)}")
         if not 1 <= self.rolls <= 6:

@@ -61,7 +61,7 @@ def _regular_options(values, filled, upper, holds50, rules: KniffelRules, object
     boxes = jnp.arange(NUM_BOXES)[:, None]
     is_open = ((filled[None, :] >> boxes) & 1) == 0
     new_filled = filled[None, :] | (1 << boxes)
-    scores = tables.throw_scores()
+    scores = tables.throw_scores(rules.dice)
     faces = jnp.arange(1, 7)
 
     lower_holds = holds50[None, :] * (jnp.arange(6, NUM_BOXES) != KNIFFEL_BOX)[:, None]
@@ -69,13 +69,13 @@ def _regular_options(values, filled, upper, holds50, rules: KniffelRules, object
     lower_next = jnp.where(is_open[6:], lower_next, -jnp.inf)
     lower_reward = _reward(scores[6:], objective, dtype)
 
-    up_next = jnp.minimum(cap, upper[None, None, :] + (faces[:, None] * jnp.arange(6)[None, :])[:, :, None])
+    up_next = jnp.minimum(cap, upper[None, None, :] + (faces[:, None] * jnp.arange(rules.dice + 1)[None, :])[:, :, None])
     crossed = (upper[None, None, :] < cap) & (up_next >= cap)
     upper_next = lookup(new_filled[:6, None, :], up_next, holds50[None, None, :])
     upper_next = upper_next + _bonus(rules.upper_bonus * crossed, objective, dtype)
     upper_next = jnp.where(is_open[:6, None, :], upper_next, -jnp.inf)
     upper_reward = _reward(scores[:6], objective, dtype)
-    counts = tables.throw_counts()
+    counts = tables.throw_counts(rules.dice)
 
     out = [upper_next[f, counts[f]] + upper_reward[f][:, None] for f in range(6)]
     out += [lower_reward[b][:, None] + lower_next[b][None, :] for b in range(NUM_BOXES - 6)]
@@ -94,7 +94,7 @@ def _five_options(values, filled, upper, holds50, rules: KniffelRules, objective
     box11_filled = ((filled >> KNIFFEL_BOX) & 1 == 1)[None, None, :]
     upper_face_filled = ((filled[None, None, :] >> face) & 1) == 1
     holds = (holds50 == 1)[None, None, :]
-    base = jnp.asarray(tables.throw_scores()[:, tables.kniffel_throws()].T)[:, :, None]
+    base = jnp.asarray(tables.throw_scores(rules.dice)[:, tables.kniffel_throws(rules.dice)].T)[:, :, None]
     if rules.joker == "none":
         joker = jnp.zeros_like(upper_face_filled)
     elif rules.joker == "forced":
@@ -132,7 +132,7 @@ def option_values(values, filled, upper, holds50, rules: KniffelRules, objective
     """
     out = jnp.stack(_regular_options(values, filled, upper, holds50, rules, objective))
     five = _five_options(values, filled, upper, holds50, rules, objective)
-    return out.at[:, tables.kniffel_throws()].set(jnp.swapaxes(five, 0, 1))
+    return out.at[:, tables.kniffel_throws(rules.dice)].set(jnp.swapaxes(five, 0, 1))
 
 
 def final_throw_values(values, filled, upper, holds50, rules: KniffelRules, objective: str = "score"):
@@ -140,12 +140,12 @@ def final_throw_values(values, filled, upper, holds50, rules: KniffelRules, obje
     options = _regular_options(values, filled, upper, holds50, rules, objective)
     best = functools.reduce(jnp.maximum, options)
     five = jnp.max(_five_options(values, filled, upper, holds50, rules, objective), axis=1)
-    return best.at[tables.kniffel_throws()].set(five)
+    return best.at[tables.kniffel_throws(rules.dice)].set(five)
 
 
 def turn_throw_values(values, filled, upper, holds50, rules: KniffelRules, objective="score", *, expect="levels", subkeep="levels"):
     """``[rolls, 252, B]`` value of each throw with r re-throws left (r = 0..rolls-1)."""
-    sp = tables.space()
+    sp = tables.space(rules.dice)
     current = final_throw_values(values, filled, upper, holds50, rules, objective)
     out = [current]
     for _ in range(rules.rolls - 1):
@@ -156,7 +156,7 @@ def turn_throw_values(values, filled, upper, holds50, rules: KniffelRules, objec
 
 def state_values(values, filled, upper, holds50, rules: KniffelRules, objective="score", *, expect="levels", subkeep="levels"):
     """``[B]`` value of each state at the start of a turn (before the first throw)."""
-    sp = tables.space()
+    sp = tables.space(rules.dice)
     current = final_throw_values(values, filled, upper, holds50, rules, objective)
     for _ in range(rules.rolls - 1):
         current = dice.reroll(sp, current, expect, subkeep)
@@ -183,15 +183,23 @@ class Solution:
     def game_value(self) -> float:
         return float(self.values[0, 0, 0])
 
-    def value(self, filled: int, upper: int, holds50: int) -> float:
-        return float(self.values[filled, min(upper, self.rules.upper_threshold), holds50])
+    def value(self, filled: int = 0, upper: int = 0, holds50: int = 0) -> float:
+        """Value of a state (start of a turn); NaN for an unreachable one.
+
+        ``filled`` is a 13-bit mask (see ``filled_mask``), ``upper`` the upper total.
+        """
+        from jaxsolve.errors import JaxsolveError
+
+        if not 0 <= int(filled) < 1 << NUM_BOXES or upper < 0 or holds50 not in (0, 1):
+            raise JaxsolveError(f"not a state: filled={filled}, upper={upper}, holds50={holds50}")
+        return float(self.values[int(filled), min(int(upper), self.rules.upper_threshold), int(holds50)])
 
 
 def _chunk_plan(rules: KniffelRules, chunk: int):
     """Chunks of reachable states, layer 12 down to 0: list of (layer, filled, upper, holds)."""
     plan = []
     for layer in range(NUM_BOXES - 1, -1, -1):
-        f, u, h = tables.layer_states(rules.upper_threshold, layer)
+        f, u, h = tables.layer_states(rules.upper_threshold, layer, rules.dice)
         n = len(f)
         pad = (-n) % chunk
         f, u, h = (np.concatenate([a, np.repeat(a[:1], pad)]) for a in (f, u, h))
@@ -231,7 +239,7 @@ def solve(
         chunk: states per compiled batch.
         expect, subkeep: which dice operators to use (see ``jaxsolve.dice``).
         device: a ``jax.Device``; default device if None.
-        on_layer: called as ``on_layer(layer, states_done)`` after each chunk (progress).
+        on_layer: called as ``on_layer(layer, states)`` when a layer is done (progress).
     """
     check_objective(objective)
     dtype = jnp.dtype(dtype or (jnp.float64 if jax.config.jax_enable_x64 else jnp.float32))
@@ -250,11 +258,29 @@ def solve(
         compile_seconds = time.perf_counter() - t0
 
         t0 = time.perf_counter()
-        for layer, f, u, h in plan:
+        for i, (layer, f, u, h) in enumerate(plan):
             values = compiled(values, jnp.asarray(f), jnp.asarray(u), jnp.asarray(h))
-            if on_layer is not None:
-                on_layer(layer, len(f))
+            if on_layer is not None and (i + 1 == len(plan) or plan[i + 1][0] != layer):
+                values.block_until_ready()
+                on_layer(layer, sum(len(p[1]) for p in plan if p[0] == layer))
         values.block_until_ready()
         solve_seconds = time.perf_counter() - t0
     out = np.asarray(values).reshape(shape)
     return Solution(rules, objective, out, solve_seconds, compile_seconds, str(device))
+
+
+def filled_mask(boxes) -> int:
+    """Mask of filled boxes from box names or indices (table order)."""
+    from jaxsolve.errors import JaxsolveError
+    from jaxsolve.kniffel.rules import BOX_NAMES
+
+    mask = 0
+    for b in boxes:
+        if isinstance(b, str):
+            if b not in BOX_NAMES:
+                raise JaxsolveError(f"unknown box {b!r}; boxes are {', '.join(BOX_NAMES)}")
+            b = BOX_NAMES.index(b)
+        if not 0 <= int(b) < NUM_BOXES:
+            raise JaxsolveError(f"box index {b} out of range 0..12")
+        mask |= 1 << int(b)
+    return mask

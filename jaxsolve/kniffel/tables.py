@@ -20,12 +20,15 @@ FULL_MASK = (1 << NUM_BOXES) - 1
 LOWER_BOXES = tuple(range(6, NUM_BOXES))
 
 
-def space():
-    return dice_space(DICE, SIDES)
+def space(dice: int = DICE):
+    return dice_space(dice, SIDES)
 
 
 def score_counts(counts: np.ndarray) -> np.ndarray:
-    """Points of every box for the dice ``counts`` (``[..., 6]``), normal scoring (no joker)."""
+    """Points of every box for the dice ``counts`` (``[..., 6]``), normal scoring (no joker).
+
+    The Kniffel box takes all dice showing one face (five of a kind in the real game).
+    """
     counts = np.asarray(counts)
     faces = np.arange(1, SIDES + 1)
     total = (counts * faces).sum(-1)
@@ -42,28 +45,28 @@ def score_counts(counts: np.ndarray) -> np.ndarray:
     out[..., 8] = np.where(full_house, 25, 0)
     out[..., 9] = np.where(np.any(runs4, axis=0), 30, 0)
     out[..., 10] = np.where(np.any(runs5, axis=0), 40, 0)
-    out[..., 11] = np.where(top == 5, 50, 0)
+    out[..., 11] = np.where(top == counts.sum(-1), 50, 0)
     out[..., 12] = total
     return out
 
 
 @functools.lru_cache(maxsize=None)
-def throw_scores() -> np.ndarray:
-    """``[13, 252]`` points of each box for each throw (normal scoring)."""
-    return score_counts(space().throws).T.copy()
+def throw_scores(dice: int = DICE) -> np.ndarray:
+    """``[13, T]`` points of each box for each throw (normal scoring)."""
+    return score_counts(space(dice).throws).T.copy()
 
 
 @functools.lru_cache(maxsize=None)
-def throw_counts() -> np.ndarray:
-    """``[6, 252]`` number of dice showing each face in each throw."""
-    return space().throws.T.astype(np.int32).copy()
+def throw_counts(dice: int = DICE) -> np.ndarray:
+    """``[6, T]`` number of dice showing each face in each throw."""
+    return space(dice).throws.T.astype(np.int32).copy()
 
 
 @functools.lru_cache(maxsize=None)
-def kniffel_throws() -> np.ndarray:
-    """``[6]`` throw index of five of face f+1."""
-    sp = space()
-    return np.asarray([sp.throw_index(np.eye(SIDES, dtype=int)[f] * DICE) for f in range(SIDES)], dtype=np.int32)
+def kniffel_throws(dice: int = DICE) -> np.ndarray:
+    """``[6]`` throw index of all dice showing face f+1."""
+    sp = space(dice)
+    return np.asarray([sp.throw_index(np.eye(SIDES, dtype=int)[f] * dice) for f in range(SIDES)], dtype=np.int32)
 
 
 def state_shape(rules: KniffelRules) -> tuple[int, int, int]:
@@ -75,7 +78,7 @@ def state_index(filled, upper, holds50, rules: KniffelRules):
 
 
 @functools.lru_cache(maxsize=None)
-def reachable_uppers(upper_threshold: int) -> np.ndarray:
+def reachable_uppers(upper_threshold: int, dice: int = DICE) -> np.ndarray:
     """``[64, cap + 1]`` bool: capped upper totals reachable with each set of filled upper boxes."""
     cap = upper_threshold
     out = np.zeros((1 << 6, cap + 1), dtype=bool)
@@ -84,16 +87,16 @@ def reachable_uppers(upper_threshold: int) -> np.ndarray:
         low = (m & -m).bit_length() - 1
         prev = out[m & ~(1 << low)]
         for u in np.flatnonzero(prev):
-            for c in range(DICE + 1):
+            for c in range(dice + 1):
                 out[m, min(cap, u + (low + 1) * c)] = True
     return out
 
 
 @functools.lru_cache(maxsize=None)
-def layer_states(upper_threshold: int, layer: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+def layer_states(upper_threshold: int, layer: int, dice: int = DICE) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """Reachable states with ``layer`` boxes filled, as (filled, upper, holds50) int32 arrays."""
     masks = np.asarray([m for m in range(1 << NUM_BOXES) if bin(m).count("1") == layer], dtype=np.int64)
-    reach = reachable_uppers(upper_threshold)
+    reach = reachable_uppers(upper_threshold, dice)
     filled, upper, holds = [], [], []
     for m in masks:
         ups = np.flatnonzero(reach[m & 63])
@@ -106,5 +109,5 @@ def layer_states(upper_threshold: int, layer: int) -> tuple[np.ndarray, np.ndarr
     return cat(filled), cat(upper), cat(holds)
 
 
-def num_reachable(upper_threshold: int = 63) -> int:
-    return sum(len(layer_states(upper_threshold, k)[0]) for k in range(NUM_BOXES + 1))
+def num_reachable(upper_threshold: int = 63, dice: int = DICE) -> int:
+    return sum(len(layer_states(upper_threshold, k, dice)[0]) for k in range(NUM_BOXES + 1))

@@ -1,0 +1,3 @@
+from jaxsolve.cli import main
+
+main()

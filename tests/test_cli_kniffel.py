@@ -1,0 +1,45 @@
+import json
+
+from typer.testing import CliRunner
+
+from jaxsolve.cli import app
+
+runner = CliRunner()
+
+
+def test_solve_small_variant_and_export(tmp_path):
+    out = tmp_path / "apl.npy"
+    result = runner.invoke(app, ["solve", "kniffel", "--rules", "kniffel-apl", "--x64", "--quiet", "--no-cache", "--out", str(out), "--json"])
+    assert result.exit_code == 0, result.output
+    summary = json.loads(result.stdout)
+    assert abs(summary["game_value"] - 189.973320) < 1e-6
+    meta = json.loads(out.with_suffix(".json").read_text())
+    assert meta["rules"]["name"] == "kniffel-apl"
+    assert meta["objective"] == "score"
+    assert meta["dtype"] == "float64"
+    assert meta["unreachable"] == "NaN"
+    assert [a["name"] for a in meta["axes"]] == ["filled", "upper", "holds50"]
+
+
+def test_unknown_rules_is_one_line_error():
+    result = runner.invoke(app, ["solve", "kniffel", "--rules", "nope"])
+    assert result.exit_code == 1
+    assert result.stderr.strip().startswith("error: unknown Kniffel rules 'nope'")
+    assert "Traceback" not in result.output
+
+
+def test_unwritable_output(tmp_path):
+    result = runner.invoke(app, ["solve", "kniffel", "--out", str(tmp_path / "missing" / "x.npy")])
+    assert result.exit_code == 1
+    assert "output directory does not exist" in result.stderr
+    result = runner.invoke(app, ["solve", "kniffel", "--out", str(tmp_path / "x.txt")])
+    assert result.exit_code == 1
+    assert "must end in .npy" in result.stderr
+
+
+def test_bad_option_values():
+    assert runner.invoke(app, ["solve", "kniffel", "--device", "tpu"]).exit_code != 0
+    assert runner.invoke(app, ["solve", "kniffel", "--rolls", "0"]).exit_code != 0
+    result = runner.invoke(app, ["solve", "kniffel", "--objective", "fun"])
+    assert result.exit_code == 1
+    assert "unknown objective" in result.stderr
