@@ -85,11 +85,13 @@ def game_value(rules, prefilled: frozenset, objective: str = "score") -> float:
             return 0.0
 
         @lru_cache(maxsize=None)
-        def final(dice):
+        def final(dice, first_throw=False):
             best = float("-inf")
             for b, pts, extra in options(rules, dice, filled, holds50):
                 new_upper = min(cap, upper + pts) if b < 6 else upper
                 bonus = rules.upper_bonus if (b < 6 and upper < cap <= new_upper) else 0
+                if first_throw and pts > 0:  # "Im-Hieb": filled with points right after the first throw
+                    bonus += rules.instant_kniffel if b == KN else rules.instant_other
                 new_holds = holds50 or (b == KN and pts == 50)
                 reward = pts + extra + bonus if objective == "score" else float(pts > 0)
                 best = max(best, reward + state(filled | {b}, new_upper, new_holds))
@@ -111,7 +113,10 @@ def game_value(rules, prefilled: frozenset, objective: str = "score") -> float:
                     best = max(best, keep_value(kept, rerolls_left - 1))
             return best
 
+        def first(dice):
+            return max(value(dice, rules.rolls - 1), final(dice, True))
+
         throws = list(product(range(1, 7), repeat=n))
-        return sum(value(tuple(sorted(t)), rules.rolls - 1) for t in throws) / len(throws)
+        return sum(first(tuple(sorted(t))) for t in throws) / len(throws)
 
     return state(frozenset(prefilled), 0, False)

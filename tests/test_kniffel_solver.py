@@ -49,8 +49,10 @@ def test_reachable_count_and_nan_marking(solutions):
 
 
 REDUCED = [
-    # (dice, rolls, joker, bonus_on_scratch, threshold, open boxes)
+    # (dice, rolls, joker, bonus_on_scratch, threshold, open boxes[, instant bonuses])
     (3, 3, "none", True, 6, (0, 2, 8, 10, 11, 12)),
+    (3, 2, "kniffel", False, 6, (0, 2, 6, 11, 12), (30, 5)),
+    (3, 1, "forced", True, 6, (0, 2, 11, 12), (30, 5)),
     (3, 3, "forced", True, 6, (0, 2, 8, 10, 11, 12)),
     (3, 3, "free", True, 6, (0, 2, 8, 10, 11, 12)),
     (3, 2, "kniffel", False, 6, (0, 2, 8, 10, 11, 12)),
@@ -61,8 +63,11 @@ REDUCED = [
 
 @pytest.mark.parametrize("case", REDUCED, ids=lambda c: f"{c[0]}d-{c[1]}r-{c[2]}")
 def test_reduced_games_match_brute_force(case):
-    n, rolls, joker, on_scratch, threshold, open_boxes = case
-    rules = KniffelRules(rolls=rolls, joker=joker, bonus_on_scratch=on_scratch, upper_threshold=threshold, dice=n)
+    n, rolls, joker, on_scratch, threshold, open_boxes, *instant = case
+    kn, other = instant[0] if instant else (0, 0)
+    rules = KniffelRules(
+        rolls=rolls, joker=joker, bonus_on_scratch=on_scratch, upper_threshold=threshold, dice=n, instant_kniffel=kn, instant_other=other
+    )
     prefilled = frozenset(range(13)) - set(open_boxes)
     sol = solver.solve(rules, chunk=256)
     assert sol.value(solver.filled_mask(prefilled)) == pytest.approx(game_value(rules, prefilled), abs=1e-9)

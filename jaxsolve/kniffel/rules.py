@@ -53,6 +53,8 @@ class KniffelRules:
         upper_threshold: upper total needed for the bonus (the state caps the total here).
         dice: number of dice (5; fewer only for reduced games in tests). The Kniffel box then
             takes all dice of one face.
+        instant_kniffel, instant_other: "Im-Hieb" bonuses for filling a box with points right
+            after the first throw of a turn (Kniffel box with 50 / any other box); 0 = off.
     """
 
     name: str = "custom"
@@ -63,6 +65,8 @@ class KniffelRules:
     upper_bonus: int = 35
     upper_threshold: int = 63
     dice: int = 5
+    instant_kniffel: int = 0
+    instant_other: int = 0
 
     def __post_init__(self):
         if not 1 <= self.dice <= 6:
@@ -71,7 +75,7 @@ class KniffelRules:
             raise RulesError(f"unknown joker mode {self.joker!r}; choose one of {', '.join(JOKER_MODES)}")
         if not 1 <= self.rolls <= 6:
             raise RulesError(f"rolls per turn must be between 1 and 6, got {self.rolls}")
-        if self.extra_bonus < 0 or self.upper_bonus < 0:
+        if min(self.extra_bonus, self.upper_bonus, self.instant_kniffel, self.instant_other) < 0:
             raise RulesError("bonuses must be >= 0")
         if not 1 <= self.upper_threshold <= 105:
             raise RulesError(f"upper threshold must be between 1 and 105, got {self.upper_threshold}")
@@ -84,6 +88,10 @@ class KniffelRules:
                 changes["name"] = f"{self.name}+custom"
         return dataclasses.replace(self, **changes)
 
+    @property
+    def has_instant_bonus(self) -> bool:
+        return bool(self.instant_kniffel or self.instant_other)
+
     def to_dict(self) -> dict:
         return dataclasses.asdict(self)
 
@@ -95,6 +103,9 @@ PRESETS: dict[str, KniffelRules] = {
     "yahtzee-nobonus": KniffelRules("yahtzee-nobonus", rolls=3, joker="none", extra_bonus=0),
     "kniffel": KniffelRules("kniffel", rolls=3, joker="kniffel", extra_bonus=100, bonus_on_scratch=False),
     "kniffel-apl": KniffelRules("kniffel-apl", rolls=2, joker="kniffel", extra_bonus=100, bonus_on_scratch=False),
+    "kniffel-imhieb": KniffelRules(
+        "kniffel-imhieb", rolls=3, joker="kniffel", extra_bonus=100, bonus_on_scratch=False, instant_kniffel=30, instant_other=5
+    ),
 }
 
 

@@ -13,7 +13,7 @@ from __future__ import annotations
 import functools
 import time
 from dataclasses import dataclass, field
-from typing import Callable
+from typing import Callable, NamedTuple
 
 import jax
 import jax.numpy as jnp
@@ -50,7 +50,13 @@ def _lookup(values, rules: KniffelRules):
     return lookup
 
 
-def _regular_options(values, filled, upper, holds50, rules: KniffelRules, objective: str):
+def _instant_bonus(points, box, rules: KniffelRules):
+    """Im-Hieb bonus for a box filled with ``points`` right after the first throw."""
+    amount = jnp.where(box == KNIFFEL_BOX, rules.instant_kniffel, rules.instant_other)
+    return jnp.where(points > 0, amount, 0)
+
+
+def _regular_options(values, filled, upper, holds50, rules: KniffelRules, objective: str, first_throw: bool = False):
     """13 arrays ``[252, B]``: value of filling each box after each throw, normal scoring.
 
     Closed boxes are ``-inf``. Five-of-a-kind throws are handled by ``_five_options``.
@@ -68,6 +74,9 @@ def _regular_options(values, filled, upper, holds50, rules: KniffelRules, object
     lower_next = lookup(new_filled[6:], upper[None, :], lower_holds)
     lower_next = jnp.where(is_open[6:], lower_next, -jnp.inf)
     lower_reward = _reward(scores[6:], objective, dtype)
+    if first_throw:
+        instant = _bonus(_instant_bonus(scores, np.arange(NUM_BOXES)[:, None], rules), objective, dtype)
+        lower_reward = lower_reward + instant[6:]
 
     up_next = jnp.minimum(cap, upper[None, None, :] + (faces[:, None] * jnp.arange(rules.dice + 1)[None, :])[:, :, None])
     crossed = (upper[None, None, :] < cap) & (up_next >= cap)
@@ -75,6 +84,8 @@ def _regular_options(values, filled, upper, holds50, rules: KniffelRules, object
     upper_next = upper_next + _bonus(rules.upper_bonus * crossed, objective, dtype)
     upper_next = jnp.where(is_open[:6, None, :], upper_next, -jnp.inf)
     upper_reward = _reward(scores[:6], objective, dtype)
+    if first_throw:
+        upper_reward = upper_reward + instant[:6]
     counts = tables.throw_counts(rules.dice)
 
     out = [upper_next[f, counts[f]] + upper_reward[f][:, None] for f in range(6)]
@@ -82,11 +93,33 @@ def _regular_options(values, filled, upper, holds50, rules: KniffelRules, object
     return out
 
 
-def _five_options(values, filled, upper, holds50, rules: KniffelRules, objective: str):
-    """``[6 faces, 13 boxes, B]`` values of placing five of a face, joker and bonus included."""
-    dtype = values.dtype
+class Moves(NamedTuple):
+    """Every (box, throw) move of a batch of states, as arrays of one common shape.
+
+    points: box points; extra: extra-Kniffel bonus; upper_bonus: upper bonus earned by this
+    move; next_state: flat index of the next state; allowed: legal and open.
+    """
+
+    points: jax.Array
+    extra: jax.Array
+    upper_bonus: jax.Array
+    next_state: jax.Array
+    allowed: jax.Array
+    instant: jax.Array
+
+    def values(self, values, objective: str, first_throw: bool = False):
+        """Immediate reward + value of the next state, ``-inf`` where not allowed."""
+        return jnp.where(self.allowed, self.reward(objective, values.dtype, first_throw) + values[self.next_state], -jnp.inf)
+
+    def reward(self, objective: str, dtype, first_throw: bool = False):
+        """Immediate reward of each move (bonuses included for ``score``)."""
+        bonus = self.extra + self.upper_bonus + (self.instant if first_throw else 0)
+        return _reward(self.points, objective, dtype) + _bonus(bonus, objective, dtype)
+
+
+def _five_moves(filled, upper, holds50, rules: KniffelRules) -> Moves:
+    """Moves ``[6 faces, 13 boxes, B]`` of placing all dice of one face, joker and bonus included."""
     cap = rules.upper_threshold
-    lookup = _lookup(values, rules)
     boxes = jnp.arange(NUM_BOXES)[None, :, None]
     face = jnp.arange(6)[:, None, None]
     bits = (filled[None, None, :] >> boxes) & 1
@@ -116,9 +149,35 @@ def _five_options(values, filled, upper, holds50, rules: KniffelRules, objective
     up_next = jnp.where(is_upper, jnp.minimum(cap, upper[None, None, :] + points), upper[None, None, :])
     crossed = is_upper & (upper[None, None, :] < cap) & (up_next >= cap)
     holds_next = jnp.where(boxes == KNIFFEL_BOX, 1, holds50[None, None, :])
-    nxt = lookup(filled[None, None, :] | (1 << boxes), up_next, holds_next)
-    val = _reward(points, objective, dtype) + _bonus(extra + rules.upper_bonus * crossed, objective, dtype) + nxt
-    return jnp.where(allowed, val, -jnp.inf)
+    nxt = tables.state_index(filled[None, None, :] | (1 << boxes), up_next, holds_next, rules)
+    instant = _instant_bonus(points, boxes, rules)
+    shape = jnp.broadcast_shapes(points.shape, allowed.shape, nxt.shape)
+    parts = (points, extra, rules.upper_bonus * crossed, nxt, allowed, instant)
+    return Moves(*(jnp.broadcast_to(a, shape) for a in parts))
+
+
+def _five_options(values, filled, upper, holds50, rules: KniffelRules, objective: str, first_throw: bool = False):
+    """``[6 faces, 13 boxes, B]`` values of placing all dice of one face."""
+    return _five_moves(filled, upper, holds50, rules).values(values, objective, first_throw)
+
+
+def moves(filled, upper, holds50, rules: KniffelRules) -> Moves:
+    """All moves ``[13 boxes, T throws, B]`` of a batch of states (explicit, for analysis)."""
+    cap = rules.upper_threshold
+    boxes = jnp.arange(NUM_BOXES)[:, None, None]
+    points = jnp.broadcast_to(jnp.asarray(tables.throw_scores(rules.dice))[:, :, None], (NUM_BOXES, tables.space(rules.dice).num_throws, filled.shape[0]))
+    is_open = ((filled[None, None, :] >> boxes) & 1) == 0
+    is_upper = boxes < 6
+    up_next = jnp.where(is_upper, jnp.minimum(cap, upper[None, None, :] + points), upper[None, None, :])
+    crossed = is_upper & (upper[None, None, :] < cap) & (up_next >= cap)
+    holds_next = jnp.where(boxes == KNIFFEL_BOX, 0, holds50[None, None, :])
+    nxt = tables.state_index(filled[None, None, :] | (1 << boxes), up_next, holds_next, rules)
+    zeros = jnp.zeros_like(points)
+    instant = _instant_bonus(points, boxes, rules)
+    regular = Moves(points, zeros, rules.upper_bonus * crossed + zeros, nxt + zeros, is_open | (zeros > 0), instant)
+    five = _five_moves(filled, upper, holds50, rules)
+    cols = tables.kniffel_throws(rules.dice)
+    return Moves(*(r.at[:, cols].set(jnp.swapaxes(f, 0, 1)) for r, f in zip(regular, five)))
 
 
 def option_values(values, filled, upper, holds50, rules: KniffelRules, objective: str = "score"):
@@ -128,18 +187,16 @@ def option_values(values, filled, upper, holds50, rules: KniffelRules, objective
         values: ``[states]`` flat value table (later layers filled in).
         filled, upper, holds50: ``[B]`` int32 state components.
     Returns:
-        ``[13, 252, B]`` immediate reward + value of the next state, ``-inf`` where not allowed.
+        ``[13, T, B]`` immediate reward + value of the next state, ``-inf`` where not allowed.
     """
-    out = jnp.stack(_regular_options(values, filled, upper, holds50, rules, objective))
-    five = _five_options(values, filled, upper, holds50, rules, objective)
-    return out.at[:, tables.kniffel_throws(rules.dice)].set(jnp.swapaxes(five, 0, 1))
+    return moves(filled, upper, holds50, rules).values(values, objective)
 
 
-def final_throw_values(values, filled, upper, holds50, rules: KniffelRules, objective: str = "score"):
-    """``[252, B]`` value of each final throw (best box)."""
-    options = _regular_options(values, filled, upper, holds50, rules, objective)
+def final_throw_values(values, filled, upper, holds50, rules: KniffelRules, objective: str = "score", first_throw: bool = False):
+    """``[T, B]`` value of filling the best box now (``first_throw``: Im-Hieb bonus included)."""
+    options = _regular_options(values, filled, upper, holds50, rules, objective, first_throw)
     best = functools.reduce(jnp.maximum, options)
-    five = jnp.max(_five_options(values, filled, upper, holds50, rules, objective), axis=1)
+    five = jnp.max(_five_options(values, filled, upper, holds50, rules, objective, first_throw), axis=1)
     return best.at[tables.kniffel_throws(rules.dice)].set(five)
 
 
@@ -151,6 +208,9 @@ def turn_throw_values(values, filled, upper, holds50, rules: KniffelRules, objec
     for _ in range(rules.rolls - 1):
         current = dice.reroll(sp, current, expect, subkeep)
         out.append(current)
+    if rules.has_instant_bonus:
+        now = final_throw_values(values, filled, upper, holds50, rules, objective, first_throw=True)
+        out[-1] = jnp.maximum(out[-1], now)
     return jnp.stack(out)
 
 
@@ -160,6 +220,9 @@ def state_values(values, filled, upper, holds50, rules: KniffelRules, objective=
     current = final_throw_values(values, filled, upper, holds50, rules, objective)
     for _ in range(rules.rolls - 1):
         current = dice.reroll(sp, current, expect, subkeep)
+    if rules.has_instant_bonus:
+        now = final_throw_values(values, filled, upper, holds50, rules, objective, first_throw=True)
+        current = jnp.maximum(current, now)
     return dice.throw_mean(sp, current)
 
 
