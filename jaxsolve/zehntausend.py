@@ -1,0 +1,524 @@
+"""Zehntausend (10,000): one turn, maximise the expected turn score E(p, n).
+
+The game (rules as values, seed 003 by default):
+
+* a throw ``w`` of ``n`` dice with no scoring die is a bust: the turn ends with 0 points;
+* otherwise the player writes (``p + W(w)``) or sets aside a usable subset ``u`` and throws
+  the other ``n - |u|`` dice; with all six used (``n = 0``) she throws six again or stops.
+
+``E(p, n)`` is the optimal expected final score when holding ``p`` turn points and having
+decided to throw ``n`` dice (``n = 0``: all six were used, throw six again or write ``p``).
+All scores are multiples of 50, so ``p`` lives on the grid ``50 * level``.
+
+Every set-aside adds at least 50 points, so ``E(p, .)`` only depends on ``E(p', .)`` with
+``p' > p`` (the one same-``p`` link ``E(p, 0) = max(p, E(p, 6))`` is resolved inside a level).
+Above ``p_top = max_n Delta_n / P0_n`` (``Delta_n``: expected ``W`` of one throw, ``P0_n``:
+probability of a bust) stopping after the next throw is a fixed point of the optimality
+equation, so there ``E(p, n) = (1 - P0_n) p + Delta_n`` exactly. The solver starts from that
+closed form on the first grid level at or above ``p_top`` and runs one ``lax.scan`` down to
+``p = 0``; each scan step solves one whole level (all ``n`` and all throws) as array operations.
+
+Tables (numpy, built once per rule set from ``jaxsolve.dice``):
+    rows: every throw of 1..6 dice (``R = 923`` multisets), with its probability and ``W(w)``;
+    options: the distinct ``(W(u), |u|)`` of its usable subsets ``V(w)``, padded to ``U``.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import functools
+import math
+import time
+from dataclasses import dataclass
+from fractions import Fraction
+from typing import Literal
+
+import jax
+import jax.numpy as jnp
+import numpy as np
+
+from jaxsolve.dice import dice_space, multinomial_fraction
+from jaxsolve.errors import JaxsolveError
+
+DICE = 6
+SIDES = 6
+STEP = 50
+TwoFives = Literal["off", "one", "any"]
+TWO_FIVES_MODES: tuple[str, ...] = ("off", "one", "any")
+
+
+class RulesError(JaxsolveError):
+    """A Zehntausend rule set or rule name that does not make sense."""
+
+
+@dataclass(frozen=True)
+class ZehntausendRules:
+    """One Zehntausend scoring rule set (six six-sided dice).
+
+    Attributes:
+        name: preset name, or ``"custom"``.
+        straight: points for 1-2-3-4-5-6 set aside together; 0 = no straight (then only
+            its 1 and 5 score).
+        six_of_a_kind: points for six dice of one face; 0 = keep doubling
+            (six 1s = 8000, six 2s = 1600, ...).
+        three_pairs: points for three pairs set aside together; 0 = three pairs score nothing.
+        two_fives: the "two 5s as one pseudo-1" rule: a pair of 5s from one throw may be set
+            aside as one die ``1*`` worth 100 (the other 5 goes back into the cup).
+            ``off``: no; ``one``: at most one ``1*`` per set-aside (the seed's rule);
+            ``any``: every pair of 5s may become a ``1*``.
+    """
+
+    name: str = "custom"
+    straight: int = 2000
+    six_of_a_kind: int = 10000
+    three_pairs: int = 0
+    two_fives: TwoFives = "one"
+
+    def __post_init__(self):
+        for field in ("straight", "six_of_a_kind", "three_pairs"):
+            value = getattr(self, field)
+            if not isinstance(value, (int, np.integer)) or value < 0 or value % STEP:
+                raise RulesError(f"{field.replace('_', ' ')} must be a non-negative multiple of {STEP}, got {value}")
+        if self.two_fives not in TWO_FIVES_MODES:
+            raise RulesError(f"unknown two-fives mode {self.two_fives!r}; choose one of {', '.join(TWO_FIVES_MODES)}")
+
+    def replace(self, **changes) -> "ZehntausendRules":
+        """A copy with some fields changed; the name gets ``+custom`` unless given."""
+        changes = {k: v for k, v in changes.items() if v is not None}
+        if changes and "name" not in changes and any(getattr(self, k) != v for k, v in changes.items()):
+            changes["name"] = f"{self.name}+custom"
+        return dataclasses.replace(self, **changes)
+
+    def to_dict(self) -> dict:
+        return dataclasses.asdict(self)
+
+    @property
+    def max_pseudo_ones(self) -> int:
+        return {"off": 0, "one": 1, "any": DICE // 2}[self.two_fives]
+
+
+PRESETS: dict[str, ZehntausendRules] = {
+    "seed": ZehntausendRules("seed"),
+    "no-two-fives": ZehntausendRules("no-two-fives", two_fives="off"),
+    "three-pairs": ZehntausendRules("three-pairs", three_pairs=1500),
+    "doubling": ZehntausendRules("doubling", six_of_a_kind=0, two_fives="off"),
+}
+
+
+def get_rules(name: str) -> ZehntausendRules:
+    """The preset called ``name``; a clear error listing the presets otherwise."""
+    try:
+        return PRESETS[name]
+    except KeyError:
+        raise RulesError(f"unknown Zehntausend rules {name!r}; choose one of {', '.join(PRESETS)}") from None
+
+
+# ----------------------------------------------------------------------------- scoring
+
+
+def score_keeps(rules: ZehntausendRules, keeps: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Points of real dice set aside together and whether every die scores: ``[K, 6] -> [K], [K]``.
+
+    Faces 2, 3, 4, 6 score only three or more of a kind, 1s and 5s also singly; three of a
+    kind is worth ``100 x face`` (``1000`` for 1s) and doubles with each further die; plus the
+    straight, six of a kind and three pairs as the rules say. The empty keep scores 0, usable.
+    """
+    keeps = np.asarray(keeps, dtype=np.int64)
+    faces = np.arange(1, SIDES + 1)
+    triple = np.where(faces == 1, 1000, 100 * faces)
+    single = np.array([100, 0, 0, 0, 50, 0])
+    kind = triple[None, :] * (2 ** np.clip(keeps - 3, 0, None))
+    if rules.six_of_a_kind:
+        kind = np.where(keeps == 6, rules.six_of_a_kind, kind)
+    per_face = np.where(keeps >= 3, kind, keeps * single[None, :])
+    face_ok = (keeps == 0) | (keeps >= 3) | (single[None, :] > 0)
+    points = per_face.sum(axis=1)
+    usable = face_ok.all(axis=1)
+    if rules.straight:
+        is_straight = (keeps == 1).all(axis=1)
+        points = np.where(is_straight, np.maximum(points * usable, rules.straight), points)
+        usable = usable | is_straight
+    if rules.three_pairs:
+        is_pairs = ((keeps == 2).sum(axis=1) == 3) & (keeps.sum(axis=1) == 6)
+        points = np.where(is_pairs, np.maximum(points * usable, rules.three_pairs), points)
+        usable = usable | is_pairs
+    return points, usable
+
+
+def _code(counts: np.ndarray) -> np.ndarray:
+    """Base-7 code of count vectors (each count is 0..6): ``[..., 6] -> [...]``."""
+    return np.asarray(counts) @ (7 ** np.arange(SIDES))
+
+
+@dataclass(frozen=True, eq=False)
+class SetAside:
+    """Every usable subset ``u`` of one throw.
+
+    Attributes (``S`` subsets):
+        real:    ``[S, 6]`` real dice set aside, by face.
+        pseudo:  ``[S]`` number of ``1*`` (each made of two 5s of the throw).
+        points:  ``[S]`` ``W(u)``.
+        dice:    ``[S]`` dice set aside, ``|u|`` (a ``1*`` counts one die).
+    """
+
+    real: np.ndarray
+    pseudo: np.ndarray
+    points: np.ndarray
+    dice: np.ndarray
+
+    def faces(self, i: int) -> list[str]:
+        """Faces of subset ``i`` as strings, ``1*`` for a pseudo-one."""
+        out = [str(f + 1) for f in range(SIDES) for _ in range(int(self.real[i, f]))]
+        return sorted(out + ["1*"] * int(self.pseudo[i]))
+
+
+def usable_subsets(rules: ZehntausendRules, throw_counts) -> SetAside:
+    """``V(w)``: every usable, non-empty set-aside of a throw given as counts ``[6]``."""
+    w = np.asarray(throw_counts, dtype=np.int64)
+    n = int(w.sum())
+    space = dice_space(n, SIDES)
+    subs = space.keeps[np.unique(space.subkeeps[space.throw_index(w)])]
+    pts, ok = score_keeps(rules, subs)
+    real, pseudo, points, dice = [], [], [], []
+    for m in range(rules.max_pseudo_ones + 1):
+        fits = ok & (subs[:, 4] + 2 * m <= w[4]) & (subs.sum(axis=1) + m > 0)
+        real.append(subs[fits])
+        pseudo.append(np.full(int(fits.sum()), m))
+        points.append(pts[fits] + 100 * m)
+        dice.append(subs[fits].sum(axis=1) + m)
+    return SetAside(np.concatenate(real), np.concatenate(pseudo), np.concatenate(points), np.concatenate(dice))
+
+
+def write_points(rules: ZehntausendRules, throw_counts) -> int:
+    """``W(w)``: the most points the throw can be written for (0 = bust)."""
+    v = usable_subsets(rules, throw_counts)
+    return int(v.points.max()) if len(v.points) else 0
+
+
+@dataclass(frozen=True, eq=False)
+class Tables:
+    """``W`` and ``V(w)`` for every throw of 1..6 dice, as arrays shared by solver and advisor.
+
+    Attributes (``R`` throws of 1..6 dice in order of ``n``, ``U`` options per throw):
+        rules:        the rule set.
+        row_n:        ``[R]`` dice in the throw.
+        row_counts:   ``[R, 6]`` the throw, by face.
+        row_weight:   ``[R]`` ordered outcomes giving the throw (probability = weight / 6**n).
+        row_prob:     ``[R]`` probability of the throw.
+        write:        ``[R]`` ``W(w)``; 0 marks a bust.
+        opt_points:   ``[R, U]`` ``W(u)`` of the distinct ``(W(u), |u|)`` options (0 = padding).
+        opt_dice:     ``[R, U]`` ``|u|``.
+        opt_valid:    ``[R, U]`` real option or padding.
+    """
+
+    rules: ZehntausendRules
+    row_n: np.ndarray
+    row_counts: np.ndarray
+    row_weight: np.ndarray
+    row_prob: np.ndarray
+    write: np.ndarray
+    opt_points: np.ndarray
+    opt_dice: np.ndarray
+    opt_valid: np.ndarray
+
+    def rows(self, n: int) -> np.ndarray:
+        return np.flatnonzero(self.row_n == n)
+
+    def row_index(self, throw_counts) -> int:
+        code = _code(np.asarray(throw_counts))
+        hits = np.flatnonzero(_code(self.row_counts) == code)
+        if len(hits) != 1:
+            raise JaxsolveError(f"not a throw of 1..6 dice: {list(throw_counts)}")
+        return int(hits[0])
+
+    def delta(self, n: int) -> Fraction:
+        """``Delta_n``: exact expected ``W`` of one throw of ``n`` dice (a bust counts 0)."""
+        r = self.rows(n)
+        return Fraction(int((self.row_weight[r] * self.write[r]).sum()), SIDES**n)
+
+    def bust_probability(self, n: int) -> Fraction:
+        """``P0_n``: exact probability that ``n`` dice score nothing."""
+        r = self.rows(n)
+        return Fraction(int(self.row_weight[r][self.write[r] == 0].sum()), SIDES**n)
+
+    def stop_point(self, n: int) -> Fraction:
+        """``Delta_n / P0_n``: where ``(1 - P0_n) p + Delta_n = p`` (stopping after one throw)."""
+        return self.delta(n) / self.bust_probability(n)
+
+    @property
+    def top(self) -> Fraction:
+        """Above this (``max_n Delta_n / P0_n``) stopping after the next throw is optimal."""
+        return max(self.stop_point(n) for n in range(1, DICE + 1))
+
+
+@functools.lru_cache(maxsize=None)
+def build_tables(rules: ZehntausendRules) -> Tables:
+    """Build ``W`` and the option table of ``V(w)`` for all throws of 1..6 dice."""
+    row_n, row_counts, row_weight, write, options = [], [], [], [], []
+    for n in range(1, DICE + 1):
+        space = dice_space(n, SIDES)
+        for w in space.throws:
+            v = usable_subsets(rules, w)
+            row_n.append(n)
+            row_counts.append(w)
+            row_weight.append(int(multinomial_fraction(w, SIDES) * SIDES**n))
+            write.append(int(v.points.max()) if len(v.points) else 0)
+            options.append(sorted(set(zip(v.points.tolist(), v.dice.tolist()))))
+    width = max(len(o) for o in options)
+    opt_points = np.zeros((len(options), width), dtype=np.int64)
+    opt_dice = np.zeros((len(options), width), dtype=np.int64)
+    opt_valid = np.zeros((len(options), width), dtype=bool)
+    for r, opts in enumerate(options):
+        if opts:
+            opt_points[r, : len(opts)], opt_dice[r, : len(opts)] = np.asarray(opts).T
+            opt_valid[r, : len(opts)] = True
+    row_n = np.asarray(row_n)
+    row_weight = np.asarray(row_weight, dtype=np.int64)
+    return Tables(
+        rules=rules,
+        row_n=row_n,
+        row_counts=np.asarray(row_counts, dtype=np.int64),
+        row_weight=row_weight,
+        row_prob=row_weight / SIDES**row_n.astype(np.float64),
+        write=np.asarray(write, dtype=np.int64),
+        opt_points=opt_points,
+        opt_dice=opt_dice,
+        opt_valid=opt_valid,
+    )
+
+
+# ----------------------------------------------------------------------------- solver
+
+
+@functools.partial(jax.jit, static_argnames=("levels", "height"))
+def _solve_levels(row_prob, row_n, write, gather, valid, closed_slope, closed_offset, *, levels: int, height: int):
+    """``E[level, n]`` for ``level < height``: closed form from ``levels`` up, scan below.
+
+    Args:
+        row_prob, row_n, write: ``[R]`` per throw.
+        gather: ``[R, U]`` index into the flattened window ``E[level + 1 : level + D + 1, :]``.
+        valid:  ``[R, U]``.
+        closed_slope, closed_offset: ``[7]`` ``E(p, n) = slope * p + offset`` above the top.
+    """
+    dtype = closed_slope.dtype
+    p_all = STEP * jnp.arange(height, dtype=dtype)
+    table = p_all[:, None] * closed_slope[None, :] + closed_offset[None, :]
+    span = (height - levels) * (DICE + 1)
+    by_n = jax.nn.one_hot(row_n - 1, DICE, dtype=dtype).T * row_prob[None, :]
+    write = write.astype(dtype)
+    neg = jnp.asarray(-jnp.inf, dtype)
+
+    def level_step(table, level):
+        p = STEP * level.astype(dtype)
+        window = jax.lax.dynamic_slice(table, (level + 1, 0), (height - levels, DICE + 1)).reshape(span)
+        go_on = jnp.max(jnp.where(valid, window[gather], neg), axis=1)
+        turn = jnp.where(write > 0, jnp.maximum(p + write, go_on), 0.0)
+        e = by_n @ turn
+        row = jnp.concatenate([jnp.maximum(p, e[DICE - 1 :]), e])
+        return jax.lax.dynamic_update_slice(table, row[None, :], (level, 0)), None
+
+    table, _ = jax.lax.scan(level_step, table, jnp.arange(levels - 1, -1, -1))
+    return table
+
+
+@dataclass(frozen=True, eq=False)
+class Solution:
+    """``E(p, n)`` on the grid ``p = 50 * level``, ``level < E.shape[0]``, ``n = 0..6``.
+
+    Attributes:
+        rules: the rule set.
+        E: ``[levels, 7]`` optimal expected final turn score.
+        top_level: first level solved in closed form (``50 * top_level >= max_n Delta_n/P0_n``).
+        tables: the ``W``/``V`` tables used.
+        compile_seconds, solve_seconds: timings of the jitted solve; device: where it ran.
+    """
+
+    rules: ZehntausendRules
+    E: np.ndarray
+    top_level: int
+    tables: Tables
+    compile_seconds: float = 0.0
+    solve_seconds: float = 0.0
+    device: str = ""
+
+    @property
+    def points(self) -> np.ndarray:
+        return STEP * np.arange(self.E.shape[0])
+
+    def value(self, p: int, n: int) -> float:
+        """``E(p, n)`` for any multiple of 50 (closed form above the grid)."""
+        check_points(p)
+        if not 0 <= n <= DICE:
+            raise JaxsolveError(f"number of dice must be 0..{DICE}, got {n}")
+        level = p // STEP
+        if level < self.E.shape[0]:
+            return float(self.E[level, n])
+        if n == 0:
+            return float(p)
+        return float((1 - self.tables.bust_probability(n)) * p + self.tables.delta(n))
+
+    def thresholds(self) -> dict[int, int]:
+        """``p_n``: the first multiple of 50 with ``E(p, n) <= p`` (go on only below it)."""
+        gain = self.E[:, 1:] - self.points[:, None]
+        return {n: int(self.points[np.argmax(gain[:, n - 1] <= 0)]) for n in range(1, DICE + 1)}
+
+    @property
+    def p6(self) -> int:
+        return self.thresholds()[DICE]
+
+    @property
+    def turn_value(self) -> float:
+        """``E(0, 6)``: the expected points of a turn played optimally."""
+        return float(self.E[0, DICE])
+
+
+def check_points(p) -> int:
+    if isinstance(p, bool) or not isinstance(p, (int, np.integer)) or p < 0 or p % STEP:
+        raise JaxsolveError(f"points must be a non-negative multiple of {STEP}, got {p}")
+    return int(p)
+
+
+def kernel_inputs(tables: Tables, top_level: int, height: int, dtype) -> tuple[tuple, dict]:
+    """Arguments of the jitted level scan for these tables and grid."""
+    offset = tables.opt_points // STEP
+    if (offset[tables.opt_valid] < 1).any():
+        raise JaxsolveError("every set-aside must score at least 50")
+    reach = int(offset.max())
+    if height < top_level + reach + 1:
+        raise JaxsolveError(f"grid of {height} levels is too short for top level {top_level}")
+    next_n = tables.row_n[:, None] - tables.opt_dice
+    gather = np.where(tables.opt_valid, (offset - 1) * (DICE + 1) + next_n, 0)
+    slope = [1.0] + [float(1 - tables.bust_probability(n)) for n in range(1, DICE + 1)]
+    offs = [0.0] + [float(tables.delta(n)) for n in range(1, DICE + 1)]
+    args = (
+        jnp.asarray(tables.row_prob, dtype),
+        jnp.asarray(tables.row_n, jnp.int32),
+        jnp.asarray(tables.write, jnp.int32),
+        jnp.asarray(gather, jnp.int32),
+        jnp.asarray(tables.opt_valid),
+        jnp.asarray(slope, dtype),
+        jnp.asarray(offs, dtype),
+    )
+    return args, {"levels": top_level, "height": height}
+
+
+def solve(
+    rules: ZehntausendRules | None = None,
+    *,
+    top_level: int | None = None,
+    extra_levels: int = 0,
+    device: jax.Device | None = None,
+    dtype=None,
+) -> Solution:
+    """Solve ``E(p, n)`` for all multiples of 50 and ``n = 0..6``.
+
+    Args:
+        rules: the rule set (default: the seed's).
+        top_level: first grid level taken in closed form; default (and the only correct
+            choice from below) ``ceil(max_n Delta_n / P0_n / 50)``. A higher one checks
+            self-consistency, a lower one gives a (wrong) truncated game.
+        extra_levels: closed-form levels kept beyond the reach of the highest scan step.
+        device: where to compute (default: JAX's default device).
+        dtype: float dtype (default float64 if x64 is on, else float32).
+    """
+    rules = rules or PRESETS["seed"]
+    tables = build_tables(rules)
+    if top_level is None:
+        top_level = math.ceil(tables.top / STEP)
+    reach = int(tables.opt_points.max()) // STEP
+    height = top_level + reach + 1 + extra_levels
+    if dtype is None:
+        dtype = jnp.float64 if jax.config.jax_enable_x64 else jnp.float32
+    device = device or jax.devices()[0]
+    args, static = kernel_inputs(tables, top_level, height, dtype)
+    args = jax.device_put(args, device)
+    t0 = time.perf_counter()
+    compiled = _solve_levels.lower(*args, **static).compile()
+    t1 = time.perf_counter()
+    E = compiled(*args).block_until_ready()
+    t2 = time.perf_counter()
+    return Solution(rules, np.asarray(E), top_level, tables, t1 - t0, t2 - t1, str(device))
+
+
+# ----------------------------------------------------------------------------- advisor
+
+
+@dataclass(frozen=True)
+class Choice:
+    """One legal choice after a throw: write, or set aside ``set_aside`` and throw ``dice``."""
+
+    action: Literal["write", "throw", "bust"]
+    set_aside: tuple[str, ...]
+    points: int
+    dice: int
+    value: float
+
+    def describe(self) -> str:
+        if self.action == "bust":
+            return "bust: no scoring dice, the turn ends with 0 points"
+        if self.action == "write":
+            return f"write {self.points}"
+        keep = " ".join(self.set_aside)
+        again = " (all six used: throw six again)" if self.dice == DICE and len(self.set_aside) else ""
+        return f"set aside {keep}, throw {self.dice} with {self.points}{again}"
+
+    def to_dict(self) -> dict:
+        return dataclasses.asdict(self)
+
+
+def parse_throw(faces) -> np.ndarray:
+    """Count vector of 1..6 dice given by their faces; ``JaxsolveError`` on impossible dice."""
+    faces = list(faces)
+    if not 1 <= len(faces) <= DICE:
+        raise JaxsolveError(f"a throw has 1 to {DICE} dice, got {len(faces)}")
+    bad = [f for f in faces if isinstance(f, bool) or not isinstance(f, (int, np.integer)) or not 1 <= f <= SIDES]
+    if bad:
+        raise JaxsolveError(f"dice show faces 1 to {SIDES}, got {bad[0]}")
+    return np.bincount(np.asarray(faces) - 1, minlength=SIDES)
+
+
+def advise(solution: Solution, points: int, faces) -> list[Choice]:
+    """Every legal choice for ``points`` in hand and the throw ``faces``, best first.
+
+    Writing is worth ``points + W(w)``; setting aside ``u`` is worth
+    ``E(points + W(u), n - |u|)``, where ``n - |u| = 0`` means throwing six again.
+    Ties keep writing first, then more points, then fewer dice thrown.
+    """
+    points = check_points(points)
+    counts = parse_throw(faces)
+    v = usable_subsets(solution.rules, counts)
+    if not len(v.points):
+        return [Choice("bust", (), 0, 0, 0.0)]
+    n = int(counts.sum())
+    choices = [Choice("write", (), points + int(v.points.max()), 0, float(points + v.points.max()))]
+    for i in range(len(v.points)):
+        after, left = points + int(v.points[i]), n - int(v.dice[i])
+        dice = left or DICE
+        choices.append(Choice("throw", tuple(v.faces(i)), after, dice, solution.value(after, dice)))
+    order = sorted(range(len(choices)), key=lambda i: (-choices[i].value, i > 0, -choices[i].points, choices[i].dice, i))
+    return [choices[i] for i in order]
+
+
+def e_metadata(solution: Solution) -> dict:
+    """Metadata for the ``.npy`` export of ``E``."""
+    t = solution.tables
+    return {
+        "game": "zehntausend",
+        "rules": solution.rules.to_dict(),
+        "value_meaning": "E(p, n): optimal expected final turn score holding p turn points, having decided to throw n dice",
+        "axes": [
+            {"name": "p", "size": int(solution.E.shape[0]), "meaning": f"turn points p = {STEP} * index"},
+            {"name": "n", "size": DICE + 1, "meaning": "dice to throw; 0 = all six used (throw six again or write p)"},
+        ],
+        "turn_value": solution.turn_value,
+        "thresholds": {str(k): v for k, v in solution.thresholds().items()},
+        "top_level": solution.top_level,
+        "closed_form_from": STEP * solution.top_level,
+        "delta": {str(n): str(t.delta(n)) for n in range(1, DICE + 1)},
+        "bust_probability": {str(n): str(t.bust_probability(n)) for n in range(1, DICE + 1)},
+        "p6_exact": str(t.stop_point(DICE)),
+        "dtype": str(solution.E.dtype),
+        "device": solution.device,
+        "solve_seconds": round(solution.solve_seconds, 5),
+        "compile_seconds": round(solution.compile_seconds, 4),
+    }
