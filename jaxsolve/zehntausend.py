@@ -522,3 +522,83 @@ def e_metadata(solution: Solution) -> dict:
         "solve_seconds": round(solution.solve_seconds, 5),
         "compile_seconds": round(solution.compile_seconds, 4),
     }
+
+
+def save_solution(path, solution: Solution):
+    """Export ``E`` as ``.npy`` with a JSON sidecar (rules, axes, thresholds, provenance)."""
+    from jaxsolve import export
+
+    return export.save(path, solution.E, e_metadata(solution))
+
+
+def load_solution(path) -> Solution:
+    """Read an ``E`` export back as a ``Solution`` (for the advisor without re-solving)."""
+    from jaxsolve import export
+
+    E, meta = export.load(path)
+    if meta.get("game") != "zehntausend":
+        raise JaxsolveError(f"{path} holds a {meta.get('game')!r} export, not zehntausend")
+    rules = ZehntausendRules(**meta["rules"])
+    if E.ndim != 2 or E.shape[1] != DICE + 1:
+        raise JaxsolveError(f"{path}: expected E of shape [levels, {DICE + 1}], got {E.shape}")
+    return Solution(rules, E, int(meta["top_level"]), build_tables(rules), meta.get("compile_seconds", 0.0), meta.get("solve_seconds", 0.0), meta.get("device", ""))
+
+
+# ----------------------------------------------------------------------------- figure
+
+
+def check_png_path(path) -> "Path":
+    """Fail early, with a clear message, when ``path`` cannot be written as a PNG."""
+    import os
+    from pathlib import Path
+
+    path = Path(path)
+    if path.suffix.lower() != ".png":
+        raise JaxsolveError(f"figure path must end in .png: {path}")
+    parent = path.parent if str(path.parent) else Path(".")
+    if not parent.is_dir():
+        raise JaxsolveError(f"output directory does not exist: {parent}")
+    if not os.access(parent, os.W_OK):
+        raise JaxsolveError(f"output directory is not writable: {parent}")
+    if path.is_dir():
+        raise JaxsolveError(f"output path is a directory: {path}")
+    return path
+
+
+def plot_gain(solution: Solution, path, p_max: int | None = None, y_min: float = -300.0):
+    """The seed's figure 1: ``Delta E(p, n) = E(p, n) - p`` for n = 1..6 on a log p axis.
+
+    The dashed line is the n = 6 asymptote ``(1 - P0_6) p + Delta_6 - p``; dots mark ``p_n``.
+    """
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    path = check_png_path(path)
+    p_max = p_max or int(solution.p6 * 1.3)
+    levels = np.arange(1, p_max // STEP + 1)
+    p = STEP * levels
+    gain = np.array([[solution.value(int(q), n) - q for n in range(1, DICE + 1)] for q in p])
+    t = solution.tables
+    asym = float(t.delta(DICE)) - float(t.bust_probability(DICE)) * p
+    fig, ax = plt.subplots(figsize=(8, 5.2), dpi=130)
+    colors = plt.get_cmap("viridis")(np.linspace(0.0, 0.9, DICE))
+    for n in range(1, DICE + 1):
+        ax.plot(p, gain[:, n - 1], color=colors[n - 1], lw=1.6, label=f"n = {n}")
+    ax.plot(p, asym, "k--", lw=1.0, label=r"n = 6 asymptote $\Delta_6 - \mathcal{P}^0_6\,p$")
+    for n, pn in solution.thresholds().items():
+        ax.plot([pn], [0.0], "o", color=colors[n - 1], ms=4)
+    ax.axhline(0.0, color="0.5", lw=0.8)
+    ax.set_xscale("log")
+    ax.set_xlim(p[0], p[-1])
+    ax.set_ylim(y_min, 1.05 * float(gain.max()))
+    ax.set_xlabel("points already set aside this turn, p")
+    ax.set_ylabel(r"$\Delta E(p, n) = E(p, n) - p$")
+    ax.set_title(f"Zehntausend ({solution.rules.name}): expected gain of throwing n dice;  E(0, 6) = {solution.turn_value:.4f}")
+    ax.legend(loc="upper right", fontsize=8)
+    ax.grid(True, which="both", alpha=0.25)
+    fig.tight_layout()
+    fig.savefig(path)
+    plt.close(fig)
+    return path
