@@ -1,0 +1,560 @@
+"""Pig-family dice duels (Schlag den Raab, Pig, Piglet): exact win probabilities by a JAX fixpoint.
+
+One die; the player to move rolls, a *bust* face loses the turn total and passes the turn, any
+other face adds its points; after a roll that did not bust the player may roll again or stop
+and bank. A turn starts with a roll. With the *last-turn* rule (Schlag den Raab) the start
+player's reaching the goal gives the other one a last turn, and ties at or above the goal go
+on; without it (Pig) the first to bank the goal wins at once.
+
+State, from the view of the player to decide (the seed's ``TS/MSP/MAP/TSP``)::
+
+    ts   [T]  1 if the other player started (T = 2 with the last-turn rule, else T = 1)
+    msp  [M]  my banked score 0..M-1        (M = goal + 1 with the last-turn rule, else goal)
+    s    [S]  my banked score plus turn total, MSP + MAP, 0..top + max_points
+    tsp  [N]  their banked score 0..top     (top = bound with the last-turn rule, else goal - 1)
+
+When both banked scores are >= goal only their difference matters, so such a state is lowered
+by the same amount until the smaller is the goal; after this reduction (and leaving out states
+where the game is over) ``msp <= goal`` always, which is why M stops at goal + 1.
+
+The cyclic part of the game (busts pass the turn back and forth) is a fixpoint over the
+turn-start values ``W[ts, msp, tsp]``. One sweep evaluates a whole turn for every state at
+once: a ``lax.scan`` over the total ``s`` from the top down (rolling only raises ``s``), with
+the opponent's turn-start values of the previous iterate giving the bust and bank outcomes.
+Sweeps repeat in a ``lax.while_loop`` until the max-norm change is at most ``tol``. The
+result satisfies the one-roll Bellman equations (``bellman``) of the whole state array.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import functools
+import time
+from dataclasses import dataclass
+from typing import NamedTuple
+
+import jax
+import jax.numpy as jnp
+import numpy as np
+
+from jaxsolve.errors import JaxsolveError
+
+MAX_STATES = 60_000_000
+ROLL, STOP, NONE = 1, 0, -1
+
+
+class PigRulesError(JaxsolveError):
+    """A Pig-family rule value that does not make sense."""
+
+
+@dataclass(frozen=True)
+class PigRules:
+    """One Pig-family rule set.
+
+    Attributes:
+        name: preset name, or ``custom``.
+        goal: banked score that ends the game.
+        sides: faces of the die, all equally likely.
+        bust: the face that loses the turn total.
+        points: points added by each face (``points[f - 1]`` for face ``f``; the bust face's
+            entry is 0). Empty means "the face number".
+        last_turn: Schlag den Raab's rule: the start player's reaching the goal gives the other
+            player one last turn; ties at >= goal go on. Without it, first to the goal wins.
+        bound: largest banked score kept in the state (last-turn rule only; default goal + 80).
+            A start player whose total passes it banks the bound.
+    """
+
+    name: str = "custom"
+    goal: int = 50
+    sides: int = 6
+    bust: int = 6
+    points: tuple[int, ...] = ()
+    last_turn: bool = True
+    bound: int | None = None
+
+    def __post_init__(self):
+        if not 2 <= self.sides <= 100:
+            raise PigRulesError(f"the die needs 2 to 100 sides, got {self.sides}")
+        if not 1 <= self.bust <= self.sides:
+            raise PigRulesError(f"bust face must be between 1 and {self.sides}, got {self.bust}")
+        if not 1 <= self.goal <= 1000:
+            raise PigRulesError(f"goal must be between 1 and 1000, got {self.goal}")
+        points = tuple(int(p) for p in self.points) or tuple(range(1, self.sides + 1))
+        if len(points) != self.sides:
+            raise PigRulesError(f"need one points value per face ({self.sides}), got {len(points)}")
+        points = tuple(0 if f == self.bust else p for f, p in enumerate(points, start=1))
+        if min(p for f, p in enumerate(points, start=1) if f != self.bust) < 1:
+            raise PigRulesError("every face except the bust face must add at least 1 point")
+        object.__setattr__(self, "points", points)
+        if self.last_turn:
+            bound = self.goal + 80 if self.bound is None else int(self.bound)
+            if bound < self.goal:
+                raise PigRulesError(f"bound must be >= goal ({self.goal}), got {bound}")
+        else:
+            if self.bound is not None and self.bound != self.goal - 1:
+                raise PigRulesError("a bound applies only to the last-turn rule (without it scores stop below the goal)")
+            bound = self.goal - 1
+        object.__setattr__(self, "bound", bound)
+        if self.num_states > MAX_STATES:
+            raise PigRulesError(f"state array of {self.num_states:,} entries is too large (limit {MAX_STATES:,}); lower goal or bound")
+
+    def replace(self, **changes) -> "PigRules":
+        """A copy with some fields changed (``None`` = keep); derived fields are recomputed."""
+        changes = {k: v for k, v in changes.items() if v is not None}
+        if not changes:
+            return self
+        fields = dataclasses.asdict(self)
+        if "points" not in changes and ({"sides", "bust"} & changes.keys()):
+            fields["points"] = ()
+        if "bound" not in changes and ({"goal", "last_turn"} & changes.keys()):
+            fields["bound"] = None
+        if "name" not in changes and any(fields.get(k) != v for k, v in changes.items()):
+            changes["name"] = f"{self.name}+custom"
+        fields.update(changes)
+        return PigRules(**fields)
+
+    @property
+    def top(self) -> int:
+        """Largest banked score in the state array."""
+        return self.bound
+
+    @property
+    def max_points(self) -> int:
+        return max(self.points)
+
+    @property
+    def shape(self) -> tuple[int, int, int, int]:
+        """``(T, M, S, N)``: start-player flag, my banked, my total, their banked."""
+        t = 2 if self.last_turn else 1
+        m = self.goal + 1 if self.last_turn else self.goal
+        return t, m, self.top + self.max_points + 1, self.top + 1
+
+    @property
+    def num_states(self) -> int:
+        return int(np.prod(self.shape))
+
+    @property
+    def bust_prob(self) -> float:
+        return 1.0 / self.sides
+
+    @property
+    def weights(self) -> np.ndarray:
+        """``weights[k]``: probability that a roll adds ``k + 1`` points."""
+        w = np.zeros(self.max_points)
+        for f, p in enumerate(self.points, start=1):
+            if f != self.bust:
+                w[p - 1] += 1.0 / self.sides
+        return w
+
+    def to_dict(self) -> dict:
+        return dataclasses.asdict(self)
+
+
+PRESETS: dict[str, PigRules] = {
+    "raab": PigRules("raab", goal=50, sides=6, bust=6, last_turn=True, bound=130),
+    "pig": PigRules("pig", goal=100, sides=6, bust=1, last_turn=False),
+    "piglet": PigRules("piglet", goal=2, sides=2, bust=1, points=(0, 1), last_turn=False),
+}
+
+
+def get_rules(name: str = "raab", **overrides) -> PigRules:
+    """The preset ``name`` with ``overrides`` applied (``None`` values are ignored)."""
+    try:
+        rules = PRESETS[name]
+    except KeyError:
+        raise PigRulesError(f"unknown Pig-family rules {name!r}; choose one of {', '.join(PRESETS)}") from None
+    return rules.replace(**overrides)
+
+
+# ---------------------------------------------------------------------------------------------
+# Transition tables (static, built once per rule set with NumPy; whole grids, no loops)
+
+
+class Tables(NamedTuple):
+    """Outcomes as ``c0 + c1 * W.flat[idx]`` of the turn-start values ``W [T, M, N]``."""
+
+    term_mask: jax.Array  # [T, M, N] game over at the start of this turn
+    term_val: jax.Array  # [T, M, N] my win probability there (0 or 1)
+    bust_idx: jax.Array  # [T, M, N]
+    bust_c0: jax.Array
+    bust_c1: jax.Array
+    stop_idx: jax.Array  # [S, T, N] (does not depend on my banked score)
+    stop_c0: jax.Array
+    stop_c1: jax.Array
+    weights: jax.Array  # [F] probability to add k + 1 points
+
+
+def terminal(rules: PigRules, ts, m, t):
+    """``(over, value)``: whether the game is over at turn start ``(ts, m, t)`` and who won."""
+    ts, m, t = np.broadcast_arrays(ts, m, t)
+    g = rules.goal
+    if not rules.last_turn:
+        return (m >= g) | (t >= g), (m >= g).astype(float)
+    start_over = (ts == 0) & (((m < g) & (t >= g)) | ((m >= g) & (t < g)) | ((m >= g) & (t >= g) & (m != t)))
+    start_val = (m >= g) & ((t < g) | (m > t))
+    other_over = (ts == 1) & (m >= g) & ((t < g) | (m > t))
+    return start_over | other_over, np.where(ts == 0, start_val, True).astype(float)
+
+
+def reduce_scores(rules: PigRules, m, t):
+    """Lower both scores by the same amount until the smaller is the goal (when both >= goal)."""
+    m, t = np.broadcast_arrays(np.asarray(m), np.asarray(t))
+    g = rules.goal
+    d = np.where((m >= g) & (t >= g), np.minimum(m, t) - g, 0) if rules.last_turn else 0
+    return m - d, t - d
+
+
+def _lookup(rules: PigRules, ts, x, y):
+    """Turn-start state ``(ts, x, y)`` as ``(c0, c1, idx)``: value = c0 + c1 * W.flat[idx]."""
+    over, val = terminal(rules, ts, x, y)
+    x, y = reduce_scores(rules, x, y)
+    n_t, n_m, _, n_n = rules.shape
+    idx = (np.asarray(ts) * n_m + np.minimum(x, n_m - 1)) * n_n + np.minimum(y, rules.top)
+    return np.where(over, val, 0.0), np.where(over, 0.0, 1.0), np.where(over, 0, idx)
+
+
+def _opponent(rules: PigRules, ts):
+    return 1 - ts if rules.last_turn else ts
+
+
+def build_tables(rules: PigRules, dtype=jnp.float64) -> Tables:
+    n_t, n_m, n_s, n_n = rules.shape
+    g = rules.goal
+    ts, m, t = np.meshgrid(np.arange(n_t), np.arange(n_m), np.arange(n_n), indexing="ij")
+    over, val = terminal(rules, ts, m, t)
+
+    c0, c1, bidx = _lookup(rules, _opponent(rules, ts), t, m)
+    bc0, bc1 = 1.0 - c0, -c1
+    if rules.last_turn:
+        last = (ts == 1) & (t >= g)
+        bc0, bc1 = np.where(last, 0.0, bc0), np.where(last, 0.0, bc1)
+
+    s, ts2, t2 = np.meshgrid(np.arange(n_s), np.arange(n_t), np.arange(n_n), indexing="ij")
+    c0, c1, sidx = _lookup(rules, _opponent(rules, ts2), t2, s)
+    sc0, sc1 = 1.0 - c0, -c1
+    if rules.last_turn:
+        last = (ts2 == 1) & (t2 >= g)
+        win = ((ts2 == 1) & (t2 < g) & (s >= g)) | (last & (s > t2))
+        lose = last & (s < t2)
+    else:
+        win, lose = s >= g, np.zeros_like(s, dtype=bool)
+    sc0 = np.where(win, 1.0, np.where(lose, 0.0, sc0))
+    sc1 = np.where(win | lose, 0.0, sc1)
+
+    f = functools.partial(jnp.asarray, dtype=dtype)
+    i32 = functools.partial(jnp.asarray, dtype=jnp.int32)
+    return Tables(jnp.asarray(over), f(val), i32(bidx), f(bc0), f(bc1), i32(sidx), f(sc0), f(sc1), f(rules.weights))
+
+
+# ---------------------------------------------------------------------------------------------
+# The sweep: one whole turn for every state, and the fixpoint over turn-start values
+
+
+def _bust_values(W, tab: Tables):
+    return tab.bust_c0 + tab.bust_c1 * W.reshape(-1)[tab.bust_idx]  # [T, M, N]
+
+
+def _turn(W, tab: Tables, rules: PigRules, collect: bool, unroll: int = 4):
+    """Evaluate one turn for every state given the opponent's turn-start values ``W``.
+
+    Returns the new turn-start values ``[T, M, N]`` and, if ``collect``, the per-total
+    arrays ``(V, roll, stop)`` each ``[S, T, M, N]`` in ascending ``s``. The carry holds the
+    values at the next ``max_points`` totals as a tuple, so shifting it copies nothing.
+    """
+    n_t, n_m, n_s, n_n = rules.shape
+    flat = W.reshape(-1)
+    roll_base = rules.bust_prob * _bust_values(W, tab)
+    m_idx = jnp.arange(n_m)[None, :, None]
+    shape = (n_t, n_m, n_n)
+    weights = [(k, tab.weights[k]) for k, w in enumerate(rules.weights) if w > 0]
+
+    def step(carry, x):
+        window, new_w = carry
+        s, idx, c0, c1 = x
+        stop = (c0 + c1 * flat[idx])[:, None, :]
+        roll = roll_base
+        for k, w in weights:
+            roll = roll + w * window[k]
+        best = jnp.where(m_idx < s, jnp.maximum(roll, stop), roll)
+        value = jnp.where(s <= rules.top, best, stop)
+        value = jnp.where(tab.term_mask, tab.term_val, value)
+        row = jnp.minimum(s, n_m - 1)
+        fresh = jnp.where(s < n_m, jax.lax.dynamic_slice_in_dim(value, row, 1, axis=1), jax.lax.dynamic_slice_in_dim(new_w, row, 1, axis=1))
+        new_w = jax.lax.dynamic_update_slice_in_dim(new_w, fresh, row, axis=1)
+        out = (value, roll, jnp.broadcast_to(stop, shape)) if collect else None
+        return ((value,) + window[:-1], new_w), out
+
+    window = tuple(jnp.zeros(shape, W.dtype) for _ in range(rules.max_points))
+    xs = (jnp.arange(n_s - 1, -1, -1), tab.stop_idx[::-1], tab.stop_c0[::-1], tab.stop_c1[::-1])
+    (_, new_w), ys = jax.lax.scan(step, (window, W), xs, unroll=unroll)
+    if collect:
+        ys = tuple(y[::-1] for y in ys)
+    return new_w, ys
+
+
+class FixpointState(NamedTuple):
+    values: jax.Array  # [T, M, N] turn-start win probabilities
+    iterations: jax.Array
+    residual: jax.Array  # max-norm change of the last sweep
+
+
+@functools.partial(jax.jit, static_argnames=("rules", "max_iter"))
+def fixpoint(W0, tab: Tables, tol, rules: PigRules, max_iter: int) -> FixpointState:
+    """Repeat whole-turn sweeps until the max-norm change is at most ``tol`` (or ``max_iter``)."""
+
+    def cond(state):
+        return (state.residual > tol) & (state.iterations < max_iter)
+
+    def body(state):
+        new, _ = _turn(state.values, tab, rules, collect=False)
+        return FixpointState(new, state.iterations + 1, jnp.max(jnp.abs(new - state.values)))
+
+    inf = jnp.asarray(jnp.inf, W0.dtype)
+    return jax.lax.while_loop(cond, body, FixpointState(W0, jnp.asarray(0), inf))
+
+
+@functools.partial(jax.jit, static_argnames=("rules",))
+def turn_arrays(W, tab: Tables, rules: PigRules):
+    """Whole-state arrays ``[T, M, S, N]`` from turn-start values: value, roll value, stop value."""
+    _, (value, roll, stop) = _turn(W, tab, rules, collect=True)
+    return tuple(jnp.moveaxis(a, 0, 2) for a in (value, roll, stop))
+
+
+@functools.partial(jax.jit, static_argnames=("rules",))
+def bellman(V, tab: Tables, rules: PigRules):
+    """One Jacobi sweep of the one-roll Bellman equations over the whole array ``V [T, M, S, N]``.
+
+    Independent of the turn scan: every state looks one roll ahead into ``V`` itself.
+    Entries with ``s < msp`` (no such state) are returned unchanged.
+    """
+    n_t, n_m, n_s, n_n = rules.shape
+    diag = jnp.arange(n_m)
+    W = V[:, diag, diag, :]
+    stop = jnp.moveaxis(tab.stop_c0 + tab.stop_c1 * W.reshape(-1)[tab.stop_idx], 0, 1)[:, None]
+    padded = jnp.concatenate([V, jnp.zeros(V.shape[:2] + (rules.max_points,) + V.shape[3:], V.dtype)], axis=2)
+    ahead = sum(tab.weights[k] * padded[:, :, k + 1 : k + 1 + n_s] for k in range(rules.max_points))
+    roll = rules.bust_prob * _bust_values(W, tab)[:, :, None, :] + ahead
+    s = jnp.arange(n_s)[None, None, :, None]
+    m = jnp.arange(n_m)[None, :, None, None]
+    best = jnp.where(s > m, jnp.maximum(roll, stop), roll)
+    new = jnp.where(s <= rules.top, best, stop)
+    new = jnp.where(tab.term_mask[:, :, None, :], tab.term_val[:, :, None, :], new)
+    return jnp.where(s < m, V, new)
+
+
+# ---------------------------------------------------------------------------------------------
+# Public entry points
+
+
+@dataclass(frozen=True)
+class PigSolution:
+    """Solved game: turn-start win probabilities ``start [T, M, N]`` and run facts."""
+
+    rules: PigRules
+    start: np.ndarray
+    iterations: int
+    residual: float
+    tol: float
+    converged: bool
+    dtype: str
+    device: str
+    compile_seconds: float
+    solve_seconds: float
+
+    @property
+    def game_value(self) -> float:
+        """The start player's win probability under optimal play by both."""
+        return float(self.start[0, 0, 0])
+
+
+def default_tol(dtype) -> float:
+    return 1e-12 if jnp.dtype(dtype) == jnp.float64 else 1e-6
+
+
+def solve(
+    rules: PigRules,
+    *,
+    tol: float | None = None,
+    max_iter: int = 10_000,
+    device: jax.Device | None = None,
+    dtype=None,
+) -> PigSolution:
+    """Win probabilities of every turn-start state under optimal play by both players."""
+    from jaxsolve.runtime import float_dtype
+
+    dtype = jnp.dtype(dtype or float_dtype())
+    tol = default_tol(dtype) if tol is None else float(tol)
+    if not tol > 0:
+        raise JaxsolveError(f"tolerance must be > 0, got {tol}")
+    if max_iter < 1:
+        raise JaxsolveError(f"max_iter must be >= 1, got {max_iter}")
+    device = device or jax.devices()[0]
+    n_t, n_m, _, n_n = rules.shape
+    with jax.default_device(device):
+        tab = jax.device_put(build_tables(rules, dtype), device)
+        W0 = jax.device_put(jnp.full((n_t, n_m, n_n), 0.5, dtype), device)
+        tol_arr = jnp.asarray(tol, dtype)
+        t0 = time.perf_counter()
+        compiled = fixpoint.lower(W0, tab, tol_arr, rules=rules, max_iter=max_iter).compile()
+        t1 = time.perf_counter()
+        out = jax.block_until_ready(compiled(W0, tab, tol_arr))
+        t2 = time.perf_counter()
+    iterations, residual = int(out.iterations), float(out.residual)
+    return PigSolution(
+        rules=rules,
+        start=np.asarray(out.values),
+        iterations=iterations,
+        residual=residual,
+        tol=tol,
+        converged=residual <= tol,
+        dtype=str(dtype),
+        device=str(device),
+        compile_seconds=t1 - t0,
+        solve_seconds=t2 - t1,
+    )
+
+
+@dataclass(frozen=True)
+class FullSolution:
+    """Every state: ``value``, ``roll``, ``stop`` ``[T, M, S, N]`` and ``policy`` (1 roll, 0 stop, -1 none)."""
+
+    rules: PigRules
+    value: np.ndarray
+    roll: np.ndarray
+    stop: np.ndarray
+    policy: np.ndarray
+
+
+def full(sol: PigSolution) -> FullSolution:
+    """All mid-turn values, both options and the optimal decision, from a solved game."""
+    rules = sol.rules
+    tab = build_tables(rules, sol.start.dtype)
+    value, roll, stop = (np.asarray(a) for a in turn_arrays(jnp.asarray(sol.start), tab, rules))
+    n_t, n_m, n_s, n_n = rules.shape
+    s = np.arange(n_s)[None, None, :, None]
+    m = np.arange(n_m)[None, :, None, None]
+    over = np.asarray(tab.term_mask)[:, :, None, :]
+    roll_best = (s == m) | (roll > stop)
+    policy = np.where(roll_best, ROLL, STOP).astype(np.int8)
+    policy = np.where((s < m) | (s > rules.top) | over, NONE, policy).astype(np.int8)
+    value = np.where(s < m, np.nan, value)
+    stop = np.where((s <= m) | over, np.nan, stop)
+    roll = np.where((s < m) | (s > rules.top) | over, np.nan, roll)
+    return FullSolution(rules, value, roll, stop, policy)
+
+
+def seed_layout(rules: PigRules, array: np.ndarray, fill) -> np.ndarray:
+    """``[T, M, S, N]`` (indexed by total) -> ``[TS, MSP, MAP, TSP]`` with MAP 0..top, ``fill`` where MSP + MAP > top."""
+    n_t, n_m, n_s, n_n = rules.shape
+    a = np.arange(rules.top + 1)
+    total = np.arange(n_m)[:, None] + a[None, :]
+    out = array[:, np.arange(n_m)[:, None], np.minimum(total, n_s - 1), :]
+    return np.where((total <= rules.top)[None, :, :, None], out, fill).astype(array.dtype)
+
+
+def check_state(rules: PigRules, mine: int, turn: int, theirs: int, they_started: bool) -> tuple[int, int, int, int]:
+    """Validate a position and return its array index ``(ts, msp, s, tsp)`` (after reduction)."""
+    if min(mine, turn, theirs) < 0:
+        raise JaxsolveError("scores and turn total must be >= 0")
+    if they_started and not rules.last_turn:
+        raise JaxsolveError(f"{rules.name} has no last-turn rule, so who started does not matter; drop --they-started")
+    ts = int(they_started)
+    over, val = terminal(rules, ts, mine, theirs)
+    if bool(over):
+        who = "you" if float(val) == 1.0 else "they"
+        raise JaxsolveError(f"the game is already over at mine={mine}, theirs={theirs} ({who} won)")
+    m, t = (int(v) for v in reduce_scores(rules, mine, theirs))
+    if t > rules.top:
+        raise JaxsolveError(f"their score {theirs} is beyond the state bound {rules.top} (use a larger --bound)")
+    if m + turn > rules.top:
+        raise JaxsolveError(f"banked plus turn total {mine + turn} is beyond the state bound {rules.top} (use a larger --bound)")
+    return ts, m, m + turn, t
+
+
+@dataclass(frozen=True)
+class Advice:
+    decision: str
+    win_if_roll: float
+    win_if_stop: float | None
+
+    @property
+    def win(self) -> float:
+        return self.win_if_roll if self.win_if_stop is None else max(self.win_if_roll, self.win_if_stop)
+
+
+def advise(full_sol: FullSolution, mine: int, turn: int, theirs: int, they_started: bool = False) -> Advice:
+    """Roll or stop at a position, with the win probability of each choice."""
+    rules = full_sol.rules
+    ts, m, s, t = check_state(rules, mine, turn, theirs, they_started)
+    roll = float(full_sol.roll[ts, m, s, t])
+    stop = None if turn == 0 else float(full_sol.stop[ts, m, s, t])
+    decision = "roll" if full_sol.policy[ts, m, s, t] == ROLL else "stop"
+    return Advice(decision, roll, stop)
+
+
+# ---------------------------------------------------------------------------------------------
+# One-turn tables of the seed ("Vorüberlegung A/B", "Zwischenüberlegung")
+
+
+@functools.partial(jax.jit, static_argnames=("rolls", "width"))
+def _turn_distribution(weights, bust_prob, rolls: int, width: int):
+    active0 = jnp.zeros(width, weights.dtype).at[0].set(1.0)
+    inactive0 = jnp.zeros(width, weights.dtype)
+
+    def step(carry, _):
+        active, inactive = carry
+        inactive = inactive + bust_prob * active
+        padded = jnp.concatenate([jnp.zeros(weights.shape[0], active.dtype), active])
+        active = sum(weights[k] * padded[weights.shape[0] - k - 1 : weights.shape[0] - k - 1 + width] for k in range(weights.shape[0]))
+        return (active, inactive), jnp.stack([inactive, active])
+
+    _, ys = jax.lax.scan(step, (active0, inactive0), None, length=rolls)
+    return ys
+
+
+def turn_distribution(rules: PigRules, rolls: int) -> np.ndarray:
+    """``p[R - 1, A, S]``: after ``R`` rolls of a player who never stops, the probability that
+    the turn total reached is ``S`` and the player is still active (``A = 1``) or has busted
+    (``A = 0``, ``S`` = the total before the bust), for ``R = 1..rolls``."""
+    if rolls < 1:
+        raise JaxsolveError(f"rolls must be >= 1, got {rolls}")
+    width = rolls * rules.max_points + 1
+    return np.asarray(_turn_distribution(jnp.asarray(rules.weights), rules.bust_prob, rolls, width))
+
+
+def reach_table(rules: PigRules, rolls: int = 200) -> tuple[np.ndarray, np.ndarray]:
+    """``(P, P_SUM)`` over ``S``: after ``rolls`` rolls, P(total reached = S) and P(>= S) —
+    the probability to make at least ``S`` in one turn when rolling until ``S`` is reached."""
+    dist = turn_distribution(rules, rolls)[-1].sum(axis=0)
+    return dist, np.cumsum(dist[::-1])[::-1]
+
+
+def equalize_bound(rules: PigRules, opponent_rolls: int = 2, rolls: int = 200) -> float:
+    """Probability to at least equal an opponent who rolls ``opponent_rolls`` times then stops."""
+    opp = turn_distribution(rules, opponent_rolls)[-1]
+    _, p_sum = reach_table(rules, rolls)
+    need = np.arange(opp.shape[1])
+    return float(opp[0].sum() + (opp[1] * p_sum[need]).sum())
+
+
+def solitaire(rules: PigRules, horizon: int = 400) -> tuple[int, float, np.ndarray, np.ndarray]:
+    """Maximise expected banked points per turn: ``(stop_from, E(0), roll[a], stop[a])``.
+
+    ``stop_from`` is the smallest turn total from which stopping is optimal at every larger
+    total too (ties count as stop)."""
+    w = np.asarray(rules.weights)
+    roll = jnp.zeros(horizon + 1)
+    value = jnp.arange(horizon + 1 + rules.max_points, dtype=roll.dtype)
+
+    def step(value, a):
+        r = jnp.dot(jnp.asarray(w), jax.lax.dynamic_slice(value, (a + 1,), (rules.max_points,)))
+        best = jnp.where(a > 0, jnp.maximum(a, r), r)
+        return value.at[a].set(best), r
+
+    value, roll = jax.lax.scan(step, value, jnp.arange(horizon, -1, -1))
+    roll = np.asarray(roll[::-1])
+    stop = np.arange(horizon + 1, dtype=float)
+    rolls_better = roll > stop
+    rolls_better[0] = True
+    stop_from = int(np.max(np.nonzero(rolls_better)[0]) + 1)
+    return stop_from, float(value[0]), roll, stop
