@@ -37,7 +37,7 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 
-from jaxsolve.dice import dice_space, multinomial_fraction
+from jaxsolve.dice import dice_space
 from jaxsolve.errors import JaxsolveError
 
 DICE = 6
@@ -172,43 +172,63 @@ class SetAside:
         return sorted(out + ["1*"] * int(self.pseudo[i]))
 
 
-def usable_subsets(rules: ZehntausendRules, throw_counts) -> SetAside:
-    """``V(w)``: every usable, non-empty set-aside of a throw given as counts ``[6]``."""
-    w = np.asarray(throw_counts, dtype=np.int64)
-    n = int(w.sum())
-    space = dice_space(n, SIDES)
-    subs = space.keeps[np.unique(space.subkeeps[space.throw_index(w)])]
-    pts, ok = score_keeps(rules, subs)
-    real, pseudo, points, dice = [], [], [], []
+def _compact(valid: np.ndarray, *arrays: np.ndarray) -> tuple[np.ndarray, ...]:
+    """Move the valid entries of each row to the front and cut the width to the longest row."""
+    order = np.argsort(~valid, axis=1, kind="stable")
+    width = max(int(valid.sum(axis=1).max()), 1)
+    take = lambda a: np.take_along_axis(a, order[:, :width].reshape(order.shape[:1] + (width,) + (1,) * (a.ndim - 2)), axis=1)
+    return (take(valid),) + tuple(take(a) for a in arrays)
+
+
+def _set_asides(rules: ZehntausendRules, n: int):
+    """``V(w)`` for every throw of ``n`` dice at once, as padded arrays ``[T, V, ...]``.
+
+    Candidates are every sub-multiset of the throw (``dice_space(n).subkeeps``) times
+    ``m = 0..max_pseudo_ones`` pairs of 5s turned into ``1*``; a candidate is usable when all its
+    real dice score, the 5s suffice (``real 5s + 2 m <= 5s thrown``) and it is not empty.
+    """
+    space = dice_space(n)
+    pts, ok = score_keeps(rules, space.keeps)
+    subs = space.subkeeps
+    padding = (np.arange(subs.shape[1]) > 0)[None, :] & (subs == subs[:, :1])
+    real = space.keeps[subs]
+    size = space.keep_size[subs]
+    fives = space.throws[:, 4][:, None]
+    parts = []
     for m in range(rules.max_pseudo_ones + 1):
-        fits = ok & (subs[:, 4] + 2 * m <= w[4]) & (subs.sum(axis=1) + m > 0)
-        real.append(subs[fits])
-        pseudo.append(np.full(int(fits.sum()), m))
-        points.append(pts[fits] + 100 * m)
-        dice.append(subs[fits].sum(axis=1) + m)
-    return SetAside(np.concatenate(real), np.concatenate(pseudo), np.concatenate(points), np.concatenate(dice))
+        fits = ok[subs] & ~padding & (real[..., 4] + 2 * m <= fives) & (size + m > 0)
+        parts.append((fits, real, np.full_like(size, m), pts[subs] + 100 * m, size + m))
+    valid, real, pseudo, points, dice = (np.concatenate(a, axis=1) for a in zip(*parts))
+    return _compact(valid, real, pseudo, points, dice)
 
 
-def write_points(rules: ZehntausendRules, throw_counts) -> int:
-    """``W(w)``: the most points the throw can be written for (0 = bust)."""
-    v = usable_subsets(rules, throw_counts)
-    return int(v.points.max()) if len(v.points) else 0
+def _distinct_options(valid: np.ndarray, points: np.ndarray, dice: np.ndarray):
+    """Per row, the distinct ``(points, dice)`` pairs of the valid entries, compacted."""
+    code = np.where(valid, (points // STEP) * (DICE + 1) + dice, np.iinfo(np.int64).max)
+    code = np.sort(code, axis=1)
+    keep = code != np.iinfo(np.int64).max
+    keep[:, 1:] &= code[:, 1:] != code[:, :-1]
+    keep, code = _compact(keep, code)
+    code = np.where(keep, code, 0)
+    return keep, STEP * (code // (DICE + 1)), code % (DICE + 1)
 
 
 @dataclass(frozen=True, eq=False)
 class Tables:
     """``W`` and ``V(w)`` for every throw of 1..6 dice, as arrays shared by solver and advisor.
 
-    Attributes (``R`` throws of 1..6 dice in order of ``n``, ``U`` options per throw):
+    Attributes (``R`` = 923 throws of 1..6 dice in order of ``n``; ``V`` usable subsets and
+    ``U`` distinct ``(W(u), |u|)`` options per throw, both padded):
         rules:        the rule set.
         row_n:        ``[R]`` dice in the throw.
         row_counts:   ``[R, 6]`` the throw, by face.
         row_weight:   ``[R]`` ordered outcomes giving the throw (probability = weight / 6**n).
         row_prob:     ``[R]`` probability of the throw.
         write:        ``[R]`` ``W(w)``; 0 marks a bust.
-        opt_points:   ``[R, U]`` ``W(u)`` of the distinct ``(W(u), |u|)`` options (0 = padding).
-        opt_dice:     ``[R, U]`` ``|u|``.
-        opt_valid:    ``[R, U]`` real option or padding.
+        v_valid, v_real, v_pseudo, v_points, v_dice: ``[R, V]`` (``v_real``: ``[R, V, 6]``)
+            every usable subset ``u``: its real dice, its ``1*`` count, ``W(u)`` and ``|u|``.
+        opt_valid, opt_points, opt_dice: ``[R, U]`` the distinct ``(W(u), |u|)`` (what the
+            solver needs: the continuation only depends on ``p + W(u)`` and ``n - |u|``).
     """
 
     rules: ZehntausendRules
@@ -217,19 +237,35 @@ class Tables:
     row_weight: np.ndarray
     row_prob: np.ndarray
     write: np.ndarray
+    v_valid: np.ndarray
+    v_real: np.ndarray
+    v_pseudo: np.ndarray
+    v_points: np.ndarray
+    v_dice: np.ndarray
+    opt_valid: np.ndarray
     opt_points: np.ndarray
     opt_dice: np.ndarray
-    opt_valid: np.ndarray
 
     def rows(self, n: int) -> np.ndarray:
         return np.flatnonzero(self.row_n == n)
 
+    @functools.cached_property
+    def _row_of_code(self) -> dict[int, int]:
+        return {int(c): r for r, c in enumerate(_code(self.row_counts))}
+
     def row_index(self, throw_counts) -> int:
-        code = _code(np.asarray(throw_counts))
-        hits = np.flatnonzero(_code(self.row_counts) == code)
-        if len(hits) != 1:
-            raise JaxsolveError(f"not a throw of 1..6 dice: {list(throw_counts)}")
-        return int(hits[0])
+        counts = np.asarray(throw_counts)
+        fits = counts.shape == (SIDES,) and counts.min() >= 0 and 1 <= counts.sum() <= DICE
+        row = self._row_of_code.get(int(_code(counts))) if fits else None
+        if row is None:
+            raise JaxsolveError(f"not a throw of 1..6 dice: {counts.tolist()}")
+        return row
+
+    def set_asides(self, throw_counts) -> SetAside:
+        """``V(w)`` of one throw, from the table."""
+        r = self.row_index(throw_counts)
+        v = self.v_valid[r]
+        return SetAside(self.v_real[r][v], self.v_pseudo[r][v], self.v_points[r][v], self.v_dice[r][v])
 
     def delta(self, n: int) -> Fraction:
         """``Delta_n``: exact expected ``W`` of one throw of ``n`` dice (a bust counts 0)."""
@@ -251,40 +287,49 @@ class Tables:
         return max(self.stop_point(n) for n in range(1, DICE + 1))
 
 
+def _pad(a: np.ndarray, width: int) -> np.ndarray:
+    return np.pad(a, [(0, 0), (0, width - a.shape[1])] + [(0, 0)] * (a.ndim - 2))
+
+
 @functools.lru_cache(maxsize=None)
 def build_tables(rules: ZehntausendRules) -> Tables:
-    """Build ``W`` and the option table of ``V(w)`` for all throws of 1..6 dice."""
-    row_n, row_counts, row_weight, write, options = [], [], [], [], []
-    for n in range(1, DICE + 1):
-        space = dice_space(n, SIDES)
-        for w in space.throws:
-            v = usable_subsets(rules, w)
-            row_n.append(n)
-            row_counts.append(w)
-            row_weight.append(int(multinomial_fraction(w, SIDES) * SIDES**n))
-            write.append(int(v.points.max()) if len(v.points) else 0)
-            options.append(sorted(set(zip(v.points.tolist(), v.dice.tolist()))))
-    width = max(len(o) for o in options)
-    opt_points = np.zeros((len(options), width), dtype=np.int64)
-    opt_dice = np.zeros((len(options), width), dtype=np.int64)
-    opt_valid = np.zeros((len(options), width), dtype=bool)
-    for r, opts in enumerate(options):
-        if opts:
-            opt_points[r, : len(opts)], opt_dice[r, : len(opts)] = np.asarray(opts).T
-            opt_valid[r, : len(opts)] = True
-    row_n = np.asarray(row_n)
-    row_weight = np.asarray(row_weight, dtype=np.int64)
+    """Build ``W`` and ``V(w)`` for all throws of 1..6 dice (vectorised per number of dice)."""
+    fact = np.array([math.factorial(k) for k in range(DICE + 1)], dtype=np.int64)
+    per_n = [_set_asides(rules, n) for n in range(1, DICE + 1)]
+    width = max(part[0].shape[1] for part in per_n)
+    v_valid, v_real, v_pseudo, v_points, v_dice = (np.concatenate([_pad(part[i], width) for part in per_n]) for i in range(5))
+    row_counts = np.concatenate([dice_space(n).throws for n in range(1, DICE + 1)])
+    row_n = row_counts.sum(axis=1)
+    row_weight = fact[row_n] // fact[row_counts].prod(axis=1)
+    write = np.where(v_valid, v_points, 0).max(axis=1)
+    opt_valid, opt_points, opt_dice = _distinct_options(v_valid, v_points, v_dice)
     return Tables(
         rules=rules,
         row_n=row_n,
-        row_counts=np.asarray(row_counts, dtype=np.int64),
+        row_counts=row_counts,
         row_weight=row_weight,
-        row_prob=row_weight / SIDES**row_n.astype(np.float64),
-        write=np.asarray(write, dtype=np.int64),
+        row_prob=row_weight / float(SIDES) ** row_n,
+        write=write,
+        v_valid=v_valid,
+        v_real=v_real,
+        v_pseudo=v_pseudo,
+        v_points=v_points,
+        v_dice=v_dice,
+        opt_valid=opt_valid,
         opt_points=opt_points,
         opt_dice=opt_dice,
-        opt_valid=opt_valid,
     )
+
+
+def usable_subsets(rules: ZehntausendRules, throw_counts) -> SetAside:
+    """``V(w)``: every usable, non-empty set-aside of a throw given as counts ``[6]``."""
+    return build_tables(rules).set_asides(throw_counts)
+
+
+def write_points(rules: ZehntausendRules, throw_counts) -> int:
+    """``W(w)``: the most points the throw can be written for (0 = bust)."""
+    tables = build_tables(rules)
+    return int(tables.write[tables.row_index(throw_counts)])
 
 
 # ----------------------------------------------------------------------------- solver
@@ -402,6 +447,17 @@ def kernel_inputs(tables: Tables, top_level: int, height: int, dtype) -> tuple[t
     return args, {"levels": top_level, "height": height}
 
 
+_COMPILED: dict = {}
+
+
+def _compiled_scan(args: tuple, static: dict, device):
+    """The compiled level scan for these shapes, dtypes, grid and device (compiled once)."""
+    key = (tuple((a.shape, str(a.dtype)) for a in args), tuple(sorted(static.items())), str(device))
+    if key not in _COMPILED:
+        _COMPILED[key] = _solve_levels.lower(*args, **static).compile()
+    return _COMPILED[key]
+
+
 def solve(
     rules: ZehntausendRules | None = None,
     *,
@@ -433,7 +489,7 @@ def solve(
     args, static = kernel_inputs(tables, top_level, height, dtype)
     args = jax.device_put(args, device)
     t0 = time.perf_counter()
-    compiled = _solve_levels.lower(*args, **static).compile()
+    compiled = _compiled_scan(args, static, device)
     t1 = time.perf_counter()
     E = compiled(*args).block_until_ready()
     t2 = time.perf_counter()

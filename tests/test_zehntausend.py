@@ -287,3 +287,20 @@ def test_advise_matches_the_recursion(sol):
             faces = [f + 1 for f in range(6) for _ in range(int(t.row_counts[r, f]))]
             total += t.row_prob[r] * z.advise(sol, p, faces)[0].value
         assert total == pytest.approx(sol.value(p, n), rel=1e-12)
+
+
+def test_second_solve_reuses_the_compiled_scan(sol):
+    before = len(z._COMPILED)
+    again = z.solve(SEED)
+    assert len(z._COMPILED) == before and again.compile_seconds < 0.05
+    np.testing.assert_array_equal(again.E, sol.E)
+
+
+def test_tables_shapes_and_set_asides_agree():
+    t = z.build_tables(SEED)
+    assert t.row_n.shape == (923,) and t.v_real.shape[:2] == t.v_valid.shape
+    np.testing.assert_array_equal(t.write, np.where(t.v_valid, t.v_points, 0).max(axis=1))
+    assert ((t.v_real.sum(axis=2) + t.v_pseudo == t.v_dice) | ~t.v_valid).all()
+    assert ((t.v_real[..., 4] + 2 * t.v_pseudo <= t.row_counts[:, None, 4]) | ~t.v_valid).all()
+    with pytest.raises(JaxsolveError, match="not a throw"):
+        t.row_index([7, 0, 0, 0, 0, 0])
