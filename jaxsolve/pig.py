@@ -558,3 +558,66 @@ def solitaire(rules: PigRules, horizon: int = 400) -> tuple[int, float, np.ndarr
     rolls_better[0] = True
     stop_from = int(np.max(np.nonzero(rolls_better)[0]) + 1)
     return stop_from, float(value[0]), roll, stop
+
+
+# ---------------------------------------------------------------------------------------------
+# Derived views: where to stop, and the seed's claims
+
+
+def stop_totals(f: FullSolution) -> np.ndarray:
+    """``[T, M, N]``: the turn total at which a player who starts a turn stops (NaN if the game is
+    over there, or if the policy rolls on to the state bound)."""
+    n_t, n_m, n_s, n_n = f.rules.shape
+    s = np.arange(n_s)[None, None, :, None]
+    m = np.arange(n_m)[None, :, None, None]
+    stops = (f.policy == STOP) & (s > m)
+    first = np.argmax(stops, axis=2)
+    found = stops.any(axis=2)
+    over = np.asarray(terminal(f.rules, np.arange(n_t)[:, None, None], np.arange(n_m)[None, :, None], np.arange(n_n)[None, None, :])[0])
+    return np.where(found & ~over, first - np.arange(n_m)[None, :, None], np.nan)
+
+
+def check_claims(rules: PigRules, extra: int = 40, device=None) -> dict:
+    """The seed's claims for a last-turn game: a lead of 80 suffices to stop, rolling on beats
+    stopping at a tie in the last turn, and the state bound does not change the result."""
+    if not rules.last_turn:
+        raise JaxsolveError("the claims concern the last-turn rule; pick a last-turn rule set")
+    base = solve(rules, device=device)
+    wide_rules = rules.replace(bound=rules.top + extra, name=f"{rules.name}+bound{rules.top + extra}")
+    wide = solve(wide_rules, device=device)
+    f = full(wide)
+    n_t, n_m, n_s, n_n = wide_rules.shape
+    s = np.arange(n_s)[None, None, :, None]
+    m = np.arange(n_m)[None, :, None, None]
+    t = np.arange(n_n)[None, None, None, :]
+    rolling = (f.policy == ROLL) & (s > m)
+    lead = np.where(rolling, s - t, np.iinfo(np.int64).min)
+    where = np.unravel_index(np.argmax(lead), lead.shape)
+    max_lead = int(lead[where])
+    g, top = rules.goal, rules.top
+    ts1 = np.arange(n_t) == 1
+    tie = ts1[:, None, None, None] & (s == t) & (t >= g) & (t <= top) & (s > m) & (f.policy >= 0)
+    margin = np.where(tie, f.roll - f.stop, np.inf)
+    n_base = top + 1
+    return {
+        "rules": rules.to_dict(),
+        "checked_with_bound": wide_rules.top,
+        "lead_80_suffices": {
+            "claim": "a lead of 80 is enough to stop",
+            "largest_lead_where_rolling_is_optimal": max_lead,
+            "at_state": {"TS": int(where[0]), "MSP": int(where[1]), "MAP": int(where[2] - where[1]), "TSP": int(where[3])},
+            "holds": max_lead < 80,
+        },
+        "tie_in_last_turn_roll_on": {
+            "claim": "at a tie in the last turn, rolling on beats stopping",
+            "tie_states": int(tie.sum()),
+            "smallest_margin_roll_minus_stop": float(margin.min()),
+            "holds": bool((margin > 0).all()),
+        },
+        "bound_growth": {
+            "bound": top,
+            "game_value": base.game_value,
+            "game_value_bigger_bound": wide.game_value,
+            "max_abs_difference_turn_start_states": float(np.max(np.abs(wide.start[:, :, :n_base] - base.start))),
+        },
+    }

@@ -1,0 +1,108 @@
+"""The raab commands through typer's CliRunner: results, exports, and one-line errors."""
+
+import json
+
+import numpy as np
+import pytest
+from typer.testing import CliRunner
+
+from jaxsolve import export
+from jaxsolve.cli import app
+
+runner = CliRunner()
+FAST = ["--no-cache"]
+
+
+def run(*args):
+    return runner.invoke(app, [*args])
+
+
+def test_solve_piglet_json_and_export(tmp_path):
+    out = tmp_path / "piglet.npy"
+    result = run("solve", "raab", "--rules", "piglet", "--json", "--out", str(out), *FAST)
+    assert result.exit_code == 0, result.output
+    summary = json.loads(result.stdout)
+    assert abs(summary["game_value"] - 4 / 7) < 1e-11
+    assert summary["dtype"] == "float64" and summary["residual"] <= 1e-12
+    values, meta = export.load(out)
+    policy, pmeta = export.load(tmp_path / "piglet-policy.npy")
+    assert [a["name"] for a in meta["axes"]] == ["TS", "MSP", "MAP", "TSP"]
+    assert meta["rules"]["name"] == "piglet" and pmeta["encoding"]["1"] == "roll"
+    assert abs(values[0, 0, 1, 0] - 5 / 7) < 1e-11
+    assert policy[0, 0, 0, 0] == 1 and policy.dtype == np.int8
+
+
+def test_solve_raab_text():
+    result = run("solve", "raab", "--quiet", *FAST)
+    assert result.exit_code == 0, result.output
+    assert "start player wins with 0.4509232226" in result.stdout
+
+
+def test_advise_issue_example_json():
+    result = run("advise", "raab", "--mine", "30", "--turn", "12", "--theirs", "41", "--they-started", "--json", *FAST)
+    assert result.exit_code == 0, result.output
+    adv = json.loads(result.stdout)
+    assert adv["decision"] == ("roll" if adv["win_if_roll"] > adv["win_if_stop"] else "stop")
+    assert abs(adv["my_win"] + adv["their_win"] - 1) < 1e-15
+    text = run("advise", "raab", "--mine", "30", "--turn", "12", "--theirs", "41", "--they-started", *FAST)
+    assert text.exit_code == 0 and text.stdout.startswith(adv["decision"].upper())
+
+
+def test_advise_last_turn_needs_p_sum():
+    result = run("advise", "raab", "--mine", "49", "--theirs", "52", "--they-started", "--json", *FAST)
+    adv = json.loads(result.stdout)
+    assert adv["win_if_stop"] is None and abs(adv["win_if_roll"] - 0.7353395061728) < 1e-11
+
+
+@pytest.mark.parametrize(
+    ("args", "message"),
+    [
+        (["solve", "raab", "--rules", "nope"], "unknown Pig-family rules 'nope'"),
+        (["solve", "raab", "--bust", "9"], "bust face must be between 1 and 6"),
+        (["solve", "raab", "--no-last-turn", "--bound", "120"], "bound applies only to the last-turn rule"),
+        (["solve", "raab", "--goal", "50", "--bound", "20"], "bound must be >= goal"),
+        (["solve", "raab", "--tol", "-1"], "tolerance must be > 0"),
+        (["advise", "raab", "--mine", "55", "--theirs", "41", "--they-started"], "the game is already over"),
+        (["advise", "raab", "--mine", "-1", "--theirs", "41"], "must be >= 0"),
+        (["advise", "raab", "--mine", "30", "--turn", "120", "--theirs", "41"], "beyond the state bound"),
+        (["advise", "raab", "--rules", "pig", "--mine", "3", "--theirs", "4", "--they-started"], "who started does not matter"),
+        (["advise", "raab", "--mine", "45", "--theirs", "53"], "the game is already over"),
+        (["tables", "raab", "--out-dir", "/nonexistent/dir"], "output directory does not exist"),
+        (["plot", "raab", "--out-dir", "/nonexistent/dir"], "output directory does not exist"),
+    ],
+)
+def test_bad_input_one_line_error(args, message):
+    result = run(*args)
+    assert result.exit_code == 1, result.output
+    assert result.stderr.startswith("error: ") and message in result.stderr, result.stderr
+    assert len(result.stderr.strip().splitlines()) == 1 and "Traceback" not in result.output
+
+
+def test_bad_paths(tmp_path):
+    result = run("solve", "raab", "--rules", "piglet", "--out", str(tmp_path / "missing" / "x.npy"))
+    assert result.exit_code == 1 and "output directory does not exist" in result.stderr
+    result = run("solve", "raab", "--rules", "piglet", "--out", str(tmp_path / "x.txt"))
+    assert result.exit_code == 1 and "must end in .npy" in result.stderr
+
+
+def test_no_convergence_is_an_error():
+    result = run("solve", "raab", "--rules", "piglet", "--max-iter", "2", *FAST)
+    assert result.exit_code == 1 and "no convergence within 2 sweeps" in result.stderr
+
+
+def test_tables_json_and_files(tmp_path):
+    result = run("tables", "raab", "--json", "--out-dir", str(tmp_path))
+    assert result.exit_code == 0, result.output
+    data = json.loads(result.stdout)
+    psum = {row["S"]: row["P_SUM"] for row in data["reach_200_rolls"]}
+    assert 0.73533950 <= psum[4] < 0.73533951 and 0.00740018 <= psum[81] < 0.00740019
+    assert 0.75741652 <= data["equalize_roll_twice_bound"] < 0.75741653
+    assert data["solitaire"]["stop_at_turn_total"] == 15
+    assert len(data["rounds"]["2"]) == 15 and (tmp_path / "tables.json").is_file()
+
+
+def test_plot_writes_pngs(tmp_path):
+    result = run("plot", "raab", "--rules", "piglet", "--out-dir", str(tmp_path), *FAST)
+    assert result.exit_code == 0, result.output
+    png = tmp_path / "piglet-stop.png"
+    assert png.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
