@@ -268,11 +268,11 @@ def tables_raab(
     for r in range(1, rolls + 1):
         typer.echo(f"R = {r}\n   S  A           P")
         for row in data["rounds"][str(r)]:
-            typer.echo(f"{row['S']:4d} {row['A']:2d}  {row['P']:.8f}")
-    typer.echo("\n   S           P       P_SUM   (200 rolls)")
+            typer.echo(f"{row['S']:4d} {row['A']:2d}  {row['P']:.10f}")
+    typer.echo("\n   S             P         P_SUM   (200 rolls; the seed cuts to 8 digits)")
     for row in data["reach_200_rolls"]:
-        typer.echo(f"{row['S']:4d}  {row['P']:.8f}  {row['P_SUM']:.8f}")
-    typer.echo(f"\nequal an opponent who rolls twice then stops: {data['equalize_roll_twice_bound']:.8f}")
+        typer.echo(f"{row['S']:4d}  {row['P']:.10f}  {row['P_SUM']:.10f}")
+    typer.echo(f"\nequal an opponent who rolls twice then stops: {data['equalize_roll_twice_bound']:.10f}")
     typer.echo(f"solitaire (max expected points per turn): stop at turn total >= {stop_from}, E = {expected:.8f}")
     if claim_data:
         lead = claim_data["lead_80_suffices"]
