@@ -262,3 +262,24 @@ def reroll(space: DiceSpace, values, expect: ExpectMethod = "levels", subkeep: S
 def throw_mean(space: DiceSpace, values):
     """Expected value of a fresh throw of all dice: ``[T, ...] -> [...]``."""
     return jnp.tensordot(jnp.asarray(space.throw_prob, values.dtype), values, axes=1)
+
+
+def best_subkeep_arg(space: DiceSpace, keep_values):
+    """Like ``best_subkeep`` but also returns which keep is best: ``[K, ...] -> ([T, ...], [T, ...])``.
+
+    Ties go to the keep with more dice (fewer dice re-thrown), then to the earlier keep.
+    """
+    best = keep_values[space.level(0)]
+    arg = jnp.zeros(best.shape, jnp.int32)
+    for k in range(1, space.n + 1):
+        lv = space.level(k)
+        own = keep_values[lv]
+        cand = best[space.level_down[k]]
+        j = jnp.argmax(cand, axis=1, keepdims=True)
+        below = jnp.take_along_axis(cand, j, axis=1)[:, 0]
+        below_arg = jnp.take_along_axis(arg[space.level_down[k]], j, axis=1)[:, 0]
+        own_idx = jnp.arange(lv.start, lv.stop, dtype=jnp.int32).reshape((-1,) + (1,) * (own.ndim - 1))
+        take_own = own >= below
+        best = jnp.where(take_own, own, below)
+        arg = jnp.where(take_own, own_idx, below_arg)
+    return best, arg

@@ -180,16 +180,37 @@ def moves(filled, upper, holds50, rules: KniffelRules) -> Moves:
     return Moves(*(r.at[:, cols].set(jnp.swapaxes(f, 0, 1)) for r, f in zip(regular, five)))
 
 
-def option_values(values, filled, upper, holds50, rules: KniffelRules, objective: str = "score"):
+def chosen_moves(box, filled, upper, holds50, rules: KniffelRules) -> Moves:
+    """The moves ``[T, B]`` that fill ``box[t, b]`` (one chosen box per throw and state)."""
+    cap = rules.upper_threshold
+    sp = tables.space(rules.dice)
+    points = jnp.asarray(tables.throw_scores(rules.dice))[box, jnp.arange(sp.num_throws)[:, None]]
+    is_upper = box < 6
+    up_next = jnp.where(is_upper, jnp.minimum(cap, upper[None, :] + points), upper[None, :])
+    crossed = is_upper & (upper[None, :] < cap) & (up_next >= cap)
+    holds_next = jnp.where(box == KNIFFEL_BOX, 0, holds50[None, :])
+    nxt = tables.state_index(filled[None, :] | (1 << box), up_next, holds_next, rules)
+    is_open = ((filled[None, :] >> box) & 1) == 0
+    regular = Moves(points, jnp.zeros_like(points), rules.upper_bonus * crossed, nxt, is_open, _instant_bonus(points, box, rules))
+    cols = tables.kniffel_throws(rules.dice)
+    five = _five_moves(filled, upper, holds50, rules)
+    five_box = box[cols][:, None, :]
+    return Moves(*(r.at[cols].set(jnp.take_along_axis(f, five_box, axis=1)[:, 0]) for r, f in zip(regular, five)))
+
+
+def option_values(values, filled, upper, holds50, rules: KniffelRules, objective: str = "score", first_throw: bool = False):
     """Value of filling each box after each final throw, for a batch of states.
 
     Args:
         values: ``[states]`` flat value table (later layers filled in).
         filled, upper, holds50: ``[B]`` int32 state components.
     Returns:
-        ``[13, T, B]`` immediate reward + value of the next state, ``-inf`` where not allowed.
+        ``[13, T, B]`` immediate reward + value of the next state, ``-inf`` where not allowed
+        (equal to ``moves(...).values(...)``, computed with fewer table look-ups).
     """
-    return moves(filled, upper, holds50, rules).values(values, objective)
+    out = jnp.stack(_regular_options(values, filled, upper, holds50, rules, objective, first_throw))
+    five = _five_options(values, filled, upper, holds50, rules, objective, first_throw)
+    return out.at[:, tables.kniffel_throws(rules.dice)].set(jnp.swapaxes(five, 0, 1))
 
 
 def final_throw_values(values, filled, upper, holds50, rules: KniffelRules, objective: str = "score", first_throw: bool = False):

@@ -1,0 +1,117 @@
+"""Policy evaluation: quantities other than the optimised value, under the optimal policy.
+
+Given a solved value table, every state is walked again (same layers, same chunks) choosing
+what the optimal policy chooses (box: argmax, ties to the earlier box; keep: argmax, ties to
+the keep with more dice), while carrying *channels* instead of one value:
+
+* one channel per box: expected points (``score``) or probability of meeting it (``goals``)
+  that the rest of the game puts into that box;
+* upper bonus, extra-Kniffel bonus and Im-Hieb bonus (``score`` only);
+* the second moment of the remaining total (for its standard deviation).
+
+The first 16 channels sum to the state's value.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import jax
+import jax.numpy as jnp
+import numpy as np
+
+from jaxsolve import dice
+from jaxsolve.kniffel import solver, tables
+from jaxsolve.kniffel.rules import BOX_NAMES, NUM_BOXES, KniffelRules
+
+CHANNELS: tuple[str, ...] = BOX_NAMES + ("upper_bonus", "extra_bonus", "instant_bonus", "second_moment")
+NUM_CHANNELS = len(CHANNELS)
+SUM_CHANNELS = NUM_CHANNELS - 1
+MOMENT = NUM_CHANNELS - 1
+
+
+def _fill(aux, opt, state, rules, objective: str, first_throw: bool):
+    """Best box after each throw and the channels that choice carries: ``[T, B]``, ``[T, B, C]``."""
+    dtype = opt.dtype
+    box = jnp.argmax(opt, axis=0)
+    mv = solver.chosen_moves(box, *state, rules)
+    pts = solver._reward(mv.points, objective, dtype)
+    bonus = solver._bonus(jnp.stack([mv.upper_bonus, mv.extra, mv.instant * first_throw], -1), objective, dtype)
+    reward = pts + bonus.sum(-1)
+    after = aux[mv.next_state]
+    immediate = jnp.concatenate([jax.nn.one_hot(box, NUM_BOXES, dtype=dtype) * pts[..., None], bonus], -1)
+    first = immediate + after[..., :SUM_CHANNELS]
+    mean_after = after[..., :SUM_CHANNELS].sum(-1)
+    moment = reward**2 + 2 * reward * mean_after + after[..., MOMENT]
+    return jnp.max(opt, axis=0), jnp.concatenate([first, moment[..., None]], -1)
+
+
+def turn_channels(values, aux, filled, upper, holds50, rules: KniffelRules, objective: str = "score", rolls: int | None = None):
+    """``([B], [B, C])``: value and channels of states at the start of a turn.
+
+    ``values``/``aux`` are the flat tables of later states. ``rolls`` overrides the throws
+    of this turn only (e.g. 1 = no re-throw in this turn).
+    """
+    rolls = rules.rolls if rolls is None else rolls
+    sp = tables.space(rules.dice)
+    def fill(first_throw):
+        opt = solver.option_values(values, filled, upper, holds50, rules, objective, first_throw)
+        return _fill(aux, opt, (filled, upper, holds50), rules, objective, first_throw)
+
+    best, chan = fill(rolls == 1)
+    for _ in range(rolls - 1):
+        keep_best = dice.expect_keeps(sp, best)
+        keep_chan = dice.expect_keeps(sp, chan)
+        best, arg = dice.best_subkeep_arg(sp, keep_best)
+        chan = jnp.take_along_axis(keep_chan, jnp.broadcast_to(arg[..., None], arg.shape + (NUM_CHANNELS,)), axis=0)
+    if rolls > 1 and rules.has_instant_bonus:
+        now, now_chan = fill(True)
+        better = now > best
+        best = jnp.where(better, now, best)
+        chan = jnp.where(better[..., None], now_chan, chan)
+    return dice.throw_mean(sp, best), dice.throw_mean(sp, chan)
+
+
+@dataclass
+class Evaluation:
+    """Channels of every state under the optimal policy: ``channels[filled, upper, holds50, C]``."""
+
+    solution: solver.Solution
+    channels: np.ndarray
+
+    def at(self, filled: int = 0, upper: int = 0, holds50: int = 0) -> dict[str, float]:
+        row = self.channels[filled, min(upper, self.solution.rules.upper_threshold), holds50]
+        return dict(zip(CHANNELS, (float(x) for x in row)))
+
+    def mean(self, filled: int = 0, upper: int = 0, holds50: int = 0) -> float:
+        row = self.channels[filled, min(upper, self.solution.rules.upper_threshold), holds50]
+        return float(row[:SUM_CHANNELS].sum())
+
+    def sd(self, filled: int = 0, upper: int = 0, holds50: int = 0) -> float:
+        row = self.channels[filled, min(upper, self.solution.rules.upper_threshold), holds50]
+        mean = row[:SUM_CHANNELS].sum()
+        return float(np.sqrt(max(row[MOMENT] - mean**2, 0.0)))
+
+
+def evaluate(solution: solver.Solution, *, chunk: int = 512, on_layer=None) -> Evaluation:
+    """Per-box split, bonuses and second moment of every state under the solution's policy."""
+    rules, objective = solution.rules, solution.objective
+    dtype = solution.values.dtype
+    shape = solution.values.shape
+    values = jnp.asarray(np.nan_to_num(solution.values.reshape(-1), nan=0.0), dtype)
+    aux = jnp.zeros((values.shape[0], NUM_CHANNELS), dtype)
+
+    @jax.jit
+    def step(aux, filled, upper, holds50):
+        _, chan = turn_channels(values, aux, filled, upper, holds50, rules, objective)
+        return aux.at[tables.state_index(filled, upper, holds50, rules)].set(chan)
+
+    plan = solver._chunk_plan(rules, chunk)
+    for i, (layer, f, u, h) in enumerate(plan):
+        aux = step(aux, jnp.asarray(f), jnp.asarray(u), jnp.asarray(h))
+        if on_layer is not None and (i + 1 == len(plan) or plan[i + 1][0] != layer):
+            aux.block_until_ready()
+            on_layer(layer, sum(len(p[1]) for p in plan if p[0] == layer))
+    out = np.array(aux).reshape(shape + (NUM_CHANNELS,))
+    out[np.isnan(solution.values)] = np.nan
+    return Evaluation(solution, out)
