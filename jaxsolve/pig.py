@@ -367,6 +367,16 @@ class PigSolution:
         return float(self.start[0, 0, 0])
 
 
+@functools.lru_cache(maxsize=16)
+def _compiled(rules: PigRules, max_iter: int, dtype: str, device: jax.Device):
+    """The fixpoint compiled once per rule set, sweep limit, dtype and device."""
+    n_t, n_m, _, n_n = rules.shape
+    with jax.default_device(device):
+        tab = jax.device_put(build_tables(rules, dtype), device)
+        W0 = jax.device_put(jnp.zeros((n_t, n_m, n_n), dtype), device)
+        return fixpoint.lower(W0, tab, jnp.asarray(0.0, dtype), rules=rules, max_iter=max_iter).compile()
+
+
 def default_tol(dtype) -> float:
     return 1e-12 if jnp.dtype(dtype) == jnp.float64 else 1e-6
 
@@ -395,7 +405,7 @@ def solve(
         W0 = jax.device_put(jnp.full((n_t, n_m, n_n), 0.5, dtype), device)
         tol_arr = jnp.asarray(tol, dtype)
         t0 = time.perf_counter()
-        compiled = fixpoint.lower(W0, tab, tol_arr, rules=rules, max_iter=max_iter).compile()
+        compiled = _compiled(rules, max_iter, str(dtype), device)
         t1 = time.perf_counter()
         out = jax.block_until_ready(compiled(W0, tab, tol_arr))
         t2 = time.perf_counter()

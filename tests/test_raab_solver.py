@@ -151,6 +151,18 @@ def test_unknown_preset_and_bad_tolerance():
         pig.solve(pig.PRESETS["piglet"], tol=0.0)
 
 
+def test_second_solve_does_not_recompile(raab):
+    again = pig.solve(pig.PRESETS["raab"])
+    assert again.compile_seconds < 0.01
+    assert again.game_value == raab[0].game_value and again.iterations == raab[0].iterations
+
+
+def test_float32_runs_to_its_own_tolerance():
+    sol = pig.solve(pig.PRESETS["raab"], dtype=jnp.float32)
+    assert sol.dtype == "float32" and sol.tol == 1e-6 and sol.converged
+    assert abs(sol.game_value - 0.450923222624) < 1e-5
+
+
 def test_not_converged_is_reported():
     sol = pig.solve(pig.PRESETS["raab"], max_iter=3)
     assert not sol.converged and sol.iterations == 3 and sol.residual > sol.tol
