@@ -257,9 +257,10 @@ def _bust_values(W, tab: Tables):
 def _turn(W, tab: Tables, rules: PigRules, collect: bool, unroll: int = 4):
     """Evaluate one turn for every state given the opponent's turn-start values ``W``.
 
-    Returns the new turn-start values ``[T, M, N]`` and, if ``collect``, the per-total
-    arrays ``(V, roll, stop)`` each ``[S, T, M, N]`` in ascending ``s``. The carry holds the
-    values at the next ``max_points`` totals as a tuple, so shifting it copies nothing.
+    Returns the turn-start values ``[T, M, N]``, their sensitivity ``beta`` to this state's own
+    bust value (the probability to bust before stopping under the chosen decisions) and, if
+    ``collect``, the per-total arrays ``(V, roll, stop)`` each ``[S, T, M, N]`` in ascending
+    ``s``. The carry holds the next ``max_points`` slabs as tuples, so shifting copies nothing.
     """
     n_t, n_m, n_s, n_n = rules.shape
     flat = W.reshape(-1)
@@ -268,28 +269,50 @@ def _turn(W, tab: Tables, rules: PigRules, collect: bool, unroll: int = 4):
     shape = (n_t, n_m, n_n)
     weights = [(k, tab.weights[k]) for k, w in enumerate(rules.weights) if w > 0]
 
+    def start_row(dst, src, s):
+        row = jnp.minimum(s, n_m - 1)
+        fresh = jnp.where(s < n_m, jax.lax.dynamic_slice_in_dim(src, row, 1, axis=1), jax.lax.dynamic_slice_in_dim(dst, row, 1, axis=1))
+        return jax.lax.dynamic_update_slice_in_dim(dst, fresh, row, axis=1)
+
     def step(carry, x):
-        window, new_w = carry
+        window, beta_window, new_w, new_beta = carry
         s, idx, c0, c1 = x
         stop = (c0 + c1 * flat[idx])[:, None, :]
-        roll = roll_base
+        roll, beta = roll_base, rules.bust_prob
         for k, w in weights:
             roll = roll + w * window[k]
-        best = jnp.where(m_idx < s, jnp.maximum(roll, stop), roll)
-        value = jnp.where(s <= rules.top, best, stop)
-        value = jnp.where(tab.term_mask, tab.term_val, value)
-        row = jnp.minimum(s, n_m - 1)
-        fresh = jnp.where(s < n_m, jax.lax.dynamic_slice_in_dim(value, row, 1, axis=1), jax.lax.dynamic_slice_in_dim(new_w, row, 1, axis=1))
-        new_w = jax.lax.dynamic_update_slice_in_dim(new_w, fresh, row, axis=1)
+            beta = beta + w * beta_window[k]
+        stops = (m_idx < s) & (stop >= roll) | (s > rules.top)
+        value = jnp.where(tab.term_mask, tab.term_val, jnp.where(stops, stop, roll))
+        beta = jnp.where(stops | tab.term_mask, 0.0, beta)
         out = (value, roll, jnp.broadcast_to(stop, shape)) if collect else None
-        return ((value,) + window[:-1], new_w), out
+        carry = ((value,) + window[:-1], (beta,) + beta_window[:-1], start_row(new_w, value, s), start_row(new_beta, beta, s))
+        return carry, out
 
-    window = tuple(jnp.zeros(shape, W.dtype) for _ in range(rules.max_points))
+    zeros = tuple(jnp.zeros(shape, W.dtype) for _ in range(rules.max_points))
     xs = (jnp.arange(n_s - 1, -1, -1), tab.stop_idx[::-1], tab.stop_c0[::-1], tab.stop_c1[::-1])
-    (_, new_w), ys = jax.lax.scan(step, (window, W), xs, unroll=unroll)
+    (_, _, new_w, beta), ys = jax.lax.scan(step, (zeros, zeros, W, jnp.zeros_like(W)), xs, unroll=unroll)
     if collect:
         ys = tuple(y[::-1] for y in ys)
-    return new_w, ys
+    return new_w, beta, ys
+
+
+def sweep(W, tab: Tables, rules: PigRules):
+    """One sweep: a whole turn for every state, then each bust pair solved exactly.
+
+    A bust at ``(ts, msp, tsp)`` leads to the opponent's ``(ts', tsp, msp)`` and back, the only
+    short cycle of the game. With the decisions of this turn fixed, each turn-start value is
+    affine in its partner's, ``W = a + k * W[partner]`` (``k = -beta``), so the pair is solved
+    in closed form, ``W = (a + k a_p) / (1 - k k_p)``; bank outcomes still use the previous
+    iterate. A fixpoint of this map is a fixpoint of the plain turn evaluation.
+    """
+    partner = W.reshape(-1)[tab.bust_idx]
+    value, beta, _ = _turn(W, tab, rules, collect=False)
+    k = beta * tab.bust_c1
+    a = value - k * partner
+    a_p = a.reshape(-1)[tab.bust_idx]
+    k_p = k.reshape(-1)[tab.bust_idx]
+    return (a + k * a_p) / (1.0 - k * k_p)
 
 
 class FixpointState(NamedTuple):
@@ -300,13 +323,13 @@ class FixpointState(NamedTuple):
 
 @functools.partial(jax.jit, static_argnames=("rules", "max_iter"))
 def fixpoint(W0, tab: Tables, tol, rules: PigRules, max_iter: int) -> FixpointState:
-    """Repeat whole-turn sweeps until the max-norm change is at most ``tol`` (or ``max_iter``)."""
+    """Repeat ``sweep`` until the max-norm change is at most ``tol`` (or ``max_iter`` sweeps)."""
 
     def cond(state):
         return (state.residual > tol) & (state.iterations < max_iter)
 
     def body(state):
-        new, _ = _turn(state.values, tab, rules, collect=False)
+        new = sweep(state.values, tab, rules)
         return FixpointState(new, state.iterations + 1, jnp.max(jnp.abs(new - state.values)))
 
     inf = jnp.asarray(jnp.inf, W0.dtype)
@@ -316,7 +339,7 @@ def fixpoint(W0, tab: Tables, tol, rules: PigRules, max_iter: int) -> FixpointSt
 @functools.partial(jax.jit, static_argnames=("rules",))
 def turn_arrays(W, tab: Tables, rules: PigRules):
     """Whole-state arrays ``[T, M, S, N]`` from turn-start values: value, roll value, stop value."""
-    _, (value, roll, stop) = _turn(W, tab, rules, collect=True)
+    _, _, (value, roll, stop) = _turn(W, tab, rules, collect=True)
     return tuple(jnp.moveaxis(a, 0, 2) for a in (value, roll, stop))
 
 

@@ -86,7 +86,7 @@ def test_bad_paths(tmp_path):
 
 
 def test_no_convergence_is_an_error():
-    result = run("solve", "raab", "--rules", "piglet", "--max-iter", "2", *FAST)
+    result = run("solve", "raab", "--max-iter", "2", *FAST)
     assert result.exit_code == 1 and "no convergence within 2 sweeps" in result.stderr
 
 
