@@ -159,11 +159,15 @@ class DiceSpace:
         return out
 
 
-@functools.lru_cache(maxsize=None)
 def dice_space(n: int, sides: int = 6) -> DiceSpace:
-    """Build (once per process) the dice space of ``n`` dice with ``sides`` faces."""
+    """The dice space of ``n`` dice with ``sides`` faces (built once per process)."""
     if n < 1 or sides < 2:
         raise ValueError(f"need at least 1 die and 2 sides, got n={n}, sides={sides}")
+    return _dice_space(int(n), int(sides))
+
+
+@functools.lru_cache(maxsize=None)
+def _dice_space(n: int, sides: int) -> DiceSpace:
     levels = [_multisets(k, sides) for k in range(n + 1)]
     keeps = np.asarray([m for lv in levels for m in lv], dtype=np.int64).reshape(-1, sides)
     level_start = np.cumsum([0] + [len(lv) for lv in levels])
@@ -172,7 +176,13 @@ def dice_space(n: int, sides: int = 6) -> DiceSpace:
     offset = int(level_start[n])
     throws = keeps[offset:]
 
-    throw_prob = np.asarray([float(multinomial_fraction(t, sides)) for t in throws])
+    fact = [math.factorial(i) for i in range(n + 1)]
+
+    def prob(counts) -> float:
+        m = int(sum(counts))
+        return fact[m] / math.prod(fact[int(c)] for c in counts) / sides**m
+
+    throw_prob = np.asarray([prob(t) for t in throws])
 
     nz_keep, nz_throw, nz_prob = [], [], []
     subkeeps = []
@@ -183,7 +193,7 @@ def dice_space(n: int, sides: int = 6) -> DiceSpace:
             subs.append(k_idx)
             nz_keep.append(k_idx)
             nz_throw.append(t_idx)
-            nz_prob.append(float(multinomial_fraction(t - np.asarray(sub), sides)))
+            nz_prob.append(prob([c - k for c, k in zip(t, sub)]))
         subkeeps.append(subs)
     width = max(len(s) for s in subkeeps)
     subkeeps = np.asarray([s + [s[0]] * (width - len(s)) for s in subkeeps], dtype=np.int32)

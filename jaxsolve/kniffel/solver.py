@@ -87,6 +87,9 @@ def _regular_options(values, filled, upper, holds50, rules: KniffelRules, object
     if first_throw:
         upper_reward = upper_reward + instant[:6]
     counts = tables.throw_counts(rules.dice)
+    # Materialise the few next-state values per state before broadcasting them over throws;
+    # otherwise XLA fuses the table look-ups into the [T, B] loop and repeats them per throw.
+    upper_next, lower_next = jax.lax.optimization_barrier((upper_next, lower_next))
 
     out = [upper_next[f, counts[f]] + upper_reward[f][:, None] for f in range(6)]
     out += [lower_reward[b][:, None] + lower_next[b][None, :] for b in range(NUM_BOXES - 6)]
@@ -294,13 +297,21 @@ def _chunk_plan(rules: KniffelRules, chunk: int):
 
 
 def make_chunk_step(rules: KniffelRules, objective: str, expect: str, subkeep: str):
-    width = rules.upper_threshold + 1
+    """Jitted ``values -> values`` update of one chunk of states (values buffer donated)."""
 
     def step(values, filled, upper, holds50):
         v = state_values(values, filled, upper, holds50, rules, objective, expect=expect, subkeep=subkeep)
-        return values.at[(filled * width + upper) * 2 + holds50].set(v)
+        return values.at[tables.state_index(filled, upper, holds50, rules)].set(v)
 
     return jax.jit(step, donate_argnums=0)
+
+
+@functools.lru_cache(maxsize=32)
+def _compiled_step(rules, objective, expect, subkeep, chunk, dtype, device):
+    size = int(np.prod(tables.state_shape(rules)))
+    values = jax.ShapeDtypeStruct((size,), dtype, sharding=jax.sharding.SingleDeviceSharding(device))
+    index = jax.ShapeDtypeStruct((chunk,), jnp.int32, sharding=jax.sharding.SingleDeviceSharding(device))
+    return make_chunk_step(rules, objective, expect, subkeep).lower(values, index, index, index).compile()
 
 
 def solve(
@@ -320,7 +331,8 @@ def solve(
         rules: the rule set.
         objective: ``score`` (expected final score) or ``goals`` (expected boxes met).
         dtype: float dtype of the values (default: float64 if x64 is enabled, else float32).
-        chunk: states per compiled batch.
+        chunk: states per compiled batch (one compilation per rules/objective/chunk/dtype/device
+            and process; ``compile_seconds`` is 0 when it was already compiled).
         expect, subkeep: which dice operators to use (see ``jaxsolve.dice``).
         device: a ``jax.Device``; default device if None.
         on_layer: called as ``on_layer(layer, states)`` when a layer is done (progress).
@@ -335,15 +347,13 @@ def solve(
 
     with jax.default_device(device):
         values = jax.device_put(jnp.asarray(init.reshape(-1), dtype), device)
-        step = make_chunk_step(rules, objective, expect, subkeep)
         t0 = time.perf_counter()
-        args = [jax.device_put(jnp.asarray(a), device) for a in plan[0][1:]]
-        compiled = step.lower(values, *args).compile()
+        compiled = _compiled_step(rules, objective, expect, subkeep, chunk, dtype, device)
         compile_seconds = time.perf_counter() - t0
 
         t0 = time.perf_counter()
         for i, (layer, f, u, h) in enumerate(plan):
-            values = compiled(values, jnp.asarray(f), jnp.asarray(u), jnp.asarray(h))
+            values = compiled(values, *(jax.device_put(a, device) for a in (f, u, h)))
             if on_layer is not None and (i + 1 == len(plan) or plan[i + 1][0] != layer):
                 values.block_until_ready()
                 on_layer(layer, sum(len(p[1]) for p in plan if p[0] == layer))
