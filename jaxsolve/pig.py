@@ -499,6 +499,8 @@ def check_state(rules: PigRules, mine: int, turn: int, theirs: int, they_started
     m, t = (int(v) for v in reduce_scores(rules, mine, theirs))
     if t > rules.top:
         raise JaxsolveError(f"their score {theirs} is beyond the state bound {rules.top} (use a larger --bound)")
+    if not rules.last_turn and mine + turn >= rules.goal:
+        raise JaxsolveError(f"banked plus turn total {mine + turn} reaches the goal {rules.goal}: stop and win")
     if m + turn > rules.top:
         raise JaxsolveError(f"banked plus turn total {mine + turn} is beyond the state bound {rules.top} (use a larger --bound)")
     return ts, m, m + turn, t

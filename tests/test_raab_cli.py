@@ -67,6 +67,7 @@ def test_advise_last_turn_needs_p_sum():
         (["advise", "raab", "--mine", "30", "--turn", "120", "--theirs", "41"], "beyond the state bound"),
         (["advise", "raab", "--rules", "pig", "--mine", "3", "--theirs", "4", "--they-started"], "who started does not matter"),
         (["advise", "raab", "--mine", "45", "--theirs", "53"], "the game is already over"),
+        (["advise", "raab", "--rules", "pig", "--mine", "90", "--turn", "12", "--theirs", "4"], "reaches the goal 100: stop and win"),
         (["tables", "raab", "--out-dir", "/nonexistent/dir"], "output directory does not exist"),
         (["plot", "raab", "--out-dir", "/nonexistent/dir"], "output directory does not exist"),
     ],
