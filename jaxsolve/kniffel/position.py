@@ -1,0 +1,238 @@
+"""Kniffel positions a person can type and read: filled boxes with their scores, dice, rolls left.
+
+A *position* is the score sheet: every filled box with its score, e.g.::
+
+    aces=3 twos=- fours=12 three_kind=24 kniffel=50
+
+* ``name=score`` (or ``name:score``), separated by spaces or commas, in any order.
+* ``-`` (or ``x``) is a scratch, the same as ``0``.
+* Boxes not named are open. An empty text, ``start`` or ``-`` is the empty sheet.
+* Names: the English table names (``aces .. sixes, three_kind, four_kind, full_house,
+  small_straight, large_straight, kniffel, chance``) or a short/German alias
+  (``1s``/``1er``/``ones`` .. ``6s``, ``3k``/``dreierpasch``, ``4k``/``viererpasch``,
+  ``fh``, ``ss``/``kleine_strasse``, ``ls``/``grosse_strasse``, ``yahtzee``/``kn``, ``ch``).
+
+The upper total (capped at the bonus threshold in the state) and whether the Kniffel box
+holds 50 follow from the scores. The dice showing and the re-throws left are separate
+(``parse_dice``, ``check_rolls_left``): a turn in progress is (position, dice, rolls_left).
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from typing import Iterable, Sequence
+
+from jaxsolve.errors import JaxsolveError
+from jaxsolve.kniffel.rules import BOX_NAMES, KNIFFEL_BOX, NUM_BOXES, KniffelRules
+
+__all__ = [
+    "Position",
+    "PositionError",
+    "parse_position",
+    "format_position",
+    "parse_dice",
+    "format_dice",
+    "check_rolls_left",
+    "possible_scores",
+    "box_index",
+]
+
+_ALIASES = {
+    "aces": ("ones", "1", "1s", "1er", "einser"),
+    "twos": ("2", "2s", "2er", "zweier"),
+    "threes": ("3", "3s", "3er", "dreier"),
+    "fours": ("4", "4s", "4er", "vierer"),
+    "fives": ("5", "5s", "5er", "fuenfer", "fünfer"),
+    "sixes": ("6", "6s", "6er", "sechser"),
+    "three_kind": ("3k", "3x", "three_of_a_kind", "threekind", "dreierpasch"),
+    "four_kind": ("4k", "4x", "four_of_a_kind", "fourkind", "viererpasch"),
+    "full_house": ("fh", "fullhouse"),
+    "small_straight": ("ss", "sm", "smallstraight", "kleine_strasse", "kleine_straße", "ks"),
+    "large_straight": ("ls", "lg", "largestraight", "grosse_strasse", "große_straße", "gs"),
+    "kniffel": ("kn", "yahtzee", "yz"),
+    "chance": ("ch",),
+}
+_NAME_TO_BOX = {name: i for i, name in enumerate(BOX_NAMES)}
+_NAME_TO_BOX.update({alias: BOX_NAMES.index(name) for name, aliases in _ALIASES.items() for alias in aliases})
+_SCRATCH = ("-", "x", "scratch")
+_EMPTY = ("", "-", "start", "empty")
+
+
+class PositionError(JaxsolveError):
+    """A position, dice or rolls-left value that cannot occur."""
+
+
+@dataclass(frozen=True)
+class Position:
+    """A score sheet: ``scores[b]`` is the score in box ``b`` (table order), ``None`` if open."""
+
+    scores: tuple[int | None, ...] = (None,) * NUM_BOXES
+
+    def __post_init__(self):
+        if len(self.scores) != NUM_BOXES:
+            raise PositionError(f"a position has {NUM_BOXES} boxes, got {len(self.scores)}")
+
+    @property
+    def filled(self) -> int:
+        """13-bit mask of filled boxes (bit b = box b), as the engine's state uses it."""
+        return sum(1 << b for b, s in enumerate(self.scores) if s is not None)
+
+    @property
+    def open_boxes(self) -> tuple[int, ...]:
+        return tuple(b for b, s in enumerate(self.scores) if s is None)
+
+    @property
+    def upper_total(self) -> int:
+        """Sum of the filled upper boxes (not capped)."""
+        return sum(s for s in self.scores[:6] if s is not None)
+
+    @property
+    def holds50(self) -> int:
+        """1 if the Kniffel box holds 50."""
+        return int(self.scores[KNIFFEL_BOX] == 50)
+
+    @property
+    def total(self) -> int:
+        """Points on the sheet so far (box scores only; bonuses are not recorded on it)."""
+        return sum(s for s in self.scores if s is not None)
+
+    @property
+    def is_over(self) -> bool:
+        return all(s is not None for s in self.scores)
+
+    def state(self, rules: KniffelRules) -> tuple[int, int, int]:
+        """The engine's state ``(filled, upper capped at the threshold, holds50)``."""
+        return self.filled, min(self.upper_total, rules.upper_threshold), self.holds50
+
+    def fill(self, box: int | str, score: int) -> "Position":
+        """The position after filling ``box`` with ``score`` (no legality check)."""
+        b = box_index(box)
+        return Position(tuple(score if i == b else s for i, s in enumerate(self.scores)))
+
+    def __str__(self) -> str:
+        return format_position(self)
+
+
+def box_index(name: int | str) -> int:
+    """Box index (table order) of a name, an alias or an index."""
+    if isinstance(name, int):
+        if not 0 <= name < NUM_BOXES:
+            raise PositionError(f"box index {name} out of range 0..{NUM_BOXES - 1}")
+        return name
+    key = name.strip().lower().replace("-", "_").replace(" ", "_")
+    if key not in _NAME_TO_BOX:
+        raise PositionError(f"unknown box {name!r}; boxes are {', '.join(BOX_NAMES)}")
+    return _NAME_TO_BOX[key]
+
+
+def possible_scores(box: int | str, rules: KniffelRules | None = None) -> frozenset[int]:
+    """Every score box ``box`` can hold under ``rules`` (0 included, joker points included)."""
+    from jaxsolve.kniffel import tables
+
+    rules = rules or KniffelRules()
+    b = box_index(box)
+    scores = {0, *(int(x) for x in tables.throw_scores(rules.dice)[b])}
+    if rules.joker != "none" and b in (8, 9, 10):
+        scores.add((25, 30, 40)[b - 8])
+    return frozenset(scores)
+
+
+def _ranges(values: Iterable[int]) -> str:
+    """``0, 5..30`` style listing of a set of integers."""
+    vals = sorted(values)
+    parts, start = [], None
+    for i, v in enumerate(vals):
+        if start is None:
+            start = v
+        if i + 1 == len(vals) or vals[i + 1] != v + 1:
+            parts.append(str(v) if v == start else (f"{start}, {v}" if v == start + 1 else f"{start}..{v}"))
+            start = None
+    return ", ".join(parts)
+
+
+def parse_position(text: str | None, rules: KniffelRules | None = None) -> Position:
+    """Read a position such as ``"aces=3 twos=- fours=12 kniffel=50"`` (see module docs).
+
+    Every score is checked against what the box can hold under ``rules`` (default: 5 dice,
+    Yahtzee rules); a malformed or impossible position raises ``PositionError``.
+    """
+    rules = rules or KniffelRules()
+    text = (text or "").strip()
+    if text.lower() in _EMPTY:
+        return Position()
+    scores: list[int | None] = [None] * NUM_BOXES
+    for token in re.split(r"[\s,;]+", text):
+        if not token:
+            continue
+        m = re.fullmatch(r"([^=:]+)[=:](.*)", token)
+        if not m:
+            raise PositionError(f"cannot read {token!r} in the position: write box=score, e.g. aces=3 or twos=- (scratch)")
+        name, raw = m.group(1), m.group(2).strip().lower()
+        b = box_index(name)
+        if scores[b] is not None:
+            raise PositionError(f"box {BOX_NAMES[b]} is given twice in the position")
+        if raw in _SCRATCH:
+            score = 0
+        elif re.fullmatch(r"\d+", raw):
+            score = int(raw)
+        else:
+            raise PositionError(f"score {raw!r} for {BOX_NAMES[b]} is not a number (use - for a scratch)")
+        allowed = possible_scores(b, rules)
+        if score not in allowed:
+            raise PositionError(f"{BOX_NAMES[b]}={score} is impossible; {BOX_NAMES[b]} can hold {_ranges(allowed)}")
+        scores[b] = score
+    return Position(tuple(scores))
+
+
+def format_position(position: Position) -> str:
+    """The canonical text of a position (table order, ``-`` for a scratch, ``start`` if empty)."""
+    parts = [f"{BOX_NAMES[b]}={'-' if s == 0 else s}" for b, s in enumerate(position.scores) if s is not None]
+    return " ".join(parts) if parts else "start"
+
+
+def parse_dice(dice: str | Sequence[int | str] | None, rules: KniffelRules | None = None) -> tuple[int, ...] | None:
+    """Dice showing as sorted faces: ``"1 1 2 2 5"``, ``"11225"``, ``"1,1,2,2,5"`` or ``[1, 1, 2, 2, 5]``.
+
+    ``None`` or an empty text means no dice showing (start of a turn).
+    """
+    rules = rules or KniffelRules()
+    if dice is None:
+        return None
+    if isinstance(dice, str):
+        tokens = [t for t in re.split(r"[\s,;]+", dice.strip()) if t]
+    else:
+        tokens = [str(t).strip() for t in dice if str(t).strip()]
+    if len(tokens) == 1 and re.fullmatch(r"\d{2,}", tokens[0]):
+        tokens = list(tokens[0])
+    if not tokens:
+        return None
+    faces = []
+    for t in tokens:
+        if not re.fullmatch(r"\d+", t) or not 1 <= int(t) <= 6:
+            raise PositionError(f"die {t!r} is not a face 1..6")
+        faces.append(int(t))
+    if len(faces) != rules.dice:
+        raise PositionError(f"{len(faces)} dice given; the game has {rules.dice} dice")
+    return tuple(sorted(faces))
+
+
+def format_dice(dice: Sequence[int] | None) -> str:
+    return " ".join(str(d) for d in dice) if dice else "-"
+
+
+def check_rolls_left(rolls_left: int | None, rules: KniffelRules, dice=None) -> int:
+    """Re-throws still allowed in this turn, checked against the rules.
+
+    With dice showing the default is ``rules.rolls - 1`` (the first throw was just made);
+    0 means a box must be filled now.
+    """
+    if dice is None:
+        if rolls_left not in (None, rules.rolls - 1):
+            raise PositionError("--rolls-left needs the dice showing (--dice)")
+        return rules.rolls - 1
+    if rolls_left is None:
+        return rules.rolls - 1
+    if not 0 <= int(rolls_left) <= rules.rolls - 1:
+        raise PositionError(f"rolls left must be between 0 and {rules.rolls - 1} under {rules.name} ({rules.rolls} throws a turn), got {rolls_left}")
+    return int(rolls_left)
