@@ -227,6 +227,41 @@ def _dice_space(n: int, sides: int) -> DiceSpace:
     )
 
 
+def materialize(x):
+    """Identity that XLA cannot fuse through (a conditional on a run-time-true predicate).
+
+    Used where a cheap gather-based producer has gather consumers: without it XLA fuses the
+    producer into each consumer and recomputes it once per gathered element.
+    """
+    leaf = jax.tree_util.tree_leaves(x)[0].reshape(-1)[0]
+    token = (leaf == leaf) | jnp.isnan(leaf)
+    return jax.lax.cond(token, lambda y: y, lambda y: jax.tree_util.tree_map(jnp.negative, y), x)
+
+
+def _expect_levels(space: DiceSpace, flat) -> list:
+    """Keep values level by level, ``[level 0, ..., level n]``, each ``[n_k, batch]``.
+
+    A keep of k dice is the mean over the ``sides`` keeps of k + 1 dice that add one die:
+    ``sides`` row gathers per keep instead of a dense product.
+    """
+    parts = [flat]
+    for k in range(space.n - 1, -1, -1):
+        up = space.add_die[space.level(k)] - space.level_start[k + 1]
+        total = functools.reduce(jnp.add, [parts[-1][up[:, f]] for f in range(space.sides)])
+        parts.append(materialize(total * (1.0 / space.sides)))
+    return parts[::-1]
+
+
+def _best_subkeep_levels(space: DiceSpace, levels: list):
+    """Best contained keep for each throw, from keep values given level by level."""
+    best = levels[0]
+    for k in range(1, space.n + 1):
+        down = space.level_down[k]
+        below = functools.reduce(jnp.maximum, [best[down[:, j]] for j in range(down.shape[1])])
+        best = jnp.maximum(levels[k], below)
+    return best
+
+
 def expect_keeps(space: DiceSpace, values, method: ExpectMethod = "levels"):
     """Values of all keeps from values of throws: ``[T, ...] -> [K, ...]``.
 
@@ -241,10 +276,7 @@ def expect_keeps(space: DiceSpace, values, method: ExpectMethod = "levels"):
         gathered = flat[space.nz_throw] * jnp.asarray(space.nz_prob, dtype)[:, None]
         out = jax.ops.segment_sum(gathered, jnp.asarray(space.nz_keep), num_segments=space.num_keeps, indices_are_sorted=True)
     elif method == "levels":
-        parts = [flat]
-        for k in range(space.n - 1, -1, -1):
-            parts.append(jnp.asarray(space.level_up[k].T, dtype) @ parts[-1])
-        out = jnp.concatenate(parts[::-1], axis=0)
+        out = jnp.concatenate(_expect_levels(space, flat), axis=0)
     else:
         raise ValueError(f"unknown expectation method {method!r} (dense, sparse, levels)")
     return out.reshape((space.num_keeps,) + values.shape[1:])
@@ -255,17 +287,15 @@ def best_subkeep(space: DiceSpace, keep_values, method: SubkeepMethod = "levels"
     if method == "gather":
         return jnp.max(keep_values[space.subkeeps], axis=1)
     if method == "levels":
-        best = keep_values[space.level(0)]
-        for k in range(1, space.n + 1):
-            own = keep_values[space.level(k)]
-            below = jnp.max(best[space.level_down[k]], axis=1)
-            best = jnp.maximum(own, below)
-        return best
+        return _best_subkeep_levels(space, [keep_values[space.level(k)] for k in range(space.n + 1)])
     raise ValueError(f"unknown sub-keep method {method!r} (levels, gather)")
 
 
 def reroll(space: DiceSpace, values, expect: ExpectMethod = "levels", subkeep: SubkeepMethod = "levels"):
     """Value of each throw when one more re-throw is allowed: ``[T, ...] -> [T, ...]``."""
+    if expect == "levels" and subkeep == "levels":
+        flat = values.reshape(values.shape[0], -1)
+        return _best_subkeep_levels(space, _expect_levels(space, flat)).reshape(values.shape)
     return best_subkeep(space, expect_keeps(space, values, expect), subkeep)
 
 

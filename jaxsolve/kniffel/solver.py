@@ -50,6 +50,9 @@ def _lookup(values, rules: KniffelRules):
     return lookup
 
 
+CLOSED = -1e30  # value of a closed box in the fast path (finite, so one-hot products stay exact)
+
+
 def _instant_bonus(points, box, rules: KniffelRules):
     """Im-Hieb bonus for a box filled with ``points`` right after the first throw."""
     amount = jnp.where(box == KNIFFEL_BOX, rules.instant_kniffel, rules.instant_other)
@@ -59,7 +62,7 @@ def _instant_bonus(points, box, rules: KniffelRules):
 def _regular_options(values, filled, upper, holds50, rules: KniffelRules, objective: str, first_throw: bool = False):
     """13 arrays ``[252, B]``: value of filling each box after each throw, normal scoring.
 
-    Closed boxes are ``-inf``. Five-of-a-kind throws are handled by ``_five_options``.
+    Closed boxes are ``CLOSED`` (very negative). Five-of-a-kind throws are handled by ``_five_options``.
     """
     dtype = values.dtype
     cap = rules.upper_threshold
@@ -72,7 +75,7 @@ def _regular_options(values, filled, upper, holds50, rules: KniffelRules, object
 
     lower_holds = holds50[None, :] * (jnp.arange(6, NUM_BOXES) != KNIFFEL_BOX)[:, None]
     lower_next = lookup(new_filled[6:], upper[None, :], lower_holds)
-    lower_next = jnp.where(is_open[6:], lower_next, -jnp.inf)
+    lower_next = jnp.where(is_open[6:], lower_next, CLOSED)
     lower_reward = _reward(scores[6:], objective, dtype)
     if first_throw:
         instant = _bonus(_instant_bonus(scores, np.arange(NUM_BOXES)[:, None], rules), objective, dtype)
@@ -82,14 +85,14 @@ def _regular_options(values, filled, upper, holds50, rules: KniffelRules, object
     crossed = (upper[None, None, :] < cap) & (up_next >= cap)
     upper_next = lookup(new_filled[:6, None, :], up_next, holds50[None, None, :])
     upper_next = upper_next + _bonus(rules.upper_bonus * crossed, objective, dtype)
-    upper_next = jnp.where(is_open[:6, None, :], upper_next, -jnp.inf)
+    upper_next = jnp.where(is_open[:6, None, :], upper_next, CLOSED)
     upper_reward = _reward(scores[:6], objective, dtype)
     if first_throw:
         upper_reward = upper_reward + instant[:6]
+    # Computed once per state; without the barrier XLA would fuse the table look-ups into the
+    # [T, B] loop below and repeat them for every throw.
+    upper_next, lower_next = dice.materialize((upper_next, lower_next))
     counts = tables.throw_counts(rules.dice)
-    # Materialise the few next-state values per state before broadcasting them over throws;
-    # otherwise XLA fuses the table look-ups into the [T, B] loop and repeats them per throw.
-    upper_next, lower_next = jax.lax.optimization_barrier((upper_next, lower_next))
 
     out = [upper_next[f, counts[f]] + upper_reward[f][:, None] for f in range(6)]
     out += [lower_reward[b][:, None] + lower_next[b][None, :] for b in range(NUM_BOXES - 6)]
@@ -212,6 +215,7 @@ def option_values(values, filled, upper, holds50, rules: KniffelRules, objective
         (equal to ``moves(...).values(...)``, computed with fewer table look-ups).
     """
     out = jnp.stack(_regular_options(values, filled, upper, holds50, rules, objective, first_throw))
+    out = jnp.where(out <= CLOSED / 2, -jnp.inf, out)
     five = _five_options(values, filled, upper, holds50, rules, objective, first_throw)
     return out.at[:, tables.kniffel_throws(rules.dice)].set(jnp.swapaxes(five, 0, 1))
 
