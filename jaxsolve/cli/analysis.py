@@ -1,0 +1,237 @@
+"""Kniffel analysis commands: ``advise kniffel``, ``analyze kniffel``, ``tables kniffel``."""
+
+from __future__ import annotations
+
+import json
+from enum import Enum
+from pathlib import Path
+from typing import Annotated, List, Optional
+
+import typer
+
+from jaxsolve.cli import app
+from jaxsolve.cli.common import CacheOpt, Device, DeviceOpt, JsonOpt, NoCacheOpt, advise_app, handle_errors, setup, tables_app
+from jaxsolve.errors import JaxsolveError
+from jaxsolve.kniffel.rules import PRESETS
+
+analyze_app = typer.Typer(help="Split a position's value over the boxes and bonuses, with its spread.", no_args_is_help=True)
+app.add_typer(analyze_app, name="analyze")
+
+DEFAULT_TABLES = Path("results") / "kniffel" / "apl_tables.md"
+
+
+class Strategy(str, Enum):
+    optimal = "optimal"
+    heuristic = "heuristic"
+
+
+class Scope(str, Enum):
+    game = "game"
+    turn = "turn"
+
+
+RulesOpt = Annotated[Optional[str], typer.Option("--rules", "-r", help=f"Rule preset: {', '.join(PRESETS)} (default yahtzee, or the export's).")]
+ObjectiveOpt = Annotated[Optional[str], typer.Option("--objective", help="score (expected points, default) or goals (expected boxes met).")]
+PositionOpt = Annotated[str, typer.Option("--position", "-p", help='Filled boxes with scores, e.g. "aces=3 twos=- kniffel=50" (default: start).')]
+DiceOpt = Annotated[Optional[str], typer.Option("--dice", "-d", help="Dice showing: --dice 1 1 2 2 5 (or 11225).")]
+RollsLeftOpt = Annotated[Optional[int], typer.Option("--rolls-left", help="Re-throws still allowed this turn (default: all but the first throw).")]
+ValuesOpt = Annotated[Optional[Path], typer.Option("--values", help="Read the value table from a `solve kniffel --out` export instead of solving.")]
+X64Opt = Annotated[bool, typer.Option("--x64/--x32", help="Compute in float64 (default) or float32.")]
+MoreDice = Annotated[Optional[List[str]], typer.Argument(hidden=True, help="The rest of --dice.")]
+
+
+def _context(rules, objective, values, device, x64, cache_dir, no_cache):
+    """Rules, objective and (if given) the loaded export, after configuring JAX."""
+    from jaxsolve.kniffel import analysis, store
+    from jaxsolve.kniffel.rules import check_objective, get_rules
+
+    setup(device, x64, cache_dir, no_cache)
+    if values is not None:
+        if not values.exists():
+            raise JaxsolveError(f"value table {values} does not exist")
+        sol = store.load_solution(values)
+        if rules is not None and get_rules(rules) != sol.rules:
+            raise JaxsolveError(f"{values} holds rules {sol.rules.name}, not {rules}")
+        if objective is not None and objective != sol.objective:
+            raise JaxsolveError(f"{values} holds the {sol.objective} objective, not {objective}")
+        analysis.register(sol)
+        return sol.rules, sol.objective, sol
+    return get_rules(rules or "yahtzee"), check_objective(objective or "score"), None
+
+
+def _dice_text(dice: Optional[str], more: Optional[List[str]]) -> Optional[str]:
+    if more and dice is None:
+        raise JaxsolveError(f"unexpected argument {' '.join(more)!r}; dice go after --dice")
+    if dice is None:
+        return None
+    return " ".join([dice, *(more or [])])
+
+
+def _unit(objective: str) -> str:
+    return "points" if objective == "score" else "boxes met"
+
+
+def heuristic_ratings(rules, position, dice, rolls_left) -> list[tuple[str, float]]:
+    """Ratings of the heuristic strategy (``jaxsolve.kniffel.heuristic.ratings``), best first.
+
+    The function may return ``(label, value)`` pairs, dicts with ``option``/``value`` or a
+    mapping ``label -> value``.
+    """
+    import importlib
+
+    try:
+        module = importlib.import_module("jaxsolve.kniffel.heuristic")
+    except ModuleNotFoundError as exc:
+        if exc.name in ("jaxsolve.kniffel.heuristic",):
+            raise JaxsolveError("heuristic strategy not available") from None
+        raise
+    if not hasattr(module, "ratings"):
+        raise JaxsolveError("heuristic strategy not available (jaxsolve.kniffel.heuristic has no ratings function)")
+    raw = module.ratings(rules, position, dice, rolls_left)
+    items = raw.items() if isinstance(raw, dict) else raw
+    out = []
+    for item in items:
+        if isinstance(item, dict):
+            out.append((str(item.get("option", item.get("label"))), float(item["value"])))
+        else:
+            label, value = item[0], item[1]
+            out.append((str(getattr(label, "label", label)), float(value)))
+    return sorted(out, key=lambda lv: -lv[1])
+
+
+@advise_app.command("kniffel")
+@handle_errors
+def advise_kniffel(
+    more_dice: MoreDice = None,
+    rules: RulesOpt = None,
+    objective: ObjectiveOpt = None,
+    position: PositionOpt = "start",
+    dice: DiceOpt = None,
+    rolls_left: RollsLeftOpt = None,
+    scope: Annotated[Scope, typer.Option("--scope", help="game: the rest of the game counts (E^SP); turn: this turn alone (E_OS).")] = Scope.game,
+    strategy: Annotated[Strategy, typer.Option("--strategy", help="optimal (exact) or heuristic ratings.")] = Strategy.optimal,
+    values: ValuesOpt = None,
+    top: Annotated[Optional[int], typer.Option("--top", min=1, help="Print only the best N options.")] = None,
+    device: DeviceOpt = Device.auto,
+    x64: X64Opt = True,
+    cache_dir: CacheOpt = None,
+    no_cache: NoCacheOpt = False,
+    as_json: JsonOpt = False,
+):
+    """Rank every option of a Kniffel turn (each distinct keep, each box to fill), best first."""
+    from jaxsolve.kniffel import analysis
+    from jaxsolve.kniffel.position import check_rolls_left, format_dice, parse_dice, parse_position
+
+    dice_text = _dice_text(dice, more_dice)
+    if strategy is Strategy.heuristic:
+        from jaxsolve.kniffel.rules import get_rules
+
+        the_rules = get_rules(rules or "yahtzee")
+        pos = parse_position(position, the_rules)
+        faces = parse_dice(dice_text, the_rules)
+        if faces is None:
+            raise JaxsolveError("the advisor needs the dice showing (--dice)")
+        left = check_rolls_left(rolls_left, the_rules, faces)
+        ratings = heuristic_ratings(the_rules, pos, faces, left)
+        if as_json:
+            best = ratings[0][1] if ratings else 0.0
+            opts = [{"option": lab, "value": v, "regret": best - v} for lab, v in ratings]
+            typer.echo(json.dumps({"rules": the_rules.name, "strategy": "heuristic", "position": str(pos), "dice": list(faces), "rolls_left": left, "options": opts}))
+            return
+        typer.echo(f"{the_rules.name}, heuristic: {pos}; dice {format_dice(faces)}, {left} re-throw(s) left")
+        best = ratings[0][1] if ratings else 0.0
+        for lab, v in ratings[:top]:
+            typer.echo(f"  {lab:<34} {v:12.4f}  regret {best - v:.4f}")
+        return
+
+    the_rules, the_objective, sol = _context(rules, objective, values, device, x64, cache_dir, no_cache)
+    pos = parse_position(position, the_rules)
+    faces = parse_dice(dice_text, the_rules)
+    if faces is None:
+        raise JaxsolveError("the advisor needs the dice showing (--dice 1 1 2 2 5); use `analyze kniffel` for a position's value")
+    left = check_rolls_left(rolls_left, the_rules, faces)
+    if scope is Scope.game and sol is None:
+        sol = analysis.solution(the_rules, the_objective)
+    advice = analysis.advise(the_rules, pos, faces, left, the_objective, scope=scope.value, sol=sol)
+    if as_json:
+        typer.echo(json.dumps(advice.to_dict()))
+        return
+    unit = _unit(the_objective)
+    typer.echo(f"{the_rules.name}, {the_objective} ({scope.value}): {pos}")
+    typer.echo(f"{analysis.describe_turn(faces, left)}; value {advice.value:.6f} {unit}")
+    for o in advice.options[:top]:
+        typer.echo(f"  {o.label:<34} {o.value:12.6f}  regret {o.regret:.6f}")
+
+
+@analyze_app.command("kniffel")
+@handle_errors
+def analyze_kniffel(
+    more_dice: MoreDice = None,
+    rules: RulesOpt = None,
+    objective: ObjectiveOpt = None,
+    position: PositionOpt = "start",
+    dice: DiceOpt = None,
+    rolls_left: RollsLeftOpt = None,
+    split: Annotated[bool, typer.Option("--split/--no-split", help="Per-box split and SD of the rest of the game (evaluates the whole game, about a minute on a CPU).")] = True,
+    values: ValuesOpt = None,
+    device: DeviceOpt = Device.auto,
+    x64: X64Opt = True,
+    cache_dir: CacheOpt = None,
+    no_cache: NoCacheOpt = False,
+    as_json: JsonOpt = False,
+):
+    """Value of a position as a single turn and within the game; split over boxes and bonuses, SD."""
+    from jaxsolve.kniffel import analysis
+    from jaxsolve.kniffel.position import parse_dice, parse_position
+
+    dice_text = _dice_text(dice, more_dice)
+    the_rules, the_objective, sol = _context(rules, objective, values, device, x64, cache_dir, no_cache)
+    pos = parse_position(position, the_rules)
+    faces = parse_dice(dice_text, the_rules)
+    sol = sol or analysis.solution(the_rules, the_objective)
+    turn = analysis.analyze_turn(the_rules, pos, faces, rolls_left, the_objective, sol=sol)
+    brk = analysis.breakdown(the_rules, pos, faces, rolls_left, the_objective, sol=sol) if split else None
+    if as_json:
+        out = turn.to_dict()
+        if brk is not None:
+            out["rest_of_game"] = {"mean": brk.mean, "sd": brk.sd, "split": brk.split}
+        typer.echo(json.dumps(out))
+        return
+    unit = _unit(the_objective)
+    typer.echo(f"{the_rules.name}, {the_objective}: {pos} (sheet {pos.total} points, upper {pos.upper_total})")
+    typer.echo(analysis.describe_turn(faces, turn.rolls_left))
+    typer.echo(f"as a single turn:  {turn.turn_value:.6f} {unit}")
+    typer.echo(f"within the game:   {turn.game_value:.6f} {unit} = {turn.this_turn:.6f} this turn + {turn.rest:.6f} rest")
+    if brk is None:
+        return
+    typer.echo(f"rest of the game under the optimal policy: mean {brk.mean:.6f}, SD {brk.sd:.6f} {unit}")
+    for name, v in brk.split.items():
+        if the_objective == "goals" and name.endswith("bonus"):
+            continue
+        typer.echo(f"  {name:<16} {v:10.4f}")
+
+
+@tables_app.command("kniffel")
+@handle_errors
+def tables_kniffel(
+    out: Annotated[Path, typer.Option("--out", "-o", help="Markdown file to write (a .json is written beside it).")] = DEFAULT_TABLES,
+    device: DeviceOpt = Device.auto,
+    cache_dir: CacheOpt = None,
+    no_cache: NoCacheOpt = False,
+    quiet: Annotated[bool, typer.Option("--quiet", "-q", help="Do not print the tables.")] = False,
+):
+    """Regenerate the APL article's tables 1, 10, 21, 22 (kniffel-apl, float64) next to the printed figures."""
+    from jaxsolve.kniffel import analysis
+
+    if out.suffix != ".md":
+        raise JaxsolveError(f"--out must end in .md, got {out}")
+    if not out.parent.exists():
+        raise JaxsolveError(f"output directory does not exist: {out.parent}")
+    setup(device, True, cache_dir, no_cache)
+    data = analysis.apl_tables()
+    text = analysis.apl_tables_markdown(data)
+    out.write_text(text)
+    out.with_suffix(".json").write_text(json.dumps(data, indent=1, ensure_ascii=False) + "\n")
+    if not quiet:
+        typer.echo(text)
+    typer.echo(f"wrote {out} and {out.with_suffix('.json')}")

@@ -1,0 +1,301 @@
+"""Kniffel analysis: position notation, APL article tables and start values, advisor vs policy, CLI."""
+
+import json
+import random
+import sys
+import types
+
+import jax.numpy as jnp
+import numpy as np
+import pytest
+from typer.testing import CliRunner
+
+from jaxsolve import dice as dicelib
+from jaxsolve.cli import app
+from jaxsolve.errors import JaxsolveError
+from jaxsolve.kniffel import analysis, solver, tables
+from jaxsolve.kniffel.position import Position, format_position, parse_dice, parse_position, possible_scores
+from jaxsolve.kniffel.rules import BOX_NAMES, get_rules
+
+APL = get_rules("kniffel-apl")
+runner = CliRunner()
+
+# Article tables 1 and 10 (seed 004): (success %, expected points), table order.
+TABLE1 = [
+    (59.81, 0.8333), (59.81, 1.6667), (59.81, 2.5000), (59.81, 3.3333), (59.81, 4.1667), (59.81, 5.0000),
+    (21.30, 3.7269), (2.01, 0.3511), (3.86, 0.9645), (15.43, 4.6296), (3.09, 1.2346), (0.08, 0.0386), (100.00, 17.5000),
+]
+TABLE10 = [
+    (83.85, 1.5278), (83.85, 3.0556), (83.85, 4.5833), (83.85, 6.1111), (83.85, 7.6389), (83.85, 9.1667),
+    (54.13, 10.2087), (13.23, 2.4215), (19.12, 4.7806), (41.18, 12.3536), (12.97, 5.1899), (1.26, 0.6316), (100.00, 21.2500),
+]
+
+
+@pytest.fixture(scope="module")
+def apl_score():
+    return analysis.solution(APL, "score")
+
+
+@pytest.fixture(scope="module")
+def apl_goals():
+    return analysis.solution(APL, "goals")
+
+
+# --- position notation -------------------------------------------------------------------
+
+
+def test_parse_and_format_round_trip():
+    pos = parse_position("aces=3 twos=- 4er=12, Dreierpasch:24 kniffel=50", APL)
+    assert pos.scores[0] == 3 and pos.scores[1] == 0 and pos.scores[3] == 12 and pos.scores[6] == 24 and pos.scores[11] == 50
+    assert pos.upper_total == 15 and pos.holds50 == 1
+    assert pos.state(APL) == (solver.filled_mask([0, 1, 3, 6, 11]), 15, 1)
+    assert format_position(pos) == "aces=3 twos=- fours=12 three_kind=24 kniffel=50"
+    assert parse_position(format_position(pos), APL) == pos
+    assert parse_position("start") == Position() == parse_position("")
+    big = parse_position("aces=5 twos=10 threes=15 fours=20 fives=25 sixes=30")
+    assert big.upper_total == 105 and big.state(APL)[1] == 63
+
+
+@pytest.mark.parametrize(
+    "text, message",
+    [
+        ("aces=7", "aces=7 is impossible"),
+        ("full_house=20", "full_house=20 is impossible"),
+        ("kniffel=25", "kniffel=25 is impossible"),
+        ("three_kind=4", "three_kind can hold 0, 5..30"),
+        ("sevens=3", "unknown box 'sevens'"),
+        ("aces=1 1s=2", "given twice"),
+        ("aces", "write box=score"),
+        ("chance=abc", "not a number"),
+    ],
+)
+def test_bad_positions(text, message):
+    with pytest.raises(JaxsolveError, match=message):
+        parse_position(text, APL)
+
+
+def test_dice_parsing():
+    assert parse_dice("5 2 2 1 1", APL) == (1, 1, 2, 2, 5) == parse_dice("11225", APL) == parse_dice([1, 1, 2, 2, 5], APL)
+    assert parse_dice(None, APL) is None
+    for bad, msg in [("1 1 2 2 7", "not a face"), ("1 1 2 2 5 6", "6 dice given"), ("1 2", "2 dice given"), ("1 1 2 2 x", "not a face")]:
+        with pytest.raises(JaxsolveError, match=msg):
+            parse_dice(bad, APL)
+
+
+def test_possible_scores_follow_rules():
+    assert possible_scores("aces") == frozenset(range(6))
+    assert possible_scores("sixes") == frozenset(range(0, 31, 6))
+    assert possible_scores("full_house") == {0, 25}
+    assert possible_scores("chance") == frozenset(range(5, 31)) | {0}
+
+
+# --- article figures ----------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("rolls, printed", [(1, TABLE1), (2, TABLE10)], ids=["table1", "table10"])
+def test_single_box_tables(rolls, printed):
+    ours = analysis.single_box_table(APL, rolls)
+    for box, (w, e) in zip(BOX_NAMES, printed):
+        assert round(ours[box][0], 2) == pytest.approx(w, abs=1e-9), box
+        assert round(ours[box][1], 4) == pytest.approx(e, abs=1e-9), box
+
+
+def test_start_position_score(apl_score):
+    opt = analysis.analyze_turn(APL, Position(), objective="score", sol=apl_score)
+    assert opt.game_value == pytest.approx(189.973320, abs=1e-6)
+    assert round(opt.this_turn, 4) == 18.9584 and round(opt.rest, 4) == 171.0149
+    assert round(opt.turn_value, 4) == 25.2669
+    nothrow = analysis.analyze_turn(APL, Position(), objective="score", rolls=1, sol=apl_score)
+    assert nothrow.game_value == pytest.approx(185.753854, abs=1e-6)
+    assert round(nothrow.this_turn, 4) == 12.7894 and round(nothrow.turn_value, 4) == 20.0598
+    ew = analysis.analyze_turn(APL, Position(), dice=(1, 1, 2, 2, 5), rolls_left=1, objective="score", sol=apl_score)
+    assert round(ew.turn_value, 4) == 21.1489 and round(ew.game_value, 4) == 187.0446 and round(ew.this_turn, 4) == 11.0
+    # table 22, last column: the first turn's points per box under the game-optimal policy
+    printed = [0.1575, 0.4391, 0.6145, 1.0110, 1.3558, 1.3062, 1.3834, 0.4359, 2.5024, 4.7261, 2.9150, 0.5298, 1.5817]
+    assert [round(opt.game_turn_split[b], 4) for b in BOX_NAMES] == printed
+
+
+def test_start_position_goals(apl_goals):
+    opt = analysis.analyze_turn(APL, Position(), objective="goals", sol=apl_goals)
+    assert round(100 * opt.game_value, 2) == 1143.55
+    assert opt.turn_value == pytest.approx(1.0)
+    nothrow = analysis.analyze_turn(APL, Position(), objective="goals", rolls=1, sol=apl_goals)
+    assert round(100 * nothrow.game_value, 2) == 1135.78
+    assert round(100 * nothrow.rest, 2) == 1035.78
+
+
+def test_apl_tables_marks(apl_score, apl_goals):
+    data = analysis.apl_tables(APL)
+    marks = [c["mark"] for t in ("table1", "table10") for cell in data[t].values() for c in cell.values()]
+    assert marks and set(marks) == {"="}
+    for t in ("table21", "table22"):
+        rows = data[t]["rows"]
+        # the game columns' sums, rests and game values all agree with the article
+        for row in ("sum", "rest", "game"):
+            assert [c["mark"] for c in rows[row][3:]] == ["="] * 3
+        assert all(c["mark"] in ("=", "tie", "n/a") for cells in rows.values() for c in cells)
+    assert data["table22"]["best_option_for_ew"]["game"]["ours"] == "keep 1 1 2 2, re-throw 1"
+    text = analysis.apl_tables_markdown(data)
+    assert "| chance | 100.00 | 100.00 | = |" in text
+
+
+# --- advisor vs the solver's policy -------------------------------------------------------
+
+
+def _random_position(rng: random.Random, rules) -> Position:
+    n_filled = rng.randrange(0, 13)
+    boxes = rng.sample(range(13), n_filled)
+    scores = [None] * 13
+    for b in boxes:
+        scores[b] = rng.choice(sorted(possible_scores(b, rules)))
+    return Position(tuple(scores))
+
+
+def _policy_choice(sol, pos, faces, rolls_left):
+    """What the engine's policy does (ties as in evaluate: earlier box, keep with more dice)."""
+    rules, objective = sol.rules, sol.objective
+    values = jnp.asarray(np.nan_to_num(sol.values.reshape(-1)), sol.values.dtype)
+    f, u, h = (jnp.asarray([x], jnp.int32) for x in pos.state(rules))
+    sp = tables.space(rules.dice)
+    counts = sp.counts_of_faces(faces)
+    t = sp.throw_index(counts)
+    first = rules.has_instant_bonus and rolls_left == rules.rolls - 1
+    opt = np.asarray(solver.option_values(values, f, u, h, rules, objective, first)[:, t, 0])
+    box = ("box", BOX_NAMES[int(np.argmax(opt))], float(opt.max()))
+    if rolls_left == 0:
+        return box
+    tv = solver.turn_throw_values(values, f, u, h, rules, objective)
+    keep_values = dicelib.expect_keeps(sp, tv[rolls_left - 1])
+    best, arg = dicelib.best_subkeep_arg(sp, keep_values)
+    k = int(arg[t, 0])
+    if k == sp.keep_index(counts):
+        return box
+    return ("keep", tuple(sp.faces_of(sp.keeps[k])), float(best[t, 0]))
+
+
+@pytest.mark.parametrize("objective", ["score", "goals"])
+def test_advisor_best_equals_policy(objective, apl_score, apl_goals):
+    sol = apl_score if objective == "score" else apl_goals
+    rng = random.Random(7 if objective == "score" else 11)
+    exact = 0
+    for _ in range(25):
+        pos = _random_position(rng, APL)
+        faces = tuple(sorted(rng.randint(1, 6) for _ in range(5)))
+        left = rng.randint(0, APL.rolls - 1)
+        adv = analysis.advise(APL, pos, faces, left, objective, sol=sol)
+        kind, what, value = _policy_choice(sol, pos, faces, left)
+        assert adv.best.value == pytest.approx(adv.value, abs=1e-9)
+        assert adv.best.value == pytest.approx(value, abs=1e-9)
+        assert adv.options[-1].regret >= 0 and all(a.value >= b.value for a, b in zip(adv.options, adv.options[1:]))
+        chosen = [o for o in adv.options if (o.box if kind == "box" else o.keep) == what and o.kind == kind]
+        assert len(chosen) == 1 and chosen[0].regret <= 1e-9
+        exact += (adv.best.kind, adv.best.box if kind == "box" else adv.best.keep) == (kind, what)
+        boxes_listed = {o.box for o in adv.options if o.kind == "box"}
+        assert boxes_listed == {BOX_NAMES[b] for b in pos.open_boxes}
+        if left == 0:
+            assert all(o.kind == "box" for o in adv.options)
+    assert exact >= 20  # identical choice except where options tie exactly
+
+
+def test_advisor_lists_every_distinct_keep(apl_score):
+    adv = analysis.advise(APL, Position(), (1, 1, 2, 2, 5), 1, "score", sol=apl_score)
+    keeps = [o.keep for o in adv.options if o.kind == "keep"]
+    assert len(keeps) == len(set(keeps)) == 3 * 3 * 2 - 1  # every sub-multiset but keeping all
+    assert adv.best.keep == (1, 1, 2, 2)
+    single = analysis.advise(APL, Position(), (1, 1, 2, 2, 5), 1, "score", scope="turn")
+    assert single.best.keep == (5,) and round(single.value, 4) == 21.1489
+
+
+def test_analysis_errors(apl_score):
+    with pytest.raises(JaxsolveError, match="rolls left must be between 0 and 1"):
+        analysis.advise(APL, Position(), (1, 1, 2, 2, 5), 2, "score", sol=apl_score)
+    with pytest.raises(JaxsolveError, match="needs the dice"):
+        analysis.advise(APL, Position(), None, 0, "score", sol=apl_score)
+    full = Position(tuple([0] * 13))
+    with pytest.raises(JaxsolveError, match="game is over"):
+        analysis.advise(APL, full, (1, 1, 2, 2, 5), 0, "score", sol=apl_score)
+    with pytest.raises(JaxsolveError, match="value table is for"):
+        analysis.analyze_turn(APL, Position(), objective="goals", sol=apl_score)
+
+
+# --- command line ---------------------------------------------------------------------------
+
+
+def test_cli_advise_json(apl_score):
+    result = runner.invoke(
+        app, ["advise", "kniffel", "--rules", "kniffel-apl", "--position", "aces=3 twos=- kniffel=50", "--dice", "1", "1", "2", "2", "5", "--rolls-left", "1", "--json", "--no-cache"]
+    )
+    assert result.exit_code == 0, result.output
+    out = json.loads(result.stdout)
+    assert out["position"] == "aces=3 twos=- kniffel=50" and out["dice"] == [1, 1, 2, 2, 5]
+    opts = out["options"]
+    assert opts[0]["regret"] == 0 and opts[0]["value"] == pytest.approx(out["value"])
+    assert all(a["value"] >= b["value"] for a, b in zip(opts, opts[1:]))
+    assert {o["box"] for o in opts if o["kind"] == "box"} == set(BOX_NAMES) - {"aces", "twos", "kniffel"}
+
+
+def test_cli_advise_text_and_values_export(tmp_path, apl_score):
+    from jaxsolve.kniffel import store
+
+    path = tmp_path / "apl.npy"
+    store.save_solution(path, apl_score)
+    result = runner.invoke(app, ["advise", "kniffel", "--values", str(path), "--dice", "11225", "--top", "3", "--no-cache"])
+    assert result.exit_code == 0, result.output
+    lines = result.stdout.splitlines()
+    assert "value 187.044559 points" in lines[1]
+    assert lines[2].split()[:5] == ["keep", "1", "1", "2", "2,"] and len(lines) == 5
+    bad = runner.invoke(app, ["advise", "kniffel", "--values", str(path), "--objective", "goals", "--dice", "11225"])
+    assert bad.exit_code == 1 and "holds the score objective" in bad.stderr
+
+
+@pytest.mark.parametrize(
+    "args, message",
+    [
+        (["--dice", "1", "1", "2", "2", "7"], "die '7' is not a face 1..6"),
+        (["--dice", "1", "1", "2", "2", "5", "6"], "6 dice given"),
+        (["--dice", "11225", "--rolls-left", "2"], "rolls left must be between 0 and 1"),
+        (["--position", "aces=7", "--dice", "11225"], "aces=7 is impossible"),
+        (["--position", "full_house=20", "--dice", "11225"], "full_house=20 is impossible"),
+        (["--position", "bogus=3", "--dice", "11225"], "unknown box 'bogus'"),
+        ([], "needs the dice"),
+        (["--rules", "nope", "--dice", "11225"], "unknown Kniffel rules 'nope'"),
+        (["--objective", "fun", "--dice", "11225"], "unknown objective"),
+        (["--values", "missing.npy", "--dice", "11225"], "does not exist"),
+        (["--strategy", "heuristic", "--dice", "11225"], "heuristic strategy not available"),
+    ],
+)
+def test_cli_bad_input_is_one_line_error(args, message, monkeypatch):
+    monkeypatch.setitem(sys.modules, "jaxsolve.kniffel.heuristic", None)
+    result = runner.invoke(app, ["advise", "kniffel", "--rules", "kniffel-apl", *args] if "--rules" not in args else ["advise", "kniffel", *args])
+    assert result.exit_code == 1, result.output
+    assert result.stderr.strip().startswith("error: ") and message in result.stderr
+    assert len(result.stderr.strip().splitlines()) == 1 and "Traceback" not in result.output
+
+
+def test_cli_heuristic_strategy_uses_module(monkeypatch):
+    fake = types.ModuleType("jaxsolve.kniffel.heuristic")
+    seen = {}
+
+    def ratings(rules, position, dice, rolls_left):
+        seen.update(rules=rules.name, position=str(position), dice=dice, rolls_left=rolls_left)
+        return [("fill chance (11)", 11.0), ("keep 1 1 2 2, re-throw 1", 12.5)]
+
+    fake.ratings = ratings
+    monkeypatch.setitem(sys.modules, "jaxsolve.kniffel.heuristic", fake)
+    result = runner.invoke(app, ["advise", "kniffel", "--rules", "kniffel-apl", "--strategy", "heuristic", "--position", "aces=2", "--dice", "1", "1", "2", "2", "5", "--json"])
+    assert result.exit_code == 0, result.output
+    out = json.loads(result.stdout)
+    assert seen == {"rules": "kniffel-apl", "position": "aces=2", "dice": (1, 1, 2, 2, 5), "rolls_left": 1}
+    assert [o["option"] for o in out["options"]] == ["keep 1 1 2 2, re-throw 1", "fill chance (11)"]
+    assert out["options"][1]["regret"] == pytest.approx(1.5)
+
+
+def test_cli_tables_writes_files(tmp_path, apl_score, apl_goals):
+    out = tmp_path / "apl_tables.md"
+    result = runner.invoke(app, ["tables", "kniffel", "--out", str(out), "--quiet", "--no-cache"])
+    assert result.exit_code == 0, result.output
+    data = json.loads(out.with_suffix(".json").read_text())
+    assert data["table22"]["rows"]["game"][5]["ours"] == pytest.approx(189.973320, abs=1e-6)
+    assert "≠" not in out.read_text().split("Cells:")[1]
+    bad = runner.invoke(app, ["tables", "kniffel", "--out", str(tmp_path / "x.txt")])
+    assert bad.exit_code == 1 and "must end in .md" in bad.stderr
