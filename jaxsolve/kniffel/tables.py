@@ -95,18 +95,16 @@ def reachable_uppers(upper_threshold: int, dice: int = DICE) -> np.ndarray:
 @functools.lru_cache(maxsize=None)
 def layer_states(upper_threshold: int, layer: int, dice: int = DICE) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """Reachable states with ``layer`` boxes filled, as (filled, upper, holds50) int32 arrays."""
-    masks = np.asarray([m for m in range(1 << NUM_BOXES) if bin(m).count("1") == layer], dtype=np.int64)
-    reach = reachable_uppers(upper_threshold, dice)
-    filled, upper, holds = [], [], []
-    for m in masks:
-        ups = np.flatnonzero(reach[m & 63])
-        flags = (0, 1) if (m >> KNIFFEL_BOX) & 1 else (0,)
-        for h in flags:
-            filled.append(np.full(len(ups), m))
-            upper.append(ups)
-            holds.append(np.full(len(ups), h))
-    cat = lambda xs: np.concatenate(xs).astype(np.int32)  # noqa: E731
-    return cat(filled), cat(upper), cat(holds)
+    all_masks = np.arange(1 << NUM_BOXES)
+    popcount = np.unpackbits(all_masks.astype(">u2").view(np.uint8).reshape(-1, 2), axis=1).sum(1)
+    masks = all_masks[popcount == layer]
+    rows, upper = np.nonzero(reachable_uppers(upper_threshold, dice)[masks & 63])
+    filled = masks[rows]
+    kniffel_filled = ((filled >> KNIFFEL_BOX) & 1) == 1
+    filled = np.concatenate([filled, filled[kniffel_filled]])
+    upper = np.concatenate([upper, upper[kniffel_filled]])
+    holds = np.concatenate([np.zeros(len(rows), np.int64), np.ones(int(kniffel_filled.sum()), np.int64)])
+    return filled.astype(np.int32), upper.astype(np.int32), holds.astype(np.int32)
 
 
 def num_reachable(upper_threshold: int = 63, dice: int = DICE) -> int:
