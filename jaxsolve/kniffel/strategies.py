@@ -1,0 +1,204 @@
+"""Strategies for playing Kniffel: decisions as tables over throws for a batch of states.
+
+A strategy answers, for a batch of start-of-turn states (batch on the last axis), every
+decision of the turn for every throw at once (``TurnPolicy``):
+
+* ``keep[r-1, t, b]``: the keep (index into ``dice_space(5).keeps``) from throw ``t`` with
+  ``r`` re-throws left; ``keep_alt`` the alternative a coin flip picks instead (random rules);
+* ``box[t, b]``: the box filled after the final throw ``t``;
+* Im-Hieb rules only: ``fill_now[t, b]`` (fill right after the first throw) and
+  ``box_now[t, b]`` (which box then).
+
+A simulation then only looks decisions up per game (see ``jaxsolve.kniffel.simulate``), so a
+strategy costs one evaluation per distinct state, not per game. New strategies subclass
+``Strategy`` (implement ``policy``) and register a factory with ``register``.
+"""
+
+from __future__ import annotations
+
+from typing import Callable, NamedTuple
+
+import jax
+import jax.numpy as jnp
+import numpy as np
+
+from jaxsolve import dice
+from jaxsolve.errors import JaxsolveError
+from jaxsolve.kniffel import heuristic, solver, tables
+from jaxsolve.kniffel.rules import KniffelRules
+
+
+class TurnPolicy(NamedTuple):
+    """Decisions of one turn for a batch of states (shapes in the module docstring)."""
+
+    keep: jax.Array
+    keep_alt: jax.Array
+    box: jax.Array
+    fill_now: jax.Array
+    box_now: jax.Array
+
+
+class Strategy:
+    """Base class: ``policy(filled, upper, holds50) -> TurnPolicy`` for ``[B]`` int32 states.
+
+    ``policy`` must be a pure JAX function (it is jitted once per chunk size). ``random`` says
+    whether ``keep_alt`` can differ from ``keep``.
+    """
+
+    name: str = "strategy"
+    random: bool = False
+
+    def __init__(self, rules: KniffelRules):
+        self.rules = rules
+
+    def policy(self, filled, upper, holds50) -> TurnPolicy:  # pragma: no cover - interface
+        raise NotImplementedError
+
+
+def best_keep_arg(space: dice.DiceSpace, keep_values):
+    """``dice.best_subkeep_arg`` (same ties: more dice, then the earlier keep) without ``argmax``.
+
+    Level by level with elementwise selects only, which XLA runs many times faster on CPU.
+    """
+    best = keep_values[space.level(0)]
+    arg = jnp.zeros(best.shape, jnp.int32)
+    for k in range(1, space.n + 1):
+        lv, down = space.level(k), space.level_down[k]
+        below, below_arg = best[down[:, 0]], arg[down[:, 0]]
+        for j in range(1, k):
+            cand = best[down[:, j]]
+            better = cand > below
+            below = jnp.where(better, cand, below)
+            below_arg = jnp.where(better, arg[down[:, j]], below_arg)
+        own = keep_values[lv]
+        own_idx = jnp.arange(lv.start, lv.stop, dtype=jnp.int32).reshape((-1,) + (1,) * (own.ndim - 1))
+        take_own = own >= below
+        best = jnp.where(take_own, own, below)
+        arg = jnp.where(take_own, own_idx, below_arg)
+    return best, arg
+
+
+def best_box_arg(values, filled, upper, holds50, rules: KniffelRules, first_throw: bool = False):
+    """``(max, argmax)`` over boxes of ``solver.option_values`` (ties: earlier box), ``[T, B]`` each.
+
+    Folds the 13 boxes one by one instead of materialising ``[13, T, B]``.
+    """
+    options = solver._regular_options(values, filled, upper, holds50, rules, "score", first_throw)
+    best, arg = options[0], jnp.zeros(options[0].shape, jnp.int32)
+    for b, opt in enumerate(options[1:], 1):
+        better = opt > best
+        best = jnp.where(better, opt, best)
+        arg = jnp.where(better, b, arg)
+    five = solver._five_options(values, filled, upper, holds50, rules, "score", first_throw)
+    cols = tables.kniffel_throws(rules.dice)
+    best = best.at[cols].set(jnp.max(five, axis=1))
+    arg = arg.at[cols].set(jnp.argmax(five, axis=1).astype(jnp.int32))
+    return best, arg
+
+
+def _no_instant(box):
+    return jnp.zeros(box.shape, bool), box
+
+
+class ValueStrategy(Strategy):
+    """Best play against a table of start-of-turn state values (argmax at every decision).
+
+    With the solver's values this is the optimal strategy; with all values 0 it is greedy
+    play (each turn maximises its own points, bonuses earned this turn included). Ties: the
+    earlier box, the keep with more dice.
+    """
+
+    def __init__(self, rules: KniffelRules, values, name: str, dtype=jnp.float32):
+        super().__init__(rules)
+        self.name = name
+        self.values = jnp.asarray(np.nan_to_num(np.asarray(values, dtype=np.float64).reshape(-1)), dtype)
+
+    def policy(self, filled, upper, holds50) -> TurnPolicy:
+        rules, sp = self.rules, tables.space(self.rules.dice)
+        current, box = best_box_arg(self.values, filled, upper, holds50, rules)
+        keeps = []
+        for _ in range(rules.rolls - 1):
+            current, arg = best_keep_arg(sp, dice.expect_keeps(sp, current))
+            keeps.append(arg)
+        keep = jnp.stack(keeps) if keeps else jnp.zeros((0,) + box.shape, jnp.int32)
+        if rules.has_instant_bonus:
+            now, box_now = best_box_arg(self.values, filled, upper, holds50, rules, first_throw=True)
+            fill_now = now >= current
+        else:
+            fill_now, box_now = _no_instant(box)
+        return TurnPolicy(keep, keep, box, fill_now, box_now)
+
+
+class HeuristicStrategy(Strategy):
+    """The seed's rating heuristic (``jaxsolve.kniffel.heuristic``)."""
+
+    name = "heuristic"
+
+    def __init__(self, rules: KniffelRules, dtype=jnp.float32):
+        super().__init__(rules)
+        self.tables = heuristic.heuristic_tables(rules)
+        self.random = self.tables.random
+        self.dtype = dtype
+
+    def policy(self, filled, upper, holds50) -> TurnPolicy:
+        rules = self.rules
+        gains, allowed, fill_now = heuristic.level_gains(filled, upper, holds50, rules, self.dtype)
+        best = [heuristic.best_boxes(g, a)[1] for g, a in zip(gains, allowed)]
+        t = jnp.arange(self.tables.keeps.shape[-1])[:, None]
+        keeps = jnp.asarray(self.tables.keeps)
+        keep = jnp.stack([keeps[0, best[r], r, t] for r in range(1, rules.rolls)]) if rules.rolls > 1 else jnp.zeros((0,) + best[0].shape, jnp.int32)
+        keep_alt = jnp.stack([keeps[1, best[r], r, t] for r in range(1, rules.rolls)]) if rules.rolls > 1 else keep
+        box = best[0]
+        if fill_now is not None:
+            box_now = best[rules.rolls - 1]
+            now = jnp.stack([jnp.broadcast_to(x, box_now.shape) for x in fill_now])
+            now = jnp.take_along_axis(now, box_now[None], axis=0)[0]
+        else:
+            now, box_now = _no_instant(box)
+        return TurnPolicy(keep, keep_alt, box, now, box_now)
+
+
+_REGISTRY: dict[str, Callable[..., Strategy]] = {}
+
+
+def register(name: str, factory: Callable[..., Strategy]) -> None:
+    """Make ``make(name, rules, ...)`` build a strategy with ``factory(rules, **options)``."""
+    _REGISTRY[name] = factory
+
+
+def names() -> tuple[str, ...]:
+    return tuple(_REGISTRY)
+
+
+def make(name: str, rules: KniffelRules, **options) -> Strategy:
+    """A strategy by name: ``optimal``, ``heuristic``, ``greedy`` or a registered one.
+
+    Options: ``device`` and ``dtype`` (optimal solves the rules on that device), ``solution``
+    (an existing ``solver.Solution`` for ``optimal``).
+    """
+    try:
+        factory = _REGISTRY[name]
+    except KeyError:
+        raise JaxsolveError(f"unknown strategy {name!r}; choose one of {', '.join(_REGISTRY)}") from None
+    return factory(rules, **options)
+
+
+def _optimal(rules: KniffelRules, solution=None, device=None, dtype=jnp.float32) -> Strategy:
+    if solution is None:
+        solution = solver.solve(rules, dtype=dtype, device=device)
+    elif solution.rules != rules or solution.objective != "score":
+        raise JaxsolveError(f"the solution is for {solution.rules.name} ({solution.objective}), not {rules.name} (score)")
+    return ValueStrategy(rules, solution.values, "optimal", dtype)
+
+
+def _greedy(rules: KniffelRules, device=None, dtype=jnp.float32, **_) -> Strategy:
+    return ValueStrategy(rules, np.zeros(int(np.prod(tables.state_shape(rules)))), "greedy", dtype)
+
+
+def _heuristic(rules: KniffelRules, device=None, dtype=jnp.float32, **_) -> Strategy:
+    return HeuristicStrategy(rules, dtype)
+
+
+register("optimal", _optimal)
+register("heuristic", _heuristic)
+register("greedy", _greedy)
