@@ -1,0 +1,416 @@
+"""Exact distribution of the remaining score under the ``score``-optimal policy.
+
+Every state carries a vector ``D[k] = P(k more points)`` instead of one value. A turn under the
+optimal policy (box: argmax, ties to the earlier box; keep: argmax, ties to more dice -- the
+policy of ``evaluate``) is a probability ``q[t]`` of ending on each final throw ``t``; that
+throw's chosen box gives a reward ``r`` and a next state ``n``, so::
+
+    D_s[k] = sum_t q_s[t] * D_n(t)[k - r(t)]
+
+``q`` comes from a forward walk over the turn's throws: the first-throw distribution is pushed
+through the chosen keep at each re-throw (a scatter onto keeps, then the keep -> throw matrix),
+so the per-state work is ``T x support`` instead of ``keeps x support`` per re-throw.
+
+Layers (filled boxes) are done 12 -> 0. A turn fills one box, so layer L reads only layer L+1:
+only two layers are held. Each layer has its own support length, an upper bound of the points
+its states can still score (``support_lengths``). Chunks of states are computed on one device
+or sharded over a ``jax.sharding.Mesh`` along the state batch (the previous layer replicated).
+"""
+
+from __future__ import annotations
+
+import functools
+import math
+import time
+from dataclasses import dataclass, field
+from typing import Callable, Sequence
+
+import jax
+import jax.numpy as jnp
+import numpy as np
+from jax.sharding import Mesh, NamedSharding, PartitionSpec
+
+from jaxsolve import dice
+from jaxsolve.errors import JaxsolveError
+from jaxsolve.kniffel import solver, tables
+from jaxsolve.kniffel.rules import KNIFFEL_BOX, NUM_BOXES, KniffelRules
+
+AXIS = "states"
+
+
+# ----------------------------------------------------------------------------- layout
+
+
+def box_max_points(rules: KniffelRules) -> np.ndarray:
+    """``[13]`` most points one box can take (joker points included)."""
+    n = rules.dice
+    out = np.array([f * n for f in range(1, 7)] + [6 * n, 6 * n, 25, 30, 40, 50, 6 * n], dtype=np.int64)
+    return np.maximum(out, tables.throw_scores(n).max(axis=1))
+
+
+@functools.lru_cache(maxsize=32)
+def support_lengths(rules: KniffelRules) -> tuple[int, ...]:
+    """Per layer (0..13): 1 + an upper bound of the points any of its states can still score.
+
+    Bound per state: the open boxes' maxima, the extra bonus on every turn but the one that
+    fills the Kniffel box (none while it holds 0), the upper bonus if an upper box is open,
+    and the larger Im-Hieb bonus per turn.
+    """
+    top = box_max_points(rules)
+    out = []
+    for layer in range(NUM_BOXES + 1):
+        f, _, h = tables.layer_states(rules.upper_threshold, layer, rules.dice)
+        best = 0
+        for mask, holds in set(zip(f.tolist(), h.tolist())):
+            open_boxes = [b for b in range(NUM_BOXES) if not (mask >> b) & 1]
+            if not open_boxes:
+                continue
+            kniffel_open = KNIFFEL_BOX in open_boxes
+            bonus_turns = len(open_boxes) - 1 if kniffel_open else (len(open_boxes) if holds else 0)
+            bound = int(top[open_boxes].sum()) + rules.extra_bonus * bonus_turns
+            bound += rules.upper_bonus * any(b < 6 for b in open_boxes)
+            bound += max(rules.instant_kniffel, rules.instant_other) * len(open_boxes)
+            best = max(best, bound)
+        out.append(best + 1)
+    return tuple(out)
+
+
+@functools.lru_cache(maxsize=32)
+def max_turn_reward(rules: KniffelRules) -> int:
+    """Most points one turn can bring (box, extra bonus, upper bonus, Im-Hieb bonus)."""
+    return int(box_max_points(rules).max()) + rules.extra_bonus + rules.upper_bonus + max(rules.instant_kniffel, rules.instant_other)
+
+
+@functools.lru_cache(maxsize=32)
+def layer_rows(rules: KniffelRules) -> np.ndarray:
+    """``[states]`` int32: row of each state within its layer's table (-1: unreachable)."""
+    rows = np.full(int(np.prod(tables.state_shape(rules))), -1, dtype=np.int32)
+    for layer in range(NUM_BOXES + 1):
+        f, u, h = tables.layer_states(rules.upper_threshold, layer, rules.dice)
+        rows[np.asarray(tables.state_index(f.astype(np.int64), u, h, rules))] = np.arange(len(f), dtype=np.int32)
+    return rows
+
+
+@dataclass
+class LayerTables:
+    """A vector per reachable state, stored layer by layer.
+
+    ``layers[L]`` is ``[states of layer L, support_lengths[L]]`` in the order of
+    ``tables.layer_states`` (``None`` for layers not kept). ``rows`` maps a flat state index to
+    its row.
+    """
+
+    rules: KniffelRules
+    layers: list
+    rows: np.ndarray
+    kind: str
+    seconds: float = 0.0
+    compile_seconds: float = 0.0
+    device: str = ""
+    timings: dict = field(default_factory=dict)
+
+    def at(self, filled: int = 0, upper: int = 0, holds50: int = 0) -> np.ndarray:
+        """The vector of one state (start of a turn)."""
+        cap = self.rules.upper_threshold
+        if not 0 <= int(filled) < 1 << NUM_BOXES or upper < 0 or holds50 not in (0, 1):
+            raise JaxsolveError(f"not a state: filled={filled}, upper={upper}, holds50={holds50}")
+        flat = int(tables.state_index(int(filled), min(int(upper), cap), int(holds50), self.rules))
+        row = int(self.rows[flat])
+        layer = bin(int(filled)).count("1")
+        if row < 0:
+            raise JaxsolveError(f"unreachable state: filled={filled}, upper={upper}, holds50={holds50}")
+        if self.layers[layer] is None:
+            raise JaxsolveError(f"layer {layer} was not kept (solve with keep='all')")
+        return np.asarray(self.layers[layer][row])
+
+
+# ----------------------------------------------------------------------------- devices
+
+
+def make_mesh(devices: Sequence | int | None = None) -> Mesh:
+    """A 1-d mesh over the state batch: ``devices`` (list), the first n visible, or all."""
+    if devices is None:
+        devices = jax.devices()
+    elif isinstance(devices, int):
+        visible = jax.devices()
+        if not 1 <= devices <= len(visible):
+            raise JaxsolveError(f"asked for {devices} devices, {len(visible)} visible")
+        devices = visible[:devices]
+    return Mesh(np.asarray(list(devices)), (AXIS,))
+
+
+def _place(mesh: Mesh, array, spec: PartitionSpec):
+    return jax.device_put(array, NamedSharding(mesh, spec))
+
+
+def plan_chunk(per_state_bytes: int, fixed_bytes: int, max_memory: int | None, chunk: int, num_devices: int) -> int:
+    """Chunk size (a multiple of the device count) whose working set fits ``max_memory``."""
+    if max_memory is not None:
+        room = max_memory - fixed_bytes
+        if room < per_state_bytes * num_devices:
+            raise JaxsolveError(
+                f"max_memory {max_memory / 2**20:.0f} MiB is too small: the previous layer alone needs {fixed_bytes / 2**20:.0f} MiB"
+            )
+        chunk = min(chunk, room // per_state_bytes)
+    return max(num_devices, chunk // num_devices * num_devices)
+
+
+# ----------------------------------------------------------------------------- one turn
+
+
+def shifted(prev_padded, nrow, shift, width: int, lead: int):
+    """``[B, width]``: ``prev[nrow[b], k - shift[b]]`` from a table padded by ``lead`` on the left."""
+    start = jnp.clip(lead - shift, 0, lead)
+
+    def one(n, s):
+        return jax.lax.dynamic_slice(prev_padded[n], (s,), (width,))
+
+    return jax.vmap(one)(nrow, start)
+
+
+def turn_policy(values, filled, upper, holds50, rules: KniffelRules):
+    """Where the ``score``-optimal turn ends: ``[(q [T, B], box [T, B], first_throw)]``.
+
+    ``q[t, b]`` is the probability that the turn of state b is decided on throw t with box
+    ``box[t, b]`` (the list has a second entry for the Im-Hieb stop after the first throw).
+    """
+    sp = tables.space(rules.dice)
+    dtype = values.dtype
+    rolls = rules.rolls
+    opt = solver.option_values(values, filled, upper, holds50, rules, "score", rolls == 1)
+    best = jnp.max(opt, axis=0)
+    box = jnp.argmax(opt, axis=0)
+    args = []
+    for _ in range(rolls - 1):
+        best, arg = dice.best_subkeep_arg(sp, dice.expect_keeps(sp, best))
+        args.append(arg)
+    B = filled.shape[0]
+    p = jnp.broadcast_to(jnp.asarray(sp.throw_prob, dtype)[:, None], (sp.num_throws, B))
+    out = []
+    if rolls > 1 and rules.has_instant_bonus:
+        now_opt = solver.option_values(values, filled, upper, holds50, rules, "score", True)
+        better = jnp.max(now_opt, axis=0) > best
+        out.append((jnp.where(better, p, 0), jnp.argmax(now_opt, axis=0), True))
+        p = jnp.where(better, 0, p)
+    to_throws = jnp.asarray(sp.dense.T, dtype)  # [T, K]: P(throw | keep)
+    cols = jnp.broadcast_to(jnp.arange(B)[None, :], (sp.num_throws, B))
+    for arg in reversed(args):
+        mass = jnp.zeros((sp.num_keeps, B), dtype).at[arg, cols].add(p)
+        p = to_throws @ mass
+    out.append((p, box, rules.rolls == 1))
+    return out
+
+
+def turn_distribution(values, rows, prev_padded, filled, upper, holds50, rules: KniffelRules, width: int):
+    """``[B, width]`` distribution of the remaining points of a batch of states.
+
+    ``prev_padded``: the next layer's distributions, ``max_turn_reward`` zeros on the left.
+    """
+    lead = max_turn_reward(rules)
+    acc = jnp.zeros((filled.shape[0], width), prev_padded.dtype)
+    for q, box, first in turn_policy(values, filled, upper, holds50, rules):
+        mv = solver.chosen_moves(box, filled, upper, holds50, rules)
+        reward = mv.points + mv.extra + mv.upper_bonus + (mv.instant if first else 0)
+        nrow = rows[mv.next_state]
+
+        def body(acc, xs):
+            q_t, n_t, r_t = xs
+            return acc + q_t[:, None] * shifted(prev_padded, n_t, r_t, width, lead), None
+
+        acc, _ = jax.lax.scan(body, acc, (q, nrow, reward.astype(jnp.int32)))
+    return acc
+
+
+@functools.lru_cache(maxsize=64)
+def _compiled_chunk(kind: str, rules: KniffelRules, width: int, prev_shape: tuple, chunk: int, dtype, mesh: Mesh):
+    size = int(np.prod(tables.state_shape(rules)))
+    rep = NamedSharding(mesh, PartitionSpec())
+    batch = NamedSharding(mesh, PartitionSpec(AXIS))
+    out = NamedSharding(mesh, PartitionSpec(AXIS, None))
+    if kind == "distribution":
+        fn = functools.partial(turn_distribution, rules=rules, width=width)
+    else:
+        from jaxsolve.kniffel.target import turn_target
+
+        fn = functools.partial(turn_target, rules=rules, width=width)
+    jitted = jax.jit(fn, in_shardings=(rep, rep, rep, batch, batch, batch), out_shardings=out)
+    args = (
+        jax.ShapeDtypeStruct((size,), dtype, sharding=rep),
+        jax.ShapeDtypeStruct((size,), jnp.int32, sharding=rep),
+        jax.ShapeDtypeStruct(prev_shape, dtype, sharding=rep),
+        *(jax.ShapeDtypeStruct((chunk,), jnp.int32, sharding=batch) for _ in range(3)),
+    )
+    return jitted.lower(*args).compile()
+
+
+def per_state_bytes(kind: str, rules: KniffelRules, width: int, itemsize: int) -> int:
+    """Rough device working set of one state of a chunk (for ``max_memory``)."""
+    sp = tables.space(rules.dice)
+    if kind == "distribution":
+        return itemsize * (4 * width + 4 * NUM_BOXES * sp.num_throws + 2 * sp.num_keeps)
+    return itemsize * (4 * sp.num_throws + 2 * sp.num_keeps) * width
+
+
+def run_layers(
+    kind: str,
+    rules: KniffelRules,
+    values: np.ndarray,
+    pad_prev: Callable[[np.ndarray, int], np.ndarray],
+    *,
+    dtype,
+    chunk: int,
+    devices,
+    max_memory: int | None,
+    keep: str,
+    shapes: str = "auto",
+    on_layer: Callable[[int, int], None] | None,
+) -> LayerTables:
+    """Backward over layers with a compiled, possibly sharded, chunk step (shared by both objectives).
+
+    ``shapes``: ``layer`` compiles one step per layer (each layer's own support and row count:
+    least work), ``uniform`` one step for all layers (largest support and row count: least
+    compiling, for small games), ``auto`` picks ``uniform`` when its previous-layer table
+    stays under 256 MiB.
+    """
+    if keep not in ("all", "start"):
+        raise JaxsolveError(f"keep must be 'all' or 'start', got {keep!r}")
+    if shapes not in ("auto", "layer", "uniform"):
+        raise JaxsolveError(f"shapes must be 'auto', 'layer' or 'uniform', got {shapes!r}")
+    dtype = jnp.dtype(dtype)
+    mesh = make_mesh(devices)
+    ndev = mesh.devices.size
+    lengths = support_lengths(rules)
+    rows = layer_rows(rules)
+    lead = max_turn_reward(rules)
+    sizes = [len(tables.layer_states(rules.upper_threshold, k, rules.dice)[0]) for k in range(NUM_BOXES + 1)]
+    if shapes == "auto":
+        shapes = "uniform" if max(sizes) * (max(lengths) + lead) * dtype.itemsize <= 256 << 20 else "layer"
+    rep = NamedSharding(mesh, PartitionSpec())
+    flat_values = _place(mesh, jnp.asarray(np.nan_to_num(values.reshape(-1), nan=0.0), dtype), PartitionSpec())
+    flat_rows = _place(mesh, jnp.asarray(rows), PartitionSpec())
+    layers: list = [None] * (NUM_BOXES + 1)
+    last = np.zeros((len(tables.layer_states(rules.upper_threshold, NUM_BOXES, rules.dice)[0]), lengths[NUM_BOXES]), dtype)
+    last[:, 0] = 1.0  # nothing more to score: P(0 more) = P(at least 0 more) = 1
+    if keep == "all":
+        layers[NUM_BOXES] = last
+    prev = last
+    compile_seconds = 0.0
+    timings = {}
+    t_all = time.perf_counter()
+    for layer in range(NUM_BOXES - 1, -1, -1):
+        t0 = time.perf_counter()
+        width = lengths[layer] if shapes == "layer" else max(lengths)
+        padded = pad_prev(prev, lead, width).astype(dtype)
+        if shapes == "uniform":
+            padded = np.pad(padded, ((0, max(sizes) - padded.shape[0]), (0, max(lengths) + lead - padded.shape[1])))
+        fixed = padded.nbytes + flat_values.nbytes + flat_rows.nbytes
+        size = plan_chunk(per_state_bytes(kind, rules, width, dtype.itemsize), fixed, max_memory, chunk, ndev)
+        f, u, h = tables.layer_states(rules.upper_threshold, layer, rules.dice)
+        n = len(f)
+        if shapes == "layer":
+            size = min(size, -(-n // ndev) * ndev)
+        tc = time.perf_counter()
+        step = _compiled_chunk(kind, rules, width, padded.shape, size, dtype, mesh)
+        compile_seconds += time.perf_counter() - tc
+        prev_dev = jax.device_put(padded, rep)
+        out = np.empty((n, lengths[layer]), dtype)
+        batch = NamedSharding(mesh, PartitionSpec(AXIS))
+        for start in range(0, n, size):
+            idx = np.arange(start, start + size) % n
+            part = step(flat_values, flat_rows, prev_dev, *(jax.device_put(a[idx], batch) for a in (f, u, h)))
+            stop = min(n, start + size)
+            out[start:stop] = np.asarray(part)[: stop - start, : lengths[layer]]
+        del prev_dev
+        prev = out
+        if keep == "all" or layer == 0:
+            layers[layer] = out
+        timings[layer] = {"states": n, "support": width, "chunk": size, "seconds": round(time.perf_counter() - t0, 3)}
+        if on_layer is not None:
+            on_layer(layer, n)
+    seconds = time.perf_counter() - t_all - compile_seconds
+    device = ", ".join(str(d) for d in mesh.devices.flat)
+    return LayerTables(rules, layers, rows, kind, seconds, compile_seconds, device, timings)
+
+
+# ----------------------------------------------------------------------------- public
+
+
+def _pad_distribution(prev: np.ndarray, lead: int, width: int) -> np.ndarray:
+    """``lead`` zeros left of the support, zeros right up to ``width`` past ``lead``."""
+    return np.pad(prev, ((0, 0), (lead, max(0, width - prev.shape[1]))))
+
+
+def distribution(
+    rules: KniffelRules,
+    solution: solver.Solution | None = None,
+    *,
+    dtype=None,
+    chunk: int = 256,
+    devices=1,
+    max_memory: int | None = None,
+    keep: str = "all",
+    shapes: str = "auto",
+    on_layer: Callable[[int, int], None] | None = None,
+) -> LayerTables:
+    """Exact distribution of the remaining score of every state under the ``score`` policy.
+
+    Args:
+        rules: the rule set.
+        solution: a ``score`` solution of these rules (solved here, in ``dtype``, if None).
+        dtype: float dtype (default float64 if x64 is enabled, else float32).
+        chunk: most states per compiled batch (rounded to a multiple of the device count).
+        devices: 1 (default device), an int n (the first n visible devices), a list of
+            devices, or None (all visible): the chunk's states are sharded over them.
+        max_memory: bytes one device may use for the previous layer plus a chunk's working
+            set; the chunk shrinks to fit (error if the previous layer alone does not).
+        keep: ``all`` layers, or only the ``start`` layer (two layers held at any time).
+        shapes: ``layer``, ``uniform`` or ``auto`` compiled shapes (see ``run_layers``).
+    Returns:
+        ``LayerTables`` with ``layers[L][row, k] = P(k more points)``; ``.at(filled, upper,
+        holds50)`` gives one state's vector.
+    """
+    dtype = jnp.dtype(dtype or (jnp.float64 if jax.config.jax_enable_x64 else jnp.float32))
+    if solution is None:
+        device = (make_mesh(devices).devices.flat[0])
+        solution = solver.solve(rules, "score", dtype=dtype, device=device)
+    if solution.objective != "score" or solution.rules != rules:
+        raise JaxsolveError("the distribution needs a 'score' solution of the same rules")
+    return run_layers(
+        "distribution", rules, solution.values, _pad_distribution,
+        dtype=dtype, chunk=chunk, devices=devices, max_memory=max_memory, keep=keep, shapes=shapes, on_layer=on_layer,
+    )
+
+
+@dataclass(frozen=True)
+class Summary:
+    """Mean, SD, percentiles and tail probabilities of one distribution ``p[k]``."""
+
+    mean: float
+    sd: float
+    mass: float
+    percentiles: dict
+    at_least: dict
+    mode: int
+
+    def to_dict(self) -> dict:
+        return {
+            "mean": self.mean,
+            "sd": self.sd,
+            "mass": self.mass,
+            "mode": self.mode,
+            "percentiles": {str(k): v for k, v in self.percentiles.items()},
+            "at_least": {str(k): v for k, v in self.at_least.items()},
+        }
+
+
+def summarize(p: np.ndarray, percentiles=(1, 5, 10, 25, 50, 75, 90, 95, 99), at_least=()) -> Summary:
+    """Mean, SD, percentiles (smallest k with P(score <= k) >= q) and P(score >= T)."""
+    p = np.asarray(p, dtype=np.float64)
+    k = np.arange(len(p))
+    mass = float(p.sum())
+    mean = float((k * p).sum())
+    sd = float(math.sqrt(max(float((k * k * p).sum()) - mean**2, 0.0)))
+    cdf = np.cumsum(p)
+    pct = {q: int(np.searchsorted(cdf, q / 100 * mass - 1e-12)) for q in percentiles}
+    tail = {t: float(p[max(int(t), 0):].sum()) for t in at_least}
+    return Summary(mean, sd, mass, pct, tail, int(np.argmax(p)))
