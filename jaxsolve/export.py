@@ -35,11 +35,11 @@ def _atomic_write(path: Path, write) -> None:
         raise
 
 
-def check_writable(path: str | os.PathLike) -> Path:
-    """Fail early, with a clear message, when ``path`` cannot be written as an ``.npy``."""
+def check_writable(path: str | os.PathLike, suffix: str = ".npy") -> Path:
+    """Fail early, with a clear message, when ``path`` cannot be written as a ``suffix`` file."""
     path = Path(path)
-    if path.suffix != ".npy":
-        raise JaxsolveError(f"output path must end in .npy: {path}")
+    if path.suffix.lower() != suffix:
+        raise JaxsolveError(f"output path must end in {suffix}: {path}")
     parent = path.parent if str(path.parent) else Path(".")
     if not parent.is_dir():
         raise JaxsolveError(f"output directory does not exist: {parent}")

@@ -603,22 +603,11 @@ def load_solution(path) -> Solution:
 # ----------------------------------------------------------------------------- figure
 
 
-def check_png_path(path) -> "Path":
+def check_png_path(path):
     """Fail early, with a clear message, when ``path`` cannot be written as a PNG."""
-    import os
-    from pathlib import Path
+    from jaxsolve.export import check_writable
 
-    path = Path(path)
-    if path.suffix.lower() != ".png":
-        raise JaxsolveError(f"figure path must end in .png: {path}")
-    parent = path.parent if str(path.parent) else Path(".")
-    if not parent.is_dir():
-        raise JaxsolveError(f"output directory does not exist: {parent}")
-    if not os.access(parent, os.W_OK):
-        raise JaxsolveError(f"output directory is not writable: {parent}")
-    if path.is_dir():
-        raise JaxsolveError(f"output path is a directory: {path}")
-    return path
+    return check_writable(path, ".png")
 
 
 def plot_gain(solution: Solution, path, p_max: int | None = None, y_min: float = -300.0):

@@ -112,7 +112,7 @@ def test_plot_writes_png(tmp_path):
     assert result.exit_code == 0, result.output
     assert out.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
     bad = runner.invoke(app, ["plot", "zehntausend", "--out", str(tmp_path / "gain.svg")])
-    assert bad.exit_code == 1 and bad.stderr.startswith("error: figure path must end in .png")
+    assert bad.exit_code == 1 and bad.stderr.startswith("error: output path must end in .png")
     bad = runner.invoke(app, ["plot", "zehntausend", "--out", str(tmp_path / "no" / "gain.png")])
     assert bad.exit_code == 1 and bad.stderr.startswith("error: output directory does not exist")
 
