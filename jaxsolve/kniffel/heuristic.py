@@ -472,6 +472,11 @@ def rate(gains, allowed):
 # ----------------------------------------------------------------------------- one position
 
 
+@functools.lru_cache(maxsize=16)
+def _jitted_gains(rules: KniffelRules, dtype):
+    return jax.jit(lambda f, u, h: level_gains(f, u, h, rules, dtype))
+
+
 def ratings(rules: KniffelRules, position, dice, rolls_left: int) -> list[dict]:
     """Ratings (0..1) of every open box for a position, the dice showing and re-throws left.
 
@@ -490,7 +495,7 @@ def ratings(rules: KniffelRules, position, dice, rolls_left: int) -> list[dict]:
     t = sp.throw_index(sp.counts_of_faces(dice))
     f, u, h = position.state(rules)
     arr = lambda x: jnp.asarray([x], jnp.int32)  # noqa: E731
-    gains, allowed, fill_now = level_gains(arr(f), arr(u), arr(h), rules, jnp.float64 if jax.config.jax_enable_x64 else jnp.float32)
+    gains, allowed, fill_now = _jitted_gains(rules, jnp.float64 if jax.config.jax_enable_x64 else jnp.float32)(arr(f), arr(u), arr(h))
     T = tables.space(DICE).num_throws
     g = np.asarray([np.broadcast_to(x, (T, 1))[t, 0] for x in gains[rolls_left]], dtype=np.float64)
     ok = np.asarray([np.broadcast_to(x, (T, 1))[t, 0] for x in allowed[rolls_left]])
