@@ -35,7 +35,7 @@ SCOPES = ("game", "turn")
 SPLIT_NAMES = BOX_NAMES + ("upper_bonus", "extra_bonus", "instant_bonus")
 
 _SOLUTIONS: dict[tuple, solver.Solution] = {}
-_EVALUATIONS: dict[tuple, evaluation_lib.Evaluation] = {}
+_EVALUATIONS: dict[int, tuple] = {}
 
 
 def _dtype():
@@ -64,9 +64,16 @@ def register(sol: solver.Solution) -> solver.Solution:
 
 def evaluation(sol: solver.Solution) -> evaluation_lib.Evaluation:
     """Per-box channels and second moment of every state under ``sol``'s policy (cached)."""
-    key = (sol.rules, sol.objective, np.dtype(sol.values.dtype).name, id(sol))
-    if key not in _EVALUATIONS:
-        _EVALUATIONS[key] = evaluation_lib.evaluate(sol)
+    return _evaluated(sol)[0]
+
+
+def _evaluated(sol: solver.Solution):
+    """``(Evaluation, flat channel table)`` of ``sol``, computed once per solution object."""
+    key = id(sol)
+    if key not in _EVALUATIONS or _EVALUATIONS[key][0].solution is not sol:
+        ev = evaluation_lib.evaluate(sol)
+        aux = jnp.asarray(np.nan_to_num(ev.channels.reshape(-1, evaluation_lib.NUM_CHANNELS), nan=0.0), sol.values.dtype)
+        _EVALUATIONS[key] = (ev, aux)
     return _EVALUATIONS[key]
 
 
@@ -264,8 +271,7 @@ def breakdown(
     check_objective(objective)
     dice, rolls_left, _ = _check_turn(rules, position, dice, rolls_left, None)
     sol = sol or solution(rules, objective)
-    ev = evaluation(sol)
-    aux = jnp.asarray(np.nan_to_num(ev.channels.reshape(-1, evaluation_lib.NUM_CHANNELS), nan=0.0), sol.values.dtype)
+    _, aux = _evaluated(sol)
     value, chan = _channels(sol, aux, position, rules, objective, dice, rolls_left, rules.rolls)
     split = {k: float(x) for k, x in zip(SPLIT_NAMES, chan[: len(SPLIT_NAMES)])}
     mean = float(chan[: evaluation_lib.SUM_CHANNELS].sum())
