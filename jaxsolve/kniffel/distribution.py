@@ -81,12 +81,21 @@ def max_turn_reward(rules: KniffelRules) -> int:
     return int(box_max_points(rules).max()) + rules.extra_bonus + rules.upper_bonus + max(rules.instant_kniffel, rules.instant_other)
 
 
+def sub_layer_states(rules: KniffelRules, layer: int, prefilled: int = 0):
+    """Reachable states of a layer whose filled boxes include ``prefilled`` (a mask)."""
+    f, u, h = tables.layer_states(rules.upper_threshold, layer, rules.dice)
+    if prefilled:
+        sel = (f & prefilled) == prefilled
+        f, u, h = f[sel], u[sel], h[sel]
+    return f, u, h
+
+
 @functools.lru_cache(maxsize=32)
-def layer_rows(rules: KniffelRules) -> np.ndarray:
-    """``[states]`` int32: row of each state within its layer's table (-1: unreachable)."""
+def layer_rows(rules: KniffelRules, prefilled: int = 0) -> np.ndarray:
+    """``[states]`` int32: row of each state within its layer's table (-1: unreachable or outside)."""
     rows = np.full(int(np.prod(tables.state_shape(rules))), -1, dtype=np.int32)
     for layer in range(NUM_BOXES + 1):
-        f, u, h = tables.layer_states(rules.upper_threshold, layer, rules.dice)
+        f, u, h = sub_layer_states(rules, layer, prefilled)
         rows[np.asarray(tables.state_index(f.astype(np.int64), u, h, rules))] = np.arange(len(f), dtype=np.int32)
     return rows
 
@@ -263,6 +272,7 @@ def run_layers(
     max_memory: int | None,
     keep: str,
     shapes: str = "auto",
+    prefilled: int = 0,
     on_layer: Callable[[int, int], None] | None,
 ) -> LayerTables:
     """Backward over layers with a compiled, possibly sharded, chunk step (shared by both objectives).
@@ -270,7 +280,8 @@ def run_layers(
     ``shapes``: ``layer`` compiles one step per layer (each layer's own support and row count:
     least work), ``uniform`` one step for all layers (largest support and row count: least
     compiling, for small games), ``auto`` picks ``uniform`` when its previous-layer table
-    stays under 256 MiB.
+    stays under 256 MiB. ``prefilled``: a mask of boxes closed from the start (a reduced
+    game); only states with these boxes filled are solved.
     """
     if keep not in ("all", "start"):
         raise JaxsolveError(f"keep must be 'all' or 'start', got {keep!r}")
@@ -280,16 +291,19 @@ def run_layers(
     mesh = make_mesh(devices)
     ndev = mesh.devices.size
     lengths = support_lengths(rules)
-    rows = layer_rows(rules)
+    if not 0 <= int(prefilled) < 1 << NUM_BOXES or int(prefilled) == (1 << NUM_BOXES) - 1:
+        raise JaxsolveError(f"prefilled must be a mask of 0..12 boxes leaving one open, got {prefilled}")
+    prefilled = int(prefilled)
+    rows = layer_rows(rules, prefilled)
     lead = max_turn_reward(rules)
-    sizes = [len(tables.layer_states(rules.upper_threshold, k, rules.dice)[0]) for k in range(NUM_BOXES + 1)]
+    sizes = [len(sub_layer_states(rules, k, prefilled)[0]) for k in range(NUM_BOXES + 1)]
     if shapes == "auto":
         shapes = "uniform" if max(sizes) * (max(lengths) + lead) * dtype.itemsize <= 256 << 20 else "layer"
     rep = NamedSharding(mesh, PartitionSpec())
     flat_values = _place(mesh, jnp.asarray(np.nan_to_num(values.reshape(-1), nan=0.0), dtype), PartitionSpec())
     flat_rows = _place(mesh, jnp.asarray(rows), PartitionSpec())
     layers: list = [None] * (NUM_BOXES + 1)
-    last = np.zeros((len(tables.layer_states(rules.upper_threshold, NUM_BOXES, rules.dice)[0]), lengths[NUM_BOXES]), dtype)
+    last = np.zeros((sizes[NUM_BOXES], lengths[NUM_BOXES]), dtype)
     last[:, 0] = 1.0  # nothing more to score: P(0 more) = P(at least 0 more) = 1
     if keep == "all":
         layers[NUM_BOXES] = last
@@ -297,7 +311,7 @@ def run_layers(
     compile_seconds = 0.0
     timings = {}
     t_all = time.perf_counter()
-    for layer in range(NUM_BOXES - 1, -1, -1):
+    for layer in range(NUM_BOXES - 1, bin(prefilled).count("1") - 1, -1):
         t0 = time.perf_counter()
         width = lengths[layer] if shapes == "layer" else max(lengths)
         padded = pad_prev(prev, lead, width).astype(dtype)
@@ -305,7 +319,7 @@ def run_layers(
             padded = np.pad(padded, ((0, max(sizes) - padded.shape[0]), (0, max(lengths) + lead - padded.shape[1])))
         fixed = padded.nbytes + flat_values.nbytes + flat_rows.nbytes
         size = plan_chunk(per_state_bytes(kind, rules, width, dtype.itemsize), fixed, max_memory, chunk, ndev)
-        f, u, h = tables.layer_states(rules.upper_threshold, layer, rules.dice)
+        f, u, h = sub_layer_states(rules, layer, prefilled)
         n = len(f)
         if shapes == "layer":
             size = min(size, -(-n // ndev) * ndev)
@@ -322,7 +336,7 @@ def run_layers(
             out[start:stop] = np.asarray(part)[: stop - start, : lengths[layer]]
         del prev_dev
         prev = out
-        if keep == "all" or layer == 0:
+        if keep == "all" or layer == bin(prefilled).count("1"):
             layers[layer] = out
         timings[layer] = {"states": n, "support": width, "chunk": size, "seconds": round(time.perf_counter() - t0, 3)}
         if on_layer is not None:
@@ -350,6 +364,7 @@ def distribution(
     max_memory: int | None = None,
     keep: str = "all",
     shapes: str = "auto",
+    prefilled: int = 0,
     on_layer: Callable[[int, int], None] | None = None,
 ) -> LayerTables:
     """Exact distribution of the remaining score of every state under the ``score`` policy.
@@ -365,6 +380,7 @@ def distribution(
             set; the chunk shrinks to fit (error if the previous layer alone does not).
         keep: ``all`` layers, or only the ``start`` layer (two layers held at any time).
         shapes: ``layer``, ``uniform`` or ``auto`` compiled shapes (see ``run_layers``).
+        prefilled: mask of boxes closed from the start (a reduced game; ``solver.filled_mask``).
     Returns:
         ``LayerTables`` with ``layers[L][row, k] = P(k more points)``; ``.at(filled, upper,
         holds50)`` gives one state's vector.
@@ -377,7 +393,7 @@ def distribution(
         raise JaxsolveError("the distribution needs a 'score' solution of the same rules")
     return run_layers(
         "distribution", rules, solution.values, _pad_distribution,
-        dtype=dtype, chunk=chunk, devices=devices, max_memory=max_memory, keep=keep, shapes=shapes, on_layer=on_layer,
+        dtype=dtype, chunk=chunk, devices=devices, max_memory=max_memory, keep=keep, shapes=shapes, prefilled=prefilled, on_layer=on_layer,
     )
 
 
