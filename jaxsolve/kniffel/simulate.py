@@ -196,7 +196,10 @@ def simulate(
             strategy = strategies.make(strategy, rules, device=device, **strategy_options)
         elif strategy.rules != rules:
             raise JaxsolveError(f"the strategy plays {strategy.rules.name}, not {rules.name}")
-        chunk_fn = _ChunkFn(strategy, device)
+        cache = strategy.__dict__.setdefault("_chunk_fns", {})
+        if str(device) not in cache:
+            cache[str(device)] = _ChunkFn(strategy, device)
+        chunk_fn = cache[str(device)]
     setup_seconds = time.perf_counter() - t_setup
 
     sp = tables.space(5)
