@@ -94,7 +94,7 @@ def test_possible_scores_follow_rules():
 
 @pytest.mark.parametrize("rolls, printed", [(1, TABLE1), (2, TABLE10)], ids=["table1", "table10"])
 def test_single_box_tables(rolls, printed):
-    ours = analysis.single_box_table(APL, rolls)
+    ours = analysis.single_box_table(APL, rolls)  # compiled once per shape, then cheap
     for box, (w, e) in zip(BOX_NAMES, printed):
         assert round(ours[box][0], 2) == pytest.approx(w, abs=1e-9), box
         assert round(ours[box][1], 4) == pytest.approx(e, abs=1e-9), box
@@ -124,8 +124,13 @@ def test_start_position_goals(apl_goals):
     assert round(100 * nothrow.rest, 2) == 1035.78
 
 
-def test_apl_tables_marks(apl_score, apl_goals):
-    data = analysis.apl_tables(APL)
+@pytest.fixture(scope="module")
+def apl_tables(apl_score, apl_goals):
+    return analysis.apl_tables(APL)
+
+
+def test_apl_tables_marks(apl_tables):
+    data = apl_tables
     marks = [c["mark"] for t in ("table1", "table10") for cell in data[t].values() for c in cell.values()]
     assert marks and set(marks) == {"="}
     for t in ("table21", "table22"):
@@ -290,7 +295,8 @@ def test_cli_heuristic_strategy_uses_module(monkeypatch):
     assert out["options"][1]["regret"] == pytest.approx(1.5)
 
 
-def test_cli_tables_writes_files(tmp_path, apl_score, apl_goals):
+def test_cli_tables_writes_files(tmp_path, apl_tables, monkeypatch):
+    monkeypatch.setattr(analysis, "apl_tables", lambda rules=None: apl_tables)  # computed once above
     out = tmp_path / "apl_tables.md"
     result = runner.invoke(app, ["tables", "kniffel", "--out", str(out), "--quiet", "--no-cache"])
     assert result.exit_code == 0, result.output

@@ -17,6 +17,7 @@ Solutions and evaluations are solved on demand and cached per process (``solutio
 
 from __future__ import annotations
 
+import functools
 import itertools
 from dataclasses import dataclass, field
 
@@ -36,6 +37,7 @@ SPLIT_NAMES = BOX_NAMES + ("upper_bonus", "extra_bonus", "instant_bonus")
 
 _SOLUTIONS: dict[tuple, solver.Solution] = {}
 _EVALUATIONS: dict[int, tuple] = {}
+_FLAT: dict[int, tuple] = {}
 
 
 def _dtype():
@@ -77,11 +79,20 @@ def _evaluated(sol: solver.Solution):
     return _EVALUATIONS[key]
 
 
+@functools.lru_cache(maxsize=8)
+def _zeros(rules: KniffelRules, width: int, dtype_name: str):
+    shape = (int(np.prod(tables.state_shape(rules))),) + ((width,) if width else ())
+    return jnp.zeros(shape, dtype_name)
+
+
 def _flat(sol: solver.Solution | None, rules: KniffelRules):
     """Flat value table of later states: the solution's (NaN -> 0), or zeros for one turn alone."""
     if sol is None:
-        return jnp.zeros(int(np.prod(tables.state_shape(rules))), _dtype())
-    return jnp.asarray(np.nan_to_num(sol.values.reshape(-1), nan=0.0), sol.values.dtype)
+        return _zeros(rules, 0, jnp.dtype(_dtype()).name)
+    key = id(sol)
+    if key not in _FLAT or _FLAT[key][0] is not sol:
+        _FLAT[key] = (sol, jnp.asarray(np.nan_to_num(sol.values.reshape(-1), nan=0.0), sol.values.dtype))
+    return _FLAT[key][1]
 
 
 def _state_arrays(position: Position, rules: KniffelRules):
@@ -96,6 +107,27 @@ def _throw(rules: KniffelRules, dice) -> int:
     return sp.throw_index(sp.counts_of_faces(dice))
 
 
+def _fill(aux, opt, state, rules: KniffelRules, objective: str, first_throw: bool):
+    """Best box after each throw (ties: earlier box) and the channels it carries: ``[T, B]``, ``[T, B, C]``.
+
+    Channels as in ``evaluate``: this fill's reward in its box / bonus channel plus the next
+    state's channels, and the second moment of the total still to come.
+    """
+    dtype = opt.dtype
+    box = jnp.argmax(opt, axis=0)
+    mv = solver.chosen_moves(box, *state, rules)
+    met = mv.points > 0 if objective == "goals" else mv.points
+    pts = jnp.asarray(met, dtype)
+    bonuses = jnp.stack([mv.upper_bonus, mv.extra, mv.instant * first_throw], -1).astype(dtype)
+    bonus = jnp.zeros_like(bonuses) if objective == "goals" else bonuses
+    reward = pts + bonus.sum(-1)
+    after = aux[mv.next_state]
+    total = evaluation_lib.SUM_CHANNELS
+    first = jnp.concatenate([jax.nn.one_hot(box, NUM_BOXES, dtype=dtype) * pts[..., None], bonus], -1) + after[..., :total]
+    moment = reward**2 + 2 * reward * after[..., :total].sum(-1) + after[..., evaluation_lib.MOMENT]
+    return jnp.max(opt, axis=0), jnp.concatenate([first, moment[..., None]], -1)
+
+
 def throw_channels(values, aux, filled, upper, holds50, rules: KniffelRules, objective: str, rolls_left: int):
     """``([T, B], [T, B, C])``: value and channels of every throw with ``rolls_left`` re-throws left.
 
@@ -107,7 +139,7 @@ def throw_channels(values, aux, filled, upper, holds50, rules: KniffelRules, obj
 
     def fill(first_throw):
         opt = solver.option_values(values, filled, upper, holds50, rules, objective, first_throw)
-        return evaluation_lib._fill(aux, opt, state, rules, objective, first_throw)
+        return _fill(aux, opt, state, rules, objective, first_throw)
 
     first = rules.has_instant_bonus and rolls_left == rules.rolls - 1
     best, chan = fill(first and rolls_left == 0)
@@ -124,14 +156,18 @@ def throw_channels(values, aux, filled, upper, holds50, rules: KniffelRules, obj
     return best, chan
 
 
+_turn_channels = jax.jit(evaluation_lib.turn_channels, static_argnames=("rules", "objective", "rolls"))
+_throw_channels = jax.jit(throw_channels, static_argnames=("rules", "objective", "rolls_left"))
+
+
 def _channels(sol, aux, position, rules, objective, dice, rolls_left, rolls):
     """Value and channels ``[C]`` of a position (start of a turn or mid-turn)."""
     values = _flat(sol, rules)
     f, u, h = _state_arrays(position, rules)
     if dice is None:
-        v, c = evaluation_lib.turn_channels(values, aux, f, u, h, rules, objective, rolls=rolls)
+        v, c = _turn_channels(values, aux, f, u, h, rules=rules, objective=objective, rolls=rolls)
         return float(v[0]), np.asarray(c[0])
-    best, chan = throw_channels(values, aux, f, u, h, rules, objective, rolls_left)
+    best, chan = _throw_channels(values, aux, f, u, h, rules=rules, objective=objective, rolls_left=rolls_left)
     t = _throw(rules, dice)
     return float(best[t, 0]), np.asarray(chan[t, 0])
 
@@ -213,8 +249,7 @@ def analyze_turn(
     sol = sol or solution(rules, objective)
     if sol.objective != objective or sol.rules != rules:
         raise JaxsolveError(f"the value table is for {sol.rules.name}/{sol.objective}, not {rules.name}/{objective}")
-    n = int(np.prod(tables.state_shape(rules)))
-    aux = jnp.zeros((n, evaluation_lib.NUM_CHANNELS), _dtype() if sol is None else sol.values.dtype)
+    aux = _zeros(rules, evaluation_lib.NUM_CHANNELS, np.dtype(sol.values.dtype).name)
     tv, tc = _channels(None, aux, position, rules, objective, dice, rolls_left, rolls)
     gv, gc = _channels(sol, aux, position, rules, objective, dice, rolls_left, rolls)
     split = lambda c: {k: float(x) for k, x in zip(SPLIT_NAMES, c[: len(SPLIT_NAMES)])}  # noqa: E731
@@ -342,6 +377,17 @@ class Advice:
         }
 
 
+@functools.partial(jax.jit, static_argnames=("rules", "objective", "rolls_left"))
+def _turn_arrays(values, f, u, h, rules, objective, rolls_left):
+    """Fill values and points ``[13, T, B]``, throw values ``[rolls, T, B]``, keep values ``[K, B]``."""
+    first = rules.has_instant_bonus and rolls_left == rules.rolls - 1
+    fills = solver.option_values(values, f, u, h, rules, objective, first)
+    points = solver.moves(f, u, h, rules).points
+    throw_values = solver.turn_throw_values(values, f, u, h, rules, objective)
+    keep_values = dicelib.expect_keeps(tables.space(rules.dice), throw_values[max(rolls_left - 1, 0)])
+    return fills, points, throw_values, keep_values
+
+
 def _sub_keeps(counts):
     """Distinct proper sub-multisets (count vectors) of a throw."""
     full = tuple(int(c) for c in counts)
@@ -381,16 +427,14 @@ def advise(
     counts = sp.counts_of_faces(dice)
     t = sp.throw_index(counts)
 
-    throw_values = solver.turn_throw_values(values, f, u, h, rules, objective)
-    first = rules.has_instant_bonus and rolls_left == rules.rolls - 1
-    fills = np.asarray(solver.option_values(values, f, u, h, rules, objective, first)[:, t, 0])
-    points = np.asarray(solver.moves(f, u, h, rules).points[:, t, 0])
+    fills, points, throw_values, keep_values = (np.asarray(a) for a in _turn_arrays(values, f, u, h, rules=rules, objective=objective, rolls_left=rolls_left))
+    fills, points = fills[:, t, 0], points[:, t, 0]
     ranked = []
     for b in range(NUM_BOXES):
         if np.isfinite(fills[b]):
             ranked.append(((-fills[b], 0, -rules.dice, b), Option("box", float(fills[b]), 0.0, box=BOX_NAMES[b], points=int(points[b]))))
     if rolls_left > 0:
-        keep_values = np.asarray(dicelib.expect_keeps(sp, throw_values[rolls_left - 1])[:, 0])
+        keep_values = keep_values[:, 0]
         for sub in _sub_keeps(counts):
             k = sp.keep_index(sub)
             v = float(keep_values[k])
@@ -414,8 +458,7 @@ def single_box_table(rules: KniffelRules, rolls: int | None = None, *, sol_free:
     box is open (upper total 0, Kniffel box not holding 50), this turn alone.
     """
     rolls = rules.rolls if rolls is None else rolls
-    n = int(np.prod(tables.state_shape(rules)))
-    aux = jnp.zeros((n, evaluation_lib.NUM_CHANNELS), _dtype())
+    aux = _zeros(rules, evaluation_lib.NUM_CHANNELS, jnp.dtype(_dtype()).name)
     out = {}
     for b, name in enumerate(BOX_NAMES):
         pos = Position(tuple(None if i == b else 0 for i in range(NUM_BOXES)))
