@@ -297,8 +297,10 @@ def run_layers(
     rows = layer_rows(rules, prefilled)
     lead = max_turn_reward(rules)
     sizes = [len(sub_layer_states(rules, k, prefilled)[0]) for k in range(NUM_BOXES + 1)]
+    first = bin(prefilled).count("1")
+    widest = max(lengths[first:])
     if shapes == "auto":
-        shapes = "uniform" if max(sizes) * (max(lengths) + lead) * dtype.itemsize <= 256 << 20 else "layer"
+        shapes = "uniform" if max(sizes) * (widest + lead) * dtype.itemsize <= 256 << 20 else "layer"
     rep = NamedSharding(mesh, PartitionSpec())
     flat_values = _place(mesh, jnp.asarray(np.nan_to_num(values.reshape(-1), nan=0.0), dtype), PartitionSpec())
     flat_rows = _place(mesh, jnp.asarray(rows), PartitionSpec())
@@ -311,12 +313,12 @@ def run_layers(
     compile_seconds = 0.0
     timings = {}
     t_all = time.perf_counter()
-    for layer in range(NUM_BOXES - 1, bin(prefilled).count("1") - 1, -1):
+    for layer in range(NUM_BOXES - 1, first - 1, -1):
         t0 = time.perf_counter()
-        width = lengths[layer] if shapes == "layer" else max(lengths)
+        width = lengths[layer] if shapes == "layer" else widest
         padded = pad_prev(prev, lead, width).astype(dtype)
         if shapes == "uniform":
-            padded = np.pad(padded, ((0, max(sizes) - padded.shape[0]), (0, max(lengths) + lead - padded.shape[1])))
+            padded = np.pad(padded, ((0, max(sizes) - padded.shape[0]), (0, widest + lead - padded.shape[1])))
         fixed = padded.nbytes + flat_values.nbytes + flat_rows.nbytes
         size = plan_chunk(per_state_bytes(kind, rules, width, dtype.itemsize), fixed, max_memory, chunk, ndev)
         f, u, h = sub_layer_states(rules, layer, prefilled)
