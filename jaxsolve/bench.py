@@ -1,0 +1,156 @@
+"""``jaxsolve bench``: time the solves of every game on the visible backends.
+
+Each case runs twice in this process: the first run includes compiling, the second is warm.
+Compile time is the solver's own figure where it reports one, else first minus warm. Peak
+memory is the device's ``peak_bytes_in_use`` where the backend reports it (GPU), else the
+process's resident high-water mark so far (CPU; cumulative over the cases run before).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import datetime as _dt
+import json
+import os
+import platform
+import resource
+import time
+from pathlib import Path
+from typing import Callable
+
+import jax
+import numpy as np
+
+from jaxsolve.errors import JaxsolveError
+
+
+@dataclasses.dataclass
+class Case:
+    game: str
+    variant: str
+    backend: str
+    dtype: str
+    devices: int
+    run: Callable[[], tuple[float, float | None]]  # -> (result value, compile seconds or None)
+
+
+def machine() -> dict:
+    cpu = platform.processor() or ""
+    try:
+        with open("/proc/cpuinfo") as fh:
+            cpu = next((ln.split(":", 1)[1].strip() for ln in fh if ln.startswith("model name")), cpu)
+    except OSError:
+        pass
+    return {
+        "platform": platform.platform(),
+        "python": platform.python_version(),
+        "cpu": cpu,
+        "cpu_count": os.cpu_count(),
+        "load_average": os.getloadavg() if hasattr(os, "getloadavg") else None,
+        "jax": jax.__version__,
+        "devices": [str(d) for d in jax.devices()],
+        "date": _dt.datetime.now(_dt.timezone.utc).isoformat(timespec="seconds"),
+    }
+
+
+def cases(quick: bool = False, backends=None) -> list[Case]:
+    """Every (game, transition operator, dtype, device count) to time on each backend."""
+    from jaxsolve import zehntausend
+    from jaxsolve.kniffel import distribution as D
+    from jaxsolve.kniffel import solver
+    from jaxsolve.kniffel.rules import KniffelRules, get_rules
+
+    out = []
+    backends = backends or sorted({d.platform for d in jax.devices()})
+    kn = KniffelRules(dice=3, upper_threshold=6, extra_bonus=10) if quick else get_rules("yahtzee")
+    sub = solver.filled_mask(range(7)) if quick else 0
+    for backend in backends:
+        devs = jax.devices(backend)
+        dtypes = ["float64"] if quick else ["float32", "float64"]
+        expects = ["levels"] if quick else ["levels", "dense", "sparse"]
+        for dt in dtypes:
+            for ex in expects:
+                def run(dt=dt, ex=ex, dev=devs[0]):
+                    sol = solver.solve(kn, dtype=dt, expect=ex, device=dev, chunk=256 if quick else 1024)
+                    return sol.game_value, sol.compile_seconds
+                out.append(Case("kniffel", f"{kn.name} score, {ex}", backend, dt, 1, run))
+            counts = sorted({1, len(devs)})
+            for n in counts:
+                def run(dt=dt, n=n, devs=devs):
+                    sol = solver.solve(kn, dtype=dt, device=devs[0])
+                    d = D.distribution(kn, sol, dtype=dt, devices=devs[:n], prefilled=sub, keep="start")
+                    return float(D.summarize(d.at(sub)).sd), d.compile_seconds
+                out.append(Case("kniffel", f"{kn.name} distribution" + (" (7 boxes prefilled)" if quick else ""), backend, dt, n, run))
+            z = zehntausend.PRESETS["seed"]
+
+            def run(dt=dt, dev=devs[0]):
+                sol = zehntausend.solve(z, dtype=dt, device=dev)
+                return float(np.asarray(sol.E).ravel()[0]) if hasattr(sol, "E") else 0.0, getattr(sol, "compile_seconds", None)
+            out.append(Case("zehntausend", "seed", backend, dt, 1, run))
+            try:
+                from jaxsolve import pig
+            except ImportError:
+                continue
+            for name in ("piglet",) if quick else ("raab", "pig"):
+                if name not in pig.PRESETS:
+                    continue
+
+                def run(dt=dt, dev=devs[0], name=name):
+                    sol = pig.solve(pig.get_rules(name), dtype=dt, device=dev)
+                    return float(np.asarray(sol.start).ravel()[0]), getattr(sol, "compile_seconds", None)
+                out.append(Case("pig", name, backend, dt, 1, run))
+    return out
+
+
+def _peak(device) -> tuple[float, str]:
+    stats = device.memory_stats() if hasattr(device, "memory_stats") else None
+    if stats and "peak_bytes_in_use" in stats:
+        return stats["peak_bytes_in_use"] / 2**20, "device peak"
+    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024, "process RSS high-water"
+
+
+def run_bench(quick: bool = False, backends=None, only: str | None = None, progress=None) -> dict:
+    """Time every case; returns ``{"machine": ..., "rows": [...]}``."""
+    jax.config.update("jax_enable_x64", True)
+    rows = []
+    for case in cases(quick, backends):
+        if only and only not in case.game:
+            continue
+        t0 = time.perf_counter()
+        value, compile_s = case.run()
+        first = time.perf_counter() - t0
+        t0 = time.perf_counter()
+        value, _ = case.run()
+        warm = time.perf_counter() - t0
+        peak, peak_kind = _peak(jax.devices(case.backend)[0])
+        row = {
+            "game": case.game, "variant": case.variant, "backend": case.backend, "dtype": case.dtype,
+            "devices": case.devices, "compile_s": round(compile_s if compile_s else max(first - warm, 0.0), 3),
+            "first_s": round(first, 3), "warm_s": round(warm, 3), "peak_mib": round(peak, 1), "peak_kind": peak_kind,
+            "device": str(jax.devices(case.backend)[0]), "result": value,
+        }
+        rows.append(row)
+        if progress:
+            progress(row)
+    if not rows:
+        raise JaxsolveError(f"no benchmark case matches {only!r}")
+    return {"machine": machine(), "quick": quick, "rows": rows}
+
+
+def markdown(report: dict) -> str:
+    cols = ["game", "variant", "backend", "dtype", "devices", "compile_s", "warm_s", "peak_mib", "device"]
+    lines = ["| " + " | ".join(cols) + " |", "|" + "---|" * len(cols)]
+    lines += ["| " + " | ".join(str(r[c]) for c in cols) + " |" for r in report["rows"]]
+    m = report["machine"]
+    lines += ["", f"Machine: {m['cpu']} ({m['cpu_count']} CPUs), {m['platform']}, JAX {m['jax']}, devices {', '.join(m['devices'])}, load {m['load_average']}."]
+    lines += ["Peak memory: device peak_bytes_in_use where reported (GPU), else the process RSS high-water mark so far (cumulative)."]
+    return "\n".join(lines) + "\n"
+
+
+def write(report: dict, out_dir: Path) -> list[Path]:
+    out_dir.mkdir(parents=True, exist_ok=True)
+    tag = "quick" if report["quick"] else "full"
+    md, js = out_dir / f"bench_{tag}.md", out_dir / f"bench_{tag}.json"
+    md.write_text(markdown(report))
+    js.write_text(json.dumps(report, indent=2, default=str))
+    return [md, js]

@@ -1,0 +1,39 @@
+"""``jaxsolve bench``: solves of every game on the visible backends, as a table."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Annotated, List, Optional
+
+import typer
+
+from jaxsolve.cli import app
+from jaxsolve.cli.common import handle_errors
+
+
+@app.command("bench")
+@handle_errors
+def bench(
+    quick: Annotated[bool, typer.Option("--quick", help="Small variants only (seconds, for tests).")] = False,
+    backend: Annotated[Optional[List[str]], typer.Option("--backend", help="cpu or gpu (repeat; default all visible).")] = None,
+    only: Annotated[Optional[str], typer.Option("--only", help="Only games whose name contains this (kniffel, zehntausend, pig).")] = None,
+    out_dir: Annotated[Path, typer.Option("--out-dir", help="Where bench_{quick,full}.{md,json} go.")] = Path("results") / "bench",
+):
+    """Time compile, warm solve and peak memory of every game's solve; write a markdown + JSON table."""
+    import jax
+
+    from jaxsolve import bench as B
+    from jaxsolve.errors import JaxsolveError
+
+    visible = {d.platform for d in jax.devices()}
+    for b in backend or []:
+        if b not in ("cpu", "gpu"):
+            raise JaxsolveError(f"unknown backend {b!r}; choose cpu or gpu")
+        if b not in visible:
+            raise JaxsolveError(f"no {b} device is visible to JAX on this machine")
+    if out_dir.exists() and not out_dir.is_dir():
+        raise JaxsolveError(f"--out-dir is not a directory: {out_dir}")
+    report = B.run_bench(quick, backend, only, progress=lambda r: typer.echo(f"{r['game']:12} {r['variant']:40} {r['dtype']} x{r['devices']}: warm {r['warm_s']} s, compile {r['compile_s']} s"))
+    typer.echo(B.markdown(report))
+    for p in B.write(report, out_dir):
+        typer.echo(f"wrote {p}")

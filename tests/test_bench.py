@@ -1,0 +1,26 @@
+"""jaxsolve bench --quick (CliRunner): writes a markdown and JSON table with machine description."""
+
+import json
+
+from typer.testing import CliRunner
+
+from jaxsolve.cli import app
+
+runner = CliRunner()
+
+
+def test_quick_bench_writes_table(tmp_path):
+    res = runner.invoke(app, ["bench", "--quick", "--only", "pig", "--out-dir", str(tmp_path)])
+    assert res.exit_code == 0, res.output
+    report = json.loads((tmp_path / "bench_quick.json").read_text())
+    assert report["machine"]["devices"] and report["rows"]
+    row = report["rows"][0]
+    assert row["game"] == "pig" and row["warm_s"] >= 0 and row["compile_s"] >= 0 and row["peak_mib"] > 0
+    assert "| pig |" in (tmp_path / "bench_quick.md").read_text()
+
+
+def test_bad_input(tmp_path):
+    res = runner.invoke(app, ["bench", "--quick", "--backend", "tpu"])
+    assert res.exit_code == 1 and "unknown backend" in res.output
+    res = runner.invoke(app, ["bench", "--quick", "--only", "chess", "--out-dir", str(tmp_path)])
+    assert res.exit_code == 1 and "no benchmark case" in res.output
