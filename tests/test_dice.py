@@ -78,3 +78,18 @@ def test_unknown_methods_raise():
 def test_bad_space():
     with pytest.raises(ValueError):
         dice.dice_space(0, 6)
+
+
+def test_best_subkeep_arg_brute_force_with_ties():
+    sp = dice.dice_space(5, 6)
+    keep_values = np.random.default_rng(2).integers(0, 4, size=(sp.num_keeps, 20)).astype(np.float64)
+    best, arg = (np.asarray(a) for a in dice.best_subkeep_arg(sp, jnp.asarray(keep_values)))
+    for t, throw in enumerate(sp.throws):
+        subs = [k for k in range(sp.num_keeps) if np.all(sp.keeps[k] <= throw)]
+        for b in range(keep_values.shape[1]):
+            top = keep_values[subs, b].max()
+            assert best[t, b] == top
+            chosen = arg[t, b]
+            assert chosen in subs and keep_values[chosen, b] == top
+            most_dice = max(sp.keep_size[k] for k in subs if keep_values[k, b] == top)
+            assert sp.keep_size[chosen] == most_dice

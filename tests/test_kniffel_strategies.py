@@ -171,22 +171,13 @@ def test_final_moves_match_solver(name):
     assert np.array_equal(allowed, mv.allowed) and np.array_equal(instant, mv.instant)
 
 
-def test_best_keep_arg_matches_dice():
-    sp = tables.space()
-    rng = np.random.default_rng(0)
-    kv = jnp.asarray(rng.integers(0, 4, size=(sp.num_keeps, 50)).astype(np.float32))
-    b1, a1 = jax.jit(lambda x: dice.best_subkeep_arg(sp, x))(kv)
-    b2, a2 = jax.jit(lambda x: strategies.best_keep_arg(sp, x))(kv)
-    assert np.array_equal(b1, b2) and np.array_equal(a1, a2)
-
-
 @pytest.mark.parametrize("first", [False, True])
-def test_best_box_arg_matches_option_values(first):
+def test_best_box_matches_option_values(first):
     rules = PRESETS["kniffel-imhieb"]
     f, u, h = _random_states(rules, 32, 2)
     values = jnp.asarray(np.random.default_rng(3).integers(0, 3, size=int(np.prod(tables.state_shape(rules)))).astype(np.float32))
     opt = jax.jit(lambda *a: solver.option_values(*a, rules, first_throw=first))(values, f, u, h)
-    best, arg = jax.jit(lambda *a: strategies.best_box_arg(*a, rules, first_throw=first))(values, f, u, h)
+    best, arg = jax.jit(lambda *a: solver.best_box(*a, rules, first_throw=first))(values, f, u, h)
     assert np.array_equal(best, opt.max(0)) and np.array_equal(arg, opt.argmax(0))
 
 

@@ -107,57 +107,8 @@ def _throw(rules: KniffelRules, dice) -> int:
     return sp.throw_index(sp.counts_of_faces(dice))
 
 
-def _fill(aux, opt, state, rules: KniffelRules, objective: str, first_throw: bool):
-    """Best box after each throw (ties: earlier box) and the channels it carries: ``[T, B]``, ``[T, B, C]``.
-
-    Channels as in ``evaluate``: this fill's reward in its box / bonus channel plus the next
-    state's channels, and the second moment of the total still to come.
-    """
-    dtype = opt.dtype
-    box = jnp.argmax(opt, axis=0)
-    mv = solver.chosen_moves(box, *state, rules)
-    met = mv.points > 0 if objective == "goals" else mv.points
-    pts = jnp.asarray(met, dtype)
-    bonuses = jnp.stack([mv.upper_bonus, mv.extra, mv.instant * first_throw], -1).astype(dtype)
-    bonus = jnp.zeros_like(bonuses) if objective == "goals" else bonuses
-    reward = pts + bonus.sum(-1)
-    after = aux[mv.next_state]
-    total = evaluation_lib.SUM_CHANNELS
-    first = jnp.concatenate([jax.nn.one_hot(box, NUM_BOXES, dtype=dtype) * pts[..., None], bonus], -1) + after[..., :total]
-    moment = reward**2 + 2 * reward * after[..., :total].sum(-1) + after[..., evaluation_lib.MOMENT]
-    return jnp.max(opt, axis=0), jnp.concatenate([first, moment[..., None]], -1)
-
-
-def throw_channels(values, aux, filled, upper, holds50, rules: KniffelRules, objective: str, rolls_left: int):
-    """``([T, B], [T, B, C])``: value and channels of every throw with ``rolls_left`` re-throws left.
-
-    Same policy and ties as ``evaluate.turn_channels`` (which averages these over the first
-    throw); the Im-Hieb option applies when ``rolls_left == rules.rolls - 1``.
-    """
-    sp = tables.space(rules.dice)
-    state = (filled, upper, holds50)
-
-    def fill(first_throw):
-        opt = solver.option_values(values, filled, upper, holds50, rules, objective, first_throw)
-        return _fill(aux, opt, state, rules, objective, first_throw)
-
-    first = rules.has_instant_bonus and rolls_left == rules.rolls - 1
-    best, chan = fill(first and rolls_left == 0)
-    for _ in range(rolls_left):
-        keep_best = dicelib.expect_keeps(sp, best)
-        keep_chan = dicelib.expect_keeps(sp, chan)
-        best, arg = dicelib.best_subkeep_arg(sp, keep_best)
-        chan = jnp.take_along_axis(keep_chan, jnp.broadcast_to(arg[..., None], arg.shape + (chan.shape[-1],)), axis=0)
-    if first and rolls_left > 0:
-        now, now_chan = fill(True)
-        better = now > best
-        best = jnp.where(better, now, best)
-        chan = jnp.where(better[..., None], now_chan, chan)
-    return best, chan
-
-
 _turn_channels = jax.jit(evaluation_lib.turn_channels, static_argnames=("rules", "objective", "rolls"))
-_throw_channels = jax.jit(throw_channels, static_argnames=("rules", "objective", "rolls_left"))
+_throw_channels = jax.jit(evaluation_lib.throw_channels, static_argnames=("rules", "objective", "rolls_left", "first_throw"))
 
 
 def _channels(sol, aux, position, rules, objective, dice, rolls_left, rolls):

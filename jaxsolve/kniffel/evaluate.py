@@ -30,10 +30,9 @@ SUM_CHANNELS = NUM_CHANNELS - 1
 MOMENT = NUM_CHANNELS - 1
 
 
-def _fill(aux, opt, state, rules, objective: str, first_throw: bool):
-    """Best box after each throw and the channels that choice carries: ``[T, B]``, ``[T, B, C]``."""
-    dtype = opt.dtype
-    box = jnp.argmax(opt, axis=0)
+def _fill(aux, best, box, state, rules, objective: str, first_throw: bool):
+    """Channels carried by the best box after each throw: ``[T, B, C]``."""
+    dtype = best.dtype
     mv = solver.chosen_moves(box, *state, rules)
     pts = solver._reward(mv.points, objective, dtype)
     bonus = solver._bonus(jnp.stack([mv.upper_bonus, mv.extra, mv.instant * first_throw], -1), objective, dtype)
@@ -43,32 +42,46 @@ def _fill(aux, opt, state, rules, objective: str, first_throw: bool):
     first = immediate + after[..., :SUM_CHANNELS]
     mean_after = after[..., :SUM_CHANNELS].sum(-1)
     moment = reward**2 + 2 * reward * mean_after + after[..., MOMENT]
-    return jnp.max(opt, axis=0), jnp.concatenate([first, moment[..., None]], -1)
+    return best, jnp.concatenate([first, moment[..., None]], -1)
+
+
+def throw_channels(values, aux, filled, upper, holds50, rules: KniffelRules, objective: str = "score", rolls_left: int | None = None, first_throw: bool | None = None):
+    """``([T, B], [T, B, C])``: value and channels of every throw with ``rolls_left`` re-throws left.
+
+    ``values``/``aux`` are the flat tables of later states. ``first_throw`` (default: when
+    ``rolls_left == rules.rolls - 1``) offers the Im-Hieb fill of the turn's first throw.
+    """
+    rolls_left = rules.rolls - 1 if rolls_left is None else rolls_left
+    first_throw = (rolls_left == rules.rolls - 1) if first_throw is None else first_throw
+    instant = first_throw and rules.has_instant_bonus
+    sp = tables.space(rules.dice)
+
+    def fill(with_instant):
+        best, box = solver.best_box(values, filled, upper, holds50, rules, objective, with_instant)
+        return _fill(aux, best, box, (filled, upper, holds50), rules, objective, with_instant)
+
+    best, chan = fill(instant and rolls_left == 0)
+    for _ in range(rolls_left):
+        keep_best = dice.expect_keeps(sp, best)
+        keep_chan = dice.expect_keeps(sp, chan)
+        best, arg = dice.best_subkeep_arg(sp, keep_best)
+        chan = jnp.take_along_axis(keep_chan, jnp.broadcast_to(arg[..., None], arg.shape + (NUM_CHANNELS,)), axis=0)
+    if instant and rolls_left > 0:
+        now, now_chan = fill(True)
+        better = now > best
+        best = jnp.where(better, now, best)
+        chan = jnp.where(better[..., None], now_chan, chan)
+    return best, chan
 
 
 def turn_channels(values, aux, filled, upper, holds50, rules: KniffelRules, objective: str = "score", rolls: int | None = None):
     """``([B], [B, C])``: value and channels of states at the start of a turn.
 
-    ``values``/``aux`` are the flat tables of later states. ``rolls`` overrides the throws
-    of this turn only (e.g. 1 = no re-throw in this turn).
+    ``rolls`` overrides the throws of this turn only (e.g. 1 = no re-throw in this turn).
     """
     rolls = rules.rolls if rolls is None else rolls
+    best, chan = throw_channels(values, aux, filled, upper, holds50, rules, objective, rolls - 1, first_throw=True)
     sp = tables.space(rules.dice)
-    def fill(first_throw):
-        opt = solver.option_values(values, filled, upper, holds50, rules, objective, first_throw)
-        return _fill(aux, opt, (filled, upper, holds50), rules, objective, first_throw)
-
-    best, chan = fill(rolls == 1)
-    for _ in range(rolls - 1):
-        keep_best = dice.expect_keeps(sp, best)
-        keep_chan = dice.expect_keeps(sp, chan)
-        best, arg = dice.best_subkeep_arg(sp, keep_best)
-        chan = jnp.take_along_axis(keep_chan, jnp.broadcast_to(arg[..., None], arg.shape + (NUM_CHANNELS,)), axis=0)
-    if rolls > 1 and rules.has_instant_bonus:
-        now, now_chan = fill(True)
-        better = now > best
-        best = jnp.where(better, now, best)
-        chan = jnp.where(better[..., None], now_chan, chan)
     return dice.throw_mean(sp, best), dice.throw_mean(sp, chan)
 
 

@@ -220,6 +220,24 @@ def option_values(values, filled, upper, holds50, rules: KniffelRules, objective
     return out.at[:, tables.kniffel_throws(rules.dice)].set(jnp.swapaxes(five, 0, 1))
 
 
+def best_box(values, filled, upper, holds50, rules: KniffelRules, objective: str = "score", first_throw: bool = False):
+    """``(max, argmax)`` over boxes of ``option_values`` (ties: earlier box), each ``[T, B]``.
+
+    Folds the 13 boxes one by one instead of materialising ``[13, T, B]``.
+    """
+    options = _regular_options(values, filled, upper, holds50, rules, objective, first_throw)
+    best, arg = options[0], jnp.zeros(options[0].shape, jnp.int32)
+    for b, opt in enumerate(options[1:], 1):
+        better = opt > best
+        best = jnp.where(better, opt, best)
+        arg = jnp.where(better, b, arg)
+    five = _five_options(values, filled, upper, holds50, rules, objective, first_throw)
+    cols = tables.kniffel_throws(rules.dice)
+    best = best.at[cols].set(jnp.max(five, axis=1))
+    arg = arg.at[cols].set(jnp.argmax(five, axis=1).astype(jnp.int32))
+    return best, arg
+
+
 def final_throw_values(values, filled, upper, holds50, rules: KniffelRules, objective: str = "score", first_throw: bool = False):
     """``[T, B]`` value of filling the best box now (``first_throw``: Im-Hieb bonus included)."""
     options = _regular_options(values, filled, upper, holds50, rules, objective, first_throw)

@@ -55,47 +55,6 @@ class Strategy:
         raise NotImplementedError
 
 
-def best_keep_arg(space: dice.DiceSpace, keep_values):
-    """``dice.best_subkeep_arg`` (same ties: more dice, then the earlier keep) without ``argmax``.
-
-    Level by level with elementwise selects only, which XLA runs many times faster on CPU.
-    """
-    best = keep_values[space.level(0)]
-    arg = jnp.zeros(best.shape, jnp.int32)
-    for k in range(1, space.n + 1):
-        lv, down = space.level(k), space.level_down[k]
-        below, below_arg = best[down[:, 0]], arg[down[:, 0]]
-        for j in range(1, k):
-            cand = best[down[:, j]]
-            better = cand > below
-            below = jnp.where(better, cand, below)
-            below_arg = jnp.where(better, arg[down[:, j]], below_arg)
-        own = keep_values[lv]
-        own_idx = jnp.arange(lv.start, lv.stop, dtype=jnp.int32).reshape((-1,) + (1,) * (own.ndim - 1))
-        take_own = own >= below
-        best = jnp.where(take_own, own, below)
-        arg = jnp.where(take_own, own_idx, below_arg)
-    return best, arg
-
-
-def best_box_arg(values, filled, upper, holds50, rules: KniffelRules, first_throw: bool = False):
-    """``(max, argmax)`` over boxes of ``solver.option_values`` (ties: earlier box), ``[T, B]`` each.
-
-    Folds the 13 boxes one by one instead of materialising ``[13, T, B]``.
-    """
-    options = solver._regular_options(values, filled, upper, holds50, rules, "score", first_throw)
-    best, arg = options[0], jnp.zeros(options[0].shape, jnp.int32)
-    for b, opt in enumerate(options[1:], 1):
-        better = opt > best
-        best = jnp.where(better, opt, best)
-        arg = jnp.where(better, b, arg)
-    five = solver._five_options(values, filled, upper, holds50, rules, "score", first_throw)
-    cols = tables.kniffel_throws(rules.dice)
-    best = best.at[cols].set(jnp.max(five, axis=1))
-    arg = arg.at[cols].set(jnp.argmax(five, axis=1).astype(jnp.int32))
-    return best, arg
-
-
 def _no_instant(box):
     return jnp.zeros(box.shape, bool), box
 
@@ -115,14 +74,14 @@ class ValueStrategy(Strategy):
 
     def policy(self, filled, upper, holds50) -> TurnPolicy:
         rules, sp = self.rules, tables.space(self.rules.dice)
-        current, box = best_box_arg(self.values, filled, upper, holds50, rules)
+        current, box = solver.best_box(self.values, filled, upper, holds50, rules)
         keeps = []
         for _ in range(rules.rolls - 1):
-            current, arg = best_keep_arg(sp, dice.expect_keeps(sp, current))
+            current, arg = dice.best_subkeep_arg(sp, dice.expect_keeps(sp, current))
             keeps.append(arg)
         keep = jnp.stack(keeps) if keeps else jnp.zeros((0,) + box.shape, jnp.int32)
         if rules.has_instant_bonus:
-            now, box_now = best_box_arg(self.values, filled, upper, holds50, rules, first_throw=True)
+            now, box_now = solver.best_box(self.values, filled, upper, holds50, rules, first_throw=True)
             fill_now = now >= current
         else:
             fill_now, box_now = _no_instant(box)
