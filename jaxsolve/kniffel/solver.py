@@ -23,7 +23,7 @@ from jaxsolve import dice
 from jaxsolve.kniffel import tables
 from jaxsolve.kniffel.rules import KNIFFEL_BOX, NUM_BOXES, KniffelRules, check_objective
 
-JOKER_POINTS = np.zeros(NUM_BOXES, dtype=np.int64)
+JOKER_POINTS = np.zeros(NUM_BOXES, dtype=np.int32)
 JOKER_POINTS[8:11] = (25, 30, 40)
 
 
@@ -183,7 +183,7 @@ def moves(filled, upper, holds50, rules: KniffelRules) -> Moves:
     regular = Moves(points, zeros, rules.upper_bonus * crossed + zeros, nxt + zeros, is_open | (zeros > 0), instant)
     five = _five_moves(filled, upper, holds50, rules)
     cols = tables.kniffel_throws(rules.dice)
-    return Moves(*(r.at[:, cols].set(jnp.swapaxes(f, 0, 1)) for r, f in zip(regular, five)))
+    return Moves(*(r.at[:, cols].set(jnp.swapaxes(f, 0, 1).astype(r.dtype)) for r, f in zip(regular, five)))
 
 
 def chosen_moves(box, filled, upper, holds50, rules: KniffelRules) -> Moves:
@@ -201,7 +201,7 @@ def chosen_moves(box, filled, upper, holds50, rules: KniffelRules) -> Moves:
     cols = tables.kniffel_throws(rules.dice)
     five = _five_moves(filled, upper, holds50, rules)
     five_box = box[cols][:, None, :]
-    return Moves(*(r.at[cols].set(jnp.take_along_axis(f, five_box, axis=1)[:, 0]) for r, f in zip(regular, five)))
+    return Moves(*(r.at[cols].set(jnp.take_along_axis(f, five_box, axis=1)[:, 0].astype(r.dtype)) for r, f in zip(regular, five)))
 
 
 def option_values(values, filled, upper, holds50, rules: KniffelRules, objective: str = "score", first_throw: bool = False):

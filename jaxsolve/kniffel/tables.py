@@ -53,7 +53,7 @@ def score_counts(counts: np.ndarray) -> np.ndarray:
 @functools.lru_cache(maxsize=None)
 def throw_scores(dice: int = DICE) -> np.ndarray:
     """``[13, T]`` points of each box for each throw (normal scoring)."""
-    return score_counts(space(dice).throws).T.copy()
+    return score_counts(space(dice).throws).T.astype(np.int32)
 
 
 @functools.lru_cache(maxsize=None)
