@@ -150,7 +150,7 @@ def markdown(r: dict) -> str:
     lines = [
         f"# Kniffel full solve: jaxsolve vs yatzy-solver ({r['device']})",
         "",
-        f"Machine: {m['cpu']}, {m['cpu_count']} cores, {m['platform']}, jax {m['jax']}; load average at start {m['load_average_at_start']}.",
+        f"Machine: {m['cpu']}, {m['cpu_count']} cores, {m['platform']}, jax {m['jax']}; load average at start {m['load_average']}.",
         f"Command: `python benchmarks/bench_kniffel.py --repeats {r['repeats']}`",
         "",
         "| rules | jaxsolve value | warm solve (median) | compile | yatzy-solver value | yatzy-solver build (median) | speed-up |",

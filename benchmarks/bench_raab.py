@@ -30,13 +30,9 @@ print(time.perf_counter() - t0, sol.game_value)
 
 
 def cpu_model() -> str:
-    try:
-        for line in Path("/proc/cpuinfo").read_text().splitlines():
-            if line.startswith("model name"):
-                return line.split(":", 1)[1].strip()
-    except OSError:
-        pass
-    return platform.processor() or "unknown"
+    from jaxsolve.bench import machine
+
+    return machine()["cpu"]
 
 
 def bench(name: str, device: str, repeats: int) -> dict:

@@ -7,32 +7,16 @@ from __future__ import annotations
 
 import argparse
 import json
-import os
-import platform
 import time
 from pathlib import Path
 
 import jax
 
+from jaxsolve import bench
 from jaxsolve.kniffel import simulate, strategies
 from jaxsolve.kniffel.rules import get_rules
 
 
-def machine() -> dict:
-    cpu = platform.processor()
-    try:
-        cpu = next(line.split(":", 1)[1].strip() for line in open("/proc/cpuinfo") if line.startswith("model name"))
-    except (OSError, StopIteration):
-        pass
-    return {
-        "platform": platform.platform(),
-        "python": platform.python_version(),
-        "jax": jax.__version__,
-        "cpu": cpu,
-        "cpu_count": os.cpu_count(),
-        "load_average_at_start": os.getloadavg(),
-        "devices": [str(d) for d in jax.devices()],
-    }
 
 
 def main() -> None:
@@ -76,7 +60,7 @@ def main() -> None:
         print(json.dumps(row), flush=True)
         rows.append(row)
     args.out.parent.mkdir(parents=True, exist_ok=True)
-    args.out.write_text(json.dumps({"machine": machine(), "device": str(device), "chunk": args.chunk, "runs": rows}, indent=1))
+    args.out.write_text(json.dumps({"machine": bench.machine(), "device": str(device), "chunk": args.chunk, "runs": rows}, indent=1))
 
 
 if __name__ == "__main__":

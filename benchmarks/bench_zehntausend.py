@@ -30,13 +30,9 @@ ROOT = Path(__file__).resolve().parents[1]
 
 
 def cpu_model() -> str:
-    try:
-        for line in Path("/proc/cpuinfo").read_text().splitlines():
-            if line.startswith("model name"):
-                return line.split(":", 1)[1].strip()
-    except OSError:
-        pass
-    return platform.processor() or "unknown"
+    from jaxsolve.bench import machine
+
+    return machine()["cpu"]
 
 
 def run_cold(code: str, env: dict) -> tuple[float, str]:

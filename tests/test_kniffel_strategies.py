@@ -10,7 +10,6 @@ import numpy as np
 import pytest
 
 import kniffel_heuristic_reference as ref
-from jaxsolve import dice
 from jaxsolve.errors import JaxsolveError
 from jaxsolve.kniffel import heuristic, solver, strategies, tables
 from jaxsolve.kniffel.position import parse_position

@@ -17,7 +17,6 @@ from jaxsolve.cli.common import (
     NoCacheOpt,
     OutOpt,
     QuietOpt,
-    X64Opt,
     advise_app,
     handle_errors,
     plot_app,

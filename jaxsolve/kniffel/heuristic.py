@@ -36,7 +36,6 @@ fills at once when filling now is what makes the best-rated box's value.
 from __future__ import annotations
 
 import functools
-import math
 from dataclasses import dataclass
 from fractions import Fraction
 from itertools import product
