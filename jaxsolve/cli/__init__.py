@@ -17,14 +17,8 @@ app.add_typer(plot_app, name="plot")
 app.add_typer(simulate_app, name="simulate")
 app.add_typer(tables_app, name="tables")
 
-from jaxsolve.cli import kniffel as _kniffel  # noqa: E402,F401  (registers commands)
-
-for _name in ("raab", "zehntausend", "simulation", "analysis", "distribution", "bench"):
-    try:
-        __import__(f"jaxsolve.cli.{_name}")
-    except ModuleNotFoundError as _exc:
-        if _exc.name != f"jaxsolve.cli.{_name}":
-            raise
+# Each game's module registers its commands on the groups above.
+from jaxsolve.cli import analysis, bench, distribution, kniffel, raab, simulation, zehntausend  # noqa: E402,F401
 
 
 def main() -> None:
