@@ -14,6 +14,7 @@ The first 16 channels sum to the state's value.
 
 from __future__ import annotations
 
+import functools
 from dataclasses import dataclass
 
 import jax
@@ -114,14 +115,14 @@ def evaluate(solution: solver.Solution, *, chunk: int = 512, on_layer=None) -> E
     values = jnp.asarray(np.nan_to_num(solution.values.reshape(-1), nan=0.0), dtype)
     aux = jnp.zeros((values.shape[0], NUM_CHANNELS), dtype)
 
-    @jax.jit
-    def step(aux, filled, upper, holds50):
+    @functools.partial(jax.jit, donate_argnums=1)
+    def step(values, aux, filled, upper, holds50):
         _, chan = turn_channels(values, aux, filled, upper, holds50, rules, objective)
         return aux.at[tables.state_index(filled, upper, holds50, rules)].set(chan)
 
     plan = solver._chunk_plan(rules, chunk)
     for i, (layer, f, u, h) in enumerate(plan):
-        aux = step(aux, jnp.asarray(f), jnp.asarray(u), jnp.asarray(h))
+        aux = step(values, aux, jnp.asarray(f), jnp.asarray(u), jnp.asarray(h))
         if on_layer is not None and (i + 1 == len(plan) or plan[i + 1][0] != layer):
             aux.block_until_ready()
             on_layer(layer, sum(len(p[1]) for p in plan if p[0] == layer))
