@@ -10,7 +10,7 @@ from typing import Annotated, List, Optional
 import typer
 
 from jaxsolve.cli import app
-from jaxsolve.cli.common import CacheOpt, Device, DeviceOpt, JsonOpt, NoCacheOpt, advise_app, handle_errors, setup, tables_app
+from jaxsolve.cli.common import CacheOpt, Device, DeviceOpt, JsonOpt, NoCacheOpt, X64DefaultOpt, advise_app, handle_errors, setup, tables_app
 from jaxsolve.errors import JaxsolveError
 from jaxsolve.kniffel.rules import PRESETS
 
@@ -36,7 +36,6 @@ PositionOpt = Annotated[str, typer.Option("--position", "-p", help='Filled boxes
 DiceOpt = Annotated[Optional[str], typer.Option("--dice", "-d", help="Dice showing: --dice 1 1 2 2 5 (or 11225).")]
 RollsLeftOpt = Annotated[Optional[int], typer.Option("--rolls-left", help="Re-throws still allowed this turn (default: all but the first throw).")]
 ValuesOpt = Annotated[Optional[Path], typer.Option("--values", help="Read the value table from a `solve kniffel --out` export instead of solving.")]
-X64Opt = Annotated[bool, typer.Option("--x64/--x32", help="Compute in float64 (default) or float32.")]
 MoreDice = Annotated[Optional[List[str]], typer.Argument(hidden=True, help="The rest of --dice.")]
 
 
@@ -113,7 +112,7 @@ def advise_kniffel(
     values: ValuesOpt = None,
     top: Annotated[Optional[int], typer.Option("--top", min=1, help="Print only the best N options.")] = None,
     device: DeviceOpt = Device.auto,
-    x64: X64Opt = True,
+    x64: X64DefaultOpt = True,
     cache_dir: CacheOpt = None,
     no_cache: NoCacheOpt = False,
     as_json: JsonOpt = False,
@@ -175,7 +174,7 @@ def analyze_kniffel(
     split: Annotated[bool, typer.Option("--split/--no-split", help="Per-box split and SD of the rest of the game (evaluates the whole game, about a minute on a CPU).")] = True,
     values: ValuesOpt = None,
     device: DeviceOpt = Device.auto,
-    x64: X64Opt = True,
+    x64: X64DefaultOpt = True,
     cache_dir: CacheOpt = None,
     no_cache: NoCacheOpt = False,
     as_json: JsonOpt = False,

@@ -26,6 +26,7 @@ class Device(str, Enum):
 
 DeviceOpt = Annotated[Device, typer.Option("--device", help="Where to compute: auto (JAX default), cpu or gpu.")]
 X64Opt = Annotated[bool, typer.Option("--x64/--x32", help="Compute in float64 (default float32).")]
+X64DefaultOpt = Annotated[bool, typer.Option("--x64/--x32", help="Compute in float64 (the default here) or float32.")]
 QuietOpt = Annotated[bool, typer.Option("--quiet", "-q", help="No progress bars; print only the result.")]
 CacheOpt = Annotated[
     Optional[Path],

@@ -9,7 +9,7 @@ from typing import Annotated, List, Optional
 import typer
 
 from jaxsolve.cli import app
-from jaxsolve.cli.common import CacheOpt, Device, DeviceOpt, JsonOpt, NoCacheOpt, QuietOpt, handle_errors, setup
+from jaxsolve.cli.common import CacheOpt, Device, DeviceOpt, JsonOpt, NoCacheOpt, QuietOpt, X64DefaultOpt, handle_errors, setup
 from jaxsolve.cli.kniffel import ExtraBonusOpt, JokerOpt, RollsOpt, RulesOpt, build_rules
 
 distribution_app = typer.Typer(help="Exact score distributions under the optimal policy.", no_args_is_help=True)
@@ -19,7 +19,6 @@ app.add_typer(advise_target_app, name="advise-target")
 
 DEFAULT_DIR = Path("results") / "distribution"
 
-X64Opt = Annotated[bool, typer.Option("--x64/--x32", help="Compute in float64 (default) or float32.")]
 FilledOpt = Annotated[Optional[List[str]], typer.Option("--filled", help="A box already filled (repeat); the rest of the game is solved.")]
 DevicesOpt = Annotated[int, typer.Option("--devices", min=0, help="Shard over the first n visible devices (0: all).")]
 MemoryOpt = Annotated[Optional[int], typer.Option("--max-memory", min=1, help="MiB one device may use; chunks shrink to fit.")]
@@ -73,7 +72,7 @@ def distribution_kniffel(
     max_memory: MemoryOpt = None,
     chunk: ChunkOpt = 256,
     device: DeviceOpt = Device.auto,
-    x64: X64Opt = True,
+    x64: X64DefaultOpt = True,
     quiet: QuietOpt = False,
     cache_dir: CacheOpt = None,
     no_cache: NoCacheOpt = False,

@@ -16,6 +16,7 @@ from jaxsolve.cli.common import (
     NoCacheOpt,
     OutOpt,
     QuietOpt,
+    X64DefaultOpt,
     advise_app,
     handle_errors,
     plot_app,
@@ -34,7 +35,6 @@ LastTurnOpt = Annotated[
     typer.Option("--last-turn/--no-last-turn", help="Override the last-turn rule (the other player answers a start player's goal)."),
 ]
 BoundOpt = Annotated[Optional[int], typer.Option("--bound", help="Largest banked score kept (last-turn rule; default goal + 80).")]
-X64Opt = Annotated[bool, typer.Option("--x64/--x32", help="Compute in float64 (default here) or float32.")]
 TolOpt = Annotated[Optional[float], typer.Option("--tol", help="Stop when a sweep changes no value by more (default 1e-12 in float64, 1e-6 in float32).")]
 MaxIterOpt = Annotated[int, typer.Option("--max-iter", min=1, help="Most sweeps before giving up.")]
 
@@ -106,7 +106,7 @@ def solve_raab(
     max_iter: MaxIterOpt = 10_000,
     out: OutOpt = None,
     device: DeviceOpt = Device.auto,
-    x64: X64Opt = True,
+    x64: X64DefaultOpt = True,
     quiet: QuietOpt = False,
     cache_dir: CacheOpt = None,
     no_cache: NoCacheOpt = False,
@@ -164,7 +164,7 @@ def advise_raab(
     last_turn: LastTurnOpt = None,
     bound: BoundOpt = None,
     device: DeviceOpt = Device.auto,
-    x64: X64Opt = True,
+    x64: X64DefaultOpt = True,
     cache_dir: CacheOpt = None,
     no_cache: NoCacheOpt = False,
     as_json: JsonOpt = False,

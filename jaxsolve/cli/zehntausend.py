@@ -17,6 +17,7 @@ from jaxsolve.cli.common import (
     NoCacheOpt,
     OutOpt,
     QuietOpt,
+    X64DefaultOpt,
     advise_app,
     handle_errors,
     plot_app,
@@ -39,7 +40,6 @@ StraightOpt = Annotated[Optional[int], typer.Option("--straight", help="Points f
 SixKindOpt = Annotated[Optional[int], typer.Option("--six-of-a-kind", help="Points for six of a kind (0: keep doubling).")]
 ThreePairsOpt = Annotated[Optional[int], typer.Option("--three-pairs", help="Points for three pairs (0: nothing).")]
 TwoFivesOpt = Annotated[Optional[TwoFives], typer.Option("--two-fives", help="Two 5s as one pseudo-1 worth 100: off, one per set-aside, any.")]
-X64DefaultOpt = Annotated[bool, typer.Option("--x64/--x32", help="Compute in float64 (default) or float32.")]
 
 
 def build_rules(rules: str, straight, six_of_a_kind, three_pairs, two_fives):
