@@ -160,16 +160,6 @@ def _random_states(rules, n, seed):
     return [jnp.asarray(np.concatenate(a)) for a in (f, u, h)]
 
 
-@pytest.mark.parametrize("name", ["yahtzee", "kniffel", "kniffel-imhieb", "yahtzee-free"])
-def test_final_moves_match_solver(name):
-    rules = PRESETS[name]
-    f, u, h = _random_states(rules, 64, 1)
-    mv = jax.jit(lambda *a: solver.moves(*a, rules))(f, u, h)
-    points, extra, allowed, instant = jax.jit(lambda *a: heuristic.final_moves(*a, rules))(f, u, h)
-    assert np.array_equal(points, mv.points) and np.array_equal(extra, mv.extra)
-    assert np.array_equal(allowed, mv.allowed) and np.array_equal(instant, mv.instant)
-
-
 @pytest.mark.parametrize("first", [False, True])
 def test_best_box_matches_option_values(first):
     rules = PRESETS["kniffel-imhieb"]

@@ -355,25 +355,10 @@ def _length_prob(V, free, need, face_sum):
 def final_moves(filled, upper, holds50, rules: KniffelRules):
     """``(points, extra, allowed, instant)``, each ``[13, T, B]``: filling each box after each throw.
 
-    Equal to the fields of ``solver.moves`` (tested), but only the six five-of-a-kind throws
-    are evaluated per state (joker rules), the rest is the static score table.
+    The fields of ``solver.moves`` the heuristic needs (under ``jit`` the others are dropped).
     """
-    T = tables.space(DICE).num_throws
-    cols = tables.kniffel_throws(DICE)
-    face_of = np.zeros(T, dtype=np.int32)
-    face_of[cols] = np.arange(6)
-    is_five = np.zeros(T, dtype=bool)
-    is_five[cols] = True
-    is_five = jnp.asarray(is_five)[None, :, None]
-    five = solver._five_moves(filled, upper, holds50, rules)
-    pick = lambda a: jnp.swapaxes(a[face_of], 0, 1)  # noqa: E731  [6, 13, B] -> [13, T, B]
-    scores = jnp.asarray(tables.throw_scores(DICE))[:, :, None]
-    is_open = (((filled[None, :] >> jnp.arange(NUM_BOXES)[:, None]) & 1) == 0)[:, None, :]
-    points = jnp.where(is_five, pick(five.points), scores)
-    extra = jnp.where(is_five, pick(five.extra), 0)
-    allowed = jnp.where(is_five, pick(five.allowed), is_open)
-    instant = solver._instant_bonus(points, jnp.arange(NUM_BOXES)[:, None, None], rules)
-    return points, extra, allowed, instant
+    mv = solver.moves(filled, upper, holds50, rules)
+    return mv.points, mv.extra, mv.allowed, mv.instant
 
 
 def level_gains(filled, upper, holds50, rules: KniffelRules, dtype=jnp.float32):
