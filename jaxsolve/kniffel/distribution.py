@@ -219,7 +219,7 @@ def turn_distribution(values, rows, prev_padded, filled, upper, holds50, rules: 
     acc = jnp.zeros((filled.shape[0], width), prev_padded.dtype)
     for q, box, first in turn_policy(values, filled, upper, holds50, rules):
         mv = solver.chosen_moves(box, filled, upper, holds50, rules)
-        reward = mv.points + mv.extra + mv.upper_bonus + (mv.instant if first else 0)
+        reward = mv.score(first)
         nrow = rows[mv.next_state]
 
         def body(acc, xs):

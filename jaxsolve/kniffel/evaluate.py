@@ -35,8 +35,8 @@ def _fill(aux, best, box, state, rules, objective: str, first_throw: bool):
     """Channels carried by the best box after each throw: ``[T, B, C]``."""
     dtype = best.dtype
     mv = solver.chosen_moves(box, *state, rules)
-    pts = solver._reward(mv.points, objective, dtype)
-    bonus = solver._bonus(jnp.stack([mv.upper_bonus, mv.extra, mv.instant * first_throw], -1), objective, dtype)
+    pts = solver.objective_reward(mv.points, objective, dtype)
+    bonus = solver.objective_bonus(jnp.stack([mv.upper_bonus, mv.extra, mv.instant * first_throw], -1), objective, dtype)
     reward = pts + bonus.sum(-1)
     after = aux[mv.next_state]
     immediate = jnp.concatenate([jax.nn.one_hot(box, NUM_BOXES, dtype=dtype) * pts[..., None], bonus], -1)
@@ -120,7 +120,7 @@ def evaluate(solution: solver.Solution, *, chunk: int = 512, on_layer=None) -> E
         _, chan = turn_channels(values, aux, filled, upper, holds50, rules, objective)
         return aux.at[tables.state_index(filled, upper, holds50, rules)].set(chan)
 
-    plan = solver._chunk_plan(rules, chunk)
+    plan = solver.chunk_plan(rules, chunk)
     for i, (layer, f, u, h) in enumerate(plan):
         aux = step(values, aux, jnp.asarray(f), jnp.asarray(u), jnp.asarray(h))
         if on_layer is not None and (i + 1 == len(plan) or plan[i + 1][0] != layer):

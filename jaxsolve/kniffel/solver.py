@@ -21,20 +21,21 @@ import numpy as np
 
 from jaxsolve import dice
 from jaxsolve.kniffel import tables
-from jaxsolve.kniffel.rules import KNIFFEL_BOX, NUM_BOXES, KniffelRules, check_objective
+from jaxsolve.errors import JaxsolveError
+from jaxsolve.kniffel.rules import BOX_NAMES, KNIFFEL_BOX, NUM_BOXES, KniffelRules, check_objective
 
 JOKER_POINTS = np.zeros(NUM_BOXES, dtype=np.int32)
 JOKER_POINTS[8:11] = (25, 30, 40)
 
 
-def _reward(points, objective: str, dtype):
+def objective_reward(points, objective: str, dtype):
     """Immediate reward of a box filled with ``points`` under the objective."""
     if objective == "goals":
         return (points > 0).astype(dtype)
     return jnp.asarray(points, dtype)
 
 
-def _bonus(points, objective: str, dtype):
+def objective_bonus(points, objective: str, dtype):
     """Bonus points count for ``score`` only."""
     if objective == "goals":
         return jnp.zeros(jnp.shape(points), dtype)
@@ -76,17 +77,17 @@ def _regular_options(values, filled, upper, holds50, rules: KniffelRules, object
     lower_holds = holds50[None, :] * (jnp.arange(6, NUM_BOXES) != KNIFFEL_BOX)[:, None]
     lower_next = lookup(new_filled[6:], upper[None, :], lower_holds)
     lower_next = jnp.where(is_open[6:], lower_next, CLOSED)
-    lower_reward = _reward(scores[6:], objective, dtype)
+    lower_reward = objective_reward(scores[6:], objective, dtype)
     if first_throw:
-        instant = _bonus(_instant_bonus(scores, np.arange(NUM_BOXES)[:, None], rules), objective, dtype)
+        instant = objective_bonus(_instant_bonus(scores, np.arange(NUM_BOXES)[:, None], rules), objective, dtype)
         lower_reward = lower_reward + instant[6:]
 
     up_next = jnp.minimum(cap, upper[None, None, :] + (faces[:, None] * jnp.arange(rules.dice + 1)[None, :])[:, :, None])
     crossed = (upper[None, None, :] < cap) & (up_next >= cap)
     upper_next = lookup(new_filled[:6, None, :], up_next, holds50[None, None, :])
-    upper_next = upper_next + _bonus(rules.upper_bonus * crossed, objective, dtype)
+    upper_next = upper_next + objective_bonus(rules.upper_bonus * crossed, objective, dtype)
     upper_next = jnp.where(is_open[:6, None, :], upper_next, CLOSED)
-    upper_reward = _reward(scores[:6], objective, dtype)
+    upper_reward = objective_reward(scores[:6], objective, dtype)
     if first_throw:
         upper_reward = upper_reward + instant[:6]
     # Computed once per state; without the barrier XLA would fuse the table look-ups into the
@@ -117,10 +118,14 @@ class Moves(NamedTuple):
         """Immediate reward + value of the next state, ``-inf`` where not allowed."""
         return jnp.where(self.allowed, self.reward(objective, values.dtype, first_throw) + values[self.next_state], -jnp.inf)
 
+    def score(self, first_throw: bool = False):
+        """Points each move adds to the score sheet: box points and every bonus it earns."""
+        return self.points + self.extra + self.upper_bonus + (self.instant if first_throw else 0)
+
     def reward(self, objective: str, dtype, first_throw: bool = False):
         """Immediate reward of each move (bonuses included for ``score``)."""
         bonus = self.extra + self.upper_bonus + (self.instant if first_throw else 0)
-        return _reward(self.points, objective, dtype) + _bonus(bonus, objective, dtype)
+        return objective_reward(self.points, objective, dtype) + objective_bonus(bonus, objective, dtype)
 
 
 def _five_moves(filled, upper, holds50, rules: KniffelRules) -> Moves:
@@ -297,14 +302,12 @@ class Solution:
 
         ``filled`` is a 13-bit mask (see ``filled_mask``), ``upper`` the upper total.
         """
-        from jaxsolve.errors import JaxsolveError
-
         if not 0 <= int(filled) < 1 << NUM_BOXES or upper < 0 or holds50 not in (0, 1):
             raise JaxsolveError(f"not a state: filled={filled}, upper={upper}, holds50={holds50}")
         return float(self.values[int(filled), min(int(upper), self.rules.upper_threshold), int(holds50)])
 
 
-def _chunk_plan(rules: KniffelRules, chunk: int):
+def chunk_plan(rules: KniffelRules, chunk: int):
     """Chunks of reachable states, layer 12 down to 0: list of (layer, filled, upper, holds)."""
     plan = []
     for layer in range(NUM_BOXES - 1, -1, -1):
@@ -365,7 +368,7 @@ def solve(
     shape = tables.state_shape(rules)
     init = np.full(shape, np.nan)
     init[tables.FULL_MASK] = 0.0
-    plan = _chunk_plan(rules, chunk)
+    plan = chunk_plan(rules, chunk)
 
     with jax.default_device(device):
         values = jax.device_put(jnp.asarray(init.reshape(-1), dtype), device)
@@ -387,9 +390,6 @@ def solve(
 
 def filled_mask(boxes) -> int:
     """Mask of filled boxes from box names or indices (table order)."""
-    from jaxsolve.errors import JaxsolveError
-    from jaxsolve.kniffel.rules import BOX_NAMES
-
     mask = 0
     for b in boxes:
         if isinstance(b, str):

@@ -33,7 +33,7 @@ def final_targets(rows, prev_padded, filled, upper, holds50, rules: KniffelRules
     """``[13, T, B, width]``: P(at least t more) after filling each box after each throw (-1: not allowed)."""
     lead = max_turn_reward(rules)
     mv = solver.moves(filled, upper, holds50, rules)
-    reward = (mv.points + mv.extra + mv.upper_bonus + (mv.instant if first_throw else 0)).astype(jnp.int32)
+    reward = mv.score(first_throw).astype(jnp.int32)
     nrow = jnp.maximum(rows[mv.next_state], 0)
     shape = nrow.shape[1:]
 
@@ -48,7 +48,7 @@ def _best_final(rows, prev_padded, filled, upper, holds50, rules, width, first_t
     """``[T, B, width]``: the best box per target, folded box by box (nothing ``[13, ...]`` held)."""
     lead = max_turn_reward(rules)
     mv = solver.moves(filled, upper, holds50, rules)
-    reward = (mv.points + mv.extra + mv.upper_bonus + (mv.instant if first_throw else 0)).astype(jnp.int32)
+    reward = mv.score(first_throw).astype(jnp.int32)
     nrow = jnp.maximum(rows[mv.next_state], 0)
     shape = nrow.shape[1:]
     best = None
