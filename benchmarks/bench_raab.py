@@ -43,22 +43,13 @@ def bench(name: str, device: str, repeats: int) -> dict:
 
     rules = pig.PRESETS[name]
     dev = jax.devices(device)[0]
-    n_t, n_m, _, n_n = rules.shape
-    tab = jax.device_put(pig.build_tables(rules, jnp.float64), dev)
-    w0 = jax.device_put(jnp.full((n_t, n_m, n_n), 0.5, jnp.float64), dev)
-    tol = jnp.asarray(1e-12, jnp.float64)
-    t0 = time.perf_counter()
-    compiled = pig.fixpoint.lower(w0, tab, tol, rules=rules, max_iter=10_000).compile()
-    compile_s = time.perf_counter() - t0
-    t0 = time.perf_counter()
-    out = jax.block_until_ready(compiled(w0, tab, tol))
-    first_s = time.perf_counter() - t0
+    first = pig.solve(rules, tol=1e-12, device=dev, dtype=jnp.float64)
+    compile_s, first_s = first.compile_seconds, first.solve_seconds
     warm = []
     for _ in range(repeats):
-        t0 = time.perf_counter()
-        out = jax.block_until_ready(compiled(w0, tab, tol))
-        warm.append(time.perf_counter() - t0)
-    value = float(out.values[0, 0, 0])
+        sol = pig.solve(rules, tol=1e-12, device=dev, dtype=jnp.float64)
+        warm.append(sol.solve_seconds)
+    value = sol.game_value
     tight = pig.solve(rules, tol=1e-14, device=dev)
     cold = []
     for _ in range(2):

@@ -21,7 +21,7 @@ The cyclic part of the game (busts pass the turn back and forth) is a fixpoint o
 turn-start values ``W[ts, msp, tsp]``. One sweep evaluates a whole turn for every state at
 once: a ``lax.scan`` over the total ``s`` from the top down (rolling only raises ``s``), with
 the opponent's turn-start values of the previous iterate giving the bust and bank outcomes.
-Sweeps repeat in a ``lax.while_loop`` until the max-norm change is at most ``tol``. The
+Sweeps repeat in the fixpoint core (``jaxsolve.core.fixpoint``) until the max-norm change is at most ``tol``. The
 result satisfies the one-roll Bellman equations (``bellman``) of the whole state array.
 """
 
@@ -37,6 +37,7 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 
+from jaxsolve.core.fixpoint import solve_fixpoint
 from jaxsolve.errors import JaxsolveError
 
 MAX_STATES = 60_000_000
@@ -315,25 +316,13 @@ def sweep(W, tab: Tables, rules: PigRules):
     return (a + k * a_p) / (1.0 - k * k_p)
 
 
-class FixpointState(NamedTuple):
-    values: jax.Array  # [T, M, N] turn-start win probabilities
-    iterations: jax.Array
-    residual: jax.Array  # max-norm change of the last sweep
+def _sweep_of(rules: PigRules):
+    """``sweep`` with the rules bound: ``(W, tab) -> W`` as the fixpoint core takes it."""
+    return functools.partial(_bound_sweep, rules=rules)
 
 
-@functools.partial(jax.jit, static_argnames=("rules", "max_iter"))
-def fixpoint(W0, tab: Tables, tol, rules: PigRules, max_iter: int) -> FixpointState:
-    """Repeat ``sweep`` until the max-norm change is at most ``tol`` (or ``max_iter`` sweeps)."""
-
-    def cond(state):
-        return (state.residual > tol) & (state.iterations < max_iter)
-
-    def body(state):
-        new = sweep(state.values, tab, rules)
-        return FixpointState(new, state.iterations + 1, jnp.max(jnp.abs(new - state.values)))
-
-    inf = jnp.asarray(jnp.inf, W0.dtype)
-    return jax.lax.while_loop(cond, body, FixpointState(W0, jnp.asarray(0), inf))
+def _bound_sweep(W, tab: Tables, rules: PigRules):
+    return sweep(W, tab, rules)
 
 
 @functools.partial(jax.jit, static_argnames=("rules",))
@@ -390,16 +379,6 @@ class PigSolution:
         return float(self.start[0, 0, 0])
 
 
-@functools.lru_cache(maxsize=16)
-def _compiled(rules: PigRules, max_iter: int, dtype: str, device: jax.Device):
-    """The fixpoint compiled once per rule set, sweep limit, dtype and device."""
-    n_t, n_m, _, n_n = rules.shape
-    with jax.default_device(device):
-        tab = jax.device_put(build_tables(rules, dtype), device)
-        W0 = jax.device_put(jnp.zeros((n_t, n_m, n_n), dtype), device)
-        return fixpoint.lower(W0, tab, jnp.asarray(0.0, dtype), rules=rules, max_iter=max_iter).compile()
-
-
 def default_tol(dtype) -> float:
     return 1e-12 if jnp.dtype(dtype) == jnp.float64 else 1e-6
 
@@ -416,34 +395,24 @@ def solve(
     from jaxsolve.runtime import float_dtype
 
     dtype = jnp.dtype(dtype or float_dtype())
-    tol = default_tol(dtype) if tol is None else float(tol)
-    if not tol > 0:
-        raise JaxsolveError(f"tolerance must be > 0, got {tol}")
-    if max_iter < 1:
-        raise JaxsolveError(f"max_iter must be >= 1, got {max_iter}")
+    tol = default_tol(dtype) if tol is None else tol
     device = device or jax.devices()[0]
     n_t, n_m, _, n_n = rules.shape
     with jax.default_device(device):
         tab = jax.device_put(build_tables(rules, dtype), device)
         W0 = jax.device_put(jnp.full((n_t, n_m, n_n), 0.5, dtype), device)
-        tol_arr = jnp.asarray(tol, dtype)
-        t0 = time.perf_counter()
-        compiled = _compiled(rules, max_iter, str(dtype), device)
-        t1 = time.perf_counter()
-        out = jax.block_until_ready(compiled(W0, tab, tol_arr))
-        t2 = time.perf_counter()
-    iterations, residual = int(out.iterations), float(out.residual)
+        run = solve_fixpoint(("pig", rules), _sweep_of(rules), W0, tab, tol=tol, max_iter=max_iter)
     return PigSolution(
         rules=rules,
-        start=np.asarray(out.values),
-        iterations=iterations,
-        residual=residual,
-        tol=tol,
-        converged=residual <= tol,
+        start=np.asarray(run.values),
+        iterations=run.iterations,
+        residual=run.residual,
+        tol=float(tol),
+        converged=True,
         dtype=str(dtype),
         device=str(device),
-        compile_seconds=t1 - t0,
-        solve_seconds=t2 - t1,
+        compile_seconds=run.compile_seconds,
+        solve_seconds=run.solve_seconds,
     )
 
 

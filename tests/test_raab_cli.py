@@ -61,7 +61,7 @@ def test_advise_last_turn_needs_p_sum():
         (["solve", "raab", "--bust", "9"], "bust face must be between 1 and 6"),
         (["solve", "raab", "--no-last-turn", "--bound", "120"], "bound applies only to the last-turn rule"),
         (["solve", "raab", "--goal", "50", "--bound", "20"], "bound must be >= goal"),
-        (["solve", "raab", "--tol", "-1"], "tolerance must be > 0"),
+        (["solve", "raab", "--tol", "-1"], "tolerance must be a positive finite number"),
         (["advise", "raab", "--mine", "55", "--theirs", "41", "--they-started"], "the game is already over"),
         (["advise", "raab", "--mine", "-1", "--theirs", "41"], "must be >= 0"),
         (["advise", "raab", "--mine", "30", "--turn", "120", "--theirs", "41"], "beyond the state bound"),

@@ -7,6 +7,7 @@ import numpy as np
 import pytest
 
 from jaxsolve import pig
+from jaxsolve.core.fixpoint import NotConvergedError
 from jaxsolve.errors import JaxsolveError
 from raab_reference import solve_reference
 
@@ -163,6 +164,12 @@ def test_float32_runs_to_its_own_tolerance():
     assert abs(sol.game_value - 0.450923222624) < 1e-5
 
 
-def test_not_converged_is_reported():
-    sol = pig.solve(pig.PRESETS["raab"], max_iter=3)
-    assert not sol.converged and sol.iterations == 3 and sol.residual > sol.tol
+def test_not_converged_is_an_error():
+    with pytest.raises(NotConvergedError, match="3 sweeps"):
+        pig.solve(pig.PRESETS["raab"], max_iter=3)
+
+
+@pytest.mark.parametrize("tol", [float("inf"), float("nan"), 0.0, -1e-9, "x"])
+def test_tolerance_must_be_positive_finite(tol):
+    with pytest.raises(JaxsolveError, match="positive finite"):
+        pig.solve(pig.PRESETS["raab"], tol=tol)
