@@ -88,7 +88,7 @@ def test_bad_paths(tmp_path):
 
 def test_no_convergence_is_an_error():
     result = run("solve", "raab", "--max-iter", "2", *FAST)
-    assert result.exit_code == 1 and "no convergence within 2 sweeps" in result.stderr
+    assert result.exit_code == 1 and "no convergence: 2 sweeps" in result.stderr
 
 
 def test_tables_json_and_files(tmp_path):

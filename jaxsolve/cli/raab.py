@@ -47,7 +47,6 @@ def build_rules(rules: str, goal, sides, bust, last_turn, bound):
 
 def _solve(the_rules, device, x64, cache_dir, no_cache, tol=None, max_iter=10_000):
     from jaxsolve import pig
-    from jaxsolve.errors import JaxsolveError
 
     dev = setup(device, x64, cache_dir, no_cache)
     return pig.solve(the_rules, tol=tol, max_iter=max_iter, device=dev)
