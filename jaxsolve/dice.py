@@ -304,12 +304,18 @@ def throw_mean(space: DiceSpace, values):
     return jnp.tensordot(jnp.asarray(space.throw_prob, values.dtype), values, axes=1)
 
 
-def best_subkeep_arg(space: DiceSpace, keep_values):
+def best_subkeep_arg(space: DiceSpace, keep_values, rtol: float = 0.0):
     """Like ``best_subkeep`` but also returns which keep is best: ``[K, ...] -> ([T, ...], [T, ...])``.
 
     Ties go to a best keep with the most dice (fewest re-thrown), then to the first candidate
-    of the level recursion. Elementwise selects only (an ``argmax`` is many times slower on CPU).
+    of the level recursion. Two values are tied when they differ by at most
+    ``rtol * max(1, |value|)``: a keep with fewer dice wins only if it is better by more.
+    Elementwise selects only (an ``argmax`` is many times slower on CPU).
     """
+
+    def tol(v):
+        return rtol * jnp.maximum(1.0, jnp.abs(v)) if rtol else 0.0
+
     best = keep_values[space.level(0)]
     arg = jnp.zeros(best.shape, jnp.int32)
     size = jnp.zeros(best.shape, jnp.int8)
@@ -318,13 +324,14 @@ def best_subkeep_arg(space: DiceSpace, keep_values):
         below, below_arg, below_size = best[down[:, 0]], arg[down[:, 0]], size[down[:, 0]]
         for j in range(1, k):
             cand, cand_size = best[down[:, j]], size[down[:, j]]
-            better = (cand > below) | ((cand == below) & (cand_size > below_size))
+            gap = tol(below)
+            better = (cand > below + gap) | ((cand >= below - gap) & (cand_size > below_size))
             below = jnp.where(better, cand, below)
             below_arg = jnp.where(better, arg[down[:, j]], below_arg)
             below_size = jnp.where(better, cand_size, below_size)
         own = keep_values[lv]
         own_idx = jnp.arange(lv.start, lv.stop, dtype=jnp.int32).reshape((-1,) + (1,) * (own.ndim - 1))
-        take_own = own >= below
+        take_own = own >= below - tol(below)
         best = jnp.where(take_own, own, below)
         arg = jnp.where(take_own, own_idx, below_arg)
         size = jnp.where(take_own, jnp.int8(k), below_size)

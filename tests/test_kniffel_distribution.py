@@ -51,7 +51,7 @@ def test_mean_is_value_and_sd_is_evaluate(solved, case):
     ev = evaluate.evaluate(sol, chunk=256)
     rng = np.random.default_rng(case)
     for layer in (0, 3, 7, 11):
-        states = list(zip(*D.tables.layer_states(rules.upper_threshold, layer, rules.dice)))
+        states = list(zip(*D.tables.layer_states(rules, layer)))
         for i in rng.choice(len(states), size=min(5, len(states)), replace=False):
             f, u, h = (int(x) for x in states[i])
             s = D.summarize(dist.at(f, u, h))

@@ -45,7 +45,7 @@ def test_reachable_count_and_nan_marking(solutions):
     assert tables.num_reachable() == 536_448
     assert int(np.isfinite(sol.values).sum()) == 536_448
     assert np.isnan(sol.value(0, 5, 0))  # no upper box filled yet, upper total 5
-    assert sol.value(tables.FULL_MASK, 63, 1) == 0.0
+    assert sol.value(sol.rules.full_mask, 63, 1) == 0.0
 
 
 REDUCED = [

@@ -11,7 +11,7 @@ import pytest
 
 import kniffel_heuristic_reference as ref
 from jaxsolve.errors import JaxsolveError
-from jaxsolve.kniffel import heuristic, solver, strategies, tables
+from jaxsolve.kniffel import heuristic, policy, solver, strategies, tables
 from jaxsolve.kniffel.position import parse_position
 from jaxsolve.kniffel.rules import BOX_NAMES, PRESETS, KniffelRules
 
@@ -154,19 +154,19 @@ def _random_states(rules, n, seed):
     rng = np.random.default_rng(seed)
     f, u, h = [], [], []
     for layer in rng.integers(1, 13, size=4):
-        lf, lu, lh = tables.layer_states(rules.upper_threshold, int(layer))
+        lf, lu, lh = tables.layer_states(rules, int(layer))
         pick = rng.integers(0, len(lf), size=n // 4)
         f.append(lf[pick]), u.append(lu[pick]), h.append(lh[pick])
     return [jnp.asarray(np.concatenate(a)) for a in (f, u, h)]
 
 
 @pytest.mark.parametrize("first", [False, True])
-def test_best_box_matches_option_values(first):
+def test_policy_best_box_matches_option_values(first):
     rules = PRESETS["kniffel-imhieb"]
     f, u, h = _random_states(rules, 32, 2)
     values = jnp.asarray(np.random.default_rng(3).integers(0, 3, size=int(np.prod(tables.state_shape(rules)))).astype(np.float32))
     opt = jax.jit(lambda *a: solver.option_values(*a, rules, first_throw=first))(values, f, u, h)
-    best, arg = jax.jit(lambda *a: solver.best_box(*a, rules, first_throw=first))(values, f, u, h)
+    best, arg = jax.jit(lambda *a: policy.best_box(*a, rules, first_throw=first))(values, f, u, h)
     assert np.array_equal(best, opt.max(0)) and np.array_equal(arg, opt.argmax(0))
 
 

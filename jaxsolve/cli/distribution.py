@@ -103,7 +103,7 @@ def distribution_kniffel(
     if isinstance(devs, int) and devs > len(jax.devices()):
         raise JaxsolveError(f"--devices {devs}: only {len(jax.devices())} visible")
     memory = None if max_memory is None else max_memory << 20
-    sizes = {k: len(D.sub_layer_states(the_rules, k, mask)[0]) for k in range(13)}
+    sizes = {k: len(D.sub_layer_states(the_rules, k, mask)[0]) for k in range(the_rules.num_boxes)}
     with layer_bars(sizes, quiet or as_json) as advance:
         sol = solver.solve(the_rules, device=dev)
         dist = D.distribution(the_rules, sol, chunk=chunk, devices=devs, max_memory=memory, keep="start", prefilled=mask, on_layer=advance)

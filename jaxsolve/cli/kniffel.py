@@ -75,7 +75,7 @@ def solve_kniffel(
     if out is not None:
         export.check_writable(out)
     dev = setup(device, x64, cache_dir, no_cache)
-    sizes = {k: -(-len(tables.layer_states(the_rules.upper_threshold, k)[0]) // chunk) * chunk for k in range(13)}
+    sizes = {k: -(-len(tables.layer_states(the_rules, k)[0]) // chunk) * chunk for k in range(the_rules.num_boxes)}
     with layer_bars(sizes, quiet or as_json) as advance:
         sol = solver.solve(the_rules, objective, chunk=chunk, expect=expect, device=dev, on_layer=advance)
     if out is not None:

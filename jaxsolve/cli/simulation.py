@@ -11,7 +11,7 @@ import typer
 
 from jaxsolve.cli.common import CacheOpt, Device, DeviceOpt, JsonOpt, NoCacheOpt, QuietOpt, handle_errors, setup, simulate_app
 from jaxsolve.errors import JaxsolveError
-from jaxsolve.kniffel.rules import BOX_NAMES, PRESETS
+from jaxsolve.kniffel.rules import PRESETS
 
 DEFAULT_DIR = Path("results/simulate")
 
@@ -48,7 +48,7 @@ def comparison_table(summaries: list[dict]) -> str:
     add("extra bonus (mean)", lambda s: f"{s['extra_bonus_mean']:.2f}")
     if any(s["instant_bonus_mean"] for s in summaries):
         add("Im-Hieb bonus (mean)", lambda s: f"{s['instant_bonus_mean']:.2f}")
-    for name in BOX_NAMES:
+    for name in summaries[0]["boxes"]:
         add(f"{name} points / scored", lambda s, n=name: f"{s['boxes'][n]['mean_points']:.2f} / {s['boxes'][n]['scored']:.3f}")
     add("games per second", lambda s: f"{s['games_per_second']:,.0f}")
     width = max(len(r[0]) for r in rows)

@@ -30,10 +30,13 @@ from jaxsolve.errors import JaxsolveError
 from jaxsolve.kniffel import evaluate as evaluation_lib
 from jaxsolve.kniffel import solver, tables
 from jaxsolve.kniffel.position import Position, PositionError, check_rolls_left, format_dice, parse_dice
-from jaxsolve.kniffel.rules import BOX_NAMES, NUM_BOXES, KniffelRules, check_objective
+from jaxsolve.kniffel import policy
+from jaxsolve.kniffel.rules import BOX_NAMES, KniffelRules, check_objective
 
 SCOPES = ("game", "turn")
-SPLIT_NAMES = BOX_NAMES + ("upper_bonus", "extra_bonus", "instant_bonus")
+def split_names(rules: KniffelRules) -> tuple[str, ...]:
+    """Names of the split channels: the sheet's boxes and the three bonuses."""
+    return evaluation_lib.channels(rules)[:-1]
 
 _SOLUTIONS: dict[tuple, solver.Solution] = {}
 _EVALUATIONS: dict[int, tuple] = {}
@@ -74,7 +77,7 @@ def _evaluated(sol: solver.Solution):
     key = id(sol)
     if key not in _EVALUATIONS or _EVALUATIONS[key][0].solution is not sol:
         ev = evaluation_lib.evaluate(sol)
-        aux = jnp.asarray(np.nan_to_num(ev.channels.reshape(-1, evaluation_lib.NUM_CHANNELS), nan=0.0), sol.values.dtype)
+        aux = jnp.asarray(np.nan_to_num(ev.channels.reshape(-1, len(evaluation_lib.channels(sol.rules))), nan=0.0), sol.values.dtype)
         _EVALUATIONS[key] = (ev, aux)
     return _EVALUATIONS[key]
 
@@ -200,10 +203,10 @@ def analyze_turn(
     sol = sol or solution(rules, objective)
     if sol.objective != objective or sol.rules != rules:
         raise JaxsolveError(f"the value table is for {sol.rules.name}/{sol.objective}, not {rules.name}/{objective}")
-    aux = _zeros(rules, evaluation_lib.NUM_CHANNELS, np.dtype(sol.values.dtype).name)
+    aux = _zeros(rules, len(evaluation_lib.channels(rules)), np.dtype(sol.values.dtype).name)
     tv, tc = _channels(None, aux, position, rules, objective, dice, rolls_left, rolls)
     gv, gc = _channels(sol, aux, position, rules, objective, dice, rolls_left, rolls)
-    split = lambda c: {k: float(x) for k, x in zip(SPLIT_NAMES, c[: len(SPLIT_NAMES)])}  # noqa: E731
+    split = lambda c: {k: float(x) for k, x in zip(split_names(rules), c[:-1])}  # noqa: E731
     return TurnAnalysis(rules, objective, position, dice, rolls_left, rolls, tv, split(tc), gv, split(gc))
 
 
@@ -259,9 +262,9 @@ def breakdown(
     sol = sol or solution(rules, objective)
     _, aux = _evaluated(sol)
     value, chan = _channels(sol, aux, position, rules, objective, dice, rolls_left, rules.rolls)
-    split = {k: float(x) for k, x in zip(SPLIT_NAMES, chan[: len(SPLIT_NAMES)])}
-    mean = float(chan[: evaluation_lib.SUM_CHANNELS].sum())
-    var = float(chan[evaluation_lib.MOMENT]) - mean**2
+    split = {k: float(x) for k, x in zip(split_names(rules), chan[:-1])}
+    mean = float(chan[:-1].sum())
+    var = float(chan[-1]) - mean**2
     return Breakdown(rules, objective, position, dice, rolls_left, split, mean, float(np.sqrt(max(var, 0.0))), value)
 
 
@@ -381,19 +384,19 @@ def advise(
     fills, points, throw_values, keep_values = (np.asarray(a) for a in _turn_arrays(values, f, u, h, rules=rules, objective=objective, rolls_left=rolls_left))
     fills, points = fills[:, t, 0], points[:, t, 0]
     ranked = []
-    for b in range(NUM_BOXES):
+    for b in range(rules.num_boxes):
         if np.isfinite(fills[b]):
-            ranked.append(((-fills[b], 0, -rules.dice, b), Option("box", float(fills[b]), 0.0, box=BOX_NAMES[b], points=int(points[b]))))
+            ranked.append(((0, -rules.dice, b), Option("box", float(fills[b]), 0.0, box=rules.box_names[b], points=int(points[b]))))
     if rolls_left > 0:
         keep_values = keep_values[:, 0]
         for sub in _sub_keeps(counts):
             k = sp.keep_index(sub)
             v = float(keep_values[k])
             opt = Option("keep", v, 0.0, keep=tuple(sp.faces_of(sub)), rethrow=rules.dice - int(sub.sum()))
-            ranked.append(((-v, 1, -int(sub.sum()), k), opt))
-    ranked.sort(key=lambda item: item[0])
-    best = ranked[0][1].value
-    options = [Option(o.kind, o.value, best - o.value, o.keep, o.rethrow, o.box, o.points) for _, o in ranked]
+            ranked.append(((1, -int(sub.sum()), k), opt))
+    ranked = policy.rank_with_ties([(o.value, key, o) for key, o in ranked], np.dtype(values.dtype))
+    best = ranked[0].value
+    options = [Option(o.kind, o.value, best - o.value, o.keep, o.rethrow, o.box, o.points) for o in ranked]
     value = float(throw_values[rolls_left, t, 0])
     return Advice(rules, objective, scope, position, dice, rolls_left, value, options)
 
@@ -409,10 +412,10 @@ def single_box_table(rules: KniffelRules, rolls: int | None = None, *, sol_free:
     box is open (upper total 0, Kniffel box not holding 50), this turn alone.
     """
     rolls = rules.rolls if rolls is None else rolls
-    aux = _zeros(rules, evaluation_lib.NUM_CHANNELS, jnp.dtype(_dtype()).name)
+    aux = _zeros(rules, len(evaluation_lib.channels(rules)), jnp.dtype(_dtype()).name)
     out = {}
-    for b, name in enumerate(BOX_NAMES):
-        pos = Position(tuple(None if i == b else 0 for i in range(NUM_BOXES)))
+    for b, name in enumerate(rules.box_names):
+        pos = Position(tuple(None if i == b else 0 for i in range(rules.num_boxes)), rules.boxes)
         w, _ = _channels(None, aux, pos, rules, "goals", None, 0, rolls)
         e, _ = _channels(None, aux, pos, rules, "score", None, 0, rolls)
         out[name] = (100.0 * w, e)

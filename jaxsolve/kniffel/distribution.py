@@ -32,8 +32,8 @@ from jax.sharding import Mesh, NamedSharding, PartitionSpec
 
 from jaxsolve import dice
 from jaxsolve.errors import JaxsolveError
-from jaxsolve.kniffel import solver, tables
-from jaxsolve.kniffel.rules import KNIFFEL_BOX, NUM_BOXES, KniffelRules
+from jaxsolve.kniffel import policy, solver, tables
+from jaxsolve.kniffel.rules import KniffelRules
 
 AXIS = "states"
 
@@ -41,37 +41,37 @@ AXIS = "states"
 # ----------------------------------------------------------------------------- layout
 
 
-def box_max_points(rules: KniffelRules) -> np.ndarray:
-    """``[13]`` most points one box can take (joker points included)."""
-    n = rules.dice
-    out = np.array([f * n for f in range(1, 7)] + [6 * n, 6 * n, 25, 30, 40, 50, 6 * n], dtype=np.int64)
-    return np.maximum(out, tables.throw_scores(n).max(axis=1))
+box_max_points = tables.box_max_points
 
 
 @functools.lru_cache(maxsize=32)
 def support_lengths(rules: KniffelRules) -> tuple[int, ...]:
-    """Per layer (0..13): 1 + an upper bound of the points any of its states can still score.
+    """Per layer (0..boxes): 1 + an upper bound of the points any of its states can still score.
 
     Bound per state: the open boxes' maxima, the extra bonus on every turn but the one that
-    fills the Kniffel box (none while it holds 0), the upper bonus if an upper box is open,
+    fills the Yahtzee box (none while it holds 0), the upper bonus if an upper box is open,
     and the larger Im-Hieb bonus per turn.
     """
     top = box_max_points(rules)
+    nb, yb = rules.num_boxes, rules.yahtzee_box
     out = []
-    for layer in range(NUM_BOXES + 1):
-        f, _, h = tables.layer_states(rules.upper_threshold, layer, rules.dice)
-        best = 0
-        for mask, holds in set(zip(f.tolist(), h.tolist())):
-            open_boxes = [b for b in range(NUM_BOXES) if not (mask >> b) & 1]
-            if not open_boxes:
-                continue
-            kniffel_open = KNIFFEL_BOX in open_boxes
-            bonus_turns = len(open_boxes) - 1 if kniffel_open else (len(open_boxes) if holds else 0)
-            bound = int(top[open_boxes].sum()) + rules.extra_bonus * bonus_turns
-            bound += rules.upper_bonus * any(b < 6 for b in open_boxes)
-            bound += max(rules.instant_kniffel, rules.instant_other) * len(open_boxes)
-            best = max(best, bound)
-        out.append(best + 1)
+    for layer in range(nb + 1):
+        f, _, h = tables.layer_states(rules, layer)
+        if len(f) == 0 or layer == nb:
+            out.append(1)
+            continue
+        pairs = np.unique(np.stack([f.astype(np.int64), h.astype(np.int64)], 1), axis=0)
+        mask, holds = pairs[:, 0], pairs[:, 1]
+        is_open = ((mask[:, None] >> np.arange(nb)[None, :]) & 1) == 0
+        n_open = is_open.sum(1)
+        bound = (is_open * top[None, :]).sum(1)
+        if yb >= 0:
+            y_open = is_open[:, yb]
+            bonus_turns = np.where(y_open, n_open - 1, np.where(holds == 1, n_open, 0))
+            bound = bound + rules.extra_bonus * bonus_turns
+        bound = bound + rules.upper_bonus * is_open[:, :6].any(1)
+        bound = bound + max(rules.instant_kniffel, rules.instant_other) * n_open
+        out.append(int(bound.max()) + 1)
     return tuple(out)
 
 
@@ -83,7 +83,7 @@ def max_turn_reward(rules: KniffelRules) -> int:
 
 def sub_layer_states(rules: KniffelRules, layer: int, prefilled: int = 0):
     """Reachable states of a layer whose filled boxes include ``prefilled`` (a mask)."""
-    f, u, h = tables.layer_states(rules.upper_threshold, layer, rules.dice)
+    f, u, h = tables.layer_states(rules, layer)
     if prefilled:
         sel = (f & prefilled) == prefilled
         f, u, h = f[sel], u[sel], h[sel]
@@ -94,7 +94,7 @@ def sub_layer_states(rules: KniffelRules, layer: int, prefilled: int = 0):
 def layer_rows(rules: KniffelRules, prefilled: int = 0) -> np.ndarray:
     """``[states]`` int32: row of each state within its layer's table (-1: unreachable or outside)."""
     rows = np.full(int(np.prod(tables.state_shape(rules))), -1, dtype=np.int32)
-    for layer in range(NUM_BOXES + 1):
+    for layer in range(rules.num_boxes + 1):
         f, u, h = sub_layer_states(rules, layer, prefilled)
         rows[np.asarray(tables.state_index(f.astype(np.int64), u, h, rules))] = np.arange(len(f), dtype=np.int32)
     return rows
@@ -121,7 +121,7 @@ class LayerTables:
     def at(self, filled: int = 0, upper: int = 0, holds50: int = 0) -> np.ndarray:
         """The vector of one state (start of a turn)."""
         cap = self.rules.upper_threshold
-        if not 0 <= int(filled) < 1 << NUM_BOXES or upper < 0 or holds50 not in (0, 1):
+        if not 0 <= int(filled) < 1 << self.rules.num_boxes or upper < 0 or holds50 not in (0, 1):
             raise JaxsolveError(f"not a state: filled={filled}, upper={upper}, holds50={holds50}")
         flat = int(tables.state_index(int(filled), min(int(upper), cap), int(holds50), self.rules))
         row = int(self.rows[flat])
@@ -185,28 +185,19 @@ def turn_policy(values, filled, upper, holds50, rules: KniffelRules):
     """
     sp = tables.space(rules.dice)
     dtype = values.dtype
-    rolls = rules.rolls
-    opt = solver.option_values(values, filled, upper, holds50, rules, "score", rolls == 1)
-    best = jnp.max(opt, axis=0)
-    box = jnp.argmax(opt, axis=0)
-    args = []
-    for _ in range(rolls - 1):
-        best, arg = dice.best_subkeep_arg(sp, dice.expect_keeps(sp, best))
-        args.append(arg)
+    turn = policy.optimal_turn(values, filled, upper, holds50, rules, "score")
     B = filled.shape[0]
     p = jnp.broadcast_to(jnp.asarray(sp.throw_prob, dtype)[:, None], (sp.num_throws, B))
     out = []
-    if rolls > 1 and rules.has_instant_bonus:
-        now_opt = solver.option_values(values, filled, upper, holds50, rules, "score", True)
-        better = jnp.max(now_opt, axis=0) > best
-        out.append((jnp.where(better, p, 0), jnp.argmax(now_opt, axis=0), True))
-        p = jnp.where(better, 0, p)
+    if rules.rolls > 1 and rules.has_instant_bonus:
+        out.append((jnp.where(turn.fill_now, p, 0), turn.box_now, True))
+        p = jnp.where(turn.fill_now, 0, p)
     to_throws = jnp.asarray(sp.dense.T, dtype)  # [T, K]: P(throw | keep)
     cols = jnp.broadcast_to(jnp.arange(B)[None, :], (sp.num_throws, B))
-    for arg in reversed(args):
+    for arg in reversed(list(turn.keep)):
         mass = jnp.zeros((sp.num_keeps, B), dtype).at[arg, cols].add(p)
         p = to_throws @ mass
-    out.append((p, box, rules.rolls == 1))
+    out.append((p, turn.box, rules.rolls == 1))
     return out
 
 
@@ -256,7 +247,7 @@ def per_state_bytes(kind: str, rules: KniffelRules, width: int, itemsize: int) -
     """Rough device working set of one state of a chunk (for ``max_memory``)."""
     sp = tables.space(rules.dice)
     if kind == "distribution":
-        return itemsize * (4 * width + 4 * NUM_BOXES * sp.num_throws + 2 * sp.num_keeps)
+        return itemsize * (4 * width + 4 * rules.num_boxes * sp.num_throws + 2 * sp.num_keeps)
     return itemsize * (4 * sp.num_throws + 2 * sp.num_keeps) * width
 
 
@@ -291,12 +282,13 @@ def run_layers(
     mesh = make_mesh(devices)
     ndev = mesh.devices.size
     lengths = support_lengths(rules)
-    if not 0 <= int(prefilled) < 1 << NUM_BOXES or int(prefilled) == (1 << NUM_BOXES) - 1:
+    nb = rules.num_boxes
+    if not 0 <= int(prefilled) < 1 << nb or int(prefilled) == (1 << nb) - 1:
         raise JaxsolveError(f"prefilled must be a mask of 0..12 boxes leaving one open, got {prefilled}")
     prefilled = int(prefilled)
     rows = layer_rows(rules, prefilled)
     lead = max_turn_reward(rules)
-    sizes = [len(sub_layer_states(rules, k, prefilled)[0]) for k in range(NUM_BOXES + 1)]
+    sizes = [len(sub_layer_states(rules, k, prefilled)[0]) for k in range(nb + 1)]
     first = bin(prefilled).count("1")
     widest = max(lengths[first:])
     if shapes == "auto":
@@ -304,16 +296,16 @@ def run_layers(
     rep = NamedSharding(mesh, PartitionSpec())
     flat_values = _place(mesh, jnp.asarray(np.nan_to_num(values.reshape(-1), nan=0.0), dtype), PartitionSpec())
     flat_rows = _place(mesh, jnp.asarray(rows), PartitionSpec())
-    layers: list = [None] * (NUM_BOXES + 1)
-    last = np.zeros((sizes[NUM_BOXES], lengths[NUM_BOXES]), dtype)
+    layers: list = [None] * (nb + 1)
+    last = np.zeros((sizes[nb], lengths[nb]), dtype)
     last[:, 0] = 1.0  # nothing more to score: P(0 more) = P(at least 0 more) = 1
     if keep == "all":
-        layers[NUM_BOXES] = last
+        layers[nb] = last
     prev = last
     compile_seconds = 0.0
     timings = {}
     t_all = time.perf_counter()
-    for layer in range(NUM_BOXES - 1, first - 1, -1):
+    for layer in range(nb - 1, first - 1, -1):
         t0 = time.perf_counter()
         width = lengths[layer] if shapes == "layer" else widest
         padded = pad_prev(prev, lead, width).astype(dtype)

@@ -22,13 +22,15 @@ import jax.numpy as jnp
 import numpy as np
 
 from jaxsolve import dice
-from jaxsolve.kniffel import solver, tables
-from jaxsolve.kniffel.rules import BOX_NAMES, NUM_BOXES, KniffelRules
+from jaxsolve.kniffel import policy, solver, tables
+from jaxsolve.kniffel.rules import KniffelRules
 
-CHANNELS: tuple[str, ...] = BOX_NAMES + ("upper_bonus", "extra_bonus", "instant_bonus", "second_moment")
-NUM_CHANNELS = len(CHANNELS)
-SUM_CHANNELS = NUM_CHANNELS - 1
-MOMENT = NUM_CHANNELS - 1
+EXTRA_CHANNELS: tuple[str, ...] = ("upper_bonus", "extra_bonus", "instant_bonus", "second_moment")
+
+
+def channels(rules: KniffelRules) -> tuple[str, ...]:
+    """Channel names: one per box of the sheet, the three bonuses, the second moment."""
+    return rules.box_names + EXTRA_CHANNELS
 
 
 def _fill(aux, best, box, state, rules, objective: str, first_throw: bool):
@@ -39,10 +41,10 @@ def _fill(aux, best, box, state, rules, objective: str, first_throw: bool):
     bonus = solver.objective_bonus(jnp.stack([mv.upper_bonus, mv.extra, mv.instant * first_throw], -1), objective, dtype)
     reward = pts + bonus.sum(-1)
     after = aux[mv.next_state]
-    immediate = jnp.concatenate([jax.nn.one_hot(box, NUM_BOXES, dtype=dtype) * pts[..., None], bonus], -1)
-    first = immediate + after[..., :SUM_CHANNELS]
-    mean_after = after[..., :SUM_CHANNELS].sum(-1)
-    moment = reward**2 + 2 * reward * mean_after + after[..., MOMENT]
+    immediate = jnp.concatenate([jax.nn.one_hot(box, rules.num_boxes, dtype=dtype) * pts[..., None], bonus], -1)
+    first = immediate + after[..., :-1]
+    mean_after = after[..., :-1].sum(-1)
+    moment = reward**2 + 2 * reward * mean_after + after[..., -1]
     return best, jnp.concatenate([first, moment[..., None]], -1)
 
 
@@ -58,18 +60,18 @@ def throw_channels(values, aux, filled, upper, holds50, rules: KniffelRules, obj
     sp = tables.space(rules.dice)
 
     def fill(with_instant):
-        best, box = solver.best_box(values, filled, upper, holds50, rules, objective, with_instant)
+        best, box = policy.best_box(values, filled, upper, holds50, rules, objective, with_instant)
         return _fill(aux, best, box, (filled, upper, holds50), rules, objective, with_instant)
 
     best, chan = fill(instant and rolls_left == 0)
     for _ in range(rolls_left):
         keep_best = dice.expect_keeps(sp, best)
         keep_chan = dice.expect_keeps(sp, chan)
-        best, arg = dice.best_subkeep_arg(sp, keep_best)
-        chan = jnp.take_along_axis(keep_chan, jnp.broadcast_to(arg[..., None], arg.shape + (NUM_CHANNELS,)), axis=0)
+        best, arg = policy.best_keep(sp, keep_best)
+        chan = jnp.take_along_axis(keep_chan, jnp.broadcast_to(arg[..., None], arg.shape + (keep_chan.shape[-1],)), axis=0)
     if instant and rolls_left > 0:
         now, now_chan = fill(True)
-        better = now > best
+        better = policy.fill_now_wins(now, best)
         best = jnp.where(better, now, best)
         chan = jnp.where(better[..., None], now_chan, chan)
     return best, chan
@@ -95,16 +97,16 @@ class Evaluation:
 
     def at(self, filled: int = 0, upper: int = 0, holds50: int = 0) -> dict[str, float]:
         row = self.channels[filled, min(upper, self.solution.rules.upper_threshold), holds50]
-        return dict(zip(CHANNELS, (float(x) for x in row)))
+        return dict(zip(channels(self.solution.rules), (float(x) for x in row)))
 
     def mean(self, filled: int = 0, upper: int = 0, holds50: int = 0) -> float:
         row = self.channels[filled, min(upper, self.solution.rules.upper_threshold), holds50]
-        return float(row[:SUM_CHANNELS].sum())
+        return float(row[:-1].sum())
 
     def sd(self, filled: int = 0, upper: int = 0, holds50: int = 0) -> float:
         row = self.channels[filled, min(upper, self.solution.rules.upper_threshold), holds50]
-        mean = row[:SUM_CHANNELS].sum()
-        return float(np.sqrt(max(row[MOMENT] - mean**2, 0.0)))
+        mean = row[:-1].sum()
+        return float(np.sqrt(max(row[-1] - mean**2, 0.0)))
 
 
 def evaluate(solution: solver.Solution, *, chunk: int = 512, on_layer=None) -> Evaluation:
@@ -113,7 +115,7 @@ def evaluate(solution: solver.Solution, *, chunk: int = 512, on_layer=None) -> E
     dtype = solution.values.dtype
     shape = solution.values.shape
     values = jnp.asarray(np.nan_to_num(solution.values.reshape(-1), nan=0.0), dtype)
-    aux = jnp.zeros((values.shape[0], NUM_CHANNELS), dtype)
+    aux = jnp.zeros((values.shape[0], len(channels(rules))), dtype)
 
     @functools.partial(jax.jit, donate_argnums=1)
     def step(values, aux, filled, upper, holds50):
@@ -126,6 +128,6 @@ def evaluate(solution: solver.Solution, *, chunk: int = 512, on_layer=None) -> E
         if on_layer is not None and (i + 1 == len(plan) or plan[i + 1][0] != layer):
             aux.block_until_ready()
             on_layer(layer, sum(len(p[1]) for p in plan if p[0] == layer))
-    out = np.array(aux).reshape(shape + (NUM_CHANNELS,))
+    out = np.array(aux).reshape(shape + (len(channels(rules)),))
     out[np.isnan(solution.values)] = np.nan
     return Evaluation(solution, out)

@@ -19,12 +19,16 @@ holds 50 follow from the scores. The dice showing and the re-throws left are sep
 
 from __future__ import annotations
 
+import functools
 import re
 from dataclasses import dataclass
 from typing import Iterable, Sequence
 
+import numpy as np
+
 from jaxsolve.errors import JaxsolveError
-from jaxsolve.kniffel.rules import BOX_NAMES, KNIFFEL_BOX, NUM_BOXES, KniffelRules
+from jaxsolve.kniffel.rules import KniffelRules
+from jaxsolve.kniffel.sheet import KNIFFEL_SHEET
 
 __all__ = [
     "Position",
@@ -38,23 +42,26 @@ __all__ = [
     "box_index",
 ]
 
-_ALIASES = {
-    "aces": ("ones", "1", "1s", "1er", "einser"),
-    "twos": ("2", "2s", "2er", "zweier"),
-    "threes": ("3", "3s", "3er", "dreier"),
-    "fours": ("4", "4s", "4er", "vierer"),
-    "fives": ("5", "5s", "5er", "fuenfer", "fünfer"),
-    "sixes": ("6", "6s", "6er", "sechser"),
-    "three_kind": ("3k", "3x", "three_of_a_kind", "threekind", "dreierpasch"),
-    "four_kind": ("4k", "4x", "four_of_a_kind", "fourkind", "viererpasch"),
-    "full_house": ("fh", "fullhouse"),
-    "small_straight": ("ss", "sm", "smallstraight", "kleine_strasse", "kleine_straße", "ks"),
-    "large_straight": ("ls", "lg", "largestraight", "grosse_strasse", "große_straße", "gs"),
-    "kniffel": ("kn", "yahtzee", "yz"),
-    "chance": ("ch",),
-}
-_NAME_TO_BOX = {name: i for i, name in enumerate(BOX_NAMES)}
-_NAME_TO_BOX.update({alias: BOX_NAMES.index(name) for name, aliases in _ALIASES.items() for alias in aliases})
+
+
+@functools.lru_cache(maxsize=None)
+def _name_table(sheet: tuple) -> dict[str, int]:
+    """Every name and alias of a sheet's boxes -> box index."""
+    out = {}
+    for i, box in enumerate(sheet):
+        for name in (box.name,) + tuple(box.aliases):
+            out[_key(name)] = i
+    return out
+
+
+def _key(name: str) -> str:
+    return name.strip().lower().replace("-", "_").replace(" ", "_")
+
+
+def _sheet(rules) -> tuple:
+    return rules.boxes if rules is not None else KNIFFEL_SHEET
+
+
 _SCRATCH = ("-", "x", "scratch")
 _EMPTY = ("", "-", "start", "empty")
 
@@ -65,17 +72,31 @@ class PositionError(JaxsolveError):
 
 @dataclass(frozen=True)
 class Position:
-    """A score sheet: ``scores[b]`` is the score in box ``b`` (table order), ``None`` if open."""
+    """A score sheet: ``scores[b]`` is the score in box ``b`` (sheet order), ``None`` if open.
 
-    scores: tuple[int | None, ...] = (None,) * NUM_BOXES
+    ``sheet`` is the rules' boxes (default: the 13-box Kniffel sheet).
+    """
+
+    scores: tuple[int | None, ...] | None = None
+    sheet: tuple = KNIFFEL_SHEET
 
     def __post_init__(self):
-        if len(self.scores) != NUM_BOXES:
-            raise PositionError(f"a position has {NUM_BOXES} boxes, got {len(self.scores)}")
+        if self.scores is None:
+            object.__setattr__(self, "scores", (None,) * len(self.sheet))
+        if len(self.scores) != len(self.sheet):
+            raise PositionError(f"a position has {len(self.sheet)} boxes, got {len(self.scores)}")
+
+    @classmethod
+    def empty(cls, rules: KniffelRules | None = None) -> "Position":
+        return cls(None, _sheet(rules))
+
+    @property
+    def box_names(self) -> tuple[str, ...]:
+        return tuple(b.name for b in self.sheet)
 
     @property
     def filled(self) -> int:
-        """13-bit mask of filled boxes (bit b = box b), as the engine's state uses it."""
+        """Mask of filled boxes (bit b = box b), as the engine's state uses it."""
         return sum(1 << b for b, s in enumerate(self.scores) if s is not None)
 
     @property
@@ -89,8 +110,9 @@ class Position:
 
     @property
     def holds50(self) -> int:
-        """1 if the Kniffel box holds 50."""
-        return int(self.scores[KNIFFEL_BOX] == 50)
+        """1 if the Yahtzee box holds its points (never for a sheet without one)."""
+        yb = next((i for i, b in enumerate(self.sheet) if b.kind == "yahtzee"), -1)
+        return int(yb >= 0 and bool(self.scores[yb]))
 
     @property
     def total(self) -> int:
@@ -103,27 +125,31 @@ class Position:
 
     def state(self, rules: KniffelRules) -> tuple[int, int, int]:
         """The engine's state ``(filled, upper capped at the threshold, holds50)``."""
+        if tuple(self.sheet) != tuple(rules.boxes):
+            raise PositionError(f"this position is on another score sheet than the rules {rules.name}")
         return self.filled, min(self.upper_total, rules.upper_threshold), self.holds50
 
     def fill(self, box: int | str, score: int) -> "Position":
         """The position after filling ``box`` with ``score`` (no legality check)."""
-        b = box_index(box)
-        return Position(tuple(score if i == b else s for i, s in enumerate(self.scores)))
+        b = box_index(box, sheet=self.sheet)
+        return Position(tuple(score if i == b else s for i, s in enumerate(self.scores)), self.sheet)
 
     def __str__(self) -> str:
         return format_position(self)
 
 
-def box_index(name: int | str) -> int:
-    """Box index (table order) of a name, an alias or an index."""
-    if isinstance(name, int):
-        if not 0 <= name < NUM_BOXES:
-            raise PositionError(f"box index {name} out of range 0..{NUM_BOXES - 1}")
-        return name
-    key = name.strip().lower().replace("-", "_").replace(" ", "_")
-    if key not in _NAME_TO_BOX:
-        raise PositionError(f"unknown box {name!r}; boxes are {', '.join(BOX_NAMES)}")
-    return _NAME_TO_BOX[key]
+def box_index(name: int | str, rules: KniffelRules | None = None, *, sheet: tuple | None = None) -> int:
+    """Box index (sheet order) of a name, an alias or an index (default sheet: Kniffel)."""
+    sheet = sheet if sheet is not None else _sheet(rules)
+    if isinstance(name, (int, np.integer)):
+        if not 0 <= int(name) < len(sheet):
+            raise PositionError(f"box index {name} out of range 0..{len(sheet) - 1}")
+        return int(name)
+    table = _name_table(sheet)
+    key = _key(str(name))
+    if key not in table:
+        raise PositionError(f"unknown box {name!r}; boxes are {', '.join(b.name for b in sheet)}")
+    return table[key]
 
 
 def possible_scores(box: int | str, rules: KniffelRules | None = None) -> frozenset[int]:
@@ -131,10 +157,10 @@ def possible_scores(box: int | str, rules: KniffelRules | None = None) -> frozen
     from jaxsolve.kniffel import tables
 
     rules = rules or KniffelRules()
-    b = box_index(box)
-    scores = {0, *(int(x) for x in tables.throw_scores(rules.dice)[b])}
-    if rules.joker != "none" and b in (8, 9, 10):
-        scores.add((25, 30, 40)[b - 8])
+    b = box_index(box, rules)
+    scores = {0, *(int(x) for x in tables.throw_scores(rules)[b])}
+    if rules.joker != "none" and tables.joker_points(rules)[b] > 0:
+        scores.add(int(tables.joker_points(rules)[b]))
     return frozenset(scores)
 
 
@@ -159,9 +185,10 @@ def parse_position(text: str | None, rules: KniffelRules | None = None) -> Posit
     """
     rules = rules or KniffelRules()
     text = (text or "").strip()
+    names = rules.box_names
     if text.lower() in _EMPTY:
-        return Position()
-    scores: list[int | None] = [None] * NUM_BOXES
+        return Position.empty(rules)
+    scores: list[int | None] = [None] * rules.num_boxes
     for token in re.split(r"[\s,;]+", text):
         if not token:
             continue
@@ -169,25 +196,26 @@ def parse_position(text: str | None, rules: KniffelRules | None = None) -> Posit
         if not m:
             raise PositionError(f"cannot read {token!r} in the position: write box=score, e.g. aces=3 or twos=- (scratch)")
         name, raw = m.group(1), m.group(2).strip().lower()
-        b = box_index(name)
+        b = box_index(name, rules)
         if scores[b] is not None:
-            raise PositionError(f"box {BOX_NAMES[b]} is given twice in the position")
+            raise PositionError(f"box {names[b]} is given twice in the position")
         if raw in _SCRATCH:
             score = 0
         elif re.fullmatch(r"\d+", raw):
             score = int(raw)
         else:
-            raise PositionError(f"score {raw!r} for {BOX_NAMES[b]} is not a number (use - for a scratch)")
+            raise PositionError(f"score {raw!r} for {names[b]} is not a number (use - for a scratch)")
         allowed = possible_scores(b, rules)
         if score not in allowed:
-            raise PositionError(f"{BOX_NAMES[b]}={score} is impossible; {BOX_NAMES[b]} can hold {_ranges(allowed)}")
+            raise PositionError(f"{names[b]}={score} is impossible; {names[b]} can hold {_ranges(allowed)}")
         scores[b] = score
-    return Position(tuple(scores))
+    return Position(tuple(scores), rules.boxes)
 
 
 def format_position(position: Position) -> str:
-    """The canonical text of a position (table order, ``-`` for a scratch, ``start`` if empty)."""
-    parts = [f"{BOX_NAMES[b]}={'-' if s == 0 else s}" for b, s in enumerate(position.scores) if s is not None]
+    """The canonical text of a position (sheet order, ``-`` for a scratch, ``start`` if empty)."""
+    names = position.box_names
+    parts = [f"{names[b]}={'-' if s == 0 else s}" for b, s in enumerate(position.scores) if s is not None]
     return " ".join(parts) if parts else "start"
 
 

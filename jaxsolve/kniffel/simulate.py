@@ -27,7 +27,7 @@ import numpy as np
 
 from jaxsolve.errors import JaxsolveError
 from jaxsolve.kniffel import solver, strategies, tables
-from jaxsolve.kniffel.rules import BOX_NAMES, NUM_BOXES, KniffelRules
+from jaxsolve.kniffel.rules import KniffelRules
 
 PERCENTILES = (1, 5, 10, 25, 50, 75, 90, 95, 99)
 THRESHOLDS = (200, 250, 300)
@@ -78,7 +78,7 @@ class SimulationResult:
         n = self.games
         boxes = {
             name: {"mean_points": float(self.box_points[b] / n), "scored": float(self.box_scored[b] / n)}
-            for b, name in enumerate(BOX_NAMES)
+            for b, name in enumerate(self.rules.box_names)
         }
         return {
             "rules": self.rules.name,
@@ -104,10 +104,10 @@ class SimulationResult:
 
 @functools.lru_cache(maxsize=None)
 def _throw_lookup(n: int = 5) -> np.ndarray:
-    """``[6^6]`` throw index from a base-6 code of the face counts."""
+    """``[7^6]`` throw index from a base-7 code of the face counts."""
     sp = tables.space(n)
-    lut = np.full(6**6, -1, dtype=np.int32)
-    lut[sp.throws @ (6 ** np.arange(6))] = np.arange(sp.num_throws)
+    lut = np.full(7**6, -1, dtype=np.int32)
+    lut[sp.throws @ (7 ** np.arange(6))] = np.arange(sp.num_throws)
     return lut
 
 
@@ -119,7 +119,7 @@ def throw_of(faces: np.ndarray, mask: np.ndarray | None = None, base=None) -> np
     counts = onehot.sum(-2, dtype=np.int64)
     if base is not None:
         counts = counts + base
-    return _throw_lookup(faces.shape[-1])[counts @ (6 ** np.arange(6))]
+    return _throw_lookup(faces.shape[-1])[counts @ (7 ** np.arange(6))]
 
 
 class _ChunkFn:
@@ -186,8 +186,6 @@ def simulate(
         raise JaxsolveError(f"the number of games must be positive, got {games}")
     if int(chunk) <= 0:
         raise JaxsolveError(f"chunk must be positive, got {chunk}")
-    if rules.dice != 5:
-        raise JaxsolveError(f"simulation is implemented for 5 dice, got {rules.dice}")
     games, chunk = int(games), int(chunk)
     device = device or jax.devices()[0]
     t_setup = time.perf_counter()
@@ -202,9 +200,10 @@ def simulate(
         chunk_fn = cache[str(device)]
     setup_seconds = time.perf_counter() - t_setup
 
-    sp = tables.space(5)
+    n_dice, n_boxes = rules.dice, rules.num_boxes
+    sp = tables.space(n_dice)
     keep_counts = sp.keeps.astype(np.int64)
-    keep_new = (5 - sp.keep_size).astype(np.int64)
+    keep_new = (n_dice - sp.keep_size).astype(np.int64)
     offset = sp.throw_offset
     cap = rules.upper_threshold
     instant = rules.has_instant_bonus
@@ -215,18 +214,18 @@ def simulate(
     upper = np.zeros(games, np.int64)
     holds = np.zeros(games, np.int64)
     scores = np.zeros(games, np.int64)
-    box_points = np.zeros(NUM_BOXES, np.int64)
-    box_scored = np.zeros(NUM_BOXES, np.int64)
+    box_points = np.zeros(n_boxes, np.int64)
+    box_scored = np.zeros(n_boxes, np.int64)
     totals = {"upper_bonus": 0, "extra": 0, "instant": 0}
     policy_seconds = play_seconds = 0.0
     unique_counts = []
-    lanes = np.arange(5)
+    lanes = np.arange(n_dice)
 
-    for turn in range(NUM_BOXES):
+    for turn in range(n_boxes):
         t0 = time.perf_counter()
         with jax.default_device(device):
             k_dice, k_coin = jax.random.split(jax.random.fold_in(key, turn))
-            all_dice = np.asarray(jax.random.randint(k_dice, (rolls, games, 5), 0, 6, dtype=jnp.int32)).astype(np.int8)
+            all_dice = np.asarray(jax.random.randint(k_dice, (rolls, games, n_dice), 0, 6, dtype=jnp.int32)).astype(np.int8)
             coins = np.asarray(jax.random.bernoulli(k_coin, 0.5, (max(rolls - 1, 1), games))) if strategy.random else None
         index = tables.state_index(filled, upper, holds, rules)
         uniq, inv = np.unique(index, return_inverse=True)
@@ -274,8 +273,8 @@ def simulate(
                 inst = np.where(now, tab["instant_now"][t, loc], 0).astype(np.int64)
                 nxt = np.where(now, tab["next_now"][t, loc], nxt)
             scores[g] += pts + extra + ub + inst
-            box_points += np.bincount(box, weights=pts, minlength=NUM_BOXES).astype(np.int64)
-            box_scored += np.bincount(box[pts > 0], minlength=NUM_BOXES)
+            box_points += np.bincount(box, weights=pts, minlength=n_boxes).astype(np.int64)
+            box_scored += np.bincount(box[pts > 0], minlength=n_boxes)
             totals["upper_bonus"] += int((ub > 0).sum())
             totals["extra"] += int(extra.sum())
             totals["instant"] += int(inst.sum())
@@ -286,7 +285,7 @@ def simulate(
         if on_turn is not None:
             on_turn(turn, len(uniq))
 
-    if not np.all(filled == tables.FULL_MASK):
+    if not np.all(filled == rules.full_mask):
         raise RuntimeError("a game did not fill every box (policy chose a filled box)")
     return SimulationResult(
         rules,

@@ -22,10 +22,7 @@ import numpy as np
 from jaxsolve import dice
 from jaxsolve.kniffel import tables
 from jaxsolve.errors import JaxsolveError
-from jaxsolve.kniffel.rules import BOX_NAMES, KNIFFEL_BOX, NUM_BOXES, KniffelRules, check_objective
-
-JOKER_POINTS = np.zeros(NUM_BOXES, dtype=np.int32)
-JOKER_POINTS[8:11] = (25, 30, 40)
+from jaxsolve.kniffel.rules import KniffelRules, check_objective
 
 
 def objective_reward(points, objective: str, dtype):
@@ -56,30 +53,31 @@ CLOSED = -1e30  # value of a closed box in the fast path (finite, so one-hot pro
 
 def _instant_bonus(points, box, rules: KniffelRules):
     """Im-Hieb bonus for a box filled with ``points`` right after the first throw."""
-    amount = jnp.where(box == KNIFFEL_BOX, rules.instant_kniffel, rules.instant_other)
+    amount = jnp.where(box == rules.yahtzee_box, rules.instant_kniffel, rules.instant_other)
     return jnp.where(points > 0, amount, 0)
 
 
 def _regular_options(values, filled, upper, holds50, rules: KniffelRules, objective: str, first_throw: bool = False):
-    """13 arrays ``[252, B]``: value of filling each box after each throw, normal scoring.
+    """One array ``[T, B]`` per box: value of filling it after each throw, normal scoring.
 
     Closed boxes are ``CLOSED`` (very negative). Five-of-a-kind throws are handled by ``_five_options``.
     """
     dtype = values.dtype
     cap = rules.upper_threshold
     lookup = _lookup(values, rules)
-    boxes = jnp.arange(NUM_BOXES)[:, None]
+    nb = rules.num_boxes
+    boxes = jnp.arange(nb)[:, None]
     is_open = ((filled[None, :] >> boxes) & 1) == 0
     new_filled = filled[None, :] | (1 << boxes)
-    scores = tables.throw_scores(rules.dice)
+    scores = tables.throw_scores(rules)
     faces = jnp.arange(1, 7)
 
-    lower_holds = holds50[None, :] * (jnp.arange(6, NUM_BOXES) != KNIFFEL_BOX)[:, None]
+    lower_holds = holds50[None, :] * (jnp.arange(6, nb) != rules.yahtzee_box)[:, None]
     lower_next = lookup(new_filled[6:], upper[None, :], lower_holds)
     lower_next = jnp.where(is_open[6:], lower_next, CLOSED)
     lower_reward = objective_reward(scores[6:], objective, dtype)
     if first_throw:
-        instant = objective_bonus(_instant_bonus(scores, np.arange(NUM_BOXES)[:, None], rules), objective, dtype)
+        instant = objective_bonus(_instant_bonus(scores, np.arange(nb)[:, None], rules), objective, dtype)
         lower_reward = lower_reward + instant[6:]
 
     up_next = jnp.minimum(cap, upper[None, None, :] + (faces[:, None] * jnp.arange(rules.dice + 1)[None, :])[:, :, None])
@@ -96,7 +94,7 @@ def _regular_options(values, filled, upper, holds50, rules: KniffelRules, object
     counts = tables.throw_counts(rules.dice)
 
     out = [upper_next[f, counts[f]] + upper_reward[f][:, None] for f in range(6)]
-    out += [lower_reward[b][:, None] + lower_next[b][None, :] for b in range(NUM_BOXES - 6)]
+    out += [lower_reward[b][:, None] + lower_next[b][None, :] for b in range(nb - 6)]
     return out
 
 
@@ -129,16 +127,17 @@ class Moves(NamedTuple):
 
 
 def _five_moves(filled, upper, holds50, rules: KniffelRules) -> Moves:
-    """Moves ``[6 faces, 13 boxes, B]`` of placing all dice of one face, joker and bonus included."""
+    """Moves ``[6 faces, boxes, B]`` of placing all dice of one face, joker and bonus included."""
     cap = rules.upper_threshold
-    boxes = jnp.arange(NUM_BOXES)[None, :, None]
+    yb = rules.yahtzee_box
+    boxes = jnp.arange(rules.num_boxes)[None, :, None]
     face = jnp.arange(6)[:, None, None]
     bits = (filled[None, None, :] >> boxes) & 1
     is_open = bits == 0
-    box11_filled = ((filled >> KNIFFEL_BOX) & 1 == 1)[None, None, :]
+    box11_filled = ((filled >> yb) & 1 == 1)[None, None, :]
     upper_face_filled = ((filled[None, None, :] >> face) & 1) == 1
     holds = (holds50 == 1)[None, None, :]
-    base = jnp.asarray(tables.throw_scores(rules.dice)[:, tables.kniffel_throws(rules.dice)].T)[:, :, None]
+    base = jnp.asarray(tables.throw_scores(rules)[:, tables.kniffel_throws(rules.dice)].T)[:, :, None]
     if rules.joker == "none":
         joker = jnp.zeros_like(upper_face_filled)
     elif rules.joker == "forced":
@@ -147,7 +146,7 @@ def _five_moves(filled, upper, holds50, rules: KniffelRules) -> Moves:
         joker = box11_filled & upper_face_filled
     else:
         joker = holds
-    points = base + joker * jnp.asarray(JOKER_POINTS)[None, :, None]
+    points = jnp.where(joker & (jnp.asarray(tables.joker_points(rules)) > 0)[None, :, None], jnp.asarray(tables.joker_points(rules))[None, :, None], base)
 
     allowed = is_open
     if rules.joker == "forced":
@@ -159,7 +158,7 @@ def _five_moves(filled, upper, holds50, rules: KniffelRules) -> Moves:
     is_upper = boxes < 6
     up_next = jnp.where(is_upper, jnp.minimum(cap, upper[None, None, :] + points), upper[None, None, :])
     crossed = is_upper & (upper[None, None, :] < cap) & (up_next >= cap)
-    holds_next = jnp.where(boxes == KNIFFEL_BOX, 1, holds50[None, None, :])
+    holds_next = jnp.where(boxes == yb, 1, holds50[None, None, :])
     nxt = tables.state_index(filled[None, None, :] | (1 << boxes), up_next, holds_next, rules)
     instant = _instant_bonus(points, boxes, rules)
     shape = jnp.broadcast_shapes(points.shape, allowed.shape, nxt.shape)
@@ -168,24 +167,27 @@ def _five_moves(filled, upper, holds50, rules: KniffelRules) -> Moves:
 
 
 def _five_options(values, filled, upper, holds50, rules: KniffelRules, objective: str, first_throw: bool = False):
-    """``[6 faces, 13 boxes, B]`` values of placing all dice of one face."""
+    """``[6 faces, boxes, B]`` values of placing all dice of one face."""
     return _five_moves(filled, upper, holds50, rules).values(values, objective, first_throw)
 
 
 def moves(filled, upper, holds50, rules: KniffelRules) -> Moves:
-    """All moves ``[13 boxes, T throws, B]`` of a batch of states (explicit, for analysis)."""
+    """All moves ``[boxes, T throws, B]`` of a batch of states (explicit, for analysis)."""
     cap = rules.upper_threshold
-    boxes = jnp.arange(NUM_BOXES)[:, None, None]
-    points = jnp.broadcast_to(jnp.asarray(tables.throw_scores(rules.dice))[:, :, None], (NUM_BOXES, tables.space(rules.dice).num_throws, filled.shape[0]))
+    nb = rules.num_boxes
+    boxes = jnp.arange(nb)[:, None, None]
+    points = jnp.broadcast_to(jnp.asarray(tables.throw_scores(rules))[:, :, None], (nb, tables.space(rules.dice).num_throws, filled.shape[0]))
     is_open = ((filled[None, None, :] >> boxes) & 1) == 0
     is_upper = boxes < 6
     up_next = jnp.where(is_upper, jnp.minimum(cap, upper[None, None, :] + points), upper[None, None, :])
     crossed = is_upper & (upper[None, None, :] < cap) & (up_next >= cap)
-    holds_next = jnp.where(boxes == KNIFFEL_BOX, 0, holds50[None, None, :])
+    holds_next = jnp.where(boxes == rules.yahtzee_box, 0, holds50[None, None, :])
     nxt = tables.state_index(filled[None, None, :] | (1 << boxes), up_next, holds_next, rules)
     zeros = jnp.zeros_like(points)
     instant = _instant_bonus(points, boxes, rules)
     regular = Moves(points, zeros, rules.upper_bonus * crossed + zeros, nxt + zeros, is_open | (zeros > 0), instant)
+    if rules.yahtzee_box < 0:
+        return regular
     five = _five_moves(filled, upper, holds50, rules)
     cols = tables.kniffel_throws(rules.dice)
     return Moves(*(r.at[:, cols].set(jnp.swapaxes(f, 0, 1).astype(r.dtype)) for r, f in zip(regular, five)))
@@ -195,14 +197,16 @@ def chosen_moves(box, filled, upper, holds50, rules: KniffelRules) -> Moves:
     """The moves ``[T, B]`` that fill ``box[t, b]`` (one chosen box per throw and state)."""
     cap = rules.upper_threshold
     sp = tables.space(rules.dice)
-    points = jnp.asarray(tables.throw_scores(rules.dice))[box, jnp.arange(sp.num_throws)[:, None]]
+    points = jnp.asarray(tables.throw_scores(rules))[box, jnp.arange(sp.num_throws)[:, None]]
     is_upper = box < 6
     up_next = jnp.where(is_upper, jnp.minimum(cap, upper[None, :] + points), upper[None, :])
     crossed = is_upper & (upper[None, :] < cap) & (up_next >= cap)
-    holds_next = jnp.where(box == KNIFFEL_BOX, 0, holds50[None, :])
+    holds_next = jnp.where(box == rules.yahtzee_box, 0, holds50[None, :])
     nxt = tables.state_index(filled[None, :] | (1 << box), up_next, holds_next, rules)
     is_open = ((filled[None, :] >> box) & 1) == 0
     regular = Moves(points, jnp.zeros_like(points), rules.upper_bonus * crossed, nxt, is_open, _instant_bonus(points, box, rules))
+    if rules.yahtzee_box < 0:
+        return regular
     cols = tables.kniffel_throws(rules.dice)
     five = _five_moves(filled, upper, holds50, rules)
     five_box = box[cols][:, None, :]
@@ -216,37 +220,23 @@ def option_values(values, filled, upper, holds50, rules: KniffelRules, objective
         values: ``[states]`` flat value table (later layers filled in).
         filled, upper, holds50: ``[B]`` int32 state components.
     Returns:
-        ``[13, T, B]`` immediate reward + value of the next state, ``-inf`` where not allowed
+        ``[boxes, T, B]`` immediate reward + value of the next state, ``-inf`` where not allowed
         (equal to ``moves(...).values(...)``, computed with fewer table look-ups).
     """
     out = jnp.stack(_regular_options(values, filled, upper, holds50, rules, objective, first_throw))
     out = jnp.where(out <= CLOSED / 2, -jnp.inf, out)
+    if rules.yahtzee_box < 0:
+        return out
     five = _five_options(values, filled, upper, holds50, rules, objective, first_throw)
     return out.at[:, tables.kniffel_throws(rules.dice)].set(jnp.swapaxes(five, 0, 1))
-
-
-def best_box(values, filled, upper, holds50, rules: KniffelRules, objective: str = "score", first_throw: bool = False):
-    """``(max, argmax)`` over boxes of ``option_values`` (ties: earlier box), each ``[T, B]``.
-
-    Folds the 13 boxes one by one instead of materialising ``[13, T, B]``.
-    """
-    options = _regular_options(values, filled, upper, holds50, rules, objective, first_throw)
-    best, arg = options[0], jnp.zeros(options[0].shape, jnp.int32)
-    for b, opt in enumerate(options[1:], 1):
-        better = opt > best
-        best = jnp.where(better, opt, best)
-        arg = jnp.where(better, b, arg)
-    five = _five_options(values, filled, upper, holds50, rules, objective, first_throw)
-    cols = tables.kniffel_throws(rules.dice)
-    best = best.at[cols].set(jnp.max(five, axis=1))
-    arg = arg.at[cols].set(jnp.argmax(five, axis=1).astype(jnp.int32))
-    return best, arg
 
 
 def final_throw_values(values, filled, upper, holds50, rules: KniffelRules, objective: str = "score", first_throw: bool = False):
     """``[T, B]`` value of filling the best box now (``first_throw``: Im-Hieb bonus included)."""
     options = _regular_options(values, filled, upper, holds50, rules, objective, first_throw)
     best = functools.reduce(jnp.maximum, options)
+    if rules.yahtzee_box < 0:
+        return best
     five = jnp.max(_five_options(values, filled, upper, holds50, rules, objective, first_throw), axis=1)
     return best.at[tables.kniffel_throws(rules.dice)].set(five)
 
@@ -281,7 +271,7 @@ def state_values(values, filled, upper, holds50, rules: KniffelRules, objective=
 class Solution:
     """Value of every state of one rule set and objective.
 
-    ``values`` has shape ``[8192 filled masks, cap + 1 upper totals, 2 holds-50 flags]``;
+    ``values`` has shape ``[2**boxes filled masks, cap + 1 upper totals, 2 holds-50 flags]``;
     unreachable states are NaN.
     """
 
@@ -300,9 +290,9 @@ class Solution:
     def value(self, filled: int = 0, upper: int = 0, holds50: int = 0) -> float:
         """Value of a state (start of a turn); NaN for an unreachable one.
 
-        ``filled`` is a 13-bit mask (see ``filled_mask``), ``upper`` the upper total.
+        ``filled`` is a mask of filled boxes (see ``filled_mask``), ``upper`` the upper total.
         """
-        if not 0 <= int(filled) < 1 << NUM_BOXES or upper < 0 or holds50 not in (0, 1):
+        if not 0 <= int(filled) < 1 << self.rules.num_boxes or upper < 0 or holds50 not in (0, 1):
             raise JaxsolveError(f"not a state: filled={filled}, upper={upper}, holds50={holds50}")
         return float(self.values[int(filled), min(int(upper), self.rules.upper_threshold), int(holds50)])
 
@@ -310,8 +300,8 @@ class Solution:
 def chunk_plan(rules: KniffelRules, chunk: int):
     """Chunks of reachable states, layer 12 down to 0: list of (layer, filled, upper, holds)."""
     plan = []
-    for layer in range(NUM_BOXES - 1, -1, -1):
-        f, u, h = tables.layer_states(rules.upper_threshold, layer, rules.dice)
+    for layer in range(rules.num_boxes - 1, -1, -1):
+        f, u, h = tables.layer_states(rules, layer)
         n = len(f)
         pad = (-n) % chunk
         f, u, h = (np.concatenate([a, np.repeat(a[:1], pad)]) for a in (f, u, h))
@@ -367,7 +357,7 @@ def solve(
     device = device or jax.devices()[0]
     shape = tables.state_shape(rules)
     init = np.full(shape, np.nan)
-    init[tables.FULL_MASK] = 0.0
+    init[rules.full_mask] = 0.0
     plan = chunk_plan(rules, chunk)
 
     with jax.default_device(device):
@@ -388,15 +378,11 @@ def solve(
     return Solution(rules, objective, out, solve_seconds, compile_seconds, str(device))
 
 
-def filled_mask(boxes) -> int:
-    """Mask of filled boxes from box names or indices (table order)."""
+def filled_mask(boxes, rules: KniffelRules | None = None) -> int:
+    """Mask of filled boxes from box names (or aliases) or indices, in the sheet's order."""
+    from jaxsolve.kniffel.position import box_index
+
     mask = 0
     for b in boxes:
-        if isinstance(b, str):
-            if b not in BOX_NAMES:
-                raise JaxsolveError(f"unknown box {b!r}; boxes are {', '.join(BOX_NAMES)}")
-            b = BOX_NAMES.index(b)
-        if not 0 <= int(b) < NUM_BOXES:
-            raise JaxsolveError(f"box index {b} out of range 0..12")
-        mask |= 1 << int(b)
+        mask |= 1 << box_index(b, rules)
     return mask

@@ -8,7 +8,7 @@ import numpy as np
 
 from jaxsolve import export
 from jaxsolve.errors import JaxsolveError
-from jaxsolve.kniffel.rules import BOX_NAMES, KniffelRules
+from jaxsolve.kniffel.rules import KniffelRules
 from jaxsolve.kniffel.solver import Solution
 
 
@@ -28,7 +28,7 @@ def metadata(sol: Solution) -> dict:
                 "name": "filled",
                 "size": 8192,
                 "meaning": "13-bit mask of filled boxes; bit b = box b in table order",
-                "boxes": list(BOX_NAMES),
+                "boxes": list(sol.rules.box_names),
             },
             {"name": "upper", "size": cap + 1, "meaning": f"upper-section total, capped at {cap}"},
             {"name": "holds50", "size": 2, "meaning": "1 if the Kniffel/Yahtzee box holds 50"},
@@ -51,6 +51,6 @@ def load_solution(path: str | os.PathLike) -> Solution:
     values, meta = export.load(path)
     if meta.get("game") != "kniffel":
         raise JaxsolveError(f"{path} holds a {meta.get('game')!r} export, not kniffel")
-    rules = KniffelRules(**meta["rules"])
+    rules = KniffelRules.from_dict(meta["rules"])
     sol = Solution(rules, meta["objective"], np.asarray(values), meta.get("solve_seconds", 0.0), meta.get("compile_seconds", 0.0), meta.get("device", ""))
     return sol

@@ -24,7 +24,7 @@ import numpy as np
 
 from jaxsolve import dice
 from jaxsolve.errors import JaxsolveError
-from jaxsolve.kniffel import heuristic, solver, tables
+from jaxsolve.kniffel import heuristic, policy, solver, tables
 from jaxsolve.kniffel.rules import KniffelRules
 
 
@@ -73,19 +73,8 @@ class ValueStrategy(Strategy):
         self.values = jnp.asarray(np.nan_to_num(np.asarray(values, dtype=np.float64).reshape(-1)), dtype)
 
     def policy(self, filled, upper, holds50) -> TurnPolicy:
-        rules, sp = self.rules, tables.space(self.rules.dice)
-        current, box = solver.best_box(self.values, filled, upper, holds50, rules)
-        keeps = []
-        for _ in range(rules.rolls - 1):
-            current, arg = dice.best_subkeep_arg(sp, dice.expect_keeps(sp, current))
-            keeps.append(arg)
-        keep = jnp.stack(keeps) if keeps else jnp.zeros((0,) + box.shape, jnp.int32)
-        if rules.has_instant_bonus:
-            now, box_now = solver.best_box(self.values, filled, upper, holds50, rules, first_throw=True)
-            fill_now = now >= current
-        else:
-            fill_now, box_now = _no_instant(box)
-        return TurnPolicy(keep, keep, box, fill_now, box_now)
+        turn = policy.optimal_turn(self.values, filled, upper, holds50, self.rules)
+        return TurnPolicy(turn.keep, turn.keep, turn.box, turn.fill_now, turn.box_now)
 
 
 class HeuristicStrategy(Strategy):

@@ -1,8 +1,9 @@
-"""Static Kniffel tables over the 252 throws of 5d6 and the state layout.
+"""Static tables of a category game: points of every box for every throw, and the state layout.
 
-State layout (flat index): ``((filled * (cap + 1)) + upper) * 2 + holds50`` with
-``filled`` the 13-bit mask of filled boxes (bit b = box b in table order), ``upper`` the upper
-total capped at the bonus threshold, and ``holds50`` whether the Kniffel box holds 50.
+State layout (flat index): ``((filled * (cap + 1)) + upper) * 2 + holds50`` with ``filled``
+the mask of filled boxes (bit b = box b in sheet order; 13 bits for Kniffel, 20 for Maxi
+Yatzy), ``upper`` the upper total capped at the bonus threshold, and ``holds50`` whether the
+Yahtzee box holds its points (only states with the Yahtzee box filled have ``holds50 = 1``).
 """
 
 from __future__ import annotations
@@ -12,73 +13,68 @@ import functools
 import numpy as np
 
 from jaxsolve.dice import dice_space
-from jaxsolve.kniffel.rules import KNIFFEL_BOX, NUM_BOXES, KniffelRules
+from jaxsolve.kniffel.rules import CategoryRules
 
-DICE = 5
 SIDES = 6
-FULL_MASK = (1 << NUM_BOXES) - 1
-LOWER_BOXES = tuple(range(6, NUM_BOXES))
 
 
-def space(dice: int = DICE):
+def space(dice: int = 5):
     return dice_space(dice, SIDES)
 
 
-def score_counts(counts: np.ndarray) -> np.ndarray:
-    """Points of every box for the dice ``counts`` (``[..., 6]``), normal scoring (no joker).
+@functools.lru_cache(maxsize=None)
+def throw_scores(rules: CategoryRules | int = 5) -> np.ndarray:
+    """``[boxes, T]`` points of each box for each throw (normal scoring, no joker).
 
-    The Kniffel box takes all dice showing one face (five of a kind in the real game).
+    An int stands for the Kniffel sheet with that many dice.
     """
-    counts = np.asarray(counts)
-    faces = np.arange(1, SIDES + 1)
-    total = (counts * faces).sum(-1)
-    top = counts.max(-1)
-    present = counts > 0
-    runs4 = [present[..., a : a + 4].all(-1) for a in range(3)]
-    runs5 = [present[..., a : a + 5].all(-1) for a in range(2)]
-    sorted_counts = np.sort(counts, axis=-1)
-    full_house = (sorted_counts[..., -1] == 3) & (sorted_counts[..., -2] == 2)
-    out = np.zeros(counts.shape[:-1] + (NUM_BOXES,), dtype=np.int64)
-    out[..., :6] = counts * faces
-    out[..., 6] = np.where(top >= 3, total, 0)
-    out[..., 7] = np.where(top >= 4, total, 0)
-    out[..., 8] = np.where(full_house, 25, 0)
-    out[..., 9] = np.where(np.any(runs4, axis=0), 30, 0)
-    out[..., 10] = np.where(np.any(runs5, axis=0), 40, 0)
-    out[..., 11] = np.where(top == counts.sum(-1), 50, 0)
-    out[..., 12] = total
-    return out
+    if isinstance(rules, int):
+        rules = CategoryRules(dice=rules)
+    throws = space(rules.dice).throws
+    return np.stack([box.score(throws) for box in rules.boxes]).astype(np.int32)
 
 
 @functools.lru_cache(maxsize=None)
-def throw_scores(dice: int = DICE) -> np.ndarray:
-    """``[13, T]`` points of each box for each throw (normal scoring)."""
-    return score_counts(space(dice).throws).T.astype(np.int32)
+def joker_points(rules: CategoryRules) -> np.ndarray:
+    """``[boxes]`` fixed points a box pays for a joker (0: scored normally)."""
+    return np.asarray([b.joker_points or 0 for b in rules.boxes], dtype=np.int32)
 
 
 @functools.lru_cache(maxsize=None)
-def throw_counts(dice: int = DICE) -> np.ndarray:
+def box_max_points(rules: CategoryRules) -> np.ndarray:
+    """``[boxes]`` most points one box can take (joker points included)."""
+    return np.maximum(throw_scores(rules).max(axis=1), joker_points(rules)).astype(np.int64)
+
+
+@functools.lru_cache(maxsize=None)
+def throw_counts(dice: int = 5) -> np.ndarray:
     """``[6, T]`` number of dice showing each face in each throw."""
     return space(dice).throws.T.astype(np.int32).copy()
 
 
 @functools.lru_cache(maxsize=None)
-def kniffel_throws(dice: int = DICE) -> np.ndarray:
+def kniffel_throws(dice: int = 5) -> np.ndarray:
     """``[6]`` throw index of all dice showing face f+1."""
     sp = space(dice)
     return np.asarray([sp.throw_index(np.eye(SIDES, dtype=int)[f] * dice) for f in range(SIDES)], dtype=np.int32)
 
 
-def state_shape(rules: KniffelRules) -> tuple[int, int, int]:
-    return (1 << NUM_BOXES, rules.upper_threshold + 1, 2)
+def state_shape(rules: CategoryRules) -> tuple[int, int, int]:
+    return rules.state_shape
 
 
-def state_index(filled, upper, holds50, rules: KniffelRules):
+def state_index(filled, upper, holds50, rules: CategoryRules):
     return (filled * (rules.upper_threshold + 1) + upper) * 2 + holds50
 
 
+def popcount(masks: np.ndarray) -> np.ndarray:
+    """Number of set bits of each non-negative int (< 2**32)."""
+    m = np.asarray(masks, dtype=np.uint32)
+    return np.unpackbits(m.astype(">u4").view(np.uint8).reshape(-1, 4), axis=1).sum(1).reshape(m.shape)
+
+
 @functools.lru_cache(maxsize=None)
-def reachable_uppers(upper_threshold: int, dice: int = DICE) -> np.ndarray:
+def reachable_uppers(upper_threshold: int, dice: int = 5) -> np.ndarray:
     """``[64, cap + 1]`` bool: capped upper totals reachable with each set of filled upper boxes."""
     cap = upper_threshold
     out = np.zeros((1 << 6, cap + 1), dtype=bool)
@@ -93,19 +89,28 @@ def reachable_uppers(upper_threshold: int, dice: int = DICE) -> np.ndarray:
 
 
 @functools.lru_cache(maxsize=None)
-def layer_states(upper_threshold: int, layer: int, dice: int = DICE) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+def _masks_by_layer(num_boxes: int) -> tuple[np.ndarray, ...]:
+    masks = np.arange(1 << num_boxes, dtype=np.int64)
+    counts = popcount(masks)
+    return tuple(masks[counts == k] for k in range(num_boxes + 1))
+
+
+@functools.lru_cache(maxsize=None)
+def layer_states(rules: CategoryRules, layer: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """Reachable states with ``layer`` boxes filled, as (filled, upper, holds50) int32 arrays."""
-    all_masks = np.arange(1 << NUM_BOXES)
-    popcount = np.unpackbits(all_masks.astype(">u2").view(np.uint8).reshape(-1, 2), axis=1).sum(1)
-    masks = all_masks[popcount == layer]
-    rows, upper = np.nonzero(reachable_uppers(upper_threshold, dice)[masks & 63])
+    masks = _masks_by_layer(rules.num_boxes)[layer]
+    rows, upper = np.nonzero(reachable_uppers(rules.upper_threshold, rules.dice)[masks & 63])
     filled = masks[rows]
-    kniffel_filled = ((filled >> KNIFFEL_BOX) & 1) == 1
+    if rules.yahtzee_box >= 0:
+        kniffel_filled = ((filled >> rules.yahtzee_box) & 1) == 1
+    else:
+        kniffel_filled = np.zeros(len(filled), bool)
     filled = np.concatenate([filled, filled[kniffel_filled]])
     upper = np.concatenate([upper, upper[kniffel_filled]])
     holds = np.concatenate([np.zeros(len(rows), np.int64), np.ones(int(kniffel_filled.sum()), np.int64)])
     return filled.astype(np.int32), upper.astype(np.int32), holds.astype(np.int32)
 
 
-def num_reachable(upper_threshold: int = 63, dice: int = DICE) -> int:
-    return sum(len(layer_states(upper_threshold, k, dice)[0]) for k in range(NUM_BOXES + 1))
+def num_reachable(rules: CategoryRules | None = None) -> int:
+    rules = rules or CategoryRules()
+    return sum(len(layer_states(rules, k)[0]) for k in range(rules.num_boxes + 1))

@@ -24,13 +24,13 @@ from jaxsolve import dice
 from jaxsolve.errors import JaxsolveError
 from jaxsolve.kniffel import solver, tables
 from jaxsolve.kniffel.distribution import LayerTables, max_turn_reward, run_layers, shifted
-from jaxsolve.kniffel.rules import BOX_NAMES, NUM_BOXES, KniffelRules
+from jaxsolve.kniffel.rules import KniffelRules
 
 DEFAULT_MAX_MEMORY = 2 << 30
 
 
 def final_targets(rows, prev_padded, filled, upper, holds50, rules: KniffelRules, width: int, first_throw: bool):
-    """``[13, T, B, width]``: P(at least t more) after filling each box after each throw (-1: not allowed)."""
+    """``[boxes, T, B, width]``: P(at least t more) after filling each box after each throw (-1: not allowed)."""
     lead = max_turn_reward(rules)
     mv = solver.moves(filled, upper, holds50, rules)
     reward = mv.score(first_throw).astype(jnp.int32)
@@ -41,7 +41,7 @@ def final_targets(rows, prev_padded, filled, upper, holds50, rules: KniffelRules
         got = shifted(prev_padded, nrow[b].reshape(-1), reward[b].reshape(-1), width, lead).reshape(shape + (width,))
         return jnp.where(mv.allowed[b][..., None], got, -1.0)
 
-    return jnp.stack([box(b) for b in range(NUM_BOXES)])
+    return jnp.stack([box(b) for b in range(rules.num_boxes)])
 
 
 def _best_final(rows, prev_padded, filled, upper, holds50, rules, width, first_throw):
@@ -52,7 +52,7 @@ def _best_final(rows, prev_padded, filled, upper, holds50, rules, width, first_t
     nrow = jnp.maximum(rows[mv.next_state], 0)
     shape = nrow.shape[1:]
     best = None
-    for b in range(NUM_BOXES):
+    for b in range(rules.num_boxes):
         got = shifted(prev_padded, nrow[b].reshape(-1), reward[b].reshape(-1), width, lead).reshape(shape + (width,))
         got = jnp.where(mv.allowed[b][..., None], got, -1.0)
         best = got if best is None else jnp.maximum(best, got)
@@ -131,7 +131,7 @@ def target_options(table: LayerTables, filled: int, upper: int, holds50: int, fa
     layer = bin(int(filled)).count("1")
     if table.kind != "target":
         raise JaxsolveError("target_options needs a target table (solve_target)")
-    if not 0 <= layer < NUM_BOXES:
+    if not 0 <= layer < rules.num_boxes:
         raise JaxsolveError("no box is open in this position")
     if len(faces) != rules.dice or any(not 1 <= int(x) <= 6 for x in faces):
         raise JaxsolveError(f"need {rules.dice} dice showing 1..6, got {list(faces)}")
@@ -155,7 +155,7 @@ def target_options(table: LayerTables, filled: int, upper: int, holds50: int, fa
         first = rerolls_left == rules.rolls - 1
         opts = np.asarray(final_targets(rows, padded, f, u, h, rules, width, first))[:, throw, 0]
         val = opts[:, t] if t < width else np.where(opts[:, 0] >= 0, 0.0, -1.0)
-        boxes = [TargetChoice("box", BOX_NAMES[b], float(val[b])) for b in range(NUM_BOXES) if val[b] >= 0]
+        boxes = [TargetChoice("box", rules.box_names[b], float(val[b])) for b in range(rules.num_boxes) if val[b] >= 0]
     if rerolls_left > 0:
         stages = stage_targets(rows, padded, f, u, h, rules, width)
         keeps = np.asarray(dice.expect_keeps(sp, stages[rerolls_left - 1]))[:, 0]
