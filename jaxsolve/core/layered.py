@@ -1,4 +1,157 @@
-from typing import NamedTuple
-class Layer(NamedTuple): pass
-class LayeredRun(NamedTuple): pass
-def run_layers(): pass
+"""The layered core: backward induction over layers of states in fixed-size chunks.
+
+An acyclic game is solved layer by layer (Kniffel: the number of filled boxes, from the last
+layer to the first): every state of a layer depends only on later layers. ``run_layers`` is
+the one driver for every such computation: optimal values, policy evaluation, exact score
+distributions and the target objective differ only in the per-chunk ``step`` they pass.
+
+``step(carry, operands, rows, *states) -> carry`` is a pure function of arrays:
+
+* ``carry``: what the computation builds (a flat value table, a layer's output rows); it is
+  donated, so an update in place costs no copy;
+* ``operands``: read-only arrays of the layer (tables of later layers, constants);
+* ``rows``: ``[chunk]`` position of each state within its layer (for per-layer outputs);
+* ``states``: ``[chunk]`` int32 components of the chunk's states (the last chunk of a layer is
+  padded by repeating its first state, so one compiled program serves every chunk).
+
+The driver compiles ``step`` once per key and shapes through the shared compile cache (compile
+time is reported apart), places chunks on one device or shards them over a
+``jax.sharding.Mesh`` along the state axis (carry and operands replicated), and reports
+progress per layer. ``begin_layer`` may replace the carry, the operands and the chunk size at
+the start of a layer (e.g. a fresh output buffer sized for the layer's memory budget);
+``end_layer`` sees the carry when a layer is done (e.g. to move the layer's rows to the host).
+"""
+
+from __future__ import annotations
+
+import time
+from typing import Any, Callable, Hashable, NamedTuple, Sequence
+
+import jax
+import jax.numpy as jnp
+import numpy as np
+from jax.sharding import Mesh, NamedSharding, PartitionSpec
+
+from jaxsolve.core.compile import abstract, compiled
+from jaxsolve.errors import JaxsolveError
+
+AXIS = "states"
+
+
+class Layer(NamedTuple):
+    """One layer: its index and its states as equal-length int32 component arrays."""
+
+    index: int
+    states: tuple
+
+
+class LayerSetup(NamedTuple):
+    """What ``begin_layer`` returns: the carry, the operands and the chunk size of the layer."""
+
+    carry: Any
+    operands: Any
+    chunk: int
+
+
+class LayeredRun(NamedTuple):
+    carry: Any
+    compile_seconds: float
+    seconds: float
+    timings: dict
+
+
+def make_mesh(devices: Sequence | int | None = None) -> Mesh:
+    """A 1-d mesh over the state batch: ``devices`` (list), the first n visible, or all."""
+    if devices is None:
+        devices = jax.devices()
+    elif isinstance(devices, int):
+        visible = jax.devices()
+        if not 1 <= devices <= len(visible):
+            raise JaxsolveError(f"asked for {devices} devices, {len(visible)} visible")
+        devices = visible[:devices]
+    return Mesh(np.asarray(list(devices)), (AXIS,))
+
+
+def plan_chunk(per_state_bytes: int, fixed_bytes: int, max_memory: int | None, chunk: int, num_devices: int) -> int:
+    """Chunk size (a multiple of the device count) whose working set fits ``max_memory``."""
+    if max_memory is not None:
+        room = max_memory - fixed_bytes
+        if room < per_state_bytes * num_devices:
+            raise JaxsolveError(
+                f"max_memory {max_memory / 2**20:.0f} MiB is too small: the fixed tables alone need {fixed_bytes / 2**20:.0f} MiB"
+            )
+        chunk = min(chunk, room // per_state_bytes)
+    return max(num_devices, chunk // num_devices * num_devices)
+
+
+def _chunks(states: tuple, chunk: int):
+    n = len(states[0])
+    for start in range(0, n, chunk):
+        idx = np.arange(start, start + chunk)
+        idx = np.where(idx < n, idx, start)
+        yield idx.astype(np.int32), tuple(np.asarray(a)[idx] for a in states)
+
+
+def run_layers(
+    key: Hashable,
+    step: Callable,
+    layers: Sequence[Layer],
+    carry,
+    operands=(),
+    *,
+    chunk: int = 1024,
+    mesh: Mesh | None = None,
+    device=None,
+    begin_layer: Callable[[Layer, Any], LayerSetup] | None = None,
+    end_layer: Callable[[Layer, Any], Any] | None = None,
+    on_layer: Callable[[int, int], None] | None = None,
+) -> LayeredRun:
+    """Run ``step`` over every chunk of every layer, in the order given (see module docs).
+
+    ``key`` names ``step`` with everything it closes over (rules, objective, settings);
+    ``mesh`` shards the chunks (default: one ``device``, JAX's default if None).
+    """
+    if int(chunk) < 1:
+        raise JaxsolveError(f"chunk must be >= 1, got {chunk}")
+    if mesh is not None:
+        rep, batch = NamedSharding(mesh, PartitionSpec()), NamedSharding(mesh, PartitionSpec(AXIS))
+        ndev = mesh.devices.size
+    else:
+        device = device or jax.devices()[0]
+        rep = batch = jax.sharding.SingleDeviceSharding(device)
+        ndev = 1
+
+    def place(tree, sharding):
+        return jax.tree_util.tree_map(lambda a: jax.device_put(a, sharding), tree)
+
+    jit_options = {"donate_argnums": 0}
+    if mesh is not None:
+        jit_options.update(in_shardings=(rep, rep, batch) + (batch,) * len(layers[0].states), out_shardings=rep)
+    carry, operands = place(carry, rep), place(operands, rep)
+    compile_seconds, timings = 0.0, {}
+    t_all = time.perf_counter()
+    size = max(ndev, int(chunk) // ndev * ndev)
+    for layer in layers:
+        t0 = time.perf_counter()
+        if begin_layer is not None:
+            setup = begin_layer(layer, carry)
+            carry, operands, size = place(setup.carry, rep), place(setup.operands, rep), setup.chunk
+        n = len(layer.states[0])
+        exe = None
+        for rows, states in _chunks(layer.states, size):
+            rows_d = jax.device_put(rows, batch)
+            states_d = tuple(jax.device_put(s.astype(np.int32), batch) for s in states)
+            if exe is None:  # the carry keeps its shape within a layer: one look-up per layer
+                exe, seconds = compiled(
+                    ("layered", key), step, abstract(carry), abstract(operands), abstract(rows_d), *(abstract(s) for s in states_d), **jit_options
+                )
+                compile_seconds += seconds
+            carry = exe(carry, operands, rows_d, *states_d)
+        if end_layer is not None:
+            carry = end_layer(layer, carry)
+        jax.block_until_ready(carry)
+        timings[layer.index] = {"states": n, "chunk": size, "seconds": round(time.perf_counter() - t0, 4)}
+        if on_layer is not None:
+            on_layer(layer.index, n)
+    seconds = time.perf_counter() - t_all - compile_seconds
+    return LayeredRun(carry, compile_seconds, seconds, timings)

@@ -32,6 +32,7 @@ from jax.sharding import Mesh, NamedSharding, PartitionSpec
 
 from jaxsolve import dice
 from jaxsolve.errors import JaxsolveError
+from jaxsolve.core.layered import Layer, LayerSetup, make_mesh, plan_chunk, run_layers
 from jaxsolve.kniffel import policy, solver, tables
 from jaxsolve.kniffel.rules import KniffelRules
 
@@ -136,32 +137,8 @@ class LayerTables:
 # ----------------------------------------------------------------------------- devices
 
 
-def make_mesh(devices: Sequence | int | None = None) -> Mesh:
-    """A 1-d mesh over the state batch: ``devices`` (list), the first n visible, or all."""
-    if devices is None:
-        devices = jax.devices()
-    elif isinstance(devices, int):
-        visible = jax.devices()
-        if not 1 <= devices <= len(visible):
-            raise JaxsolveError(f"asked for {devices} devices, {len(visible)} visible")
-        devices = visible[:devices]
-    return Mesh(np.asarray(list(devices)), (AXIS,))
-
-
 def _place(mesh: Mesh, array, spec: PartitionSpec):
     return jax.device_put(array, NamedSharding(mesh, spec))
-
-
-def plan_chunk(per_state_bytes: int, fixed_bytes: int, max_memory: int | None, chunk: int, num_devices: int) -> int:
-    """Chunk size (a multiple of the device count) whose working set fits ``max_memory``."""
-    if max_memory is not None:
-        room = max_memory - fixed_bytes
-        if room < per_state_bytes * num_devices:
-            raise JaxsolveError(
-                f"max_memory {max_memory / 2**20:.0f} MiB is too small: the previous layer alone needs {fixed_bytes / 2**20:.0f} MiB"
-            )
-        chunk = min(chunk, room // per_state_bytes)
-    return max(num_devices, chunk // num_devices * num_devices)
 
 
 # ----------------------------------------------------------------------------- one turn
@@ -221,41 +198,19 @@ def turn_distribution(values, rows, prev_padded, filled, upper, holds50, rules: 
     return acc
 
 
-@functools.lru_cache(maxsize=64)
-def _compiled_chunk(kind: str, rules: KniffelRules, width: int, prev_shape: tuple, chunk: int, dtype, mesh: Mesh):
-    size = int(np.prod(tables.state_shape(rules)))
-    rep = NamedSharding(mesh, PartitionSpec())
-    batch = NamedSharding(mesh, PartitionSpec(AXIS))
-    out = NamedSharding(mesh, PartitionSpec(AXIS, None))
-    if kind == "distribution":
-        fn = functools.partial(turn_distribution, rules=rules, width=width)
-    else:
-        from jaxsolve.kniffel.target import turn_target
-
-        fn = functools.partial(turn_target, rules=rules, width=width)
-    jitted = jax.jit(fn, in_shardings=(rep, rep, rep, batch, batch, batch), out_shardings=out)
-    args = (
-        jax.ShapeDtypeStruct((size,), dtype, sharding=rep),
-        jax.ShapeDtypeStruct((size,), jnp.int32, sharding=rep),
-        jax.ShapeDtypeStruct(prev_shape, dtype, sharding=rep),
-        *(jax.ShapeDtypeStruct((chunk,), jnp.int32, sharding=batch) for _ in range(3)),
-    )
-    return jitted.lower(*args).compile()
-
-
-def per_state_bytes(kind: str, rules: KniffelRules, width: int, itemsize: int) -> int:
-    """Rough device working set of one state of a chunk (for ``max_memory``)."""
+def distribution_bytes(rules: KniffelRules, width: int, itemsize: int) -> int:
+    """Rough device working set of one state of a distribution chunk (for ``max_memory``)."""
     sp = tables.space(rules.dice)
-    if kind == "distribution":
-        return itemsize * (4 * width + 4 * rules.num_boxes * sp.num_throws + 2 * sp.num_keeps)
-    return itemsize * (4 * sp.num_throws + 2 * sp.num_keeps) * width
+    return itemsize * (4 * width + 4 * rules.num_boxes * sp.num_throws + 2 * sp.num_keeps)
 
 
-def run_layers(
-    kind: str,
+def layer_tables(
+    name: str,
+    turn: Callable,
+    per_state_bytes: Callable[[KniffelRules, int, int], int],
     rules: KniffelRules,
     values: np.ndarray,
-    pad_prev: Callable[[np.ndarray, int], np.ndarray],
+    pad_prev: Callable[[np.ndarray, int, int], np.ndarray],
     *,
     dtype,
     chunk: int,
@@ -266,13 +221,15 @@ def run_layers(
     prefilled: int = 0,
     on_layer: Callable[[int, int], None] | None,
 ) -> LayerTables:
-    """Backward over layers with a compiled, possibly sharded, chunk step (shared by both objectives).
+    """A vector per state, layer by layer, on the layered core (distribution and target objective).
 
-    ``shapes``: ``layer`` compiles one step per layer (each layer's own support and row count:
-    least work), ``uniform`` one step for all layers (largest support and row count: least
-    compiling, for small games), ``auto`` picks ``uniform`` when its previous-layer table
-    stays under 256 MiB. ``prefilled``: a mask of boxes closed from the start (a reduced
-    game); only states with these boxes filled are solved.
+    ``turn(values, rows, prev_padded, filled, upper, holds50, rules=, width=)`` gives the
+    ``[B, width]`` vectors of a chunk from the next layer's (padded by ``pad_prev``); the core
+    writes them into the layer's output rows. ``shapes``: ``layer`` compiles one step per layer
+    (each layer's own support and row count: least work), ``uniform`` one step for all layers
+    (largest support and row count: least compiling, for small games), ``auto`` picks
+    ``uniform`` when its previous-layer table stays under 256 MiB. ``prefilled``: a mask of
+    boxes closed from the start (a reduced game); only states with these boxes filled are solved.
     """
     if keep not in ("all", "start"):
         raise JaxsolveError(f"keep must be 'all' or 'start', got {keep!r}")
@@ -284,7 +241,7 @@ def run_layers(
     lengths = support_lengths(rules)
     nb = rules.num_boxes
     if not 0 <= int(prefilled) < 1 << nb or int(prefilled) == (1 << nb) - 1:
-        raise JaxsolveError(f"prefilled must be a mask of 0..12 boxes leaving one open, got {prefilled}")
+        raise JaxsolveError(f"prefilled must be a mask of 0..{nb - 1} boxes leaving one open, got {prefilled}")
     prefilled = int(prefilled)
     rows = layer_rows(rules, prefilled)
     lead = max_turn_reward(rules)
@@ -293,51 +250,47 @@ def run_layers(
     widest = max(lengths[first:])
     if shapes == "auto":
         shapes = "uniform" if max(sizes) * (widest + lead) * dtype.itemsize <= 256 << 20 else "layer"
-    rep = NamedSharding(mesh, PartitionSpec())
-    flat_values = _place(mesh, jnp.asarray(np.nan_to_num(values.reshape(-1), nan=0.0), dtype), PartitionSpec())
-    flat_rows = _place(mesh, jnp.asarray(rows), PartitionSpec())
+    flat_values = jnp.asarray(np.nan_to_num(values.reshape(-1), nan=0.0), dtype)
+    flat_rows = jnp.asarray(rows)
     layers: list = [None] * (nb + 1)
     last = np.zeros((sizes[nb], lengths[nb]), dtype)
     last[:, 0] = 1.0  # nothing more to score: P(0 more) = P(at least 0 more) = 1
     if keep == "all":
         layers[nb] = last
-    prev = last
-    compile_seconds = 0.0
-    timings = {}
-    t_all = time.perf_counter()
-    for layer in range(nb - 1, first - 1, -1):
-        t0 = time.perf_counter()
-        width = lengths[layer] if shapes == "layer" else widest
-        padded = pad_prev(prev, lead, width).astype(dtype)
+    held = {"prev": last}
+
+    def step(out, operands, rows_in_layer, filled, upper, holds50):
+        got = turn(*operands, filled, upper, holds50, rules=rules, width=out.shape[1])
+        return out.at[rows_in_layer].set(got)
+
+    def begin_layer(layer: Layer, carry) -> LayerSetup:
+        del carry
+        width = lengths[layer.index] if shapes == "layer" else widest
+        padded = pad_prev(held["prev"], lead, width).astype(dtype)
+        height = max(sizes) if shapes == "uniform" else len(layer.states[0])
         if shapes == "uniform":
             padded = np.pad(padded, ((0, max(sizes) - padded.shape[0]), (0, widest + lead - padded.shape[1])))
-        fixed = padded.nbytes + flat_values.nbytes + flat_rows.nbytes
-        size = plan_chunk(per_state_bytes(kind, rules, width, dtype.itemsize), fixed, max_memory, chunk, ndev)
-        f, u, h = sub_layer_states(rules, layer, prefilled)
-        n = len(f)
+        out = jnp.zeros((height, width), dtype)
+        fixed = padded.nbytes + flat_values.nbytes + flat_rows.nbytes + out.nbytes
+        size = plan_chunk(per_state_bytes(rules, width, dtype.itemsize), fixed, max_memory, chunk, ndev)
         if shapes == "layer":
-            size = min(size, -(-n // ndev) * ndev)
-        tc = time.perf_counter()
-        step = _compiled_chunk(kind, rules, width, padded.shape, size, dtype, mesh)
-        compile_seconds += time.perf_counter() - tc
-        prev_dev = jax.device_put(padded, rep)
-        out = np.empty((n, lengths[layer]), dtype)
-        batch = NamedSharding(mesh, PartitionSpec(AXIS))
-        for start in range(0, n, size):
-            idx = np.arange(start, start + size) % n
-            part = step(flat_values, flat_rows, prev_dev, *(jax.device_put(a[idx], batch) for a in (f, u, h)))
-            stop = min(n, start + size)
-            out[start:stop] = np.asarray(part)[: stop - start, : lengths[layer]]
-        del prev_dev
-        prev = out
-        if keep == "all" or layer == bin(prefilled).count("1"):
-            layers[layer] = out
-        timings[layer] = {"states": n, "support": width, "chunk": size, "seconds": round(time.perf_counter() - t0, 3)}
-        if on_layer is not None:
-            on_layer(layer, n)
-    seconds = time.perf_counter() - t_all - compile_seconds
+            size = min(size, -(-height // ndev) * ndev)
+        return LayerSetup(out, (flat_values, flat_rows, jnp.asarray(padded)), size)
+
+    def end_layer(layer: Layer, carry):
+        out = np.asarray(carry)[: len(layer.states[0]), : lengths[layer.index]]
+        held["prev"] = out
+        if keep == "all" or layer.index == first:
+            layers[layer.index] = out
+        return carry
+
+    plan = [Layer(k, sub_layer_states(rules, k, prefilled)) for k in range(nb - 1, first - 1, -1)]
+    run = run_layers(
+        (name, rules, shapes, prefilled), step, plan, jnp.zeros((1, 1), dtype), (),
+        chunk=chunk, mesh=mesh, begin_layer=begin_layer, end_layer=end_layer, on_layer=on_layer,
+    )
     device = ", ".join(str(d) for d in mesh.devices.flat)
-    return LayerTables(rules, layers, rows, kind, seconds, compile_seconds, device, timings)
+    return LayerTables(rules, layers, rows, name, run.seconds, run.compile_seconds, device, run.timings)
 
 
 # ----------------------------------------------------------------------------- public
@@ -373,7 +326,7 @@ def distribution(
         max_memory: bytes one device may use for the previous layer plus a chunk's working
             set; the chunk shrinks to fit (error if the previous layer alone does not).
         keep: ``all`` layers, or only the ``start`` layer (two layers held at any time).
-        shapes: ``layer``, ``uniform`` or ``auto`` compiled shapes (see ``run_layers``).
+        shapes: ``layer``, ``uniform`` or ``auto`` compiled shapes (see ``layer_tables``).
         prefilled: mask of boxes closed from the start (a reduced game; ``solver.filled_mask``).
     Returns:
         ``LayerTables`` with ``layers[L][row, k] = P(k more points)``; ``.at(filled, upper,
@@ -381,12 +334,12 @@ def distribution(
     """
     dtype = jnp.dtype(dtype or (jnp.float64 if jax.config.jax_enable_x64 else jnp.float32))
     if solution is None:
-        device = (make_mesh(devices).devices.flat[0])
+        device = make_mesh(devices).devices.flat[0]
         solution = solver.solve(rules, "score", dtype=dtype, device=device)
     if solution.objective != "score" or solution.rules != rules:
         raise JaxsolveError("the distribution needs a 'score' solution of the same rules")
-    return run_layers(
-        "distribution", rules, solution.values, _pad_distribution,
+    return layer_tables(
+        "distribution", turn_distribution, distribution_bytes, rules, solution.values, _pad_distribution,
         dtype=dtype, chunk=chunk, devices=devices, max_memory=max_memory, keep=keep, shapes=shapes, prefilled=prefilled, on_layer=on_layer,
     )
 

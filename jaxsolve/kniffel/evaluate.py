@@ -22,6 +22,7 @@ import jax.numpy as jnp
 import numpy as np
 
 from jaxsolve import dice
+from jaxsolve.core.layered import run_layers
 from jaxsolve.kniffel import policy, solver, tables
 from jaxsolve.kniffel.rules import KniffelRules
 
@@ -117,17 +118,13 @@ def evaluate(solution: solver.Solution, *, chunk: int = 512, on_layer=None) -> E
     values = jnp.asarray(np.nan_to_num(solution.values.reshape(-1), nan=0.0), dtype)
     aux = jnp.zeros((values.shape[0], len(channels(rules))), dtype)
 
-    @functools.partial(jax.jit, donate_argnums=1)
-    def step(values, aux, filled, upper, holds50):
+    def step(aux, values, rows, filled, upper, holds50):
+        del rows
         _, chan = turn_channels(values, aux, filled, upper, holds50, rules, objective)
         return aux.at[tables.state_index(filled, upper, holds50, rules)].set(chan)
 
-    plan = solver.chunk_plan(rules, chunk)
-    for i, (layer, f, u, h) in enumerate(plan):
-        aux = step(values, aux, jnp.asarray(f), jnp.asarray(u), jnp.asarray(h))
-        if on_layer is not None and (i + 1 == len(plan) or plan[i + 1][0] != layer):
-            aux.block_until_ready()
-            on_layer(layer, sum(len(p[1]) for p in plan if p[0] == layer))
+    run = run_layers(("kniffel-evaluate", rules, objective), step, solver.layers(rules), aux, values, chunk=chunk, on_layer=on_layer)
+    aux = run.carry
     out = np.array(aux).reshape(shape + (len(channels(rules)),))
     out[np.isnan(solution.values)] = np.nan
     return Evaluation(solution, out)

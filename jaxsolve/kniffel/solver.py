@@ -20,6 +20,7 @@ import jax.numpy as jnp
 import numpy as np
 
 from jaxsolve import dice
+from jaxsolve.core.layered import Layer, run_layers
 from jaxsolve.kniffel import tables
 from jaxsolve.errors import JaxsolveError
 from jaxsolve.kniffel.rules import KniffelRules, check_objective
@@ -297,36 +298,20 @@ class Solution:
         return float(self.values[int(filled), min(int(upper), self.rules.upper_threshold), int(holds50)])
 
 
-def chunk_plan(rules: KniffelRules, chunk: int):
-    """Chunks of reachable states, layer 12 down to 0: list of (layer, filled, upper, holds)."""
-    plan = []
-    for layer in range(rules.num_boxes - 1, -1, -1):
-        f, u, h = tables.layer_states(rules, layer)
-        n = len(f)
-        pad = (-n) % chunk
-        f, u, h = (np.concatenate([a, np.repeat(a[:1], pad)]) for a in (f, u, h))
-        for start in range(0, n + pad, chunk):
-            sl = slice(start, start + chunk)
-            plan.append((layer, f[sl], u[sl], h[sl]))
-    return plan
+def layers(rules: KniffelRules, first: int = 0) -> list[Layer]:
+    """Layers of reachable states, last layer to ``first``: ``Layer(filled boxes, (filled, upper, holds))``."""
+    return [Layer(k, tables.layer_states(rules, k)) for k in range(rules.num_boxes - 1, first - 1, -1)]
 
 
-def make_chunk_step(rules: KniffelRules, objective: str, expect: str, subkeep: str):
-    """Jitted ``values -> values`` update of one chunk of states (values buffer donated)."""
+def value_step(rules: KniffelRules, objective: str, expect: str = "levels", subkeep: str = "levels"):
+    """The per-chunk step of the value solve: ``(values, (), rows, filled, upper, holds50) -> values``."""
 
-    def step(values, filled, upper, holds50):
+    def step(values, operands, rows, filled, upper, holds50):
+        del operands, rows
         v = state_values(values, filled, upper, holds50, rules, objective, expect=expect, subkeep=subkeep)
         return values.at[tables.state_index(filled, upper, holds50, rules)].set(v)
 
-    return jax.jit(step, donate_argnums=0)
-
-
-@functools.lru_cache(maxsize=32)
-def _compiled_step(rules, objective, expect, subkeep, chunk, dtype, device):
-    size = int(np.prod(tables.state_shape(rules)))
-    values = jax.ShapeDtypeStruct((size,), dtype, sharding=jax.sharding.SingleDeviceSharding(device))
-    index = jax.ShapeDtypeStruct((chunk,), jnp.int32, sharding=jax.sharding.SingleDeviceSharding(device))
-    return make_chunk_step(rules, objective, expect, subkeep).lower(values, index, index, index).compile()
+    return step
 
 
 def solve(
@@ -340,7 +325,7 @@ def solve(
     device=None,
     on_layer: Callable[[int, int], None] | None = None,
 ) -> Solution:
-    """Solve the whole game by backward induction.
+    """Solve the whole game by backward induction (the layered core with ``value_step``).
 
     Args:
         rules: the rule set.
@@ -358,24 +343,18 @@ def solve(
     shape = tables.state_shape(rules)
     init = np.full(shape, np.nan)
     init[rules.full_mask] = 0.0
-    plan = chunk_plan(rules, chunk)
-
-    with jax.default_device(device):
-        values = jax.device_put(jnp.asarray(init.reshape(-1), dtype), device)
-        t0 = time.perf_counter()
-        compiled = _compiled_step(rules, objective, expect, subkeep, chunk, dtype, device)
-        compile_seconds = time.perf_counter() - t0
-
-        t0 = time.perf_counter()
-        for i, (layer, f, u, h) in enumerate(plan):
-            values = compiled(values, *(jax.device_put(a, device) for a in (f, u, h)))
-            if on_layer is not None and (i + 1 == len(plan) or plan[i + 1][0] != layer):
-                values.block_until_ready()
-                on_layer(layer, sum(len(p[1]) for p in plan if p[0] == layer))
-        values.block_until_ready()
-        solve_seconds = time.perf_counter() - t0
-    out = np.asarray(values).reshape(shape)
-    return Solution(rules, objective, out, solve_seconds, compile_seconds, str(device))
+    values = jnp.asarray(init.reshape(-1), dtype)
+    run = run_layers(
+        ("kniffel-values", rules, objective, expect, subkeep),
+        value_step(rules, objective, expect, subkeep),
+        layers(rules),
+        values,
+        chunk=chunk,
+        device=device,
+        on_layer=on_layer,
+    )
+    out = np.asarray(run.carry).reshape(shape)
+    return Solution(rules, objective, out, run.seconds, run.compile_seconds, str(device), run.timings)
 
 
 def filled_mask(boxes, rules: KniffelRules | None = None) -> int:

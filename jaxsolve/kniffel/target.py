@@ -8,7 +8,7 @@ channel, so the per-target max over contained keeps is ``dice.best_subkeep`` unc
 
 The work per state is ``keeps x support`` per re-throw (versus ``keeps`` for the score): about
 10^9 values for the standard game, which is GPU work; reduced games run on a CPU. Layers,
-chunking, ``max_memory`` and sharding are those of ``distribution.run_layers``.
+chunking, ``max_memory`` and sharding are those of ``distribution.layer_tables`` (the layered core).
 """
 
 from __future__ import annotations
@@ -23,7 +23,7 @@ import numpy as np
 from jaxsolve import dice
 from jaxsolve.errors import JaxsolveError
 from jaxsolve.kniffel import solver, tables
-from jaxsolve.kniffel.distribution import LayerTables, max_turn_reward, run_layers, shifted
+from jaxsolve.kniffel.distribution import LayerTables, layer_tables, max_turn_reward, shifted
 from jaxsolve.kniffel.rules import KniffelRules
 
 DEFAULT_MAX_MEMORY = 2 << 30
@@ -79,6 +79,12 @@ def turn_target(values, rows, prev_padded, filled, upper, holds50, rules: Kniffe
     return dice.throw_mean(sp, stage_targets(rows, prev_padded, filled, upper, holds50, rules, width)[-1])
 
 
+def target_bytes(rules: KniffelRules, width: int, itemsize: int) -> int:
+    """Rough device working set of one state of a target chunk (for ``max_memory``)."""
+    sp = tables.space(rules.dice)
+    return itemsize * (4 * sp.num_throws + 2 * sp.num_keeps) * width
+
+
 def _pad_target(prev: np.ndarray, lead: int, width: int) -> np.ndarray:
     """``lead`` ones left of the vector (targets already reached), zeros right of it."""
     out = np.pad(prev, ((0, 0), (lead, max(0, width - prev.shape[1]))))
@@ -105,8 +111,8 @@ def solve_target(
     """
     dtype = jnp.dtype(dtype or (jnp.float64 if jax.config.jax_enable_x64 else jnp.float32))
     size = int(np.prod(tables.state_shape(rules)))
-    return run_layers(
-        "target", rules, np.zeros(size), _pad_target,
+    return layer_tables(
+        "target", turn_target, target_bytes, rules, np.zeros(size), _pad_target,
         dtype=dtype, chunk=chunk, devices=devices, max_memory=max_memory, keep=keep, shapes=shapes, prefilled=prefilled, on_layer=on_layer,
     )
 
