@@ -37,19 +37,20 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 
+import equinox as eqx
+
 from jaxsolve.core.fixpoint import solve_fixpoint
+from jaxsolve.core.rules import Presets, Rules, RulesError
 from jaxsolve.errors import JaxsolveError
 
 MAX_STATES = 60_000_000
 ROLL, STOP, NONE = 1, 0, -1
 
 
-class PigRulesError(JaxsolveError):
-    """A Pig-family rule value that does not make sense."""
+PigRulesError = RulesError
 
 
-@dataclass(frozen=True)
-class PigRules:
+class PigRules(Rules):
     """One Pig-family rule set.
 
     Attributes:
@@ -65,13 +66,12 @@ class PigRules:
             A start player whose total passes it banks the bound.
     """
 
-    name: str = "custom"
-    goal: int = 50
-    sides: int = 6
-    bust: int = 6
-    points: tuple[int, ...] = ()
-    last_turn: bool = True
-    bound: int | None = None
+    goal: int = eqx.field(static=True, default=50)
+    sides: int = eqx.field(static=True, default=6)
+    bust: int = eqx.field(static=True, default=6)
+    points: tuple[int, ...] = eqx.field(static=True, default=())
+    last_turn: bool = eqx.field(static=True, default=True)
+    bound: int | None = eqx.field(static=True, default=None)
 
     def __post_init__(self):
         if not 2 <= self.sides <= 100:
@@ -86,7 +86,7 @@ class PigRules:
         points = tuple(0 if f == self.bust else p for f, p in enumerate(points, start=1))
         if min(p for f, p in enumerate(points, start=1) if f != self.bust) < 1:
             raise PigRulesError("every face except the bust face must add at least 1 point")
-        object.__setattr__(self, "points", points)
+        self.points = points
         if self.last_turn:
             bound = self.goal + 80 if self.bound is None else int(self.bound)
             if bound < self.goal:
@@ -95,7 +95,7 @@ class PigRules:
             if self.bound is not None and self.bound != self.goal - 1:
                 raise PigRulesError("a bound applies only to the last-turn rule (without it scores stop below the goal)")
             bound = self.goal - 1
-        object.__setattr__(self, "bound", bound)
+        self.bound = bound
         if self.num_states > MAX_STATES:
             raise PigRulesError(f"state array of {self.num_states:,} entries is too large (limit {MAX_STATES:,}); lower goal or bound")
 
@@ -104,7 +104,7 @@ class PigRules:
         changes = {k: v for k, v in changes.items() if v is not None}
         if not changes:
             return self
-        fields = dataclasses.asdict(self)
+        fields = {f.name: getattr(self, f.name) for f in dataclasses.fields(self)}
         if "points" not in changes and ({"sides", "bust"} & changes.keys()):
             fields["points"] = ()
         if "bound" not in changes and ({"goal", "last_turn"} & changes.keys()):
@@ -147,24 +147,18 @@ class PigRules:
                 w[p - 1] += 1.0 / self.sides
         return w
 
-    def to_dict(self) -> dict:
-        return dataclasses.asdict(self)
 
 
-PRESETS: dict[str, PigRules] = {
+PRESETS: Presets[PigRules] = Presets("Pig-family", {
     "raab": PigRules("raab", goal=50, sides=6, bust=6, last_turn=True, bound=130),
     "pig": PigRules("pig", goal=100, sides=6, bust=1, last_turn=False),
     "piglet": PigRules("piglet", goal=2, sides=2, bust=1, points=(0, 1), last_turn=False),
-}
+})
 
 
 def get_rules(name: str = "raab", **overrides) -> PigRules:
     """The preset ``name`` with ``overrides`` applied (``None`` values are ignored)."""
-    try:
-        rules = PRESETS[name]
-    except KeyError:
-        raise PigRulesError(f"unknown Pig-family rules {name!r}; choose one of {', '.join(PRESETS)}") from None
-    return rules.replace(**overrides)
+    return PRESETS.get_rules(name).replace(**overrides)
 
 
 # ---------------------------------------------------------------------------------------------

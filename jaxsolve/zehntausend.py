@@ -38,6 +38,10 @@ import jax.numpy as jnp
 import numpy as np
 
 from jaxsolve.dice import dice_space
+import equinox as eqx
+
+from jaxsolve.core.compile import abstract, compiled
+from jaxsolve.core.rules import Presets, Rules, RulesError
 from jaxsolve.errors import JaxsolveError
 
 DICE = 6
@@ -47,12 +51,7 @@ TwoFives = Literal["off", "one", "any"]
 TWO_FIVES_MODES: tuple[str, ...] = ("off", "one", "any")
 
 
-class RulesError(JaxsolveError):
-    """A Zehntausend rule set or rule name that does not make sense."""
-
-
-@dataclass(frozen=True)
-class ZehntausendRules:
+class ZehntausendRules(Rules):
     """One Zehntausend scoring rule set (six six-sided dice).
 
     Attributes:
@@ -68,13 +67,12 @@ class ZehntausendRules:
             ``any``: every pair of 5s may become a ``1*``.
     """
 
-    name: str = "custom"
-    straight: int = 2000
-    six_of_a_kind: int = 10000
-    three_pairs: int = 0
-    two_fives: TwoFives = "one"
+    straight: int = eqx.field(static=True, default=2000)
+    six_of_a_kind: int = eqx.field(static=True, default=10000)
+    three_pairs: int = eqx.field(static=True, default=0)
+    two_fives: TwoFives = eqx.field(static=True, default="one")
 
-    def __post_init__(self):
+    def __check_init__(self):
         for field in ("straight", "six_of_a_kind", "three_pairs"):
             value = getattr(self, field)
             if not isinstance(value, (int, np.integer)) or value < 0 or value % STEP:
@@ -82,35 +80,22 @@ class ZehntausendRules:
         if self.two_fives not in TWO_FIVES_MODES:
             raise RulesError(f"unknown two-fives mode {self.two_fives!r}; choose one of {', '.join(TWO_FIVES_MODES)}")
 
-    def replace(self, **changes) -> "ZehntausendRules":
-        """A copy with some fields changed; the name gets ``+custom`` unless given."""
-        changes = {k: v for k, v in changes.items() if v is not None}
-        if changes and "name" not in changes and any(getattr(self, k) != v for k, v in changes.items()):
-            changes["name"] = f"{self.name}+custom"
-        return dataclasses.replace(self, **changes)
-
-    def to_dict(self) -> dict:
-        return dataclasses.asdict(self)
-
     @property
     def max_pseudo_ones(self) -> int:
         return {"off": 0, "one": 1, "any": DICE // 2}[self.two_fives]
 
 
-PRESETS: dict[str, ZehntausendRules] = {
+PRESETS: Presets[ZehntausendRules] = Presets("Zehntausend", {
     "seed": ZehntausendRules("seed"),
     "no-two-fives": ZehntausendRules("no-two-fives", two_fives="off"),
     "three-pairs": ZehntausendRules("three-pairs", three_pairs=1500),
     "doubling": ZehntausendRules("doubling", six_of_a_kind=0, two_fives="off"),
-}
+})
 
 
 def get_rules(name: str) -> ZehntausendRules:
     """The preset called ``name``; a clear error listing the presets otherwise."""
-    try:
-        return PRESETS[name]
-    except KeyError:
-        raise RulesError(f"unknown Zehntausend rules {name!r}; choose one of {', '.join(PRESETS)}") from None
+    return PRESETS.get_rules(name)
 
 
 # ----------------------------------------------------------------------------- scoring
@@ -412,6 +397,11 @@ class Solution:
         return self.thresholds()[DICE]
 
     @property
+    def game_value(self) -> float:
+        """The registry's headline value: ``E(0, 6)``."""
+        return self.turn_value
+
+    @property
     def turn_value(self) -> float:
         """``E(0, 6)``: the expected points of a turn played optimally."""
         return float(self.E[0, DICE])
@@ -447,15 +437,13 @@ def kernel_inputs(tables: Tables, top_level: int, height: int, dtype) -> tuple[t
     return args, {"levels": top_level, "height": height}
 
 
-_COMPILED: dict = {}
+def _compiled_scan(args: tuple, static: dict):
+    """The compiled level scan for these shapes, dtypes, grid and device (the shared compile cache)."""
 
+    def run(*arrays):
+        return _solve_levels(*arrays, **static)
 
-def _compiled_scan(args: tuple, static: dict, device):
-    """The compiled level scan for these shapes, dtypes, grid and device (compiled once)."""
-    key = (tuple((a.shape, str(a.dtype)) for a in args), tuple(sorted(static.items())), str(device))
-    if key not in _COMPILED:
-        _COMPILED[key] = _solve_levels.lower(*args, **static).compile()
-    return _COMPILED[key]
+    return compiled(("zehntausend-levels", tuple(sorted(static.items()))), run, *(abstract(a) for a in args))
 
 
 def solve(
@@ -488,12 +476,10 @@ def solve(
     device = device or jax.devices()[0]
     args, static = kernel_inputs(tables, top_level, height, dtype)
     args = jax.device_put(args, device)
+    exe, compile_seconds = _compiled_scan(args, static)
     t0 = time.perf_counter()
-    compiled = _compiled_scan(args, static, device)
-    t1 = time.perf_counter()
-    E = compiled(*args).block_until_ready()
-    t2 = time.perf_counter()
-    return Solution(rules, np.asarray(E), top_level, tables, t1 - t0, t2 - t1, str(device))
+    E = exe(*args).block_until_ready()
+    return Solution(rules, np.asarray(E), top_level, tables, compile_seconds, time.perf_counter() - t0, str(device))
 
 
 # ----------------------------------------------------------------------------- advisor

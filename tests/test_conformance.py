@@ -1,0 +1,91 @@
+"""Checks every registered game passes, in float32 and float64 (a new game gets them by registering)."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+
+import jax
+import numpy as np
+import pytest
+
+from jaxsolve import games
+from jaxsolve.core.compile import cache_size
+from jaxsolve.core.rules import Rules
+
+GAMES = games.games()
+IDS = [g.name for g in GAMES]
+
+
+@pytest.fixture(params=["float32", "float64"])
+def dtype(request):
+    return request.param
+
+
+def test_registry_has_every_game():
+    assert {g.name for g in GAMES} >= {"kniffel", "raab", "zehntausend"}
+    for g in GAMES:
+        assert g.core in ("layered", "fixpoint")
+        assert g.default in g.presets() and isinstance(g.get_rules(), Rules)
+
+
+@pytest.mark.parametrize("game", GAMES, ids=IDS)
+def test_solve_values_and_no_recompilation(game, dtype):
+    rules = game.small()
+    first = game.solve(rules, dtype=dtype)
+    before = cache_size()
+    second = game.solve(rules, dtype=dtype)
+    assert cache_size() == before and second.compile_seconds == 0.0
+    values = np.asarray(game.values(second))
+    assert values.dtype == np.dtype(dtype)
+    np.testing.assert_array_equal(values, np.asarray(game.values(first)))
+    if game.reachable is not None:
+        mask = game.reachable(rules)
+        assert mask.shape == values.shape
+        assert np.isfinite(values[mask]).all() and np.isnan(values[~mask]).all()
+    else:
+        assert np.isfinite(values).all()
+    assert np.isfinite(second.game_value)
+
+
+@pytest.mark.parametrize("game", [g for g in GAMES if g.save is not None], ids=[g.name for g in GAMES if g.save is not None])
+def test_export_round_trip(game, dtype, tmp_path):
+    rules = game.small()
+    sol = game.solve(rules, dtype=dtype)
+    path = tmp_path / f"{game.name}.npy"
+    game.save(path, sol)
+    meta = json.loads(path.with_suffix(".json").read_text())
+    assert meta["rules"] == json.loads(json.dumps(rules.to_dict()))
+    back = game.load(path)
+    np.testing.assert_array_equal(np.asarray(game.values(back)), np.asarray(game.values(sol)))
+    assert back.rules == rules
+
+
+@pytest.mark.parametrize("game", GAMES, ids=IDS)
+def test_rules_round_trip_through_metadata(game):
+    for name in game.presets():
+        rules = game.get_rules(name)
+        assert type(rules).from_dict(json.loads(json.dumps(rules.to_dict()))) == rules
+        assert hash(rules) == hash(type(rules).from_dict(rules.to_dict()))
+
+
+@pytest.mark.parametrize("game", GAMES, ids=IDS)
+@pytest.mark.parametrize("args", [["--rules", "no-such-rules"], ["--device", "tpu9"]])
+def test_cli_bad_input_is_one_error_line(game, args):
+    proc = subprocess.run(
+        [sys.executable, "-m", "jaxsolve", "solve", game.name, *args], capture_output=True, text=True, timeout=120
+    )
+    assert proc.returncode != 0
+    lines = [ln for ln in proc.stderr.strip().splitlines() if ln.strip()]
+    assert "Traceback" not in proc.stderr
+    assert len(lines) >= 1 and (lines[-1].startswith("error:") or "Invalid value" in proc.stderr), proc.stderr
+
+
+def test_unknown_game():
+    with pytest.raises(Exception, match="unknown game"):
+        games.get_game("chess")
+
+
+def test_jax_default_backend_is_usable():
+    assert jax.devices()
