@@ -73,7 +73,8 @@ def _unit(objective: str) -> str:
 def heuristic_ratings(rules, position, dice, rolls_left, **options) -> list[tuple[str, float]]:
     """Ratings of the heuristic strategy (``jaxsolve.kniffel.heuristic.ratings``), best first.
 
-    ``options`` (``reading``, ``strength``, ``seed``) go to ``ratings``.
+    ``options`` (``reading``, ``strength``, ``seed``; the advisor passes those not at their
+    defaults) go to ``ratings``.
 
     The function may return ``(label, value)`` pairs, dicts with ``option``/``value`` or a
     mapping ``label -> value``.
@@ -136,7 +137,8 @@ def advise_kniffel(
         if faces is None:
             raise JaxsolveError("the advisor needs the dice showing (--dice)")
         left = check_rolls_left(rolls_left, the_rules, faces)
-        ratings = heuristic_ratings(the_rules, pos, faces, left, reading=heuristic_reading, strength=bot_strength, seed=bot_seed)
+        chosen = {"reading": (heuristic_reading, "fresh-turn"), "strength": (bot_strength, "strongest"), "seed": (bot_seed, 0)}
+        ratings = heuristic_ratings(the_rules, pos, faces, left, **{k: v for k, (v, default) in chosen.items() if v != default})
         if as_json:
             best = ratings[0][1] if ratings else 0.0
             opts = [{"option": lab, "value": v, "regret": best - v} for lab, v in ratings]
