@@ -1,13 +1,16 @@
-"""The rating heuristic of a Kniffel program ("Berechnung der Bewertungen", seed 001).
+"""The rating heuristic of the Kniffel program JaFuffy ("Berechnung der Bewertungen").
 
 Every open box is looked at alone. Each box has a fixed *keep rule* (which dice to keep for
 that box, given the throw and the re-throws left); under that rule the box's expected points
 from the throw showing are exact Markov-chain expectations over the 252 throws (a fixed keep
 rule is a ``[T] -> keep`` map, one re-throw is a row of ``dice.dense``). A box's *gain* is that
 expectation minus its expectation at the start of a turn; the upper boxes add the upper bonus
-times an estimate of reaching it, from the seed's matrices A, M, S, U, V. Gains are rated
-linearly (smallest 0, largest 1, all equal: all 1). The best rating (ties: the box higher in
-the table) decides the keep (that box's rule) and, after the last throw, the box to fill.
+times an estimate of reaching it, from the source's matrices A, M, S, U, V (to both values:
+the start value's bonus term has two readings, ``READINGS``; with no free upper box left the
+bonus counts only when already reached). Gains are rated linearly (smallest 0, largest 1,
+all equal: all 1). The best rating (ties: the box higher in the table) decides the keep (that
+box's rule) and, after the last throw, the box to fill. Weaker bots (``STRENGTHS``) add a
+seeded Gaussian error to every gain (``forecast_noise``).
 
 Keep rules (``keep_rules``), with ``m(r)`` the mean of a fresh die with ``r`` throws under the
 chance rule (3.5, 4.25, 4.67, ...):
@@ -28,7 +31,7 @@ Random choices are two alternative keeps, each taken with probability 1/2: the e
 average both exactly, and a simulation flips a coin per game.
 
 "Im-Hieb" rules: a box's start expectation gains P(it scores with the first throw) times its
-instant bonus (the seed's rule); after the first throw, a box that scores now is worth the
+instant bonus (the source's rule); after the first throw, a box that scores now is worth the
 larger of filling now (points + instant bonus) and its keep rule's expectation, and the game
 fills at once when filling now is what makes the best-rated box's value.
 """
