@@ -107,3 +107,16 @@ def expectation(box: int, faces: tuple[int, ...], r: int) -> float:
         for combo, p in outcomes(len(faces) - len(kept)):
             total += p * expectation(box, tuple(sorted(kept + list(combo))), r - 1)
     return total / len(alts)
+
+
+def start_expectation(box: int, throws: int = 3) -> float:
+    """Expected points of ``box`` over a fresh turn of ``throws`` throws under its rule."""
+    return sum(p * expectation(box, combo, throws - 1) for combo, p in outcomes(5))
+
+
+def upper_count_probs(throws: int = 3) -> list:
+    """P(k dice of a fixed face after a fresh turn under the upper rule), k = 0..5, as Fractions."""
+    from fractions import Fraction
+
+    p = 1 - Fraction(5, 6) ** throws
+    return [math.comb(5, k) * p**k * (1 - p) ** (5 - k) for k in range(6)]

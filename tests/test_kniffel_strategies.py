@@ -1,5 +1,6 @@
-"""Rating heuristic (seed 001) and strategy building blocks: seed matrices, brute-force keep-rule
-expectations, ratings, and the fast decision folds against the solver's own functions."""
+"""Rating heuristic ("Berechnung der Bewertungen") and strategy building blocks: the source's
+matrices, brute-force keep-rule expectations, ratings, and the fast decision folds against the
+solver's own functions."""
 
 import math
 from fractions import Fraction as F
@@ -121,7 +122,7 @@ def test_rate_linear_ties_and_all_equal():
     "pos, faces, left, best",
     [
         ("", (1, 2, 3, 4, 6), 2, "small_straight: keep 1 2 3 4"),
-        ("", (6, 6, 6, 2, 1), 0, "fill three_kind"),
+        ("", (6, 6, 6, 2, 1), 0, "fill sixes"),
         ("", (1, 1, 2, 2, 5), 2, "full_house: keep 1 1 2 2"),
         ("aces=3 twos=6 threes=9 fours=12 fives=15 sixes=18 three_kind=20 four_kind=0 full_house=25 small_straight=30 large_straight=40 chance=22", (1, 1, 1, 2, 3), 2, "kniffel: keep 1 1 1"),
     ],
@@ -133,6 +134,15 @@ def test_ratings(pos, faces, left, best):
     assert all(0 <= v <= 1 for v in values) and values[0] == 1
     assert len(out) == 1 or min(values) == 0
     assert {o["box"] for o in out} == {BOX_NAMES[b] for b in parse_position(pos, KNIFFEL).open_boxes}
+
+
+def test_ratings_three_sixes_at_the_start_by_reading():
+    """Three sixes after the last throw of the first turn: the fresh-turn reading fills sixes (as
+    the optimal strategy does, 3.5 points ahead of three of a kind); the chain reading, whose
+    start value of sixes carries the chain's bonus estimate, fills three of a kind."""
+    pos = parse_position("", KNIFFEL)
+    assert heuristic.ratings(KNIFFEL, pos, (6, 6, 6, 2, 1), 0)[0]["option"] == "fill sixes"
+    assert heuristic.ratings(KNIFFEL, pos, (6, 6, 6, 2, 1), 0, reading="chain")[0]["option"] == "fill three_kind"
 
 
 def test_ratings_im_hieb_fills_at_once():

@@ -70,8 +70,11 @@ def _unit(objective: str) -> str:
     return "points" if objective == "score" else "boxes met"
 
 
-def heuristic_ratings(rules, position, dice, rolls_left) -> list[tuple[str, float]]:
+def heuristic_ratings(rules, position, dice, rolls_left, **options) -> list[tuple[str, float]]:
     """Ratings of the heuristic strategy (``jaxsolve.kniffel.heuristic.ratings``), best first.
+
+    ``options`` (``reading``, ``strength``, ``seed``; the advisor passes those not at their
+    defaults) go to ``ratings``.
 
     The function may return ``(label, value)`` pairs, dicts with ``option``/``value`` or a
     mapping ``label -> value``.
@@ -86,7 +89,7 @@ def heuristic_ratings(rules, position, dice, rolls_left) -> list[tuple[str, floa
         raise
     if not hasattr(module, "ratings"):
         raise JaxsolveError("heuristic strategy not available (jaxsolve.kniffel.heuristic has no ratings function)")
-    raw = module.ratings(rules, position, dice, rolls_left)
+    raw = module.ratings(rules, position, dice, rolls_left, **options)
     items = raw.items() if isinstance(raw, dict) else raw
     out = []
     for item in items:
@@ -109,6 +112,9 @@ def advise_kniffel(
     rolls_left: RollsLeftOpt = None,
     scope: Annotated[Scope, typer.Option("--scope", help="game: the rest of the game counts (E^SP); turn: this turn alone (E_OS).")] = Scope.game,
     strategy: Annotated[Strategy, typer.Option("--strategy", help="optimal (exact) or heuristic ratings.")] = Strategy.optimal,
+    heuristic_reading: Annotated[str, typer.Option("--heuristic-reading", help="Heuristic: the start value's bonus term, fresh-turn (default) or chain.")] = "fresh-turn",
+    bot_strength: Annotated[str, typer.Option("--bot-strength", help="Heuristic: strongest (default), strong, medium or weak (forecast noise).")] = "strongest",
+    bot_seed: Annotated[int, typer.Option("--bot-seed", help="Heuristic: seed of the bot's forecast errors.")] = 0,
     values: ValuesOpt = None,
     top: Annotated[Optional[int], typer.Option("--top", min=1, help="Print only the best N options.")] = None,
     device: DeviceOpt = Device.auto,
@@ -131,7 +137,8 @@ def advise_kniffel(
         if faces is None:
             raise JaxsolveError("the advisor needs the dice showing (--dice)")
         left = check_rolls_left(rolls_left, the_rules, faces)
-        ratings = heuristic_ratings(the_rules, pos, faces, left)
+        chosen = {"reading": (heuristic_reading, "fresh-turn"), "strength": (bot_strength, "strongest"), "seed": (bot_seed, 0)}
+        ratings = heuristic_ratings(the_rules, pos, faces, left, **{k: v for k, (v, default) in chosen.items() if v != default})
         if as_json:
             best = ratings[0][1] if ratings else 0.0
             opts = [{"option": lab, "value": v, "regret": best - v} for lab, v in ratings]

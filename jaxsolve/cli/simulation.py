@@ -17,15 +17,23 @@ DEFAULT_DIR = Path("results/simulate")
 
 
 def parse_strategies(text: str) -> list[str]:
-    """Comma-separated strategy names, checked against the registry (order kept, no repeats)."""
-    from jaxsolve.kniffel import strategies
+    """Comma-separated strategy names, checked against the registry (order kept, no repeats).
+
+    ``heuristic:<strength>`` names a bot strength of the heuristic (checked too).
+    """
+    from jaxsolve.kniffel import heuristic, strategies
 
     names = [s.strip() for s in text.split(",") if s.strip()]
     if not names:
         raise JaxsolveError(f"no strategy given; choose from {', '.join(strategies.names())}")
     for name in names:
-        if name not in strategies.names():
+        base, colon, level = name.partition(":")
+        if base not in strategies.names():
             raise JaxsolveError(f"unknown strategy {name!r}; choose from {', '.join(strategies.names())}")
+        if colon and base != "heuristic":
+            raise JaxsolveError(f"strategy {base!r} has no strength levels (only heuristic:<strength>)")
+        if colon:
+            heuristic.strength_sd(level)
     return list(dict.fromkeys(names))
 
 
@@ -84,7 +92,9 @@ def plot_histogram(results, path: Path) -> None:
 @simulate_app.command("kniffel")
 @handle_errors
 def simulate_kniffel(
-    strategy: Annotated[str, typer.Option("--strategy", "-s", help="optimal, heuristic, greedy, or several comma-separated.")] = "optimal",
+    strategy: Annotated[str, typer.Option("--strategy", "-s", help="optimal, heuristic, heuristic:<strength> (strong, medium, weak), greedy, or several comma-separated.")] = "optimal",
+    heuristic_reading: Annotated[str, typer.Option("--heuristic-reading", help="Heuristic: the start value's bonus term, fresh-turn (default) or chain.")] = "fresh-turn",
+    bot_seed: Annotated[int, typer.Option("--bot-seed", help="Heuristic: seed of the bot's forecast errors (weaker strengths).")] = 0,
     games: Annotated[int, typer.Option("--games", "-n", help="Games per strategy.")] = 100_000,
     seed: Annotated[int, typer.Option("--seed", help="Random seed (same seed, same games).")] = 7,
     rules: Annotated[str, typer.Option("--rules", "-r", help=f"Rule preset: {', '.join(PRESETS)}.")] = "yahtzee",
@@ -103,7 +113,10 @@ def simulate_kniffel(
     from jaxsolve.kniffel import simulate, strategies
     from jaxsolve.kniffel.rules import get_rules
 
+    from jaxsolve.kniffel import heuristic
+
     names = parse_strategies(strategy)
+    heuristic.check_reading(heuristic_reading)
     if games <= 0:
         raise JaxsolveError(f"--games must be positive, got {games}")
     if chunk <= 0:
@@ -114,7 +127,8 @@ def simulate_kniffel(
     results = []
     for name in names:
         t0 = time.perf_counter()
-        strat = strategies.make(name, the_rules, device=dev)
+        extra = {"reading": heuristic_reading, "seed": bot_seed} if name.partition(":")[0] == "heuristic" else {}
+        strat = strategies.make(name, the_rules, device=dev, **extra)
         built = time.perf_counter() - t0
         if not (quiet or as_json):
             typer.echo(f"{name}: playing {games:,} games ...", err=True)
@@ -125,7 +139,8 @@ def simulate_kniffel(
     summaries = [r.summary() for r in results]
     files = {}
     if not no_files:
-        stem = f"kniffel_{the_rules.name}_{'-'.join(names)}_{games}_seed{seed}"
+        tag = "" if heuristic_reading == heuristic.DEFAULT_READING else f"_{heuristic_reading}"
+        stem = f"kniffel_{the_rules.name}_{'-'.join(names).replace(':', '_')}{tag}_{games}_seed{seed}"
         json_path, png_path = out_dir / f"{stem}.json", out_dir / f"{stem}.png"
         try:
             out_dir.mkdir(parents=True, exist_ok=True)

@@ -1,13 +1,16 @@
-"""The rating heuristic of a Kniffel program ("Berechnung der Bewertungen", seed 001).
+"""The rating heuristic of the Kniffel program JaFuffy ("Berechnung der Bewertungen").
 
 Every open box is looked at alone. Each box has a fixed *keep rule* (which dice to keep for
 that box, given the throw and the re-throws left); under that rule the box's expected points
 from the throw showing are exact Markov-chain expectations over the 252 throws (a fixed keep
 rule is a ``[T] -> keep`` map, one re-throw is a row of ``dice.dense``). A box's *gain* is that
 expectation minus its expectation at the start of a turn; the upper boxes add the upper bonus
-times an estimate of reaching it, from the seed's matrices A, M, S, U, V. Gains are rated
-linearly (smallest 0, largest 1, all equal: all 1). The best rating (ties: the box higher in
-the table) decides the keep (that box's rule) and, after the last throw, the box to fill.
+times an estimate of reaching it, from the source's matrices A, M, S, U, V (to both values:
+the start value's bonus term has two readings, ``READINGS``; with no free upper box left the
+bonus counts only when already reached). Gains are rated linearly (smallest 0, largest 1,
+all equal: all 1). The best rating (ties: the box higher in the table) decides the keep (that
+box's rule) and, after the last throw, the box to fill. Weaker bots (``STRENGTHS``) add a
+seeded Gaussian error to every gain (``forecast_noise``).
 
 Keep rules (``keep_rules``), with ``m(r)`` the mean of a fresh die with ``r`` throws under the
 chance rule (3.5, 4.25, 4.67, ...):
@@ -28,7 +31,7 @@ Random choices are two alternative keeps, each taken with probability 1/2: the e
 average both exactly, and a simulation flips a coin per game.
 
 "Im-Hieb" rules: a box's start expectation gains P(it scores with the first throw) times its
-instant bonus (the seed's rule); after the first throw, a box that scores now is worth the
+instant bonus (the source's rule); after the first throw, a box that scores now is worth the
 larger of filling now (points + instant bonus) and its keep rule's expectation, and the game
 fills at once when filling now is what makes the best-rated box's value.
 """
@@ -51,6 +54,22 @@ from jaxsolve.kniffel.rules import BOX_NAMES, KNIFFEL_BOX, NUM_BOXES, KniffelRul
 DICE = 5
 FACES = np.arange(1, 7)
 MAX_LENGTH = 5 * 6
+
+READINGS = ("fresh-turn", "chain")
+"""The two readings of the start value's upper-bonus term (the source: 35 x the estimate of
+reaching the bonus, "for both values" of an upper box's gain).
+
+* ``fresh-turn`` (default): the current value's estimator averaged over a fresh turn of the
+  box's own keep rule, as the start value's points are: sum over the final count k of the
+  face (binomial) of P(k) x P(the remaining free boxes reach need - face x k).
+* ``chain``: the chain estimate ``V[f, L]`` with the box itself among the f free boxes, as if
+  every coming turn chased the best free face.
+"""
+DEFAULT_READING = "fresh-turn"
+
+STRENGTHS = {"strongest": 0.0, "strong": 1.0, "medium": 3.0, "weak": 6.0}
+"""Bot strengths: the SD (points) of the Gaussian error added to every forecast (gain)."""
+DEFAULT_STRENGTH = "strongest"
 
 
 # ----------------------------------------------------------------------------- keep rules
@@ -297,6 +316,7 @@ class HeuristicTables:
     start: ``[13]`` expectation at the start of a turn (Im-Hieb: + P(first throw scores) x bonus).
     first_scores: ``[13]`` P(the first throw scores in the box).
     counts: ``[6, rolls, T, 6]`` distribution of the final count of face f under its upper rule.
+    start_counts: ``[6, 6]`` the same distribution over a fresh turn (binomial).
     V: ``[7, 32]`` minimum-length matrix (row = free upper boxes).
     keeps: ``[2, 13, rolls, T]`` keep index of each box's rule (alternatives).
     random: whether any keep rule has two alternatives.
@@ -307,6 +327,7 @@ class HeuristicTables:
     start: np.ndarray
     first_scores: np.ndarray
     counts: np.ndarray
+    start_counts: np.ndarray
     V: np.ndarray
     keeps: np.ndarray
 
@@ -335,7 +356,8 @@ def heuristic_tables(rules: KniffelRules) -> HeuristicTables:
     start = start + first_scores * instant
     onehot = (tables.throw_counts(DICE).T[:, :, None] == np.arange(DICE + 1)).astype(np.float64)
     counts = np.stack([rule_chain(onehot[:, f], f, rules.rolls) for f in range(6)])
-    return HeuristicTables(rules, points, start, first_scores, counts, matrix_V(rules.rolls), keep_tables(rules.rolls))
+    start_counts = np.einsum("t,ftk->fk", prob, counts[:, -1])
+    return HeuristicTables(rules, points, start, first_scores, counts, start_counts, matrix_V(rules.rolls), keep_tables(rules.rolls))
 
 
 # ----------------------------------------------------------------------------- batched ratings
@@ -344,10 +366,11 @@ def heuristic_tables(rules: KniffelRules) -> HeuristicTables:
 def _length_prob(V, free, need, face_sum):
     """P(reaching ``need`` more upper points) with ``free`` boxes of faces summing to ``face_sum``.
 
-    Minimum length = ceil(need / mean face) in integers; need <= 0 -> 1.
+    Minimum length = ceil(need / mean face) in integers; need <= 0 -> 1; need > 0 with no free
+    upper box left -> 0 (the length is then infinite: the last column of ``V``, which is 0).
     """
     safe = jnp.maximum(face_sum, 1)
-    length = -((-need * free) // safe)
+    length = jnp.where(free > 0, -((-need * free) // safe), V.shape[1] - 1)
     length = jnp.clip(length, 0, V.shape[1] - 1)
     return jnp.where(need <= 0, 1.0, V[free, length])
 
@@ -361,17 +384,66 @@ def final_moves(filled, upper, holds50, rules: KniffelRules):
     return mv.points, mv.extra, mv.allowed, mv.instant
 
 
-def level_gains(filled, upper, holds50, rules: KniffelRules, dtype=jnp.float32):
+def check_reading(reading: str) -> str:
+    """``reading`` if it is one of ``READINGS``, else a ``JaxsolveError``."""
+    if reading not in READINGS:
+        raise JaxsolveError(f"unknown heuristic reading {reading!r}; choose one of {', '.join(READINGS)}")
+    return reading
+
+
+def strength_sd(strength: str) -> float:
+    """The forecast noise SD (points) of a named bot strength (``STRENGTHS``)."""
+    try:
+        return STRENGTHS[strength]
+    except KeyError:
+        raise JaxsolveError(f"unknown bot strength {strength!r}; choose one of {', '.join(STRENGTHS)}") from None
+
+
+def _mix32(x):
+    """A 32-bit integer hash (xor-shift-multiply, "lowbias32"), uint32 in and out."""
+    x = x ^ (x >> 16)
+    x = x * jnp.uint32(0x7FEB352D)
+    x = x ^ (x >> 15)
+    x = x * jnp.uint32(0x846CA68B)
+    return x ^ (x >> 16)
+
+
+def forecast_noise(filled, upper, holds50, rules: KniffelRules, sd: float, seed: int = 0):
+    """``[rolls, 13, T, B]`` forecast errors: ``sd`` x standard normal, float32.
+
+    One draw per (state, re-throws left, box, throw): a 32-bit hash of (seed, state index,
+    position) gives two uniforms per pair of draws, Box-Muller turns them into normals. The
+    same bot (seed) meets the same situation with the same error, whatever the batch it is
+    evaluated in or the device.
+    """
+    T = tables.space(DICE).num_throws
+    n = rules.rolls * NUM_BOXES * T
+    half = (n + 1) // 2
+    index = tables.state_index(filled, upper, holds50, rules).astype(jnp.uint32)
+    key = _mix32(index * jnp.uint32(0x9E3779B9) + _mix32(jnp.uint32(int(seed) & 0xFFFFFFFF)))
+    pos = _mix32(jnp.arange(2 * half, dtype=jnp.uint32) + jnp.uint32(0x632BE5AB))
+    bits = _mix32(key[None, :] ^ pos[:, None])
+    unit = ((bits >> 8).astype(jnp.float32) + 0.5) * jnp.float32(2.0**-24)
+    radius = jnp.sqrt(-2 * jnp.log(unit[:half]))
+    angle = jnp.float32(2 * np.pi) * unit[half:]
+    z = jnp.concatenate([radius * jnp.cos(angle), radius * jnp.sin(angle)])[:n]
+    return jnp.float32(sd) * z.reshape(rules.rolls, NUM_BOXES, T, -1)
+
+
+def level_gains(filled, upper, holds50, rules: KniffelRules, dtype=jnp.float32, reading: str = DEFAULT_READING, noise_sd: float = 0.0, noise_seed: int = 0):
     """Gains of every box for a batch of states (batch last), level by level.
 
     Returns ``(gains, allowed, fill_now)``: ``gains[r][b]`` is ``[T, B]``, the gain of box ``b``
     from throw ``t`` with ``r`` re-throws left: its expected points under its keep rule
     (r = 0: the points it scores now, joker and extra bonus included), plus for upper boxes the
     upper bonus times the estimated chance of reaching it, minus the same at the start of a
-    turn. ``allowed[r][b]`` (broadcastable to ``[T, B]``) says whether the box may be chosen.
+    turn (its start value: see ``READINGS`` for the bonus term's two readings).
+    ``allowed[r][b]`` (broadcastable to ``[T, B]``) says whether the box may be chosen.
     ``fill_now[b]`` (Im-Hieb rules, else None): on the first-throw level the box is worth
     more filled now (points + instant bonus) than kept on; its gain is then that of filling now.
+    ``noise_sd > 0`` adds ``forecast_noise`` to every gain (after the fill-now choice).
     """
+    check_reading(reading)
     th = heuristic_tables(rules)
     cap = rules.upper_threshold
     V = jnp.asarray(th.V, dtype)
@@ -389,7 +461,11 @@ def level_gains(filled, upper, holds50, rules: KniffelRules, dtype=jnp.float32):
     p_after = _length_prob(V, jnp.maximum(nfree - 1, 0)[None, None, :], need[None, None, :] - faces * k, face_sum[None, None, :] - faces)
     p_after = p_after.astype(dtype)
     counts = jnp.asarray(th.counts, dtype)
-    start = jnp.asarray(th.start, dtype)[:, None] + jnp.where(jnp.arange(NUM_BOXES)[:, None] < 6, bonus * p_start[None, :], 0)
+    if reading == "chain":
+        start_bonus = jnp.broadcast_to(bonus * p_start[None, :], (6,) + p_start.shape)
+    else:
+        start_bonus = bonus * jnp.einsum("fk,fkb->fb", jnp.asarray(th.start_counts, dtype), p_after)
+    start = jnp.asarray(th.start, dtype)[:, None] + jnp.concatenate([start_bonus, jnp.zeros((NUM_BOXES - 6,) + p_start.shape, dtype)])
 
     points, extra, final_allowed, instant = final_moves(filled, upper, holds50, rules)
     exp_points = jnp.asarray(th.points, dtype)
@@ -429,6 +505,9 @@ def level_gains(filled, upper, holds50, rules: KniffelRules, dtype=jnp.float32):
             fill_now.append(fill)
             gains[first][b] = jnp.where(fill, now, gains[first][b])
             allowed[first][b] = allowed[first][b] | fill
+    if noise_sd > 0:
+        noise = forecast_noise(filled, upper, holds50, rules, noise_sd, noise_seed).astype(dtype)
+        gains = [[g + noise[r, b] for b, g in enumerate(level)] for r, level in enumerate(gains)]
     return gains, allowed, fill_now
 
 
@@ -457,20 +536,24 @@ def rate(gains, allowed):
 
 
 @functools.lru_cache(maxsize=16)
-def _jitted_gains(rules: KniffelRules, dtype):
-    return jax.jit(lambda f, u, h: level_gains(f, u, h, rules, dtype))
+def _jitted_gains(rules: KniffelRules, dtype, reading: str, noise_sd: float, noise_seed: int):
+    return jax.jit(lambda f, u, h: level_gains(f, u, h, rules, dtype, reading, noise_sd, noise_seed))
 
 
-def ratings(rules: KniffelRules, position, dice, rolls_left: int) -> list[dict]:
+def ratings(rules: KniffelRules, position, dice, rolls_left: int, reading: str = DEFAULT_READING, strength: str = DEFAULT_STRENGTH, seed: int = 0) -> list[dict]:
     """Ratings (0..1) of every open box for a position, the dice showing and re-throws left.
 
     ``position`` is a ``jaxsolve.kniffel.position.Position`` (or anything with ``state(rules)``
-    and ``open_boxes``), ``dice`` the faces showing. Returns one dict per box that may be
-    chosen, best first: ``option`` (what the box's rule does), ``box``, ``value`` (the rating),
-    ``gain`` (expected points over the box's start expectation), ``keep`` (faces kept; all
-    dice when filling).
+    and ``open_boxes``), ``dice`` the faces showing. ``reading`` picks the start value's bonus
+    term (``READINGS``), ``strength`` and ``seed`` the bot (``STRENGTHS``; its forecast errors
+    are those a simulation with the same seed meets in this position). Returns one dict per box
+    that may be chosen, best first: ``option`` (what the box's rule does), ``box``, ``value``
+    (the rating), ``gain`` (expected points over the box's start expectation, forecast error
+    included), ``keep`` (faces kept; all dice when filling).
     """
     _check_rules(rules)
+    check_reading(reading)
+    sd = strength_sd(strength)
     if not 0 <= int(rolls_left) < rules.rolls:
         raise JaxsolveError(f"re-throws left must be between 0 and {rules.rolls - 1}, got {rolls_left}")
     if len(dice) != DICE:
@@ -479,7 +562,8 @@ def ratings(rules: KniffelRules, position, dice, rolls_left: int) -> list[dict]:
     t = sp.throw_index(sp.counts_of_faces(dice))
     f, u, h = position.state(rules)
     arr = lambda x: jnp.asarray([x], jnp.int32)  # noqa: E731
-    gains, allowed, fill_now = _jitted_gains(rules, jnp.float64 if jax.config.jax_enable_x64 else jnp.float32)(arr(f), arr(u), arr(h))
+    dtype = jnp.float64 if jax.config.jax_enable_x64 else jnp.float32
+    gains, allowed, fill_now = _jitted_gains(rules, dtype, reading, sd, int(seed))(arr(f), arr(u), arr(h))
     T = tables.space(DICE).num_throws
     g = np.asarray([np.broadcast_to(x, (T, 1))[t, 0] for x in gains[rolls_left]], dtype=np.float64)
     ok = np.asarray([np.broadcast_to(x, (T, 1))[t, 0] for x in allowed[rolls_left]])

@@ -78,19 +78,29 @@ class ValueStrategy(Strategy):
 
 
 class HeuristicStrategy(Strategy):
-    """The seed's rating heuristic (``jaxsolve.kniffel.heuristic``)."""
+    """The rating heuristic "Berechnung der Bewertungen" (``jaxsolve.kniffel.heuristic``).
 
-    name = "heuristic"
+    ``reading``: the start value's bonus term (``heuristic.READINGS``); ``strength``: the bot
+    strength (``heuristic.STRENGTHS``, the SD of the forecast errors), ``seed`` its errors.
+    Name: ``heuristic``, ``heuristic:<strength>`` below the strongest, ``[<reading>]`` appended
+    for a reading other than the default.
+    """
 
-    def __init__(self, rules: KniffelRules, dtype=jnp.float32):
+    def __init__(self, rules: KniffelRules, dtype=jnp.float32, reading: str = heuristic.DEFAULT_READING, strength: str = heuristic.DEFAULT_STRENGTH, seed: int = 0):
         super().__init__(rules)
         self.tables = heuristic.heuristic_tables(rules)
         self.random = self.tables.random
         self.dtype = dtype
+        self.reading = heuristic.check_reading(reading)
+        self.strength = strength
+        self.noise_sd = heuristic.strength_sd(strength)
+        self.seed = int(seed)
+        self.name = "heuristic" + ("" if strength == heuristic.DEFAULT_STRENGTH else f":{strength}")
+        self.name += "" if reading == heuristic.DEFAULT_READING else f"[{reading}]"
 
     def policy(self, filled, upper, holds50) -> TurnPolicy:
         rules = self.rules
-        gains, allowed, fill_now = heuristic.level_gains(filled, upper, holds50, rules, self.dtype)
+        gains, allowed, fill_now = heuristic.level_gains(filled, upper, holds50, rules, self.dtype, self.reading, self.noise_sd, self.seed)
         best = [heuristic.best_boxes(g, a)[1] for g, a in zip(gains, allowed)]
         t = jnp.arange(self.tables.keeps.shape[-1])[:, None]
         keeps = jnp.asarray(self.tables.keeps)
@@ -121,13 +131,20 @@ def names() -> tuple[str, ...]:
 def make(name: str, rules: KniffelRules, **options) -> Strategy:
     """A strategy by name: ``optimal``, ``heuristic``, ``greedy`` or a registered one.
 
-    Options: ``device`` and ``dtype`` (optimal solves the rules on that device), ``solution``
-    (an existing ``solver.Solution`` for ``optimal``).
+    ``heuristic:<strength>`` picks a bot strength (``heuristic.STRENGTHS``). Options:
+    ``device`` and ``dtype`` (optimal solves the rules on that device), ``solution`` (an
+    existing ``solver.Solution`` for ``optimal``); for ``heuristic``: ``reading``
+    (``heuristic.READINGS``), ``strength`` and ``seed`` (the bot's forecast errors).
     """
+    base, colon, level = name.partition(":")
     try:
-        factory = _REGISTRY[name]
+        factory = _REGISTRY[base]
     except KeyError:
         raise JaxsolveError(f"unknown strategy {name!r}; choose one of {', '.join(_REGISTRY)}") from None
+    if colon:
+        if base != "heuristic":
+            raise JaxsolveError(f"strategy {base!r} has no strength levels (only heuristic:<strength>)")
+        options["strength"] = level
     return factory(rules, **options)
 
 
@@ -143,8 +160,8 @@ def _greedy(rules: KniffelRules, device=None, dtype=jnp.float32, **_) -> Strateg
     return ValueStrategy(rules, np.zeros(int(np.prod(tables.state_shape(rules)))), "greedy", dtype)
 
 
-def _heuristic(rules: KniffelRules, device=None, dtype=jnp.float32, **_) -> Strategy:
-    return HeuristicStrategy(rules, dtype)
+def _heuristic(rules: KniffelRules, device=None, dtype=jnp.float32, reading: str = heuristic.DEFAULT_READING, strength: str = heuristic.DEFAULT_STRENGTH, seed: int = 0, **_) -> Strategy:
+    return HeuristicStrategy(rules, dtype, reading, strength, seed)
 
 
 register("optimal", _optimal)
