@@ -56,43 +56,6 @@ def _solve(the_rules, device, x64, cache_dir, no_cache, tol=None, max_iter=10_00
     return sol
 
 
-def _export(out: Path, sol, f) -> Path:
-    """Values and policy in the seed's layout ``[TS, MSP, MAP, TSP]``, two files with sidecars."""
-    import numpy as np
-
-    from jaxsolve import export, pig
-
-    rules = sol.rules
-    n_t, n_m, _, n_n = rules.shape
-    axes = [
-        {"name": "TS", "size": n_t, "meaning": "1 if the other player started (last-turn rule), else always 0"},
-        {"name": "MSP", "size": n_m, "meaning": "my banked score 0..MSP"},
-        {"name": "MAP", "size": rules.top + 1, "meaning": "my turn total; MSP + MAP <= bound"},
-        {"name": "TSP", "size": n_n, "meaning": "their banked score"},
-    ]
-    common = {
-        "game": "pig-family",
-        "rules": rules.to_dict(),
-        "axes": axes,
-        "view": "the player to decide",
-        "reduction": "states with MSP and TSP both >= goal are stored lowered by min(MSP, TSP) - goal; "
-        "every other state with MSP > goal is over, so MSP stops at the goal",
-        "game_value": sol.game_value,
-        "iterations": sol.iterations,
-        "residual": sol.residual,
-        "tol": sol.tol,
-        "dtype": sol.dtype,
-        "device": sol.device,
-    }
-    values = pig.seed_layout(rules, f.value, np.nan)
-    policy = pig.seed_layout(rules, f.policy, pig.NONE)
-    policy_path = out.with_name(out.stem + "-policy.npy")
-    export.check_writable(policy_path)
-    export.save(out, values, {**common, "content": "win probability of the player to decide", "impossible": "NaN"})
-    export.save(policy_path, policy, {**common, "content": "optimal decision", "encoding": {"1": "roll", "0": "stop", "-1": "no decision (game over / no such state)"}})
-    return policy_path
-
-
 @solve_app.command("raab")
 @handle_errors
 def solve_raab(
@@ -121,11 +84,11 @@ def solve_raab(
     the_rules = build_rules(rules, goal, sides, bust, last_turn, bound)
     if out is not None:
         export.check_writable(out)
-        export.check_writable(out.with_name(out.stem + "-policy.npy"))
+        export.check_writable(pig.policy_path(out))
     sol = _solve(the_rules, device, x64, cache_dir, no_cache, tol, max_iter)
     policy_path = None
     if out is not None:
-        policy_path = _export(out, sol, pig.full(sol))
+        policy_path = pig.save_export(out, sol)[1]
     summary = {
         "rules": the_rules.to_dict(),
         "game_value": sol.game_value,
