@@ -154,8 +154,7 @@ def check_writable(path: str | os.PathLike, suffix: str = ".npy") -> Path:
     parent = path.parent if str(path.parent) else Path(".")
     if not parent.is_dir():
         raise JaxsolveError(f"output directory does not exist: {parent}")
-    if not os.access(parent, os.W_OK | os.X_OK):
-        raise JaxsolveError(f"output directory is not writable: {parent}")
+    _probe(parent)
     if path.is_dir():
         raise JaxsolveError(f"output path is a directory: {path}")
     return path
@@ -173,9 +172,20 @@ def check_output_dir(directory: str | os.PathLike, *, create: bool = False) -> P
             directory.mkdir(parents=True, exist_ok=True)
         except OSError as exc:
             raise JaxsolveError(f"cannot create output directory {directory}: {exc.strerror or exc}") from None
+    _probe(directory)
+    return directory
+
+
+def _probe(directory: Path) -> None:
+    """Create and remove a file in ``directory``: the one sure test that it takes new files."""
     if not os.access(directory, os.W_OK | os.X_OK):
         raise JaxsolveError(f"output directory is not writable: {directory}")
-    return directory
+    try:
+        fd, name = tempfile.mkstemp(prefix=".jaxsolve-probe.", suffix=".tmp", dir=directory)
+    except OSError as exc:
+        raise JaxsolveError(f"output directory is not writable: {directory} ({exc.strerror or exc})") from None
+    os.close(fd)
+    _unlink(name)
 
 
 def _npy_bytes(array: np.ndarray) -> bytes:

@@ -98,7 +98,7 @@ class ZehntausendRules:
 
 
 PRESETS: dict[str, ZehntausendRules] = {
-    "seed": ZehntausendRules("seed"),
+    "peter-2013": ZehntausendRules("peter-2013"),
     "no-two-fives": ZehntausendRules("no-two-fives", two_fives="off"),
     "three-pairs": ZehntausendRules("three-pairs", three_pairs=1500),
     "doubling": ZehntausendRules("doubling", six_of_a_kind=0, two_fives="off"),
@@ -477,7 +477,7 @@ def solve(
         device: where to compute (default: JAX's default device).
         dtype: float dtype (default float64 if x64 is on, else float32).
     """
-    rules = rules or PRESETS["seed"]
+    rules = rules or PRESETS["peter-2013"]
     tables = build_tables(rules)
     if top_level is None:
         top_level = math.ceil(tables.top / STEP)

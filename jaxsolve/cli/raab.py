@@ -20,6 +20,7 @@ from jaxsolve.cli.common import (
     advise_app,
     handle_errors,
     plot_app,
+    positive_finite,
     setup,
     solve_app,
     tables_app,
@@ -81,6 +82,7 @@ def solve_raab(
     both in the layout [TS, MSP, MAP, TSP] with a .json sidecar each."""
     from jaxsolve import export, pig
 
+    positive_finite("--tol", tol)
     the_rules = build_rules(rules, goal, sides, bust, last_turn, bound)
     if out is not None:
         export.check_writable(out)
@@ -172,13 +174,11 @@ def plot_raab(
     no_cache: NoCacheOpt = False,
 ):
     """Heatmaps of the turn total at which to stop, over both banked scores, one per TS."""
-    from jaxsolve import pig
-    from jaxsolve.errors import JaxsolveError
+    from jaxsolve import export, pig
     from jaxsolve.pig_plot import stop_heatmaps
 
     the_rules = build_rules(rules, goal, sides, bust, last_turn, bound)
-    if not out_dir.is_dir():
-        raise JaxsolveError(f"output directory does not exist: {out_dir}")
+    export.check_output_dir(out_dir)
     sol = _solve(the_rules, device, True, cache_dir, no_cache)
     for path in stop_heatmaps(pig.full(sol), out_dir, theirs_max):
         typer.echo(f"wrote {path}")
@@ -200,12 +200,11 @@ def tables_raab(
     as_json: JsonOpt = False,
 ):
     """The seed's one-turn tables: distribution after R rolls, P_SUM(S), the 'roll twice' bound."""
-    from jaxsolve import pig
-    from jaxsolve.errors import JaxsolveError
+    from jaxsolve import export, pig
 
     the_rules = build_rules(rules, goal, sides, bust, last_turn, bound)
-    if out_dir is not None and not out_dir.is_dir():
-        raise JaxsolveError(f"output directory does not exist: {out_dir}")
+    if out_dir is not None:
+        export.check_output_dir(out_dir)
     setup(Device.cpu, True, None, True)
     dist = pig.turn_distribution(the_rules, rolls)
     p, p_sum = pig.reach_table(the_rules, 200)
@@ -222,9 +221,9 @@ def tables_raab(
     }
     claim_data = pig.check_claims(the_rules) if claims else None
     if out_dir is not None:
-        (out_dir / "tables.json").write_text(json.dumps(data, indent=1) + "\n")
+        export.atomic_write_text(out_dir / "tables.json", json.dumps(data, indent=1) + "\n")
         if claim_data:
-            (out_dir / "claims.json").write_text(json.dumps(claim_data, indent=1) + "\n")
+            export.atomic_write_text(out_dir / "claims.json", json.dumps(claim_data, indent=1) + "\n")
     if as_json:
         typer.echo(json.dumps({**data, "claims": claim_data}))
         return
