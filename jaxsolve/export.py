@@ -282,12 +282,16 @@ def _read_sidecar(path: Path) -> dict:
     return meta
 
 
-def _parse_npy(path: Path, data: bytes) -> np.ndarray:
+def _check_magic(path: Path, data: bytes) -> None:
     if not data:
         raise JaxsolveError(f"{path} is empty, not a .npy array")
     if not data.startswith(NPY_MAGIC):
         kind = "a zip archive (.npz?)" if data.startswith(b"PK") else "not a .npy file"
         raise JaxsolveError(f"{path} is {kind}, not a .npy array")
+
+
+def _parse_npy(path: Path, data: bytes) -> np.ndarray:
+    _check_magic(path, data)
     try:
         array = np.load(io.BytesIO(data), allow_pickle=False)
     except (ValueError, EOFError, OSError) as exc:
@@ -311,6 +315,7 @@ def load(path: str | os.PathLike, *, game: str | None = None) -> tuple[np.ndarra
         data = path.read_bytes()
     except OSError as exc:
         raise JaxsolveError(f"cannot read {path}: {exc.strerror or exc}") from None
+    _check_magic(path, data)
     if len(data) != meta["npy_bytes"] or _sha256(data) != meta["sha256"]:
         raise JaxsolveError(
             f"{path} does not match its sidecar {sidecar_path(path).name} (size or SHA-256 differ): "
