@@ -1,11 +1,36 @@
-"""Atomic ``.npy`` exports with a JSON sidecar that says what the array holds."""
+"""``.npy`` exports with a JSON sidecar that says what the array holds, and checks on reading.
+
+Writing (``save``, ``save_group``): every file of an export is first written in full to a
+temporary file beside its target (``.NAME.<pid>.<random>.tmp``, fsynced); then the arrays are
+renamed into place and the sidecars last. Each sidecar records the byte size and the SHA-256 of
+the ``.npy`` file it describes, and for a group of files (Raab's values and policy) the hashes
+of the other members. A write cut short between two renames therefore leaves a pair that the
+loaders detect as out of step, never one they accept. Temporary files left by a killed writer
+of the same target are removed by the next write.
+
+Reading (``load``, ``load_group``, ``check_array``, ``rules_from``): the one validating loader
+every game's ``load_*`` goes through. It refuses, with a one-line ``JaxsolveError``:
+
+* a missing file or sidecar, a sidecar that is not a JSON object or not of this format;
+* an array whose size or SHA-256 differs from its sidecar's (a half-replaced export), or a
+  group member whose partner does not carry the hash its sidecar names;
+* a file that is not a plain ``.npy`` array (an ``.npz`` renamed, a pickle, an empty file);
+* a shape or dtype other than the sidecar's (``load``) or other than the rules imply
+  (``check_array``), NaN at a state that must have a value, NaN missing where a state is
+  unreachable, infinities, values outside their range;
+* rules that are missing, not an object, with unknown or missing fields, or invalid.
+"""
 
 from __future__ import annotations
 
+import dataclasses
 import datetime as _dt
+import hashlib
+import io
 import json
 import os
 import platform
+import re
 import tempfile
 from pathlib import Path
 
@@ -13,7 +38,9 @@ import numpy as np
 
 from jaxsolve.errors import JaxsolveError
 
-FORMAT = "jaxsolve-export/1"
+FORMAT = "jaxsolve-export/2"
+OLD_FORMATS = ("jaxsolve-export/1",)
+NPY_MAGIC = b"\x93NUMPY"
 
 
 def sidecar_path(path: str | os.PathLike) -> Path:
@@ -21,21 +48,102 @@ def sidecar_path(path: str | os.PathLike) -> Path:
     return Path(path).with_suffix(".json")
 
 
-def _atomic_write(path: Path, write) -> None:
-    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
-    umask = os.umask(0)
-    os.umask(umask)
-    os.chmod(tmp, 0o666 & ~umask)
+# ----------------------------------------------------------------------------- writing
+
+
+def _pid_alive(pid: int) -> bool:
+    if pid == os.getpid():
+        return True
     try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except OSError:  # exists, owned by someone else
+        return True
+    return True
+
+
+def remove_stale_temps(path: str | os.PathLike) -> list[Path]:
+    """Delete temporary files a killed writer of ``path`` left behind; return them.
+
+    A temp file is ``.NAME.<pid>.<random>.tmp`` (``.NAME.<random>.tmp`` from older versions);
+    it is stale when no process ``pid`` runs any more (older names: always).
+    """
+    path = Path(path)
+    parent = path.parent if str(path.parent) else Path(".")
+    pattern = re.compile(r"^\." + re.escape(path.name) + r"\.(?:(\d+)\.)?[^/]*\.tmp$")
+    removed = []
+    try:
+        entries = list(parent.iterdir())
+    except OSError:
+        return removed
+    for entry in entries:
+        m = pattern.match(entry.name)
+        if not m or (m.group(1) and _pid_alive(int(m.group(1)))):
+            continue
+        try:
+            entry.unlink()
+            removed.append(entry)
+        except OSError:
+            pass
+    return removed
+
+
+def _write_temp(path: Path, data: bytes) -> str:
+    """Write ``data`` to a fresh temp file beside ``path`` (fsynced); return its name."""
+    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.{os.getpid()}.", suffix=".tmp", dir=path.parent)
+    try:
+        umask = os.umask(0)
+        os.umask(umask)
+        os.chmod(tmp, 0o666 & ~umask)
         with os.fdopen(fd, "wb") as fh:
-            write(fh)
+            fh.write(data)
             fh.flush()
             os.fsync(fh.fileno())
-        os.replace(tmp, path)
     except BaseException:
-        if os.path.exists(tmp):
-            os.unlink(tmp)
+        _unlink(tmp)
         raise
+    return tmp
+
+
+def _unlink(name: str) -> None:
+    try:
+        os.unlink(name)
+    except OSError:
+        pass
+
+
+def _fsync_dir(directory: Path) -> None:
+    try:
+        fd = os.open(directory, os.O_RDONLY)
+    except OSError:
+        return
+    try:
+        os.fsync(fd)
+    except OSError:
+        pass
+    finally:
+        os.close(fd)
+
+
+def atomic_write_bytes(path: str | os.PathLike, data: bytes) -> Path:
+    """Replace ``path`` by ``data`` atomically (temp file + rename); a clear error if it fails."""
+    path = Path(path)
+    remove_stale_temps(path)
+    try:
+        tmp = _write_temp(path, data)
+        try:
+            os.replace(tmp, path)
+        except BaseException:
+            _unlink(tmp)
+            raise
+    except OSError as exc:
+        raise JaxsolveError(f"cannot write {path}: {exc.strerror or exc}") from None
+    return path
+
+
+def atomic_write_text(path: str | os.PathLike, text: str) -> Path:
+    return atomic_write_bytes(path, text.encode())
 
 
 def check_writable(path: str | os.PathLike, suffix: str = ".npy") -> Path:
@@ -46,56 +154,257 @@ def check_writable(path: str | os.PathLike, suffix: str = ".npy") -> Path:
     parent = path.parent if str(path.parent) else Path(".")
     if not parent.is_dir():
         raise JaxsolveError(f"output directory does not exist: {parent}")
-    if not os.access(parent, os.W_OK):
-        raise JaxsolveError(f"output directory is not writable: {parent}")
-    if path.exists() and path.is_dir():
+    _probe(parent)
+    if path.is_dir():
         raise JaxsolveError(f"output path is a directory: {path}")
     return path
 
 
+def check_output_dir(directory: str | os.PathLike, *, create: bool = False) -> Path:
+    """Fail early when files cannot be written into ``directory`` (created first if ``create``)."""
+    directory = Path(directory)
+    if directory.exists() and not directory.is_dir():
+        raise JaxsolveError(f"output path is not a directory: {directory}")
+    if not directory.exists():
+        if not create:
+            raise JaxsolveError(f"output directory does not exist: {directory}")
+        try:
+            directory.mkdir(parents=True, exist_ok=True)
+        except OSError as exc:
+            raise JaxsolveError(f"cannot create output directory {directory}: {exc.strerror or exc}") from None
+    _probe(directory)
+    return directory
+
+
+def _probe(directory: Path) -> None:
+    """Create and remove a file in ``directory``: the one sure test that it takes new files."""
+    if not os.access(directory, os.W_OK | os.X_OK):
+        raise JaxsolveError(f"output directory is not writable: {directory}")
+    try:
+        fd, name = tempfile.mkstemp(prefix=".jaxsolve-probe.", suffix=".tmp", dir=directory)
+    except OSError as exc:
+        raise JaxsolveError(f"output directory is not writable: {directory} ({exc.strerror or exc})") from None
+    os.close(fd)
+    _unlink(name)
+
+
+def _npy_bytes(array: np.ndarray) -> bytes:
+    buf = io.BytesIO()
+    np.save(buf, array, allow_pickle=False)
+    return buf.getvalue()
+
+
+def _sha256(data: bytes) -> str:
+    return hashlib.sha256(data).hexdigest()
+
+
 def save(path: str | os.PathLike, array: np.ndarray, metadata: dict) -> Path:
-    """Write ``array`` to ``path`` and ``metadata`` (plus shape/dtype/provenance) beside it."""
+    """Write ``array`` to ``path`` and ``metadata`` (plus size, hash, shape, dtype, provenance) beside it."""
+    return save_group([(path, array, metadata)])[0]
+
+
+def save_group(items: list[tuple[str | os.PathLike, np.ndarray, dict]]) -> list[Path]:
+    """Write several exports that belong together (e.g. values and policy) as one unit.
+
+    Each sidecar names the size and SHA-256 of its own array and the hashes of the other
+    members (``companions``), so a reader can tell a complete group from a mixed one.
+    """
     from jaxsolve import __version__
 
-    path = check_writable(path)
-    array = np.asarray(array)
-    meta = {
-        "format": FORMAT,
-        "jaxsolve_version": __version__,
-        "created": _dt.datetime.now(_dt.timezone.utc).isoformat(timespec="seconds"),
-        "host": platform.node(),
-        "file": path.name,
-        "shape": list(array.shape),
-        "dtype": str(array.dtype),
-        **metadata,
-    }
+    paths = [check_writable(p) for p, _, _ in items]
+    if len({p.resolve() for p in paths}) != len(paths):
+        raise JaxsolveError("two files of one export have the same name")
+    blobs = [_npy_bytes(np.asarray(a)) for _, a, _ in items]
+    hashes = [_sha256(b) for b in blobs]
+    created = _dt.datetime.now(_dt.timezone.utc).isoformat(timespec="seconds")
+    sidecars = []
+    for i, ((_, array, metadata), path) in enumerate(zip(items, paths)):
+        array = np.asarray(array)
+        meta = {
+            "format": FORMAT,
+            "jaxsolve_version": __version__,
+            "created": created,
+            "host": platform.node(),
+            **metadata,
+            "file": path.name,
+            "shape": list(array.shape),
+            "dtype": str(array.dtype),
+            "npy_bytes": len(blobs[i]),
+            "sha256": hashes[i],
+        }
+        if len(items) > 1:
+            meta["companions"] = {paths[j].name: hashes[j] for j in range(len(items)) if j != i}
+        sidecars.append(json.dumps(meta, indent=2, default=_json_default).encode())
+    targets = paths + [sidecar_path(p) for p in paths]
+    temps: list[str] = []
     try:
-        _atomic_write(path, lambda fh: np.save(fh, array, allow_pickle=False))
-        text = json.dumps(meta, indent=2, default=_json_default).encode()
-        _atomic_write(sidecar_path(path), lambda fh: fh.write(text))
+        for target in targets:
+            remove_stale_temps(target)
+        for target, data in zip(targets, blobs + sidecars):
+            temps.append(_write_temp(target, data))
+        # arrays first, sidecars (with the hashes) last: a cut between two renames leaves
+        # arrays whose hash their sidecar does not name, which every loader refuses
+        for tmp, target in zip(temps, targets):
+            os.replace(tmp, target)
+        _fsync_dir(paths[0].parent)
     except OSError as exc:
-        raise JaxsolveError(f"cannot write {path}: {exc.strerror or exc}") from None
-    return path
+        raise JaxsolveError(f"cannot write {paths[0]}: {exc.strerror or exc}") from None
+    finally:
+        for tmp in temps:
+            if os.path.exists(tmp):
+                _unlink(tmp)
+    return paths
 
 
-def load(path: str | os.PathLike) -> tuple[np.ndarray, dict]:
-    """Read an export and its metadata; clear errors for missing or foreign files."""
-    path = Path(path)
-    if not path.is_file():
-        raise JaxsolveError(f"no such export file: {path}")
+# ----------------------------------------------------------------------------- reading
+
+
+def _read_sidecar(path: Path) -> dict:
     side = sidecar_path(path)
     if not side.is_file():
         raise JaxsolveError(f"{path} has no metadata sidecar {side.name}; not a jaxsolve export?")
     try:
-        meta = json.loads(side.read_text())
-        array = np.load(path, allow_pickle=False)
-    except (OSError, ValueError) as exc:
-        raise JaxsolveError(f"cannot read export {path}: {exc}") from None
-    if meta.get("format") != FORMAT:
-        raise JaxsolveError(f"{side} is not a {FORMAT} sidecar")
-    if list(array.shape) != meta.get("shape"):
-        raise JaxsolveError(f"{path}: shape {array.shape} does not match its metadata {meta.get('shape')}")
+        meta = json.loads(side.read_text(encoding="utf-8"))
+    except OSError as exc:
+        raise JaxsolveError(f"cannot read {side}: {exc.strerror or exc}") from None
+    except (UnicodeDecodeError, ValueError):
+        raise JaxsolveError(f"{side} is not a JSON sidecar of a jaxsolve export") from None
+    if not isinstance(meta, dict):
+        raise JaxsolveError(f"{side} is not a jaxsolve export sidecar (a JSON {type(meta).__name__}, not an object)")
+    fmt = meta.get("format")
+    if fmt in OLD_FORMATS:
+        raise JaxsolveError(f"{side} was written by an older jaxsolve without a content hash; solve again to re-export it")
+    if fmt != FORMAT:
+        raise JaxsolveError(f"{side} is not a {FORMAT} sidecar (format {fmt!r})")
+    for key, kind in (("sha256", str), ("npy_bytes", int), ("shape", list), ("dtype", str)):
+        if not isinstance(meta.get(key), kind) or isinstance(meta.get(key), bool):
+            raise JaxsolveError(f"{side} lacks a valid {key!r} entry")
+    return meta
+
+
+def _check_magic(path: Path, data: bytes) -> None:
+    if not data:
+        raise JaxsolveError(f"{path} is empty, not a .npy array")
+    if not data.startswith(NPY_MAGIC):
+        kind = "a zip archive (.npz?)" if data.startswith(b"PK") else "not a .npy file"
+        raise JaxsolveError(f"{path} is {kind}, not a .npy array")
+
+
+def _parse_npy(path: Path, data: bytes) -> np.ndarray:
+    _check_magic(path, data)
+    try:
+        array = np.load(io.BytesIO(data), allow_pickle=False)
+    except (ValueError, EOFError, OSError) as exc:
+        raise JaxsolveError(f"{path} is not a readable .npy array: {exc}") from None
+    if not isinstance(array, np.ndarray):
+        raise JaxsolveError(f"{path} is not a single .npy array")
+    return array
+
+
+def load(path: str | os.PathLike, *, game: str | None = None) -> tuple[np.ndarray, dict]:
+    """Read an export and its sidecar, checked against each other (size, hash, shape, dtype).
+
+    ``game``: refuse exports of another game. Content checks against the rules are the
+    game's (``check_array``, ``rules_from``).
+    """
+    path = Path(path)
+    if not path.is_file():
+        raise JaxsolveError(f"no such export file: {path}")
+    meta = _read_sidecar(path)
+    try:
+        data = path.read_bytes()
+    except OSError as exc:
+        raise JaxsolveError(f"cannot read {path}: {exc.strerror or exc}") from None
+    _check_magic(path, data)
+    if len(data) != meta["npy_bytes"] or _sha256(data) != meta["sha256"]:
+        raise JaxsolveError(
+            f"{path} does not match its sidecar {sidecar_path(path).name} (size or SHA-256 differ): "
+            "the pair is out of step, e.g. an interrupted write; solve again"
+        )
+    array = _parse_npy(path, data)
+    if list(array.shape) != meta["shape"] or str(array.dtype) != meta["dtype"]:
+        raise JaxsolveError(f"{path}: {array.dtype} {list(array.shape)} does not match its sidecar's {meta['dtype']} {meta['shape']}")
+    if game is not None and meta.get("game") != game:
+        raise JaxsolveError(f"{path} holds a {meta.get('game')!r} export, not {game}")
     return array, meta
+
+
+def load_group(paths: list[str | os.PathLike], *, game: str | None = None) -> list[tuple[np.ndarray, dict]]:
+    """``load`` each member of a group written by ``save_group`` and check they belong together."""
+    out = [load(p, game=game) for p in paths]
+    names = [Path(p).name for p in paths]
+    for i, (_, meta) in enumerate(out):
+        comp = meta.get("companions")
+        if not isinstance(comp, dict):
+            raise JaxsolveError(f"{sidecar_path(paths[i])} does not name the other files of its export")
+        for j, (_, other) in enumerate(out):
+            if j != i and comp.get(names[j]) != other["sha256"]:
+                raise JaxsolveError(
+                    f"{paths[i]} and {paths[j]} are not from the same export (out of step, e.g. an interrupted write); solve again"
+                )
+    return out
+
+
+def rules_from(path: str | os.PathLike, meta: dict, cls):
+    """The sidecar's ``rules`` as a ``cls`` (a rules dataclass): every field, no other, valid."""
+    side = sidecar_path(path)
+    rules = meta.get("rules")
+    if not isinstance(rules, dict):
+        raise JaxsolveError(f"{side} has no rules object")
+    names = {f.name for f in dataclasses.fields(cls)}
+    unknown, missing = sorted(set(rules) - names), sorted(names - set(rules))
+    if unknown:
+        raise JaxsolveError(f"{side}: unknown rules field(s) {', '.join(map(repr, unknown))}")
+    if missing:
+        raise JaxsolveError(f"{side}: rules field(s) missing: {', '.join(missing)}")
+    try:
+        return cls.from_dict(rules)
+    except JaxsolveError as exc:
+        raise JaxsolveError(f"{side}: invalid rules: {exc}") from None
+    except (TypeError, ValueError) as exc:
+        raise JaxsolveError(f"{side}: invalid rules: {exc}") from None
+
+
+def check_array(
+    path: str | os.PathLike,
+    array: np.ndarray,
+    *,
+    shape: tuple[int, ...],
+    dtypes: tuple[str, ...],
+    defined: np.ndarray | None = None,
+    low: float | None = None,
+    high: float | None = None,
+    what: str = "",
+) -> np.ndarray:
+    """Check an export's array against what its rules imply.
+
+    ``shape`` and ``dtypes`` (names) must match; for a float array NaN must be exactly where
+    ``defined`` is False (``defined=None``: nowhere) and every other entry finite and within
+    ``[low, high]``; for an integer array every entry must be within ``[low, high]``.
+    """
+    what = f" for {what}" if what else ""
+    if tuple(array.shape) != tuple(shape):
+        raise JaxsolveError(f"{path}: shape {list(array.shape)} does not fit the rules{what}: expected {list(shape)}")
+    if array.dtype.name not in dtypes:
+        raise JaxsolveError(f"{path}: dtype {array.dtype.name}{what}; expected {' or '.join(dtypes)}")
+    if np.issubdtype(array.dtype, np.floating):
+        nan = np.isnan(array)
+        if defined is None:
+            defined = np.ones(array.shape, bool)
+        if (nan & defined).any():
+            raise JaxsolveError(f"{path}: NaN at {int((nan & defined).sum()):,} reachable state(s); not a complete solution")
+        if (~nan & ~defined).any():
+            raise JaxsolveError(f"{path}: values at {int((~nan & ~defined).sum()):,} unreachable state(s), which must be NaN")
+        vals = array[defined]
+        if not np.isfinite(vals).all():
+            raise JaxsolveError(f"{path}: infinite values at {int((~np.isfinite(vals)).sum()):,} state(s)")
+    else:
+        vals = array if defined is None else array[defined]
+    if vals.size and low is not None and vals.min() < low:
+        raise JaxsolveError(f"{path}: value {vals.min()} below {low}{what}")
+    if vals.size and high is not None and vals.max() > high:
+        raise JaxsolveError(f"{path}: value {vals.max()} above {high}{what}")
+    return array
 
 
 def _json_default(obj):
@@ -106,3 +415,20 @@ def _json_default(obj):
     if isinstance(obj, np.ndarray):
         return obj.tolist()
     raise TypeError(f"not JSON serialisable: {type(obj).__name__}")
+
+
+__all__ = [
+    "FORMAT",
+    "atomic_write_bytes",
+    "atomic_write_text",
+    "check_array",
+    "check_output_dir",
+    "check_writable",
+    "load",
+    "load_group",
+    "remove_stale_temps",
+    "rules_from",
+    "save",
+    "save_group",
+    "sidecar_path",
+]

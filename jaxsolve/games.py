@@ -106,13 +106,9 @@ def _kniffel_solve(rules, *, dtype=None, device=None):
 
 
 def _kniffel_reachable(rules):
-    from jaxsolve.kniffel import tables
+    from jaxsolve.kniffel import store
 
-    mask = np.zeros(rules.num_states, bool)
-    for k in range(rules.num_boxes + 1):
-        f, u, h = tables.layer_states(rules, k)
-        mask[np.asarray(tables.state_index(f.astype(np.int64), u, h, rules))] = True
-    return mask.reshape(rules.state_shape)
+    return store.reachable_mask(rules)
 
 
 def _kniffel_save(path, sol):
@@ -211,7 +207,7 @@ register(
         title="Zehntausend: the optimal expected turn score E(p, n)",
         core="layered",
         presets=_z_presets,
-        default="seed",
+        default="peter-2013",
         small=lambda: _z_presets()["no-two-fives"],
         solve=_z_solve,
         values=lambda sol: sol.E,

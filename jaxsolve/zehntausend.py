@@ -86,7 +86,7 @@ class ZehntausendRules(Rules):
 
 
 PRESETS: Presets[ZehntausendRules] = Presets("Zehntausend", {
-    "seed": ZehntausendRules("seed"),
+    "peter-2013": ZehntausendRules("peter-2013"),
     "no-two-fives": ZehntausendRules("no-two-fives", two_fives="off"),
     "three-pairs": ZehntausendRules("three-pairs", three_pairs=1500),
     "doubling": ZehntausendRules("doubling", six_of_a_kind=0, two_fives="off"),
@@ -465,7 +465,7 @@ def solve(
         device: where to compute (default: JAX's default device).
         dtype: float dtype (default float64 if x64 is on, else float32).
     """
-    rules = rules or PRESETS["seed"]
+    rules = rules or PRESETS["peter-2013"]
     tables = build_tables(rules)
     if top_level is None:
         top_level = math.ceil(tables.top / STEP)
@@ -574,16 +574,41 @@ def save_solution(path, solution: Solution):
 
 
 def load_solution(path) -> Solution:
-    """Read an ``E`` export back as a ``Solution`` (for the advisor without re-solving)."""
+    """Read an ``E`` export back as a ``Solution`` (for the advisor without re-solving).
+
+    Checks (``jaxsolve.export``): the sidecar and the array agree (size, SHA-256, shape,
+    dtype), valid rules, a ``top_level`` at or above the self-consistent bound of those rules,
+    a float ``[levels, 7]`` array covering every level a set-aside from below the bound can
+    reach, finite everywhere, ``E(p, 0) >= p``, and the closed form above the bound.
+    """
     from jaxsolve import export
 
-    E, meta = export.load(path)
-    if meta.get("game") != "zehntausend":
-        raise JaxsolveError(f"{path} holds a {meta.get('game')!r} export, not zehntausend")
-    rules = ZehntausendRules(**meta["rules"])
-    if E.ndim != 2 or E.shape[1] != DICE + 1:
-        raise JaxsolveError(f"{path}: expected E of shape [levels, {DICE + 1}], got {E.shape}")
-    return Solution(rules, E, int(meta["top_level"]), build_tables(rules), meta.get("compile_seconds", 0.0), meta.get("solve_seconds", 0.0), meta.get("device", ""))
+    E, meta = export.load(path, game="zehntausend")
+    rules = export.rules_from(path, meta, ZehntausendRules)
+    side = export.sidecar_path(path)
+    top_level = meta.get("top_level")
+    if not isinstance(top_level, int) or isinstance(top_level, bool) or top_level < 0:
+        raise JaxsolveError(f"{side} has no valid top_level (the first level solved in closed form)")
+    tables = build_tables(rules)
+    bound = math.ceil(tables.top / STEP)
+    if top_level < bound:
+        raise JaxsolveError(f"{side}: top_level {top_level} is below the self-consistent bound {bound} of rules {rules.name}")
+    if not 1 <= top_level <= 1_000_000:
+        raise JaxsolveError(f"{side}: top_level {top_level} is out of range")
+    levels = E.shape[0] if E.ndim == 2 else -1
+    need = top_level + int(tables.opt_points.max()) // STEP + 1
+    export.check_array(path, E, shape=(max(levels, need), DICE + 1), dtypes=("float32", "float64"), low=0.0, what=f"rules {rules.name}")
+    p = STEP * np.arange(levels, dtype=np.float64)
+    tol = 1e-9 if E.dtype == np.float64 else 1e-4
+    if (E[:, 0] < p * (1 - tol) - tol).any():
+        raise JaxsolveError(f"{path}: E(p, 0) < p somewhere; not a solution")
+    closed = np.stack([(1 - float(tables.bust_probability(n))) * p[top_level:] + float(tables.delta(n)) for n in range(1, DICE + 1)], axis=1)
+    if not np.allclose(E[top_level:, 1:], closed, rtol=tol, atol=tol * 10):
+        raise JaxsolveError(f"{path}: values above the bound differ from the closed form of rules {rules.name}; not a solution of these rules")
+    seconds = [meta.get(k, 0.0) for k in ("compile_seconds", "solve_seconds")]
+    seconds = [float(x) if isinstance(x, (int, float)) and not isinstance(x, bool) else 0.0 for x in seconds]
+    device = meta.get("device", "")
+    return Solution(rules, E, top_level, tables, seconds[0], seconds[1], device if isinstance(device, str) else "")
 
 
 # ----------------------------------------------------------------------------- figure

@@ -43,7 +43,19 @@ def test_advise_issue_example_json():
     assert result.exit_code == 0, result.output
     adv = json.loads(result.stdout)
     assert adv["decision"] == ("roll" if adv["win_if_roll"] > adv["win_if_stop"] else "stop")
-    assert abs(adv["my_win"] + adv["their_win"] - 1) < 1e-15
+    assert adv["my_win"] == max(adv["win_if_roll"], adv["win_if_stop"])
+    # the reported figures against an independent look-up in the solved arrays
+    from jaxsolve import pig
+
+    f = pig.full(pig.solve(pig.get_rules("raab")))
+    ts, m, s, t = pig.check_state(f.rules, 30, 12, 41, True)
+    assert adv["win_if_roll"] == pytest.approx(float(f.roll[ts, m, s, t]), abs=1e-12)
+    assert adv["win_if_stop"] == pytest.approx(float(f.stop[ts, m, s, t]), abs=1e-12)
+    # stopping banks 42 against 41 with the turn passing to the start player: the value of
+    # stopping is 1 - (the opponent's win probability at the start of their turn there)
+    opp = f.value[0, 41, 41, 42]  # ts = 0 (they started), they have 41, turn total 0, we have 42
+    assert adv["win_if_stop"] == pytest.approx(1 - float(f.roll[0, 41, 41, 42]), abs=1e-12)
+    assert np.isfinite(opp)
     text = run("advise", "raab", "--mine", "30", "--turn", "12", "--theirs", "41", "--they-started", *FAST)
     assert text.exit_code == 0 and text.stdout.startswith(adv["decision"].upper())
 
@@ -61,7 +73,13 @@ def test_advise_last_turn_needs_p_sum():
         (["solve", "raab", "--bust", "9"], "bust face must be between 1 and 6"),
         (["solve", "raab", "--no-last-turn", "--bound", "120"], "bound applies only to the last-turn rule"),
         (["solve", "raab", "--goal", "50", "--bound", "20"], "bound must be >= goal"),
-        (["solve", "raab", "--tol", "-1"], "tolerance must be a positive finite number"),
+        (["solve", "raab", "--tol", "-1"], "--tol must be a positive finite number"),
+        (["solve", "raab", "--tol", "inf"], "--tol must be a positive finite number, got inf"),
+        (["solve", "raab", "--tol", "nan"], "--tol must be a positive finite number, got nan"),
+        (["solve", "raab", "--tol", "0"], "--tol must be a positive finite number"),
+        (["advise", "raab", "--mine", "3"], "Missing option '--theirs'"),
+        (["solve", "raab", "--max-iter", "0"], "Invalid value for '--max-iter'"),
+        (["tables", "raab", "--rolls", "0"], "Invalid value for '--rolls'"),
         (["advise", "raab", "--mine", "55", "--theirs", "41", "--they-started"], "the game is already over"),
         (["advise", "raab", "--mine", "-1", "--theirs", "41"], "must be >= 0"),
         (["advise", "raab", "--mine", "30", "--turn", "120", "--theirs", "41"], "beyond the state bound"),

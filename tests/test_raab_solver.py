@@ -119,9 +119,9 @@ def test_tie_in_last_turn_roll_beats_stop(raab):
                 assert f.policy[1, m, t, t] == pig.ROLL
 
 
-def test_seed_layout(raab):
+def test_turn_total_layout(raab):
     _, f = raab
-    lay = pig.seed_layout(f.rules, f.value, np.nan)
+    lay = pig.turn_total_layout(f.rules, f.value, np.nan)
     assert lay.shape == (2, 51, 131, 131)
     assert lay[1, 30, 12, 41] == f.value[1, 30, 42, 41]
     assert np.isnan(lay[0, 50, 81, 0])

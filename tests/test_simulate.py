@@ -104,8 +104,12 @@ def test_bad_input():
     "args, message",
     [
         (["--strategy", "clever"], "unknown strategy"),
-        (["--strategy", "greedy", "--games", "0"], "--games must be positive"),
-        (["--strategy", "greedy", "--games", "-5"], "--games must be positive"),
+        (["--strategy", "greedy", "--games", "0"], "--games must be between 1 and 10,000,000, got 0"),
+        (["--strategy", "greedy", "--games", "-5"], "--games must be between 1 and 10,000,000"),
+        (["--strategy", "greedy", "--games", "1000000000000"], "--games must be between 1 and 10,000,000, got 1,000,000,000,000"),
+        (["--strategy", "greedy", "--seed", "1234567890123456789012345678901"], "--seed must be between 0 and 4,294,967,295"),
+        (["--strategy", "greedy", "--seed", "-1"], "--seed must be between 0 and 4,294,967,295"),
+        (["--strategy", "greedy", "--chunk", "0"], "--chunk must be between 1 and"),
         (["--strategy", "greedy", "--rules", "nope"], "unknown Kniffel rules"),
         (["--strategy", "greedy", "--instant-other", "-1"], "bonuses must be >= 0"),
     ],
@@ -113,8 +117,8 @@ def test_bad_input():
 def test_cli_bad_input(args, message):
     out = runner.invoke(app, ["simulate", "kniffel", *args, "--no-files"])
     assert out.exit_code == 1
-    assert out.output.strip().splitlines()[-1].startswith("error: ")
-    assert message in out.output
+    assert out.stderr.startswith("error: ") and len(out.stderr.strip().splitlines()) == 1, out.output
+    assert message in out.stderr and "Traceback" not in out.output
 
 
 def test_cli_side_by_side(tmp_path):

@@ -12,12 +12,12 @@ from jaxsolve.core.compile import cache_size as compile_cache_size
 from jaxsolve import zehntausend as z
 from jaxsolve.errors import JaxsolveError
 
-SEED = z.PRESETS["seed"]
+PETER = z.PRESETS["peter-2013"]
 
 
 @pytest.fixture(scope="module")
 def sol():
-    return z.solve(SEED)
+    return z.solve(PETER)
 
 
 def counts(*faces):
@@ -25,7 +25,7 @@ def counts(*faces):
 
 
 def subsets(*faces):
-    v = z.usable_subsets(SEED, counts(*faces))
+    v = z.usable_subsets(PETER, counts(*faces))
     return {(tuple(v.faces(i)), int(v.points[i]), int(v.dice[i])) for i in range(len(v.points))}
 
 
@@ -33,7 +33,7 @@ def subsets(*faces):
 
 
 def test_exact_delta6_and_bust_probability():
-    t = z.build_tables(SEED)
+    t = z.build_tables(PETER)
     assert t.delta(6) == Fraction(237875, 648)
     assert t.bust_probability(6) == Fraction(5, 162)
     assert t.stop_point(6) == Fraction(47575, 4)
@@ -62,14 +62,14 @@ def test_exact_delta6_and_bust_probability():
     ],
 )
 def test_write_points(faces, points):
-    assert z.write_points(SEED, counts(*faces)) == points
+    assert z.write_points(PETER, counts(*faces)) == points
 
 
 def test_rule_variants_change_scores():
-    assert z.write_points(SEED.replace(straight=1500), counts(1, 2, 3, 4, 5, 6)) == 1500
-    assert z.write_points(SEED.replace(straight=0), counts(1, 2, 3, 4, 5, 6)) == 150
-    assert z.write_points(SEED.replace(six_of_a_kind=0), counts(2, 2, 2, 2, 2, 2)) == 1600
-    assert z.write_points(SEED.replace(six_of_a_kind=0), counts(1, 1, 1, 1, 1, 1)) == 8000
+    assert z.write_points(PETER.replace(straight=1500), counts(1, 2, 3, 4, 5, 6)) == 1500
+    assert z.write_points(PETER.replace(straight=0), counts(1, 2, 3, 4, 5, 6)) == 150
+    assert z.write_points(PETER.replace(six_of_a_kind=0), counts(2, 2, 2, 2, 2, 2)) == 1600
+    assert z.write_points(PETER.replace(six_of_a_kind=0), counts(1, 1, 1, 1, 1, 1)) == 8000
     assert z.write_points(z.PRESETS["three-pairs"], counts(2, 2, 3, 3, 4, 4)) == 1500
     assert z.write_points(z.PRESETS["three-pairs"], counts(1, 1, 5, 5, 6, 6)) == 1500
 
@@ -96,7 +96,7 @@ def test_pseudo_one_never_joins_real_ones():
 
 def test_two_pseudo_ones_only_with_any():
     one = subsets(5, 5, 5, 5)
-    v = z.usable_subsets(SEED.replace(two_fives="any"), counts(5, 5, 5, 5))
+    v = z.usable_subsets(PETER.replace(two_fives="any"), counts(5, 5, 5, 5))
     assert not any(f.count("1*") > 1 for f, _, _ in one)
     assert ("1*", "1*") in {tuple(v.faces(i)) for i in range(len(v.points))}
 
@@ -130,14 +130,14 @@ def test_p6_is_self_consistent(sol):
 
 def test_moving_the_closed_form_up_changes_nothing(sol):
     """Solving the levels between p6 and p6 + 3000 by recursion reproduces the closed form there."""
-    higher = z.solve(SEED, top_level=sol.top_level + 60)
+    higher = z.solve(PETER, top_level=sol.top_level + 60)
     common = min(higher.E.shape[0], sol.E.shape[0])
     np.testing.assert_allclose(higher.E[:common], sol.E[:common], rtol=1e-13, atol=1e-9)
 
 
 def test_stopping_too_early_is_worse(sol):
     """Footnote 6: with the closed form (stop after one throw) from below p6, E(0, 6) drops."""
-    lower = z.solve(SEED, top_level=sol.top_level - 1)
+    lower = z.solve(PETER, top_level=sol.top_level - 1)
     assert lower.turn_value < sol.turn_value - 1e-9
 
 
@@ -183,12 +183,12 @@ def test_one_die_beats_two_and_three_at_small_p_and_lines_cross(sol):
 
 
 def test_two_fives_one_and_any_give_the_same_values(sol):
-    np.testing.assert_array_equal(z.solve(SEED.replace(two_fives="any")).E, sol.E)
+    np.testing.assert_array_equal(z.solve(PETER.replace(two_fives="any")).E, sol.E)
     assert z.solve(z.PRESETS["no-two-fives"]).turn_value < sol.turn_value - 1
 
 
 def test_float32_is_close(sol):
-    low = z.solve(SEED, dtype=jnp.float32)
+    low = z.solve(PETER, dtype=jnp.float32)
     assert low.E.dtype == np.float32
     assert low.turn_value == pytest.approx(sol.turn_value, abs=2e-3)
 
@@ -225,7 +225,7 @@ def first_round_states(rules):
 
 @pytest.fixture(scope="module")
 def first_round():
-    return first_round_states(SEED)
+    return first_round_states(PETER)
 
 
 @pytest.mark.parametrize("n", [1, 2])
@@ -255,7 +255,7 @@ def test_four_to_six_dice_always_in_the_first_round(sol, first_round):
 
 def test_advise_lists_every_choice_best_first(sol):
     choices = z.advise(sol, 250, [1, 5, 5, 2, 2, 2])
-    assert len(choices) == 1 + len(z.usable_subsets(SEED, counts(1, 5, 5, 2, 2, 2)).points)
+    assert len(choices) == 1 + len(z.usable_subsets(PETER, counts(1, 5, 5, 2, 2, 2)).points)
     values = [c.value for c in choices]
     assert values == sorted(values, reverse=True)
     write = [c for c in choices if c.action == "write"]
@@ -292,13 +292,13 @@ def test_advise_matches_the_recursion(sol):
 
 def test_second_solve_reuses_the_compiled_scan(sol):
     before = compile_cache_size()
-    again = z.solve(SEED)
+    again = z.solve(PETER)
     assert compile_cache_size() == before and again.compile_seconds == 0.0
     np.testing.assert_array_equal(again.E, sol.E)
 
 
 def test_tables_shapes_and_set_asides_agree():
-    t = z.build_tables(SEED)
+    t = z.build_tables(PETER)
     assert t.row_n.shape == (923,) and t.v_real.shape[:2] == t.v_valid.shape
     np.testing.assert_array_equal(t.write, np.where(t.v_valid, t.v_points, 0).max(axis=1))
     assert ((t.v_real.sum(axis=2) + t.v_pseudo == t.v_dice) | ~t.v_valid).all()

@@ -29,7 +29,7 @@ def test_solve_prints_and_exports(table):
     assert summary["thresholds"] == {"1": 300, "2": 250, "3": 400, "4": 1050, "5": 3050, "6": 11900}
     assert summary["p6_exact"] == "47575/4" and summary["dtype"] == "float64"
     E, meta = export.load(out)
-    assert meta["game"] == "zehntausend" and meta["rules"]["name"] == "seed"
+    assert meta["game"] == "zehntausend" and meta["rules"]["name"] == "peter-2013"
     assert [a["name"] for a in meta["axes"]] == ["p", "n"]
     assert E.shape == (meta["axes"][0]["size"], 7)
     assert E[0, 6] == pytest.approx(527.2004, abs=1e-4)
@@ -39,7 +39,7 @@ def test_solve_prints_and_exports(table):
 def test_solve_text_output():
     result = runner.invoke(app, ["solve", "zehntausend", "--no-cache", "--two-fives", "off", "--straight", "1500"])
     assert result.exit_code == 0, result.output
-    assert "seed+custom" in result.stdout and "p6 = " in result.stdout and "E(0, 6) = " in result.stdout
+    assert "peter-2013+custom" in result.stdout and "p6 = " in result.stdout and "E(0, 6) = " in result.stdout
 
 
 def test_advise_lists_choices(table):
@@ -87,7 +87,7 @@ def test_advise_bad_input_is_one_line_error(args, message):
 @pytest.mark.parametrize(
     "args, message",
     [
-        (["--rules", "nope"], "unknown Zehntausend rules 'nope'; choose one of seed"),
+        (["--rules", "nope"], "unknown Zehntausend rules 'nope'; choose one of peter-2013"),
         (["--straight", "1234"], "straight must be a non-negative multiple of 50"),
         (["--three-pairs", "-50"], "three pairs must be a non-negative multiple of 50"),
         (["--out", "/nonexistent/dir/e.npy"], "output directory does not exist"),
@@ -100,10 +100,21 @@ def test_solve_bad_input_is_one_line_error(args, message):
     assert result.stderr.strip().startswith(f"error: {message}")
 
 
-def test_unknown_option_values_fail():
-    assert runner.invoke(app, ["solve", "zehntausend", "--two-fives", "both"]).exit_code == 2
-    assert runner.invoke(app, ["solve", "zehntausend", "--device", "tpu"]).exit_code == 2
-    assert runner.invoke(app, ["advise", "zehntausend", "--dice", "1"]).exit_code == 2
+@pytest.mark.parametrize(
+    ("args", "message"),
+    [
+        (["solve", "zehntausend", "--two-fives", "both"], "Invalid value for '--two-fives'"),
+        (["solve", "zehntausend", "--device", "tpu"], "Invalid value for '--device'"),
+        (["advise", "zehntausend", "--dice", "1"], "Missing option '--points'"),
+        (["plot", "zehntausend", "--p-max", "1000000000000"], "less than or equal to 1000000"),
+    ],
+)
+def test_usage_errors_are_one_line(args, message):
+    """typer's own checks (choices, ranges, missing options) end like every other error."""
+    result = runner.invoke(app, args)
+    assert result.exit_code == 1, result.output
+    assert result.stderr.startswith("error: ") and message in result.stderr, result.stderr
+    assert len(result.stderr.strip().splitlines()) == 1 and "Usage" not in result.output
 
 
 def test_plot_writes_png(tmp_path):

@@ -229,15 +229,17 @@ def tables_kniffel(
     """Regenerate the APL article's tables 1, 10, 21, 22 (kniffel-apl, float64) next to the printed figures."""
     from jaxsolve.kniffel import analysis
 
+    from jaxsolve import export
+
     if out.suffix != ".md":
         raise JaxsolveError(f"--out must end in .md, got {out}")
-    if not out.parent.exists():
-        raise JaxsolveError(f"output directory does not exist: {out.parent}")
+    export.check_writable(out, ".md")
+    export.check_writable(out.with_suffix(".json"), ".json")
     setup(device, True, cache_dir, no_cache)
     data = analysis.apl_tables()
     text = analysis.apl_tables_markdown(data)
-    out.write_text(text)
-    out.with_suffix(".json").write_text(json.dumps(data, indent=1, ensure_ascii=False) + "\n")
+    export.atomic_write_text(out, text)
+    export.atomic_write_text(out.with_suffix(".json"), json.dumps(data, indent=1, ensure_ascii=False) + "\n")
     if not quiet:
         typer.echo(text)
     typer.echo(f"wrote {out} and {out.with_suffix('.json')}")

@@ -2,7 +2,11 @@
 
 from __future__ import annotations
 
+import errno
 import functools
+import math
+import os
+import sys
 from enum import Enum
 from pathlib import Path
 from typing import Annotated, Optional
@@ -43,16 +47,54 @@ def fail(message: str) -> None:
 
 
 def handle_errors(fn):
-    """Turn a ``JaxsolveError`` into ``error: ...`` on stderr and exit status 1."""
+    """Turn a ``JaxsolveError`` (and a failed write, an exhausted memory) into one
+    ``error: ...`` line on stderr and exit status 1."""
 
     @functools.wraps(fn)
     def wrapper(*args, **kwargs):
         try:
-            return fn(*args, **kwargs)
+            result = fn(*args, **kwargs)
+            flush_stdout()
+            return result
         except JaxsolveError as exc:
             fail(str(exc))
+        except MemoryError:
+            fail("out of memory; try a smaller size")
+        except OSError as exc:
+            where = f" {exc.filename}" if getattr(exc, "filename", None) else ""
+            if exc.errno in (errno.ENOSPC, errno.EPIPE, errno.EBADF) and not where:
+                fail(f"cannot write the output: {exc.strerror or exc}")
+            fail(f"input/output error{where}: {exc.strerror or exc}")
 
     return wrapper
+
+
+def flush_stdout() -> None:
+    """Flush stdout now, so that a full disk or a closed pipe is one error line, not a traceback."""
+    try:
+        sys.stdout.flush()
+    except OSError as exc:
+        try:  # nothing more can be written there; keep the interpreter's final flush quiet
+            devnull = os.open(os.devnull, os.O_WRONLY)
+            os.dup2(devnull, sys.stdout.fileno())
+            os.close(devnull)
+        except (OSError, ValueError, AttributeError):
+            pass
+        fail(f"cannot write the output: {exc.strerror or exc}")
+
+
+def positive_finite(name: str, value: float | None) -> float | None:
+    """``value`` if it is a positive finite number (or None), else a clear error."""
+    if value is not None and not (math.isfinite(value) and value > 0):
+        raise JaxsolveError(f"{name} must be a positive finite number, got {value}")
+    return value
+
+
+def limited(name: str, value: int, low: int, high: int) -> int:
+    """``value`` if ``low <= value <= high``, else an error that states the limits."""
+    if not low <= value <= high:
+        raise JaxsolveError(f"{name} must be between {low:,} and {high:,}, got {value:,}")
+    return value
 
 
 def setup(device: Device, x64: bool, cache_dir: Optional[Path] = None, no_cache: bool = False):

@@ -25,6 +25,27 @@ MemoryOpt = Annotated[Optional[int], typer.Option("--max-memory", min=1, help="M
 ChunkOpt = Annotated[int, typer.Option("--chunk", min=1, max=1 << 16, help="Most states per compiled batch.")]
 
 
+def check_sheet_state(rules, mask: int, upper: int, holds50: bool) -> None:
+    """Refuse an upper total or a Kniffel-box flag that no game reaches with these filled boxes."""
+    from jaxsolve.errors import JaxsolveError
+    from jaxsolve.kniffel.rules import BOX_NAMES, KNIFFEL_BOX
+
+    totals = {0}
+    for b in range(6):
+        if mask >> b & 1:
+            totals = {t + (b + 1) * c for t in totals for c in range(rules.dice + 1)}
+    if upper not in totals:
+        filled_upper = [BOX_NAMES[b] for b in range(6) if mask >> b & 1]
+        which = ", ".join(filled_upper) if filled_upper else "no upper box"
+        if totals == {0}:
+            raise JaxsolveError(f"upper total {upper} is impossible with no upper box filled: it must be 0")
+        raise JaxsolveError(f"upper total {upper} is impossible with {which} filled (at most {max(totals)}, and only sums of those boxes' scores)")
+    if holds50 and not mask >> KNIFFEL_BOX & 1:
+        raise JaxsolveError("--holds50 needs the kniffel box among the --filled boxes")
+    if mask == (1 << len(BOX_NAMES)) - 1:
+        raise JaxsolveError("every box is filled: the game is over")
+
+
 def _devices(n: int):
     return None if n == 0 else n
 
@@ -92,9 +113,7 @@ def distribution_kniffel(
         raise JaxsolveError("--at targets must be >= 0")
     name = the_rules.name + (f"-filled{mask}" if mask else "")
     if not no_write:
-        if out_dir.exists() and not out_dir.is_dir():
-            raise JaxsolveError(f"--out-dir is not a directory: {out_dir}")
-        out_dir.mkdir(parents=True, exist_ok=True)
+        export.check_output_dir(out_dir, create=True)
         export.check_writable(out_dir / f"{name}.npy")
     dev = setup(device, x64, cache_dir, no_cache)
     import jax
@@ -183,6 +202,7 @@ def advise_target_kniffel(
 
     the_rules = build_rules(rules, rolls, joker, extra_bonus)
     mask = _mask(filled)
+    check_sheet_state(the_rules, mask, upper, holds50)
     dev = setup(device, True, cache_dir, no_cache)
     if len(dice) != the_rules.dice:
         from jaxsolve.errors import JaxsolveError

@@ -20,6 +20,7 @@ from jaxsolve.cli.common import (
     advise_app,
     handle_errors,
     plot_app,
+    positive_finite,
     setup,
     solve_app,
     tables_app,
@@ -52,43 +53,6 @@ def _solve(the_rules, device, x64, cache_dir, no_cache, tol=None, max_iter=10_00
     return pig.solve(the_rules, tol=tol, max_iter=max_iter, device=dev)
 
 
-def _export(out: Path, sol, f) -> Path:
-    """Values and policy in the seed's layout ``[TS, MSP, MAP, TSP]``, two files with sidecars."""
-    import numpy as np
-
-    from jaxsolve import export, pig
-
-    rules = sol.rules
-    n_t, n_m, _, n_n = rules.shape
-    axes = [
-        {"name": "TS", "size": n_t, "meaning": "1 if the other player started (last-turn rule), else always 0"},
-        {"name": "MSP", "size": n_m, "meaning": "my banked score 0..MSP"},
-        {"name": "MAP", "size": rules.top + 1, "meaning": "my turn total; MSP + MAP <= bound"},
-        {"name": "TSP", "size": n_n, "meaning": "their banked score"},
-    ]
-    common = {
-        "game": "pig-family",
-        "rules": rules.to_dict(),
-        "axes": axes,
-        "view": "the player to decide",
-        "reduction": "states with MSP and TSP both >= goal are stored lowered by min(MSP, TSP) - goal; "
-        "every other state with MSP > goal is over, so MSP stops at the goal",
-        "game_value": sol.game_value,
-        "iterations": sol.iterations,
-        "residual": sol.residual,
-        "tol": sol.tol,
-        "dtype": sol.dtype,
-        "device": sol.device,
-    }
-    values = pig.seed_layout(rules, f.value, np.nan)
-    policy = pig.seed_layout(rules, f.policy, pig.NONE)
-    policy_path = out.with_name(out.stem + "-policy.npy")
-    export.check_writable(policy_path)
-    export.save(out, values, {**common, "content": "win probability of the player to decide", "impossible": "NaN"})
-    export.save(policy_path, policy, {**common, "content": "optimal decision", "encoding": {"1": "roll", "0": "stop", "-1": "no decision (game over / no such state)"}})
-    return policy_path
-
-
 @solve_app.command("raab")
 @handle_errors
 def solve_raab(
@@ -114,14 +78,15 @@ def solve_raab(
     both in the layout [TS, MSP, MAP, TSP] with a .json sidecar each."""
     from jaxsolve import export, pig
 
+    positive_finite("--tol", tol)
     the_rules = build_rules(rules, goal, sides, bust, last_turn, bound)
     if out is not None:
         export.check_writable(out)
-        export.check_writable(out.with_name(out.stem + "-policy.npy"))
+        export.check_writable(pig.policy_path(out))
     sol = _solve(the_rules, device, x64, cache_dir, no_cache, tol, max_iter)
     policy_path = None
     if out is not None:
-        policy_path = _export(out, sol, pig.full(sol))
+        policy_path = pig.save_export(out, sol)[1]
     summary = {
         "rules": the_rules.to_dict(),
         "game_value": sol.game_value,
@@ -205,13 +170,11 @@ def plot_raab(
     no_cache: NoCacheOpt = False,
 ):
     """Heatmaps of the turn total at which to stop, over both banked scores, one per TS."""
-    from jaxsolve import pig
-    from jaxsolve.errors import JaxsolveError
+    from jaxsolve import export, pig
     from jaxsolve.pig_plot import stop_heatmaps
 
     the_rules = build_rules(rules, goal, sides, bust, last_turn, bound)
-    if not out_dir.is_dir():
-        raise JaxsolveError(f"output directory does not exist: {out_dir}")
+    export.check_output_dir(out_dir)
     sol = _solve(the_rules, device, True, cache_dir, no_cache)
     for path in stop_heatmaps(pig.full(sol), out_dir, theirs_max):
         typer.echo(f"wrote {path}")
@@ -233,12 +196,11 @@ def tables_raab(
     as_json: JsonOpt = False,
 ):
     """The seed's one-turn tables: distribution after R rolls, P_SUM(S), the 'roll twice' bound."""
-    from jaxsolve import pig
-    from jaxsolve.errors import JaxsolveError
+    from jaxsolve import export, pig
 
     the_rules = build_rules(rules, goal, sides, bust, last_turn, bound)
-    if out_dir is not None and not out_dir.is_dir():
-        raise JaxsolveError(f"output directory does not exist: {out_dir}")
+    if out_dir is not None:
+        export.check_output_dir(out_dir)
     setup(Device.cpu, True, None, True)
     dist = pig.turn_distribution(the_rules, rolls)
     p, p_sum = pig.reach_table(the_rules, 200)
@@ -255,9 +217,9 @@ def tables_raab(
     }
     claim_data = pig.check_claims(the_rules) if claims else None
     if out_dir is not None:
-        (out_dir / "tables.json").write_text(json.dumps(data, indent=1) + "\n")
+        export.atomic_write_text(out_dir / "tables.json", json.dumps(data, indent=1) + "\n")
         if claim_data:
-            (out_dir / "claims.json").write_text(json.dumps(claim_data, indent=1) + "\n")
+            export.atomic_write_text(out_dir / "claims.json", json.dumps(claim_data, indent=1) + "\n")
     if as_json:
         typer.echo(json.dumps({**data, "claims": claim_data}))
         return

@@ -9,11 +9,13 @@ from typing import Annotated, Optional
 
 import typer
 
-from jaxsolve.cli.common import CacheOpt, Device, DeviceOpt, JsonOpt, NoCacheOpt, QuietOpt, handle_errors, setup, simulate_app
+from jaxsolve.cli.common import CacheOpt, Device, DeviceOpt, JsonOpt, NoCacheOpt, QuietOpt, handle_errors, limited, setup, simulate_app
 from jaxsolve.errors import JaxsolveError
 from jaxsolve.kniffel.rules import PRESETS
 
 DEFAULT_DIR = Path("results/simulate")
+MAX_GAMES = 10_000_000  # all games of a strategy are played side by side, in memory at once
+MAX_SEED = 2**32 - 1
 
 
 def parse_strategies(text: str) -> list[str]:
@@ -113,14 +115,16 @@ def simulate_kniffel(
     from jaxsolve.kniffel import simulate, strategies
     from jaxsolve.kniffel.rules import get_rules
 
+    from jaxsolve import export
     from jaxsolve.kniffel import heuristic
 
     names = parse_strategies(strategy)
     heuristic.check_reading(heuristic_reading)
-    if games <= 0:
-        raise JaxsolveError(f"--games must be positive, got {games}")
-    if chunk <= 0:
-        raise JaxsolveError(f"--chunk must be positive, got {chunk}")
+    limited("--games", games, 1, MAX_GAMES)
+    limited("--seed", seed, 0, MAX_SEED)
+    limited("--chunk", chunk, 1, 1 << 20)
+    if not no_files:
+        export.check_output_dir(out_dir, create=True)
     the_rules = get_rules(rules).replace(instant_kniffel=instant_kniffel, instant_other=instant_other)
     dev = setup(device, False, cache_dir, no_cache)
 
@@ -143,9 +147,8 @@ def simulate_kniffel(
         stem = f"kniffel_{the_rules.name}_{'-'.join(names).replace(':', '_')}{tag}_{games}_seed{seed}"
         json_path, png_path = out_dir / f"{stem}.json", out_dir / f"{stem}.png"
         try:
-            out_dir.mkdir(parents=True, exist_ok=True)
             payload = {"rules": the_rules.to_dict(), "games": games, "seed": seed, "device": str(dev), "strategies": summaries}
-            json_path.write_text(json.dumps(payload, indent=1))
+            export.atomic_write_text(json_path, json.dumps(payload, indent=1))
             plot_histogram(results, png_path)
         except OSError as exc:
             raise JaxsolveError(f"cannot write to {out_dir}: {exc.strerror}") from None

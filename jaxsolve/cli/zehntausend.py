@@ -27,6 +27,7 @@ from jaxsolve.cli.common import (
 from jaxsolve.zehntausend import PRESETS
 
 DEFAULT_FIGURE = Path("results") / "zehntausend" / "delta_e.png"
+P_MAX_LIMIT = 1_000_000  # 20,000 grid points on the figure's p axis
 
 
 class TwoFives(str, Enum):
@@ -60,7 +61,7 @@ def _solve(the_rules, device: Device, x64: bool, cache_dir, no_cache):
 @solve_app.command("zehntausend")
 @handle_errors
 def solve_zehntausend(
-    rules: RulesOpt = "seed",
+    rules: RulesOpt = "peter-2013",
     straight: StraightOpt = None,
     six_of_a_kind: SixKindOpt = None,
     three_pairs: ThreePairsOpt = None,
@@ -135,7 +136,7 @@ def advise_zehntausend(
     points: Annotated[int, typer.Option("--points", "-p", help="Turn points already set aside (multiple of 50).")],
     dice: Annotated[str, typer.Option("--dice", "-d", help="The throw: --dice 1 5 5 2 2 2, --dice 155222 or --dice 1,5,5,2,2,2.")],
     more_dice: Annotated[Optional[List[str]], typer.Argument(help="The other dice of the throw.", show_default=False)] = None,
-    rules: RulesOpt = "seed",
+    rules: RulesOpt = "peter-2013",
     straight: StraightOpt = None,
     six_of_a_kind: SixKindOpt = None,
     three_pairs: ThreePairsOpt = None,
@@ -178,12 +179,12 @@ def advise_zehntausend(
 @handle_errors
 def plot_zehntausend(
     out: Annotated[Path, typer.Option("--out", "-o", help="PNG file to write.")] = DEFAULT_FIGURE,
-    rules: RulesOpt = "seed",
+    rules: RulesOpt = "peter-2013",
     straight: StraightOpt = None,
     six_of_a_kind: SixKindOpt = None,
     three_pairs: ThreePairsOpt = None,
     two_fives: TwoFivesOpt = None,
-    p_max: Annotated[Optional[int], typer.Option("--p-max", min=100, help="Right end of the p axis (default 1.3 p6).")] = None,
+    p_max: Annotated[Optional[int], typer.Option("--p-max", min=100, max=P_MAX_LIMIT, help=f"Right end of the p axis (default 1.3 p6; at most {P_MAX_LIMIT:,}).")] = None,
     device: DeviceOpt = Device.auto,
     x64: X64DefaultOpt = True,
     quiet: QuietOpt = False,

@@ -1,14 +1,16 @@
-"""Kniffel value tensors as ``.npy`` exports, and reading them back."""
+"""Kniffel value tensors as ``.npy`` exports, and reading them back with every check."""
 
 from __future__ import annotations
 
+import functools
 import os
 
 import numpy as np
 
 from jaxsolve import export
 from jaxsolve.errors import JaxsolveError
-from jaxsolve.kniffel.rules import KniffelRules
+from jaxsolve.kniffel import tables
+from jaxsolve.kniffel.rules import OBJECTIVES, KniffelRules
 from jaxsolve.kniffel.solver import Solution
 
 
@@ -46,11 +48,36 @@ def save_solution(path: str | os.PathLike, sol: Solution) -> None:
     export.save(path, sol.values, metadata(sol))
 
 
+@functools.lru_cache(maxsize=8)
+def reachable_mask(rules: KniffelRules) -> np.ndarray:
+    """``[2**boxes, cap + 1, 2]`` bool: the states a solve gives a value (reachable ones, and
+    every slot of the full sheet, which is worth 0); all others are NaN in a solution."""
+    mask = np.zeros(tables.state_shape(rules), bool)
+    for layer in range(rules.num_boxes):
+        f, u, h = tables.layer_states(rules, layer)
+        mask[f, u, h] = True
+    mask[rules.full_mask] = True
+    mask.setflags(write=False)
+    return mask
+
+
 def load_solution(path: str | os.PathLike) -> Solution:
-    """Read a Kniffel export back as a ``Solution`` (``.value(filled, upper, holds50)``)."""
-    values, meta = export.load(path)
-    if meta.get("game") != "kniffel":
-        raise JaxsolveError(f"{path} holds a {meta.get('game')!r} export, not kniffel")
-    rules = KniffelRules.from_dict(meta["rules"])
-    sol = Solution(rules, meta["objective"], np.asarray(values), meta.get("solve_seconds", 0.0), meta.get("compile_seconds", 0.0), meta.get("device", ""))
-    return sol
+    """Read a Kniffel export back as a ``Solution`` (``.value(filled, upper, holds50)``).
+
+    Checks (``jaxsolve.export``): the sidecar and the array agree (size, SHA-256, shape,
+    dtype), the sidecar is a Kniffel value table with valid rules and objective, the array's
+    shape is the rules' state shape, its dtype float32 or float64, NaN exactly at the
+    unreachable states, finite and >= 0 everywhere else. Any failure is a ``JaxsolveError``.
+    """
+    values, meta = export.load(path, game="kniffel")
+    rules = export.rules_from(path, meta, KniffelRules)
+    objective = meta.get("objective")
+    if objective not in OBJECTIVES:
+        raise JaxsolveError(f"{export.sidecar_path(path)}: objective {objective!r} is not one of {', '.join(OBJECTIVES)}")
+    export.check_array(
+        path, values, shape=tables.state_shape(rules), dtypes=("float32", "float64"), defined=reachable_mask(rules), low=0.0, what=f"rules {rules.name}"
+    )
+    seconds = [meta.get(k, 0.0) for k in ("solve_seconds", "compile_seconds")]
+    seconds = [float(x) if isinstance(x, (int, float)) and not isinstance(x, bool) else 0.0 for x in seconds]
+    device = meta.get("device", "")
+    return Solution(rules, objective, np.asarray(values), seconds[0], seconds[1], device if isinstance(device, str) else "")

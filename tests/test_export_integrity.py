@@ -1,0 +1,492 @@
+"""Exports that cannot silently go out of step, and loaders that check what they load.
+
+Every failure must end in one ``error:`` line with exit status 1 (CLI) or a
+``JaxsolveError`` (API): no traceback, no half-written or mismatched export accepted, the old
+export intact where nothing of the new one was renamed into place yet.
+"""
+
+import json
+import os
+
+import numpy as np
+import pytest
+from typer.testing import CliRunner
+
+from jaxsolve import export, pig
+from jaxsolve import zehntausend as z
+from jaxsolve.cli import app
+from jaxsolve.errors import JaxsolveError
+from jaxsolve.kniffel import solver, store
+from jaxsolve.kniffel.rules import PRESETS, KniffelRules
+
+runner = CliRunner()
+SMALL = KniffelRules(dice=2, rolls=2, upper_threshold=5)
+
+
+def one_line_error(result, message):
+    assert result.exit_code == 1, result.output
+    assert result.stderr.startswith("error: "), result.output
+    assert len(result.stderr.strip().splitlines()) == 1, result.stderr
+    assert message in result.stderr, result.stderr
+    assert "Traceback" not in result.output
+
+
+def fail_on_replace(monkeypatch, call, exc=OSError(28, "No space left on device")):
+    """Make the ``call``-th ``os.replace`` fail (counting from 1), as a kill would cut it."""
+    real, count = os.replace, {"n": 0}
+
+    def replace(src, dst):
+        count["n"] += 1
+        if count["n"] == call:
+            raise exc
+        return real(src, dst)
+
+    monkeypatch.setattr(os, "replace", replace)
+    return count
+
+
+def temps(directory):
+    return sorted(p.name for p in directory.iterdir() if p.name.endswith(".tmp"))
+
+
+@pytest.fixture(scope="module")
+def small():
+    return solver.solve(SMALL, chunk=256)
+
+
+@pytest.fixture(scope="module")
+def zsol():
+    return z.solve()
+
+
+# ----------------------------------------------------------------------------- out of step
+
+
+def test_sidecar_records_size_and_hash(tmp_path, small):
+    path = tmp_path / "small.npy"
+    store.save_solution(path, small)
+    meta = json.loads(path.with_suffix(".json").read_text())
+    data = path.read_bytes()
+    import hashlib
+
+    assert meta["format"] == export.FORMAT
+    assert meta["npy_bytes"] == len(data) and meta["sha256"] == hashlib.sha256(data).hexdigest()
+
+
+def test_kniffel_solve_killed_between_the_two_renames(tmp_path, monkeypatch):
+    """The issue's case: `solve kniffel --rules kniffel` over a `yahtzee` export, cut after the
+    .npy is renamed and before its sidecar is: the loaders refuse the pair."""
+    out = tmp_path / "k.npy"
+    first = runner.invoke(app, ["solve", "kniffel", "--rules", "yahtzee", "--quiet", "--out", str(out)])
+    assert first.exit_code == 0, first.output
+    old_sidecar = out.with_suffix(".json").read_text()
+    fail_on_replace(monkeypatch, 2, KeyboardInterrupt())
+    killed = runner.invoke(app, ["solve", "kniffel", "--rules", "kniffel", "--quiet", "--out", str(out)])
+    monkeypatch.undo()
+    assert killed.exit_code != 0
+    assert out.with_suffix(".json").read_text() == old_sidecar  # new values under the old sidecar
+    with pytest.raises(JaxsolveError, match="does not match its sidecar"):
+        store.load_solution(out)
+    result = runner.invoke(app, ["advise", "kniffel", "--values", str(out), "--dice", "11225"])
+    one_line_error(result, "out of step")
+    assert temps(tmp_path) == []
+
+
+def test_failure_before_any_rename_keeps_the_old_export(tmp_path, monkeypatch, small):
+    path = tmp_path / "small.npy"
+    store.save_solution(path, small)
+    before = path.read_bytes(), path.with_suffix(".json").read_bytes()
+    other = solver.Solution(SMALL.replace(extra_bonus=0), "score", small.values * 0.5)
+    fail_on_replace(monkeypatch, 1)
+    with pytest.raises(JaxsolveError, match="cannot write"):
+        store.save_solution(path, other)
+    monkeypatch.undo()
+    assert (path.read_bytes(), path.with_suffix(".json").read_bytes()) == before
+    np.testing.assert_array_equal(store.load_solution(path).values, small.values)
+    assert temps(tmp_path) == []
+
+
+def test_stale_temp_files_are_removed_by_the_next_write(tmp_path, small):
+    path = tmp_path / "small.npy"
+    dead = 2**22 + 12345  # above any default pid_max: no such process
+    stale = [tmp_path / f".small.npy.{dead}.abcd1234.tmp", tmp_path / ".small.json.q1w2e3r4.tmp"]
+    alive = tmp_path / f".small.npy.{os.getpid()}.zzzz.tmp"  # a write in progress (this process)
+    other = tmp_path / f".other.npy.{dead}.abcd.tmp"
+    for p in [*stale, alive, other]:
+        p.write_bytes(b"partial")
+    store.save_solution(path, small)
+    assert not any(p.exists() for p in stale)
+    assert alive.exists() and other.exists()
+
+
+@pytest.mark.parametrize("call", [1, 2, 3, 4])
+def test_raab_values_and_policy_cut_anywhere(tmp_path, monkeypatch, call):
+    out = tmp_path / "piglet.npy"
+    assert runner.invoke(app, ["solve", "raab", "--rules", "piglet", "--out", str(out), "--no-cache"]).exit_code == 0
+    old = pig.load_export(out)
+    fail_on_replace(monkeypatch, call)
+    result = runner.invoke(app, ["solve", "raab", "--rules", "piglet", "--goal", "3", "--out", str(out), "--no-cache"])
+    monkeypatch.undo()
+    one_line_error(result, "cannot write")
+    if call == 1:  # nothing renamed yet: the old export is intact
+        again = pig.load_export(out)
+        assert again.rules == old.rules
+        np.testing.assert_array_equal(again.values, old.values)
+    else:
+        with pytest.raises(JaxsolveError, match="out of step"):
+            pig.load_export(out)
+    assert temps(tmp_path) == []
+
+
+def test_zehntausend_cut_between_renames(tmp_path, monkeypatch, zsol):
+    out = tmp_path / "e.npy"
+    z.save_solution(out, zsol)
+    fail_on_replace(monkeypatch, 2)
+    with pytest.raises(JaxsolveError):
+        z.save_solution(out, z.solve(z.get_rules("doubling")))
+    monkeypatch.undo()
+    result = runner.invoke(app, ["advise", "zehntausend", "--points", "250", "--dice", "155222", "--table", str(out)])
+    one_line_error(result, "out of step")
+
+
+# ----------------------------------------------------------------------------- the loaders' checks
+
+
+def forge(path, array, meta, edit=None):
+    """An export with a correct hash but the given content, its sidecar then edited."""
+    export.save(path, array, meta)
+    if edit is not None:
+        side = path.with_suffix(".json")
+        side.write_text(edit(json.loads(side.read_text())))
+    return path
+
+
+def kniffel_meta(sol):
+    return store.metadata(sol)
+
+
+def drop(key):
+    return lambda meta: json.dumps({k: v for k, v in meta.items() if k != key})
+
+
+def with_rules(**changes):
+    return lambda meta: json.dumps({**meta, "rules": {**meta["rules"], **changes}})
+
+
+@pytest.mark.parametrize(
+    ("case", "message"),
+    [
+        ("wide table", "shape [8192, 10, 2] does not fit the rules"),
+        ("int8 zeros", "dtype int8"),
+        ("all NaN", "NaN at"),
+        ("values at unreachable states", "unreachable state(s), which must be NaN"),
+        ("infinity", "infinite values"),
+        ("negative", "below 0"),
+        ("no rules", "has no rules object"),
+        ("unknown rules key", "unknown rules field(s) 'wild'"),
+        ("missing rules key", "rules field(s) missing: joker"),
+        ("invalid rules", "invalid rules: unknown joker mode"),
+        ("rules of the wrong type", "invalid rules"),
+        ("sidecar is a list", "a JSON list, not an object"),
+        ("sidecar not JSON", "is not a JSON sidecar"),
+        ("old format", "older jaxsolve without a content hash"),
+        ("npz renamed npy", "a zip archive (.npz?)"),
+        ("empty file", "is empty"),
+        ("no sidecar", "has no metadata sidecar"),
+        ("other game", "holds a 'zehntausend' export, not kniffel"),
+        ("bad objective", "objective 'fun'"),
+        ("edited values", "does not match its sidecar"),
+    ],
+)
+def test_kniffel_loader_refuses(tmp_path, small, case, message):
+    path = tmp_path / "t.npy"
+    meta = kniffel_meta(small)
+    v = small.values
+    if case == "wide table":
+        forge(path, np.zeros((8192, 10, 2)), meta)
+    elif case == "int8 zeros":
+        forge(path, np.zeros(v.shape, np.int8), meta)
+    elif case == "all NaN":
+        forge(path, np.full(v.shape, np.nan), meta)
+    elif case == "values at unreachable states":
+        forge(path, np.nan_to_num(v), meta)
+    elif case == "infinity":
+        forge(path, np.where(np.isnan(v), v, np.inf), meta)
+    elif case == "negative":
+        forge(path, -v, meta)
+    elif case == "no rules":
+        forge(path, v, meta, drop("rules"))
+    elif case == "unknown rules key":
+        forge(path, v, meta, with_rules(wild=1))
+    elif case == "missing rules key":
+        forge(path, v, meta, lambda m: json.dumps({**m, "rules": {k: x for k, x in m["rules"].items() if k != "joker"}}))
+    elif case == "invalid rules":
+        forge(path, v, meta, with_rules(joker="wild"))
+    elif case == "rules of the wrong type":
+        forge(path, v, meta, with_rules(rolls="three"))
+    elif case == "sidecar is a list":
+        forge(path, v, meta, lambda m: "[1, 2]")
+    elif case == "sidecar not JSON":
+        forge(path, v, meta, lambda m: "{not json")
+    elif case == "old format":
+        forge(path, v, meta, lambda m: json.dumps({**m, "format": "jaxsolve-export/1"}))
+    elif case == "npz renamed npy":
+        forge(path, v, meta)
+        np.savez(tmp_path / "x.npz", values=v)
+        data = (tmp_path / "x.npz").read_bytes()
+        path.write_bytes(data)
+        import hashlib
+
+        side = json.loads(path.with_suffix(".json").read_text())
+        path.with_suffix(".json").write_text(json.dumps({**side, "npy_bytes": len(data), "sha256": hashlib.sha256(data).hexdigest()}))
+    elif case == "empty file":
+        forge(path, v, meta, lambda m: json.dumps({**m, "npy_bytes": 0, "sha256": "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855"}))
+        path.write_bytes(b"")
+    elif case == "no sidecar":
+        np.save(path, v)
+    elif case == "other game":
+        forge(path, v, {**meta, "game": "zehntausend"})
+    elif case == "bad objective":
+        forge(path, v, {**meta, "objective": "fun"})
+    elif case == "edited values":
+        forge(path, v, meta)
+        w = v.copy()
+        w[0, 0, 0] += 1
+        np.save(path, w)
+    with pytest.raises(JaxsolveError, match=None) as info:
+        store.load_solution(path)
+    assert message in str(info.value)
+    assert "\n" not in str(info.value)
+
+
+@pytest.mark.parametrize(
+    ("case", "message"),
+    [
+        ("wide table", "does not fit the rules"),
+        ("int8 zeros", "dtype int8"),
+        ("all NaN", "NaN at"),
+        ("sidecar is a list", "not an object"),
+        ("empty file", "is empty"),
+        ("npz", "no metadata sidecar"),
+    ],
+)
+def test_advise_kniffel_values_one_line_errors(tmp_path, case, message):
+    """--values with a broken table: one error line before any solve (the shape check needs
+    the real rules, so these use the yahtzee preset's metadata)."""
+    sol = solver.Solution(PRESETS["yahtzee"], "score", np.zeros((8192, 64, 2)))
+    meta = store.metadata(sol)
+    path = tmp_path / "y.npy"
+    if case == "wide table":
+        forge(path, np.zeros((8192, 10, 2)), meta)
+    elif case == "int8 zeros":
+        forge(path, np.zeros((8192, 64, 2), np.int8), meta)
+    elif case == "all NaN":
+        forge(path, np.full((8192, 64, 2), np.nan), meta)
+    elif case == "sidecar is a list":
+        forge(path, np.zeros(3), meta, lambda m: "[]")
+    elif case == "empty file":
+        forge(path, np.zeros(3), meta)
+        path.write_bytes(b"")
+    elif case == "npz":
+        path = tmp_path / "t.npy"
+        with open(path, "wb") as fh:
+            np.savez(fh, values=np.zeros(3))
+    result = runner.invoke(app, ["advise", "kniffel", "--values", str(path), "--dice", "11225", "--no-cache"])
+    one_line_error(result, message)
+
+
+@pytest.mark.parametrize(
+    ("edit", "message"),
+    [
+        (drop("top_level"), "has no valid top_level"),
+        (lambda m: json.dumps({**m, "top_level": 3}), "below the self-consistent bound"),
+        (lambda m: json.dumps({**m, "top_level": "238"}), "has no valid top_level"),
+        (drop("rules"), "has no rules object"),
+        (with_rules(straight=7), "invalid rules"),
+        (lambda m: json.dumps({**m, "game": "pig-family"}), "not zehntausend"),
+        (lambda m: json.dumps([m]), "not an object"),
+    ],
+)
+def test_zehntausend_table_refused(tmp_path, zsol, edit, message):
+    path = tmp_path / "e.npy"
+    forge(path, zsol.E, z.e_metadata(zsol), edit)
+    result = runner.invoke(app, ["advise", "zehntausend", "--points", "250", "--dice", "155222", "--table", str(path)])
+    one_line_error(result, message)
+
+
+@pytest.mark.parametrize(
+    ("array", "message"),
+    [
+        (lambda E: E[:100], "does not fit the rules"),
+        (lambda E: np.zeros(E.shape, np.int8), "dtype int8"),
+        (lambda E: np.full(E.shape, np.nan), "NaN at"),
+        (lambda E: E * 0.5, "E(p, 0) < p"),
+        (lambda E: E + np.r_[np.zeros(200), np.ones(E.shape[0] - 200)][:, None], "closed form"),
+    ],
+)
+def test_zehntausend_content_checks(tmp_path, zsol, array, message):
+    path = tmp_path / "e.npy"
+    forge(path, array(zsol.E), z.e_metadata(zsol))
+    with pytest.raises(JaxsolveError) as info:
+        z.load_solution(path)
+    assert message in str(info.value)
+
+
+def test_zehntausend_round_trip(tmp_path, zsol):
+    path = tmp_path / "e.npy"
+    z.save_solution(path, zsol)
+    back = z.load_solution(path)
+    np.testing.assert_array_equal(back.E, zsol.E)
+    assert back.rules == zsol.rules and back.top_level == zsol.top_level
+
+
+def test_pig_loader_checks(tmp_path):
+    sol = pig.solve(pig.get_rules("piglet"))
+    path = tmp_path / "p.npy"
+    pig.save_export(path, sol)
+    back = pig.load_export(path)
+    assert back.game_value == pytest.approx(4 / 7, abs=1e-12)
+    f = pig.full(sol)
+    values = pig.turn_total_layout(sol.rules, f.value, np.nan)
+    policy = pig.turn_total_layout(sol.rules, f.policy, pig.NONE)
+    meta = pig.export_metadata(sol)
+
+    def group(v, p, vmeta=meta, pmeta=meta):
+        export.save_group([(path, v, vmeta), (pig.policy_path(path), p, pmeta)])
+        with pytest.raises(JaxsolveError) as info:
+            pig.load_export(path)
+        return str(info.value)
+
+    assert "above 1.0" in group(values * 2, policy)
+    assert "dtype float64" in group(values, policy.astype(np.float64))
+    assert "NaN at" in group(np.full(values.shape, np.nan), policy)
+    assert "does not fit the rules" in group(values[:, :1], policy[:, :1])
+    assert "name different rules" in group(values, policy, pmeta={**meta, "rules": {**meta["rules"], "name": "other"}})
+    # a values file from one export with the policy of another: each pair alone is intact
+    export.save(path, values, meta)
+    export.save(pig.policy_path(path), policy, meta)
+    with pytest.raises(JaxsolveError, match="does not name the other files"):
+        pig.load_export(path)
+
+
+# ----------------------------------------------------------------------------- output paths and limits
+
+
+@pytest.fixture
+def read_only_dir(tmp_path):
+    """A folder no new file can be created in (a chmod'ed one; as root, where chmod does not
+    bind, /proc)."""
+    if os.geteuid() != 0:
+        d = tmp_path / "ro"
+        d.mkdir()
+        d.chmod(0o555)
+        yield d
+        d.chmod(0o755)
+    elif os.path.isdir("/proc/self"):
+        yield __import__("pathlib").Path("/proc")
+    else:  # pragma: no cover
+        pytest.skip("no read-only folder available as root")
+
+
+def no_work(monkeypatch):
+    """Any solve, table or benchmark started after this fails the test: paths are checked first."""
+
+    def boom(*a, **k):
+        raise AssertionError("the work started before the output path was checked")
+
+    from jaxsolve import bench
+    from jaxsolve.kniffel import analysis, simulate
+
+    for mod, name in [(pig, "solve"), (z, "solve"), (solver, "solve"), (analysis, "apl_tables"), (bench, "run_bench"), (simulate, "simulate")]:
+        monkeypatch.setattr(mod, name, boom)
+
+
+@pytest.mark.parametrize(
+    "args",
+    [
+        ["plot", "raab", "--out-dir", "{ro}"],
+        ["tables", "raab", "--out-dir", "{ro}"],
+        ["tables", "kniffel", "--out", "{ro}/apl.md"],
+        ["bench", "--quick", "--out-dir", "{ro}"],
+        ["bench", "--quick", "--out-dir", "{ro}/new"],
+        ["distribution", "kniffel", "--out-dir", "{ro}"],
+        ["distribution", "kniffel", "--out-dir", "{ro}/new"],
+        ["simulate", "kniffel", "--out-dir", "{ro}"],
+        ["solve", "kniffel", "--out", "{ro}/k.npy"],
+        ["solve", "raab", "--out", "{ro}/r.npy"],
+        ["solve", "zehntausend", "--out", "{ro}/z.npy"],
+        ["plot", "zehntausend", "--out", "{ro}/z.png"],
+    ],
+    ids=lambda a: " ".join(a[:2]) + (" new" if a[-1].endswith("new") else ""),
+)
+def test_unwritable_output_refused_before_the_work(read_only_dir, monkeypatch, args):
+    no_work(monkeypatch)
+    result = runner.invoke(app, [a.replace("{ro}", str(read_only_dir)) for a in args])
+    assert result.exit_code == 1, result.output
+    assert result.stderr.startswith("error: ") and len(result.stderr.strip().splitlines()) == 1, result.output
+    assert "output directory" in result.stderr and "Traceback" not in result.output
+
+
+@pytest.mark.parametrize(
+    "args",
+    [
+        ["plot", "raab", "--out-dir", "{f}"],
+        ["tables", "raab", "--out-dir", "{f}/sub"],
+        ["tables", "kniffel", "--out", "{f}/apl.md"],
+        ["bench", "--quick", "--out-dir", "{f}/sub"],
+        ["distribution", "kniffel", "--out-dir", "{f}/sub"],
+        ["simulate", "kniffel", "--out-dir", "{f}/sub"],
+    ],
+    ids=lambda a: " ".join(a[:2]),
+)
+def test_output_under_a_file_refused_before_the_work(tmp_path, monkeypatch, args):
+    no_work(monkeypatch)
+    f = tmp_path / "file.txt"
+    f.write_text("x")
+    result = runner.invoke(app, [a.replace("{f}", str(f)) for a in args])
+    one_line_error(result, "")
+    assert f.read_text() == "x"
+
+
+@pytest.mark.skipif(not os.path.exists("/dev/full"), reason="needs /dev/full")
+def test_stdout_on_a_full_disk_is_one_error_line():
+    import subprocess
+    import sys
+
+    root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+    env = {**os.environ, "PYTHONPATH": root + os.pathsep + os.environ.get("PYTHONPATH", "")}
+    with open("/dev/full", "w") as full:
+        proc = subprocess.run(
+            [sys.executable, "-m", "jaxsolve", "solve", "zehntausend", "--json", "--no-cache"], stdout=full, stderr=subprocess.PIPE, text=True, env=env, timeout=300
+        )
+    assert proc.returncode == 1, proc.stderr
+    assert proc.stderr.strip().splitlines() == ["error: cannot write the output: No space left on device"]
+
+
+@pytest.mark.parametrize(
+    ("args", "message"),
+    [
+        (["advise", "kniffel", "--dice", "11225", "--top", "0"], "Invalid value for '--top'"),
+        (["solve", "kniffel", "--rolls", "0"], "Invalid value for '--rolls'"),
+        (["solve", "kniffel", "--extra-bonus", "-1"], "Invalid value for '--extra-bonus'"),
+        (["solve", "kniffel", "--chunk", "0"], "Invalid value for '--chunk'"),
+        (["distribution", "kniffel", "--chunk", "0"], "Invalid value for '--chunk'"),
+        (["solve", "kniffel", "--no-such-option"], "No such option: --no-such-option"),
+        (["solve", "kniffl"], "No such command 'kniffl'"),
+        (["advise-target", "kniffel", "1", "2", "3", "4", "5", "--target", "10", "--upper", "500"], "upper total 500 is impossible"),
+        (["advise-target", "kniffel", "1", "2", "3", "4", "5", "--target", "10", "--upper", "19", "--filled", "aces", "--filled", "twos"], "at most 15"),
+        (["advise-target", "kniffel", "1", "2", "3", "4", "5", "--target", "10", "--upper", "7", "--filled", "twos"], "only sums"),
+        (["advise-target", "kniffel", "1", "2", "3", "4", "5", "--target", "10", "--holds50"], "--holds50 needs the kniffel box"),
+    ],
+)
+def test_usage_and_state_errors_are_one_line(monkeypatch, args, message):
+    no_work(monkeypatch)
+    from jaxsolve.kniffel import target
+
+    monkeypatch.setattr(target, "solve_target", lambda *a, **k: (_ for _ in ()).throw(AssertionError("solved")))
+    one_line_error(runner.invoke(app, args), message)
+
+
+def test_help_still_works():
+    result = runner.invoke(app, ["solve", "kniffel", "--help"])
+    assert result.exit_code == 0 and "--rules" in result.stdout
