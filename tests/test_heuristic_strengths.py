@@ -20,7 +20,7 @@ runner = CliRunner()
 
 
 def _states(n, layer=5, seed=0):
-    lf, lu, lh = tables.layer_states(KNIFFEL.upper_threshold, layer)
+    lf, lu, lh = tables.layer_states(KNIFFEL, layer)
     pick = np.random.default_rng(seed).choice(len(lf), size=n, replace=False)
     return [jnp.asarray(a[pick], jnp.int32) for a in (lf, lu, lh)]
 
