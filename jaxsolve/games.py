@@ -35,7 +35,7 @@ class Game:
         reachable: ``reachable(rules) -> bool array`` of the value tensor's shape (NaN elsewhere),
             or None when every entry is a state.
         save, load: ``save(path, solution)``, ``load(path) -> solution`` (validated).
-        cli: the module that registers the game's commands.
+        cli: the modules that register the game's commands.
     """
 
     name: str
@@ -49,7 +49,7 @@ class Game:
     reachable: Callable[[Rules], np.ndarray] | None
     save: Callable[[Any, Any], Any] | None
     load: Callable[[Any], Any] | None
-    cli: str
+    cli: tuple[str, ...]
 
     def get_rules(self, name: str | None = None) -> Rules:
         return self.presets().get_rules(name or self.default)
@@ -79,7 +79,8 @@ def get_game(name: str) -> Game:
 def load_cli_modules() -> None:
     """Import every registered game's CLI module (each adds its commands to the groups)."""
     for game in games():
-        importlib.import_module(game.cli)
+        for module in game.cli:
+            importlib.import_module(module)
 
 
 
@@ -136,7 +137,7 @@ register(
         reachable=_kniffel_reachable,
         save=_kniffel_save,
         load=_kniffel_load,
-        cli="jaxsolve.cli.kniffel",
+        cli=("jaxsolve.cli.kniffel", "jaxsolve.cli.analysis", "jaxsolve.cli.distribution", "jaxsolve.cli.simulation"),
     )
 )
 
@@ -172,7 +173,7 @@ register(
         reachable=None,
         save=None,
         load=None,
-        cli="jaxsolve.cli.raab",
+        cli=("jaxsolve.cli.raab",),
     )
 )
 
@@ -214,6 +215,6 @@ register(
         reachable=None,
         save=_z_save,
         load=_z_load,
-        cli="jaxsolve.cli.zehntausend",
+        cli=("jaxsolve.cli.zehntausend",),
     )
 )

@@ -56,8 +56,11 @@ app.add_typer(plot_app, name="plot")
 app.add_typer(simulate_app, name="simulate")
 app.add_typer(tables_app, name="tables")
 
-# Each game's module registers its commands on the groups above.
-from jaxsolve.cli import analysis, bench, distribution, kniffel, raab, simulation, zehntausend  # noqa: E402,F401
+# Every registered game's CLI modules add their commands to the groups above.
+from jaxsolve import games as _games  # noqa: E402
+from jaxsolve.cli import bench  # noqa: E402,F401
+
+_games.load_cli_modules()
 
 
 def main() -> None:
