@@ -76,7 +76,7 @@ def test_raab_fixpoint_holds_for_one_roll_bellman(raab):
 def test_raab_start_value_and_symmetry_facts(raab):
     sol, _ = raab
     assert 0.0 < sol.game_value < 1.0
-    # Seed's forced decision (its PX check): the other player started, banked 52, we have 49:
+    # The source page's forced decision (its PX check): the other player started, banked 52, we have 49:
     # we must make >= 4 more, rolling on at ties, P_SUM(4).
     assert sol.start[1, 49, 52] == pytest.approx(0.73533950617284, abs=1e-11)
 

@@ -89,7 +89,7 @@ class ValueStrategy(Strategy):
 
 
 class HeuristicStrategy(Strategy):
-    """The seed's rating heuristic (``jaxsolve.kniffel.heuristic``)."""
+    """The rating heuristic of JaFuffy's "Berechnung der Bewertungen" (``jaxsolve.kniffel.heuristic``)."""
 
     name = "heuristic"
 
