@@ -6,7 +6,8 @@ and bank. A turn starts with a roll. With the *last-turn* rule (Schlag den Raab)
 player's reaching the goal gives the other one a last turn, and ties at or above the goal go
 on; without it (Pig) the first to bank the goal wins at once.
 
-State, from the view of the player to decide (the seed's ``TS/MSP/MAP/TSP``)::
+State, from the view of the player to decide (``TS/MSP/MAP/TSP`` as in "Würfeln bei Schlag den
+Raab", stefan-taube.de)::
 
     ts   [T]  1 if the other player started (T = 2 with the last-turn rule, else T = 1)
     msp  [M]  my banked score 0..M-1        (M = goal + 1 with the last-turn rule, else goal)
@@ -583,7 +584,7 @@ def advise(full_sol: FullSolution, mine: int, turn: int, theirs: int, they_start
 
 
 # ---------------------------------------------------------------------------------------------
-# One-turn tables of the seed ("Vorüberlegung A/B", "Zwischenüberlegung")
+# One-turn tables of "Würfeln bei Schlag den Raab" ("Vorüberlegung A/B", "Zwischenüberlegung")
 
 
 @functools.partial(jax.jit, static_argnames=("rolls", "width"))
@@ -651,7 +652,7 @@ def solitaire(rules: PigRules, horizon: int = 400) -> tuple[int, float, np.ndarr
 
 
 # ---------------------------------------------------------------------------------------------
-# Derived views: where to stop, and the seed's claims
+# Derived views: where to stop, and the source page's claims
 
 
 def stop_totals(f: FullSolution) -> np.ndarray:
@@ -668,7 +669,7 @@ def stop_totals(f: FullSolution) -> np.ndarray:
 
 
 def check_claims(rules: PigRules, extra: int = 40, device=None) -> dict:
-    """The seed's claims for a last-turn game: a lead of 80 suffices to stop, rolling on beats
+    """The claims of "Würfeln bei Schlag den Raab" for a last-turn game: a lead of 80 suffices to stop, rolling on beats
     stopping at a tie in the last turn, and the state bound does not change the result."""
     if not rules.last_turn:
         raise JaxsolveError("the claims concern the last-turn rule; pick a last-turn rule set")

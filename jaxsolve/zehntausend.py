@@ -1,6 +1,7 @@
 """Zehntausend (10,000): one turn, maximise the expected turn score E(p, n).
 
-The game (rules as values, seed 003 by default):
+The game (rules as values; by default those of D. Peter, "Optimale Strategie für das
+Würfelspiel Zehntausend", 2013, preset ``peter-2013``):
 
 * a throw ``w`` of ``n`` dice with no scoring die is a bust: the turn ends with 0 points;
 * otherwise the player writes (``p + W(w)``) or sets aside a usable subset ``u`` and throws
@@ -63,7 +64,7 @@ class ZehntausendRules(Rules):
         three_pairs: points for three pairs set aside together; 0 = three pairs score nothing.
         two_fives: the "two 5s as one pseudo-1" rule: a pair of 5s from one throw may be set
             aside as one die ``1*`` worth 100 (the other 5 goes back into the cup).
-            ``off``: no; ``one``: at most one ``1*`` per set-aside (the seed's rule);
+            ``off``: no; ``one``: at most one ``1*`` per set-aside (Peter 2013);
             ``any``: every pair of 5s may become a ``1*``.
     """
 
@@ -457,7 +458,7 @@ def solve(
     """Solve ``E(p, n)`` for all multiples of 50 and ``n = 0..6``.
 
     Args:
-        rules: the rule set (default: the seed's).
+        rules: the rule set (default: ``peter-2013``).
         top_level: first grid level taken in closed form; default (and the only correct
             choice from below) ``ceil(max_n Delta_n / P0_n / 50)``. A higher one checks
             self-consistency, a lower one gives a (wrong) truncated game.
@@ -622,7 +623,7 @@ def check_png_path(path):
 
 
 def plot_gain(solution: Solution, path, p_max: int | None = None, y_min: float = -300.0):
-    """The seed's figure 1: ``Delta E(p, n) = E(p, n) - p`` for n = 1..6 on a log p axis.
+    """Figure 1 of Peter (2013): ``Delta E(p, n) = E(p, n) - p`` for n = 1..6 on a log p axis.
 
     The dashed line is the n = 6 asymptote ``(1 - P0_6) p + Delta_6 - p``; dots mark ``p_n``.
     """

@@ -1,4 +1,4 @@
-"""Plain-Python reference for the seed's keep rules: dice as sorted face lists, recursion over
+"""Plain-Python reference for the keep rules of JaFuffy's "Berechnung der Bewertungen": dice as sorted face lists, recursion over
 the outcomes of the re-thrown dice (multisets with multinomial weights), no arrays."""
 
 from __future__ import annotations
@@ -38,7 +38,7 @@ def score(box: int, faces: tuple[int, ...]) -> int:
 
 
 def keeps(box: int, faces: tuple[int, ...], r: int) -> list[list[int]]:
-    """Alternative keeps (faces kept) of the box's rule; two when the seed says 'at random'."""
+    """Alternative keeps (faces kept) of the box's rule; two when the source says 'at random'."""
     c = Counter(faces)
     top = max(c.values())
     modal = sorted((f for f in c if c[f] == top), reverse=True) if top > 1 else []

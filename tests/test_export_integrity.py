@@ -74,7 +74,7 @@ def test_sidecar_records_size_and_hash(tmp_path, small):
 
 
 def test_kniffel_solve_killed_between_the_two_renames(tmp_path, monkeypatch):
-    """The issue's case: `solve kniffel --rules kniffel` over a `yahtzee` export, cut after the
+    """A rule change over an old export: `solve kniffel --rules kniffel` over a `yahtzee` export, cut after the
     .npy is renamed and before its sidecar is: the loaders refuse the pair."""
     out = tmp_path / "k.npy"
     first = runner.invoke(app, ["solve", "kniffel", "--rules", "yahtzee", "--quiet", "--out", str(out)])

@@ -20,7 +20,9 @@ from jaxsolve.kniffel.rules import BOX_NAMES, get_rules
 APL = get_rules("kniffel-apl")
 runner = CliRunner()
 
-# Article tables 1 and 10 (seed 004): (success %, expected points), table order.
+# M. Mitsos, "Analyse von Kniffel und Ermittlung der optimalen Spielstrategie ueber APL",
+# APL-Journal 28 (2009), issue 1/2. Tables 1 and 10: (success %, expected points), table order,
+# with the digits printed there.
 TABLE1 = [
     (59.81, 0.8333), (59.81, 1.6667), (59.81, 2.5000), (59.81, 3.3333), (59.81, 4.1667), (59.81, 5.0000),
     (21.30, 3.7269), (2.01, 0.3511), (3.86, 0.9645), (15.43, 4.6296), (3.09, 1.2346), (0.08, 0.0386), (100.00, 17.5000),
@@ -102,11 +104,13 @@ def test_single_box_tables(rolls, printed):
 
 def test_start_position_score(apl_score):
     opt = analysis.analyze_turn(APL, Position(), objective="score", sol=apl_score)
-    assert opt.game_value == pytest.approx(189.973320, abs=1e-6)
+    assert round(opt.game_value, 4) == 189.9733  # printed in table 22
+    assert opt.game_value == pytest.approx(189.973320, abs=1e-6)  # regression pin (our float64 value)
     assert round(opt.this_turn, 4) == 18.9584 and round(opt.rest, 4) == 171.0149
     assert round(opt.turn_value, 4) == 25.2669
     nothrow = analysis.analyze_turn(APL, Position(), objective="score", rolls=1, sol=apl_score)
-    assert nothrow.game_value == pytest.approx(185.753854, abs=1e-6)
+    assert round(nothrow.game_value, 4) == 185.7539  # printed in table 22
+    assert nothrow.game_value == pytest.approx(185.753854, abs=1e-6)  # regression pin (our float64 value)
     assert round(nothrow.this_turn, 4) == 12.7894 and round(nothrow.turn_value, 4) == 20.0598
     ew = analysis.analyze_turn(APL, Position(), dice=(1, 1, 2, 2, 5), rolls_left=1, objective="score", sol=apl_score)
     assert round(ew.turn_value, 4) == 21.1489 and round(ew.game_value, 4) == 187.0446 and round(ew.this_turn, 4) == 11.0
@@ -243,7 +247,7 @@ def test_cli_advise_text_and_values_export(tmp_path, apl_score):
     result = runner.invoke(app, ["advise", "kniffel", "--values", str(path), "--dice", "11225", "--top", "3", "--no-cache"])
     assert result.exit_code == 0, result.output
     lines = result.stdout.splitlines()
-    assert "value 187.044559 points" in lines[1]
+    assert "value 187.044559 points" in lines[1]  # regression pin; table 22 prints 187.0446
     assert lines[2].split()[:5] == ["keep", "1", "1", "2", "2,"] and len(lines) == 5
     bad = runner.invoke(app, ["advise", "kniffel", "--values", str(path), "--objective", "goals", "--dice", "11225"])
     assert bad.exit_code == 1 and "holds the score objective" in bad.stderr
@@ -301,3 +305,11 @@ def test_cli_tables_writes_files(tmp_path, apl_tables, monkeypatch):
     assert "≠" not in out.read_text().split("Cells:")[1]
     bad = runner.invoke(app, ["tables", "kniffel", "--out", str(tmp_path / "x.txt")])
     assert bad.exit_code == 1 and "must end in .md" in bad.stderr
+
+
+def test_tie_groups_found_from_the_values(apl_goals):
+    """Ties are read off the computed option values (within analysis.TIE_TOL), not declared."""
+    assert analysis.tie_groups(APL, "score", "turn") == (("three_kind", "four_kind", "chance"),)
+    assert analysis.tie_groups(APL, "goals", "turn") == (BOX_NAMES,)
+    # the goals objective is symmetric under face f <-> 7 - f where straights allow it
+    assert analysis.tie_groups(APL, "goals", "game") == (("aces", "sixes"), ("threes", "fours"))

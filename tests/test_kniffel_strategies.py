@@ -16,7 +16,7 @@ from jaxsolve.kniffel import heuristic, policy, solver, strategies, tables
 from jaxsolve.kniffel.position import parse_position
 from jaxsolve.kniffel.rules import BOX_NAMES, PRESETS, KniffelRules
 
-SEED_A = [
+PRINTED_A = [
     [F(3125, 7776), F(3125, 7776), F(625, 3888), F(125, 3888), F(25, 7776), F(1, 7776)],
     [F(32, 243), F(40, 81), F(295, 972), F(125, 1944), F(25, 3888), F(1, 3888)],
     [F(1, 32), F(125, 288), F(185, 432), F(125, 1296), F(25, 2592), F(1, 2592)],
@@ -24,7 +24,7 @@ SEED_A = [
     [F(1, 7776), F(515, 2592), F(2425, 3888), F(625, 3888), F(125, 7776), F(5, 7776)],
     [F(0), F(5, 54), F(25, 36), F(125, 648), F(25, 1296), F(1, 1296)],
 ]
-SEED_S = np.array([
+PRINTED_S = np.array([
     [0.06491, 0.23626, 0.34399, 0.25042, 0.09115, 0.01327],
     [0.00228, 0.11133, 0.37655, 0.34600, 0.14157, 0.02228],
     [0.00003, 0.04705, 0.35425, 0.39342, 0.17590, 0.02935],
@@ -35,20 +35,20 @@ SEED_S = np.array([
 KNIFFEL = PRESETS["kniffel"]
 
 
-def test_matrix_A_is_the_seeds():
-    assert [list(row) for row in heuristic.matrix_A()] == SEED_A
+def test_matrix_A_is_the_printed_one():
+    assert [list(row) for row in heuristic.matrix_A()] == PRINTED_A
 
 
-def test_matrix_S_rounds_to_the_seeds():
+def test_matrix_S_rounds_to_the_printed_one():
     s = np.asarray(heuristic.matrix_S(), dtype=float)
     assert np.allclose(s.sum(1), 1.0)
-    diff = np.abs(np.round(s, 5) - SEED_S)
-    # One printed entry (f=5, k=3) reads 0.44064 where the exact value is 0.4405986: the seed's
+    diff = np.abs(np.round(s, 5) - PRINTED_S)
+    # One printed entry (f=5, k=3) reads 0.44064 where the exact value is 0.4405986: the source's
     # own row then sums to 1.00004, so it is a misprint. S[2][5] = 0.0222748 is printed 0.02228
     # (rounded twice); every other entry is the exact value rounded to 5 digits.
     assert diff[4, 3] == pytest.approx(4e-5, abs=1e-9)
-    assert SEED_S[4].sum() == pytest.approx(1.00004, abs=1e-9)
-    assert s[1, 5] == pytest.approx(0.0222748, abs=1e-7) and SEED_S[1, 5] == 0.02228
+    assert PRINTED_S[4].sum() == pytest.approx(1.00004, abs=1e-9)
+    assert s[1, 5] == pytest.approx(0.0222748, abs=1e-7) and PRINTED_S[1, 5] == 0.02228
     diff[4, 3] = diff[1, 5] = 0
     assert diff.max() < 1e-9
 

@@ -35,10 +35,10 @@ def test_solve_piglet_json_and_export(tmp_path):
 def test_solve_raab_text():
     result = run("solve", "raab", "--quiet", *FAST)
     assert result.exit_code == 0, result.output
-    assert "start player wins with 0.4509232226" in result.stdout
+    assert "start player wins with 0.4509232226" in result.stdout  # regression pin, no published figure
 
 
-def test_advise_issue_example_json():
+def test_advise_example_position_json():
     result = run("advise", "raab", "--mine", "30", "--turn", "12", "--theirs", "41", "--they-started", "--json", *FAST)
     assert result.exit_code == 0, result.output
     adv = json.loads(result.stdout)

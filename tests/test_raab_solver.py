@@ -11,6 +11,9 @@ from jaxsolve.core.fixpoint import NotConvergedError
 from jaxsolve.errors import JaxsolveError
 from raab_reference import solve_reference
 
+# Regression pin: this program's float64 value of the Schlag den Raab duel (no published figure).
+RAAB_PIN = 0.450923222624
+
 
 @pytest.fixture(scope="module")
 def raab():
@@ -30,6 +33,8 @@ def test_piglet_exact():
 
 
 def test_pig_neller_presser():
+    # T. W. Neller and C. G. M. Presser, "Optimal Play of the Dice Game Pig", The UMAP Journal
+    # 25(1), 2004: the first player wins with probability 0.5306 (printed to four digits)
     sol = pig.solve(pig.PRESETS["pig"])
     assert sol.converged and sol.residual <= 1e-12
     assert round(sol.game_value, 4) == 0.5306
@@ -72,7 +77,7 @@ def test_raab_fixpoint_holds_for_one_roll_bellman(raab):
 def test_raab_start_value_and_symmetry_facts(raab):
     sol, _ = raab
     assert 0.0 < sol.game_value < 1.0
-    # Seed's forced decision (its PX check): the other player started, banked 52, we have 49:
+    # The source page's forced decision (its PX check): the other player started, banked 52, we have 49:
     # we must make >= 4 more, rolling on at ties, P_SUM(4).
     assert sol.start[1, 49, 52] == pytest.approx(0.73533950617284, abs=1e-11)
 
@@ -161,7 +166,7 @@ def test_second_solve_does_not_recompile(raab):
 def test_float32_runs_to_its_own_tolerance():
     sol = pig.solve(pig.PRESETS["raab"], dtype=jnp.float32)
     assert sol.dtype == "float32" and sol.tol == 1e-6 and sol.converged
-    assert abs(sol.game_value - 0.450923222624) < 1e-5
+    assert abs(sol.game_value - RAAB_PIN) < 1e-5
 
 
 def test_not_converged_is_an_error():

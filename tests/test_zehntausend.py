@@ -1,4 +1,4 @@
-"""Zehntausend: tables, the array solver against the seed's figures, its policy claims, the advisor."""
+"""Zehntausend: tables, the array solver against the figures of D. Peter (2013), its policy claims, the advisor."""
 
 from __future__ import annotations
 
@@ -75,7 +75,7 @@ def test_rule_variants_change_scores():
 
 
 def test_v_of_seed_example_4():
-    """V({2,2,2,5,5}) of the seed's eq. (4), with the points and dice each option uses."""
+    """V({2,2,2,5,5}) of Peter's eq. (4), with the points and dice each option uses."""
     assert subsets(2, 2, 2, 5, 5) == {
         (("2", "2", "2"), 200, 3),
         (("2", "2", "2", "5"), 250, 4),
@@ -110,7 +110,7 @@ def test_bad_rules_and_names():
         z.ZehntausendRules(straight=1234)
 
 
-# ----------------------------------------------------------------------------- solver vs the seed
+# ----------------------------------------------------------------------------- solver vs Peter (2013)
 
 
 def test_turn_value_and_thresholds(sol):
@@ -230,7 +230,7 @@ def first_round():
 
 @pytest.mark.parametrize("n", [1, 2])
 def test_one_or_two_dice_only_after_single_fives(sol, first_round, n):
-    """Seed: with 1 or 2 dice going on pays only after five or four single 5s set aside."""
+    """Peter (2013): with 1 or 2 dice going on pays only after five or four single 5s set aside."""
     states = [(p, hist) for p, m, hist in first_round if m == n]
     go_on = {(p, hist) for p, hist in states if sol.value(p, n) > p}
     only_fives = {(p, hist) for p, hist in states if all(set(group) == {"5"} and len(group) < 3 for group in hist)}

@@ -2,8 +2,8 @@
 
 Independent of ``jaxsolve.zehntausend`` and ``jaxsolve.dice``: throws come from
 ``itertools.product`` over faces, the usable subsets from an explicit rule-by-rule scorer, and
-the value from the recursion of the seed's eq. (6)/(10). The one shared assumption is the
-seed's boundary: from ``p >= p6`` (``p6 = Delta_6 / P0_6`` rounded up to 50, computed here with
+the value from the recursion of Peter's (2013) eq. (6)/(10). The one shared assumption is the
+paper's boundary: from ``p >= p6`` (``p6 = Delta_6 / P0_6`` rounded up to 50, computed here with
 exact fractions) writing beats throwing six again, ``E(p, 0) = p``; every other state recurses.
 """
 

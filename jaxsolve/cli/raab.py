@@ -191,11 +191,11 @@ def tables_raab(
     bound: BoundOpt = None,
     rolls: Annotated[int, typer.Option("--rolls", min=1, max=20, help="Tables of the one-turn distribution for R = 1..rolls.")] = 3,
     max_sum: Annotated[int, typer.Option("--max-sum", min=0, max=1000, help="P and P_SUM for S = 0..max-sum.")] = 81,
-    claims: Annotated[bool, typer.Option("--claims", help="Also solve the duel and check the seed's claims.")] = False,
+    claims: Annotated[bool, typer.Option("--claims", help="Also solve the duel and check the source page's claims.")] = False,
     out_dir: Annotated[Optional[Path], typer.Option("--out-dir", help="Also write tables.json (and claims.json) here.")] = None,
     as_json: JsonOpt = False,
 ):
-    """The seed's one-turn tables: distribution after R rolls, P_SUM(S), the 'roll twice' bound."""
+    """The one-turn tables of "Würfeln bei Schlag den Raab": distribution after R rolls, P_SUM(S), the 'roll twice' bound."""
     from jaxsolve import export, pig
 
     the_rules = build_rules(rules, goal, sides, bust, last_turn, bound)
@@ -227,7 +227,7 @@ def tables_raab(
         typer.echo(f"R = {r}\n   S  A           P")
         for row in data["rounds"][str(r)]:
             typer.echo(f"{row['S']:4d} {row['A']:2d}  {row['P']:.10f}")
-    typer.echo("\n   S             P         P_SUM   (200 rolls; the seed cuts to 8 digits)")
+    typer.echo("\n   S             P         P_SUM   (200 rolls; the source page cuts to 8 digits)")
     for row in data["reach_200_rolls"]:
         typer.echo(f"{row['S']:4d}  {row['P']:.10f}  {row['P_SUM']:.10f}")
     typer.echo(f"\nequal an opponent who rolls twice then stops: {data['equalize_roll_twice_bound']:.10f}")

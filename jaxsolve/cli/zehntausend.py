@@ -1,4 +1,4 @@
-"""Zehntausend commands: solve E(p, n), advise on a throw, plot the seed's figure 1."""
+"""Zehntausend commands: solve E(p, n), advise on a throw, plot figure 1 of D. Peter (2013)."""
 
 from __future__ import annotations
 

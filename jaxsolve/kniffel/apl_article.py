@@ -1,4 +1,6 @@
-"""Figures printed in the APL article (seed 004, tables 1, 10, 21, 22), for comparison only.
+"""Figures printed in the APL article, for comparison only: M. Mitsos, "Analyse von Kniffel und
+Ermittlung der optimalen Spielstrategie über APL", APL-Journal 28 (2009), issue 1/2; tables 1,
+10, 21, 22.
 
 Rows are in table order (``BOX_NAMES``); success probabilities in percent, expected values in
 points. Tables 21/22 analyse the start position with the first throw ``EW = 1 1 2 2 5`` (the
