@@ -31,7 +31,7 @@ from jaxsolve.kniffel import evaluate as evaluation_lib
 from jaxsolve.kniffel import solver, tables
 from jaxsolve.kniffel.position import Position, PositionError, check_rolls_left, format_dice, parse_dice
 from jaxsolve.kniffel import policy
-from jaxsolve.kniffel.rules import BOX_NAMES, KniffelRules, check_objective
+from jaxsolve.kniffel.rules import BOX_NAMES, NUM_BOXES, KniffelRules, check_objective
 
 SCOPES = ("game", "turn")
 def split_names(rules: KniffelRules) -> tuple[str, ...]:
