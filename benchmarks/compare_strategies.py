@@ -102,7 +102,8 @@ def main() -> None:
         f"JAX {info['jax']}, Python {info['python']}; {info['date']}. Policies in float32, optimal values in float64.",
         "",
         "`heuristic` = default reading (fresh-turn), strongest bot; `[chain]` = the chain reading of the start value's "
-        "bonus term; `:strong/:medium/:weak` = forecast noise SD 1/3/6 points (bot seed "
+        "bonus term; `:" + "/:".join(list(heuristic.STRENGTHS)[1:]) + "` = forecast noise SD "
+        + "/".join(f"{v:g}" for v in list(heuristic.STRENGTHS.values())[1:]) + " points (bot seed "
         f"{args.bot_seed}). Kniffel scored = share of games with 50 in the Kniffel box.",
         "",
         "| rules | strategy | games | mean | SE | SD | % of optimal value (SE) | P(>=200) | P(>=250) | P(>=300) | upper bonus | Kniffel scored | extra bonus |",

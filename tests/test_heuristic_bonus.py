@@ -113,3 +113,36 @@ def test_unknown_reading():
         heuristic.ratings(KNIFFEL, parse_position("", KNIFFEL), (1, 2, 3, 4, 5), 0, reading="both")
     with pytest.raises(JaxsolveError, match="unknown heuristic reading"):
         strategies.make("heuristic", KNIFFEL, reading="both")
+
+
+@pytest.mark.parametrize("rules_name", ["kniffel", "yahtzee"])
+def test_fresh_turn_gains_average_zero_over_the_first_throw(rules_name):
+    """Fresh-turn reading: every open box's gain after the first throw averages 0 over the
+    252 throws (start value = the same estimator over a fresh turn). The chain reading keeps
+    the lower boxes at 0 and leaves the upper boxes mostly below 0 (the penalty)."""
+    import jax.numpy as jnp
+
+    from jaxsolve.kniffel import tables
+
+    rules = PRESETS[rules_name]
+    rng = np.random.default_rng(1)
+    f, u, h = [], [], []
+    for layer in (0, 3, 7, 11):
+        lf, lu, lh = tables.layer_states(rules.upper_threshold, layer)
+        pick = rng.integers(0, len(lf), size=8)
+        f.append(lf[pick]), u.append(lu[pick]), h.append(lh[pick])
+    f, u, h = (jnp.asarray(np.concatenate(a)) for a in (f, u, h))
+    prob = tables.space(5).throw_prob
+    first = rules.rolls - 1
+    upper_chain = []
+    for reading in heuristic.READINGS:
+        gains, allowed, _ = heuristic.level_gains(f, u, h, rules, jnp.float64, reading)
+        for b in range(13):
+            ok = np.broadcast_to(np.asarray(allowed[first][b]), (252, len(f)))[0]
+            mean = prob @ np.asarray(gains[first][b])
+            if reading == "fresh-turn" or b >= 6:
+                assert np.allclose(mean[ok], 0, atol=1e-9), (reading, BOX_NAMES[b])
+            else:
+                upper_chain.append(mean[ok])
+    upper_chain = np.concatenate(upper_chain)
+    assert np.mean(upper_chain < -1e-9) > 0.5 and upper_chain.mean() < -1

@@ -112,11 +112,10 @@ def simulate_kniffel(
     as_json: JsonOpt = False,
 ):
     """Play many Kniffel/Yahtzee games with each strategy and compare the score distributions."""
-    from jaxsolve.kniffel import simulate, strategies
+    from jaxsolve.kniffel import heuristic, simulate, strategies
     from jaxsolve.kniffel.rules import get_rules
 
     from jaxsolve import export
-    from jaxsolve.kniffel import heuristic
 
     names = parse_strategies(strategy)
     heuristic.check_reading(heuristic_reading)
