@@ -128,7 +128,7 @@ def test_fresh_turn_gains_average_zero_over_the_first_throw(rules_name):
     rng = np.random.default_rng(1)
     f, u, h = [], [], []
     for layer in (0, 3, 7, 11):
-        lf, lu, lh = tables.layer_states(rules.upper_threshold, layer)
+        lf, lu, lh = tables.layer_states(rules, layer)
         pick = rng.integers(0, len(lf), size=8)
         f.append(lf[pick]), u.append(lu[pick]), h.append(lh[pick])
     f, u, h = (jnp.asarray(np.concatenate(a)) for a in (f, u, h))
