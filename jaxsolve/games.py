@@ -85,13 +85,21 @@ def load_cli_modules() -> None:
 
 
 
+def late(module: str, name: str) -> Callable:
+    """``module.name`` imported at the first call (the registry imports no game up front)."""
+
+    def call(*args, **kwargs):
+        return getattr(importlib.import_module(module), name)(*args, **kwargs)
+
+    call.__name__ = name
+    return call
+
+
+def _presets(module: str) -> Callable[[], Presets]:
+    return lambda: importlib.import_module(module).PRESETS
+
+
 # ----------------------------------------------------------------------------- registrations
-
-
-def _kniffel_presets():
-    from jaxsolve.kniffel.rules import PRESETS
-
-    return PRESETS
 
 
 def _kniffel_small():
@@ -106,115 +114,53 @@ def _kniffel_solve(rules, *, dtype=None, device=None):
     return solver.solve(rules, dtype=dtype, device=device, chunk=256 if rules.dice < 5 else 1024)
 
 
-def _kniffel_reachable(rules):
-    from jaxsolve.kniffel import store
-
-    return store.reachable_mask(rules)
-
-
-def _kniffel_save(path, sol):
-    from jaxsolve.kniffel import store
-
-    return store.save_solution(path, sol)
-
-
-def _kniffel_load(path):
-    from jaxsolve.kniffel import store
-
-    return store.load_solution(path)
-
-
 register(
     Game(
         name="kniffel",
         title="Kniffel / Yahtzee and other category games (score sheets as data)",
         core="layered",
-        presets=_kniffel_presets,
+        presets=_presets("jaxsolve.kniffel.rules"),
         default="yahtzee",
         small=_kniffel_small,
         solve=_kniffel_solve,
         values=lambda sol: sol.values,
-        reachable=_kniffel_reachable,
-        save=_kniffel_save,
-        load=_kniffel_load,
+        reachable=late("jaxsolve.kniffel.store", "reachable_mask"),
+        save=late("jaxsolve.kniffel.store", "save_solution"),
+        load=late("jaxsolve.kniffel.store", "load_solution"),
         cli=("jaxsolve.cli.kniffel", "jaxsolve.cli.analysis", "jaxsolve.cli.distribution", "jaxsolve.cli.simulation"),
     )
 )
-
-
-def _pig_presets():
-    from jaxsolve import pig
-
-    return pig.PRESETS
-
-
-def _pig_small():
-    from jaxsolve import pig
-
-    return pig.PRESETS["piglet"]
-
-
-def _pig_solve(rules, *, dtype=None, device=None):
-    from jaxsolve import pig
-
-    return pig.solve(rules, dtype=dtype, device=device)
-
 
 register(
     Game(
         name="raab",
         title="Schlag den Raab dice duel and the Pig family (win probabilities as a fixpoint)",
         core="fixpoint",
-        presets=_pig_presets,
+        presets=_presets("jaxsolve.pig"),
         default="raab",
-        small=_pig_small,
-        solve=_pig_solve,
+        small=lambda: _presets("jaxsolve.pig")()["piglet"],
+        solve=late("jaxsolve.pig", "solve"),
         values=lambda sol: sol.start,
         reachable=None,
-        save=None,
+        save=None,  # exports the whole-state layout (pig.save_export / load_export), not ``start``
         load=None,
         cli=("jaxsolve.cli.raab",),
     )
 )
-
-
-def _z_presets():
-    from jaxsolve import zehntausend
-
-    return zehntausend.PRESETS
-
-
-def _z_solve(rules, *, dtype=None, device=None):
-    from jaxsolve import zehntausend
-
-    return zehntausend.solve(rules, dtype=dtype, device=device)
-
-
-def _z_save(path, sol):
-    from jaxsolve import zehntausend
-
-    return zehntausend.save_solution(path, sol)
-
-
-def _z_load(path):
-    from jaxsolve import zehntausend
-
-    return zehntausend.load_solution(path)
-
 
 register(
     Game(
         name="zehntausend",
         title="Zehntausend: the optimal expected turn score E(p, n)",
         core="layered",
-        presets=_z_presets,
+        presets=_presets("jaxsolve.zehntausend"),
         default="peter-2013",
-        small=lambda: _z_presets()["no-two-fives"],
-        solve=_z_solve,
+        small=lambda: _presets("jaxsolve.zehntausend")()["no-two-fives"],
+        solve=late("jaxsolve.zehntausend", "solve"),
         values=lambda sol: sol.E,
         reachable=None,
-        save=_z_save,
-        load=_z_load,
+        save=late("jaxsolve.zehntausend", "save_solution"),
+        load=late("jaxsolve.zehntausend", "load_solution"),
         cli=("jaxsolve.cli.zehntausend",),
     )
 )
