@@ -60,10 +60,10 @@ def bench(name: str, device: str, repeats: int) -> dict:
     return {
         "rules": rules.to_dict(),
         "states": rules.num_states,
-        "turn_start_states": n_t * n_m * n_n,
+        "turn_start_states": int(sol.start.size),
         "game_value": value,
-        "iterations": int(out.iterations),
-        "residual": float(out.residual),
+        "iterations": sol.iterations,
+        "residual": sol.residual,
         "tol": 1e-12,
         "difference_to_tol_1e-14": abs(value - tight.game_value),
         "compile_seconds": compile_s,

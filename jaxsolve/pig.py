@@ -30,7 +30,6 @@ from __future__ import annotations
 
 import dataclasses
 import functools
-import time
 from dataclasses import dataclass
 from typing import NamedTuple
 

@@ -10,7 +10,6 @@ import numpy as np
 import pytest
 from typer.testing import CliRunner
 
-from jaxsolve import dice as dicelib
 from jaxsolve.cli import app
 from jaxsolve.errors import JaxsolveError
 from jaxsolve.kniffel import analysis, policy, solver, tables

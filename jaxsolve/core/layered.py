@@ -28,7 +28,6 @@ import time
 from typing import Any, Callable, Hashable, NamedTuple, Sequence
 
 import jax
-import jax.numpy as jnp
 import numpy as np
 from jax.sharding import Mesh, NamedSharding, PartitionSpec
 

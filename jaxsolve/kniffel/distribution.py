@@ -21,16 +21,13 @@ from __future__ import annotations
 
 import functools
 import math
-import time
 from dataclasses import dataclass, field
-from typing import Callable, Sequence
+from typing import Callable
 
 import jax
 import jax.numpy as jnp
 import numpy as np
-from jax.sharding import Mesh, NamedSharding, PartitionSpec
 
-from jaxsolve import dice
 from jaxsolve.errors import JaxsolveError
 from jaxsolve.core.layered import Layer, LayerSetup, make_mesh, plan_chunk, run_layers
 from jaxsolve.kniffel import policy, solver, tables
@@ -135,10 +132,6 @@ class LayerTables:
 
 
 # ----------------------------------------------------------------------------- devices
-
-
-def _place(mesh: Mesh, array, spec: PartitionSpec):
-    return jax.device_put(array, NamedSharding(mesh, spec))
 
 
 # ----------------------------------------------------------------------------- one turn

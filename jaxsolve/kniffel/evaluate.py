@@ -14,7 +14,6 @@ The first 16 channels sum to the state's value.
 
 from __future__ import annotations
 
-import functools
 from dataclasses import dataclass
 
 import jax

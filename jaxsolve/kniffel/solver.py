@@ -11,7 +11,6 @@ compilation serves the whole game.
 from __future__ import annotations
 
 import functools
-import time
 from dataclasses import dataclass, field
 from typing import Callable, NamedTuple
 

@@ -22,7 +22,6 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 
-from jaxsolve import dice
 from jaxsolve.errors import JaxsolveError
 from jaxsolve.kniffel import heuristic, policy, solver, tables
 from jaxsolve.kniffel.rules import KniffelRules
