@@ -1,0 +1,100 @@
+"""Warm solve times of this tree against an earlier commit, side by side on one machine.
+
+Each round runs one fresh process per tree (alternating, so both see the same machine load);
+a process solves once to compile and then times ``--repeats`` warm solves of: Yahtzee float32
+(the Kniffel value solve), Schlag den Raab and Pig float64 to 1e-12, Zehntausend float64.
+Compile time is excluded; the figures are the medians over all rounds.
+
+    python benchmarks/compare_commit.py e4e3cce --rounds 3   # writes results/bench/compare_<ref>.{md,json}
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import statistics
+import subprocess
+import sys
+import tempfile
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT / "benchmarks"))
+
+from machine import describe  # noqa: E402
+
+TIMER = r"""
+import json, sys, time
+import jax
+jax.config.update("jax_enable_x64", True)
+import jax.numpy as jnp
+from jaxsolve import pig, zehntausend
+from jaxsolve.kniffel import rules as kr, solver
+
+repeats = int(sys.argv[1])
+z_rules = zehntausend.PRESETS["peter-2013" if "peter-2013" in zehntausend.PRESETS else "seed"]
+cases = {
+    "kniffel yahtzee float32": lambda: solver.solve(kr.get_rules("yahtzee"), dtype=jnp.float32).solve_seconds,
+    "raab float64": lambda: pig.solve(pig.PRESETS["raab"], dtype=jnp.float64).solve_seconds,
+    "pig float64": lambda: pig.solve(pig.PRESETS["pig"], dtype=jnp.float64).solve_seconds,
+    "zehntausend float64": lambda: zehntausend.solve(z_rules, dtype=jnp.float64).solve_seconds,
+}
+out = {}
+for name, run in cases.items():
+    run()
+    out[name] = [run() for _ in range(repeats)]
+print(json.dumps(out))
+"""
+
+
+def run_tree(tree: Path, repeats: int) -> dict:
+    env = {"PYTHONPATH": str(tree), "JAX_PLATFORMS": "cpu", "PATH": "/usr/bin:/bin"}
+    proc = subprocess.run([sys.executable, "-c", TIMER, str(repeats)], capture_output=True, text=True, env=env, cwd=tree)
+    if proc.returncode:
+        raise SystemExit(f"timing failed in {tree}:\n{proc.stderr[-2000:]}")
+    return json.loads(proc.stdout.strip().splitlines()[-1])
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("ref", help="the earlier commit")
+    ap.add_argument("--rounds", type=int, default=3)
+    ap.add_argument("--repeats", type=int, default=3)
+    ap.add_argument("--out-dir", default=str(ROOT / "results" / "bench"))
+    args = ap.parse_args()
+    with tempfile.TemporaryDirectory() as tmp:
+        old = Path(tmp) / "old"
+        subprocess.run(["git", "-C", str(ROOT), "worktree", "add", "--detach", str(old), args.ref], check=True, capture_output=True)
+        try:
+            times = {"old": {}, "new": {}}
+            for _ in range(args.rounds):
+                for label, tree in (("old", old), ("new", ROOT)):
+                    for case, values in run_tree(tree, args.repeats).items():
+                        times[label].setdefault(case, []).extend(values)
+        finally:
+            subprocess.run(["git", "-C", str(ROOT), "worktree", "remove", "--force", str(old)], check=False)
+    rows = []
+    for case in times["new"]:
+        o, n = statistics.median(times["old"][case]), statistics.median(times["new"][case])
+        rows.append({"case": case, "old_median_s": o, "new_median_s": n, "new_over_old": n / o})
+    ref = args.ref[:12]
+    out = Path(args.out_dir)
+    out.mkdir(parents=True, exist_ok=True)
+    payload = {"ref": args.ref, "rounds": args.rounds, "repeats": args.repeats, "machine": describe(), "rows": rows, "times": times}
+    (out / f"compare_{ref}.json").write_text(json.dumps(payload, indent=1))
+    lines = [
+        f"# Warm solve times: this tree vs {ref}",
+        "",
+        f"Command: `python benchmarks/compare_commit.py {args.ref} --rounds {args.rounds} --repeats {args.repeats}`",
+        f"Machine: {describe()['cpu']}, {describe()['cpu_count']} cores, CPU only; medians over {args.rounds * args.repeats} warm solves, compile excluded.",
+        "",
+        "| case | old (s) | new (s) | new / old |",
+        "| --- | ---: | ---: | ---: |",
+    ]
+    lines += [f"| {r['case']} | {r['old_median_s']:.4f} | {r['new_median_s']:.4f} | {r['new_over_old']:.3f} |" for r in rows]
+    (out / f"compare_{ref}.md").write_text("\n".join(lines) + "\n")
+    print("\n".join(lines))
+
+
+if __name__ == "__main__":
+    main()
