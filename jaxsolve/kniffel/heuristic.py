@@ -399,35 +399,21 @@ def strength_sd(strength: str) -> float:
         raise JaxsolveError(f"unknown bot strength {strength!r}; choose one of {', '.join(STRENGTHS)}") from None
 
 
-def _mix32(x):
-    """A 32-bit integer hash (xor-shift-multiply, "lowbias32"), uint32 in and out."""
-    x = x ^ (x >> 16)
-    x = x * jnp.uint32(0x7FEB352D)
-    x = x ^ (x >> 15)
-    x = x * jnp.uint32(0x846CA68B)
-    return x ^ (x >> 16)
-
-
 def forecast_noise(filled, upper, holds50, rules: KniffelRules, sd: float, seed: int = 0):
     """``[rolls, 13, T, B]`` forecast errors: ``sd`` x standard normal, float32.
 
-    One draw per (state, re-throws left, box, throw): a 32-bit hash of (seed, state index,
-    position) gives two uniforms per pair of draws, Box-Muller turns them into normals. The
-    same bot (seed) meets the same situation with the same error, whatever the batch it is
-    evaluated in or the device.
+    Each state draws from its own key, ``fold_in(PRNGKey(seed), state index)``, so the same
+    bot (seed) meets the same situation with the same error, whatever the batch it is
+    evaluated in.
     """
     T = tables.space(DICE).num_throws
-    n = rules.rolls * NUM_BOXES * T
-    half = (n + 1) // 2
-    index = tables.state_index(filled, upper, holds50, rules).astype(jnp.uint32)
-    key = _mix32(index * jnp.uint32(0x9E3779B9) + _mix32(jnp.uint32(int(seed) & 0xFFFFFFFF)))
-    pos = _mix32(jnp.arange(2 * half, dtype=jnp.uint32) + jnp.uint32(0x632BE5AB))
-    bits = _mix32(key[None, :] ^ pos[:, None])
-    unit = ((bits >> 8).astype(jnp.float32) + 0.5) * jnp.float32(2.0**-24)
-    radius = jnp.sqrt(-2 * jnp.log(unit[:half]))
-    angle = jnp.float32(2 * np.pi) * unit[half:]
-    z = jnp.concatenate([radius * jnp.cos(angle), radius * jnp.sin(angle)])[:n]
-    return jnp.float32(sd) * z.reshape(rules.rolls, NUM_BOXES, T, -1)
+    base = jax.random.PRNGKey(int(seed) & 0xFFFFFFFF)
+    index = tables.state_index(filled, upper, holds50, rules)
+
+    def one(i):
+        return jax.random.normal(jax.random.fold_in(base, i), (rules.rolls, NUM_BOXES, T), jnp.float32)
+
+    return jnp.float32(sd) * jnp.moveaxis(jax.vmap(one)(index), 0, -1)
 
 
 def level_gains(filled, upper, holds50, rules: KniffelRules, dtype=jnp.float32, reading: str = DEFAULT_READING, noise_sd: float = 0.0, noise_seed: int = 0):
