@@ -12,7 +12,7 @@ distributions and the target objective differ only in the per-chunk ``step`` the
 * ``operands``: read-only arrays of the layer (tables of later layers, constants);
 * ``rows``: ``[chunk]`` position of each state within its layer (for per-layer outputs);
 * ``states``: ``[chunk]`` int32 components of the chunk's states (the last chunk of a layer is
-  padded by repeating its first state, so one compiled program serves every chunk).
+  padded by repeating the layer's first state, so one compiled program serves every chunk).
 
 The driver compiles ``step`` once per key and shapes through the shared compile cache (compile
 time is reported apart), places chunks on one device or shards them over a
@@ -84,11 +84,14 @@ def plan_chunk(per_state_bytes: int, fixed_bytes: int, max_memory: int | None, c
 
 
 def _chunks(states: tuple, chunk: int):
+    """``(rows, states)`` of each chunk: views of the layer padded once to a multiple of ``chunk``."""
     n = len(states[0])
-    for start in range(0, n, chunk):
-        idx = np.arange(start, start + chunk)
-        idx = np.where(idx < n, idx, start)
-        yield idx.astype(np.int32), tuple(np.asarray(a)[idx] for a in states)
+    pad = (-n) % chunk
+    rows = np.arange(n + pad, dtype=np.int32)
+    rows[n:] = 0
+    padded = [np.concatenate([np.asarray(a, np.int32), np.repeat(np.asarray(a[:1], np.int32), pad)]) for a in states]
+    for start in range(0, n + pad, chunk):
+        yield rows[start : start + chunk], tuple(a[start : start + chunk] for a in padded)
 
 
 def run_layers(
@@ -139,7 +142,7 @@ def run_layers(
         exe = None
         for rows, states in _chunks(layer.states, size):
             rows_d = jax.device_put(rows, batch)
-            states_d = tuple(jax.device_put(s.astype(np.int32), batch) for s in states)
+            states_d = tuple(jax.device_put(s, batch) for s in states)
             if exe is None:  # the carry keeps its shape within a layer: one look-up per layer
                 exe, seconds = compiled(
                     ("layered", key), step, abstract(carry), abstract(operands), abstract(rows_d), *(abstract(s) for s in states_d), **jit_options
