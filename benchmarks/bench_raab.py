@@ -23,8 +23,8 @@ COLD = """
 import time, jax
 t0 = time.perf_counter()
 jax.config.update("jax_enable_x64", True)
-from jaxsolve import pig
-sol = pig.solve(pig.PRESETS[{name!r}], device=jax.devices({device!r})[0])
+from jaxsolve import raab
+sol = raab.solve(raab.PRESETS[{name!r}], device=jax.devices({device!r})[0])
 print(time.perf_counter() - t0, sol.game_value)
 """
 
@@ -39,18 +39,18 @@ def bench(name: str, device: str, repeats: int) -> dict:
     import jax
     import jax.numpy as jnp
 
-    from jaxsolve import pig
+    from jaxsolve import raab
 
-    rules = pig.PRESETS[name]
+    rules = raab.PRESETS[name]
     dev = jax.devices(device)[0]
-    first = pig.solve(rules, tol=1e-12, device=dev, dtype=jnp.float64)
+    first = raab.solve(rules, tol=1e-12, device=dev, dtype=jnp.float64)
     compile_s, first_s = first.compile_seconds, first.solve_seconds
     warm = []
     for _ in range(repeats):
-        sol = pig.solve(rules, tol=1e-12, device=dev, dtype=jnp.float64)
+        sol = raab.solve(rules, tol=1e-12, device=dev, dtype=jnp.float64)
         warm.append(sol.solve_seconds)
     value = sol.game_value
-    tight = pig.solve(rules, tol=1e-14, device=dev)
+    tight = raab.solve(rules, tol=1e-14, device=dev)
     cold = []
     for _ in range(2):
         env = {**os.environ, "JAX_ENABLE_COMPILATION_CACHE": "false"}

@@ -28,15 +28,19 @@ import json, sys, time
 import jax
 jax.config.update("jax_enable_x64", True)
 import jax.numpy as jnp
-from jaxsolve import pig, zehntausend
+try:
+    from jaxsolve import raab
+except ImportError:  # commits before the module was named after the game
+    from jaxsolve import pig as raab
+from jaxsolve import zehntausend
 from jaxsolve.kniffel import rules as kr, solver
 
 repeats = int(sys.argv[1])
 z_rules = zehntausend.PRESETS["peter-2013" if "peter-2013" in zehntausend.PRESETS else "seed"]
 cases = {
     "kniffel yahtzee float32": lambda: solver.solve(kr.get_rules("yahtzee"), dtype=jnp.float32).solve_seconds,
-    "raab float64": lambda: pig.solve(pig.PRESETS["raab"], dtype=jnp.float64).solve_seconds,
-    "pig float64": lambda: pig.solve(pig.PRESETS["pig"], dtype=jnp.float64).solve_seconds,
+    "raab float64": lambda: raab.solve(raab.PRESETS["raab"], dtype=jnp.float64).solve_seconds,
+    "pig float64": lambda: raab.solve(raab.PRESETS["pig"], dtype=jnp.float64).solve_seconds,
     "zehntausend float64": lambda: zehntausend.solve(z_rules, dtype=jnp.float64).solve_seconds,
 }
 out = {}

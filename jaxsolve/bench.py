@@ -88,15 +88,15 @@ def cases(quick: bool = False, backends=None) -> list[Case]:
                 return float(np.asarray(sol.E).ravel()[0]) if hasattr(sol, "E") else 0.0, getattr(sol, "compile_seconds", None)
             out.append(Case("zehntausend", "peter-2013", backend, dt, 1, run))
             try:
-                from jaxsolve import pig
+                from jaxsolve import raab
             except ImportError:
                 continue
             for name in ("piglet",) if quick else ("raab", "pig"):
-                if name not in pig.PRESETS:
+                if name not in raab.PRESETS:
                     continue
 
                 def run(dt=dt, dev=devs[0], name=name):
-                    sol = pig.solve(pig.get_rules(name), dtype=dt, device=dev)
+                    sol = raab.solve(raab.get_rules(name), dtype=dt, device=dev)
                     return float(np.asarray(sol.start).ravel()[0]), getattr(sol, "compile_seconds", None)
                 out.append(Case("pig", name, backend, dt, 1, run))
     return out

@@ -136,13 +136,13 @@ register(
         name="raab",
         title="Schlag den Raab dice duel and the Pig family (win probabilities as a fixpoint)",
         core="fixpoint",
-        presets=_presets("jaxsolve.pig"),
+        presets=_presets("jaxsolve.raab"),
         default="raab",
-        small=lambda: _presets("jaxsolve.pig")()["piglet"],
-        solve=late("jaxsolve.pig", "solve"),
+        small=lambda: _presets("jaxsolve.raab")()["piglet"],
+        solve=late("jaxsolve.raab", "solve"),
         values=lambda sol: sol.start,
         reachable=None,
-        save=None,  # exports the whole-state layout (pig.save_export / load_export), not ``start``
+        save=None,  # exports the whole-state layout (raab.save_export / load_export), not ``start``
         load=None,
         cli=("jaxsolve.cli.raab",),
     )

@@ -12,7 +12,7 @@ import numpy as np
 import pytest
 from typer.testing import CliRunner
 
-from jaxsolve import export, pig
+from jaxsolve import export, raab
 from jaxsolve import zehntausend as z
 from jaxsolve.cli import app
 from jaxsolve.errors import JaxsolveError
@@ -123,18 +123,18 @@ def test_stale_temp_files_are_removed_by_the_next_write(tmp_path, small):
 def test_raab_values_and_policy_cut_anywhere(tmp_path, monkeypatch, call):
     out = tmp_path / "piglet.npy"
     assert runner.invoke(app, ["solve", "raab", "--rules", "piglet", "--out", str(out), "--no-cache"]).exit_code == 0
-    old = pig.load_export(out)
+    old = raab.load_export(out)
     fail_on_replace(monkeypatch, call)
     result = runner.invoke(app, ["solve", "raab", "--rules", "piglet", "--goal", "3", "--out", str(out), "--no-cache"])
     monkeypatch.undo()
     one_line_error(result, "cannot write")
     if call == 1:  # nothing renamed yet: the old export is intact
-        again = pig.load_export(out)
+        again = raab.load_export(out)
         assert again.rules == old.rules
         np.testing.assert_array_equal(again.values, old.values)
     else:
         with pytest.raises(JaxsolveError, match="out of step"):
-            pig.load_export(out)
+            raab.load_export(out)
     assert temps(tmp_path) == []
 
 
@@ -303,7 +303,7 @@ def test_advise_kniffel_values_one_line_errors(tmp_path, case, message):
         (lambda m: json.dumps({**m, "top_level": "238"}), "has no valid top_level"),
         (drop("rules"), "has no rules object"),
         (with_rules(straight=7), "invalid rules"),
-        (lambda m: json.dumps({**m, "game": "pig-family"}), "not zehntausend"),
+        (lambda m: json.dumps({**m, "game": "raab"}), "not zehntausend"),
         (lambda m: json.dumps([m]), "not an object"),
     ],
 )
@@ -341,20 +341,20 @@ def test_zehntausend_round_trip(tmp_path, zsol):
 
 
 def test_pig_loader_checks(tmp_path):
-    sol = pig.solve(pig.get_rules("piglet"))
+    sol = raab.solve(raab.get_rules("piglet"))
     path = tmp_path / "p.npy"
-    pig.save_export(path, sol)
-    back = pig.load_export(path)
+    raab.save_export(path, sol)
+    back = raab.load_export(path)
     assert back.game_value == pytest.approx(4 / 7, abs=1e-12)
-    f = pig.full(sol)
-    values = pig.turn_total_layout(sol.rules, f.value, np.nan)
-    policy = pig.turn_total_layout(sol.rules, f.policy, pig.NONE)
-    meta = pig.export_metadata(sol)
+    f = raab.full(sol)
+    values = raab.turn_total_layout(sol.rules, f.value, np.nan)
+    policy = raab.turn_total_layout(sol.rules, f.policy, raab.NONE)
+    meta = raab.export_metadata(sol)
 
     def group(v, p, vmeta=meta, pmeta=meta):
-        export.save_group([(path, v, vmeta), (pig.policy_path(path), p, pmeta)])
+        export.save_group([(path, v, vmeta), (raab.policy_path(path), p, pmeta)])
         with pytest.raises(JaxsolveError) as info:
-            pig.load_export(path)
+            raab.load_export(path)
         return str(info.value)
 
     assert "above 1.0" in group(values * 2, policy)
@@ -364,9 +364,9 @@ def test_pig_loader_checks(tmp_path):
     assert "name different rules" in group(values, policy, pmeta={**meta, "rules": {**meta["rules"], "name": "other"}})
     # a values file from one export with the policy of another: each pair alone is intact
     export.save(path, values, meta)
-    export.save(pig.policy_path(path), policy, meta)
+    export.save(raab.policy_path(path), policy, meta)
     with pytest.raises(JaxsolveError, match="does not name the other files"):
-        pig.load_export(path)
+        raab.load_export(path)
 
 
 # ----------------------------------------------------------------------------- output paths and limits
@@ -397,7 +397,7 @@ def no_work(monkeypatch):
     from jaxsolve import bench
     from jaxsolve.kniffel import analysis, simulate
 
-    for mod, name in [(pig, "solve"), (z, "solve"), (solver, "solve"), (analysis, "apl_tables"), (bench, "run_bench"), (simulate, "simulate")]:
+    for mod, name in [(raab, "solve"), (z, "solve"), (solver, "solve"), (analysis, "apl_tables"), (bench, "run_bench"), (simulate, "simulate")]:
         monkeypatch.setattr(mod, name, boom)
 
 

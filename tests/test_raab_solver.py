@@ -6,7 +6,7 @@ import jax.numpy as jnp
 import numpy as np
 import pytest
 
-from jaxsolve import pig
+from jaxsolve import raab
 from jaxsolve.core.fixpoint import NotConvergedError
 from jaxsolve.errors import JaxsolveError
 from raab_reference import solve_reference
@@ -16,14 +16,14 @@ RAAB_PIN = 0.450923222624
 
 
 @pytest.fixture(scope="module")
-def raab():
-    sol = pig.solve(pig.PRESETS["raab"])
-    return sol, pig.full(sol)
+def raab_sol():
+    sol = raab.solve(raab.PRESETS["raab"])
+    return sol, raab.full(sol)
 
 
 def test_piglet_exact():
-    sol = pig.solve(pig.PRESETS["piglet"], tol=1e-15)
-    f = pig.full(sol)
+    sol = raab.solve(raab.PRESETS["piglet"], tol=1e-15)
+    f = raab.full(sol)
     assert sol.converged
     assert sol.start[0, 0, 0] == pytest.approx(float(Fraction(4, 7)), abs=1e-14)
     assert f.value[0, 0, 1, 0] == pytest.approx(float(Fraction(5, 7)), abs=1e-14)  # P_{0,0,1}
@@ -35,98 +35,98 @@ def test_piglet_exact():
 def test_pig_neller_presser():
     # T. W. Neller and C. G. M. Presser, "Optimal Play of the Dice Game Pig", The UMAP Journal
     # 25(1), 2004: the first player wins with probability 0.5306 (printed to four digits)
-    sol = pig.solve(pig.PRESETS["pig"])
+    sol = raab.solve(raab.PRESETS["pig"])
     assert sol.converged and sol.residual <= 1e-12
     assert round(sol.game_value, 4) == 0.5306
-    tighter = pig.solve(pig.PRESETS["pig"], tol=1e-14)
+    tighter = raab.solve(raab.PRESETS["pig"], tol=1e-14)
     assert abs(tighter.game_value - sol.game_value) < 1e-11
-    assert pig.PRESETS["pig"].shape[1] * (pig.PRESETS["pig"].goal * (pig.PRESETS["pig"].goal + 1) // 2) == 505_000
+    assert raab.PRESETS["pig"].shape[1] * (raab.PRESETS["pig"].goal * (raab.PRESETS["pig"].goal + 1) // 2) == 505_000
 
 
 @pytest.mark.parametrize(
     "rules",
     [
-        pig.PigRules("tiny-raab", goal=6, sides=3, bust=3, last_turn=True, bound=10),
-        pig.PigRules("tiny-raab-tight", goal=5, sides=4, bust=1, last_turn=True, bound=6),
-        pig.PigRules("tiny-pig", goal=9, sides=4, bust=1, last_turn=False),
+        raab.PigRules("tiny-raab", goal=6, sides=3, bust=3, last_turn=True, bound=10),
+        raab.PigRules("tiny-raab-tight", goal=5, sides=4, bust=1, last_turn=True, bound=6),
+        raab.PigRules("tiny-pig", goal=9, sides=4, bust=1, last_turn=False),
     ],
     ids=lambda r: r.name,
 )
 def test_against_plain_python_reference(rules):
-    sol = pig.solve(rules, tol=1e-14)
+    sol = raab.solve(rules, tol=1e-14)
     ref_start, ref_all = solve_reference(rules.goal, rules.points, rules.bust, rules.last_turn, rules.bound)
     for (ts, m, t), p in ref_start.items():
         assert sol.start[ts, m, t] == pytest.approx(p, abs=1e-12), (ts, m, t)
-    f = pig.full(sol)
+    f = raab.full(sol)
     for (ts, m, a, t), p in ref_all.items():
         assert f.value[ts, m, m + a, t] == pytest.approx(p, abs=1e-12), (ts, m, a, t)
 
 
-def test_raab_fixpoint_holds_for_one_roll_bellman(raab):
-    sol, f = raab
+def test_raab_fixpoint_holds_for_one_roll_bellman(raab_sol):
+    sol, f = raab_sol
     assert sol.converged and sol.residual <= 1e-12 and sol.dtype == "float64"
     rules = sol.rules
-    tab = pig.build_tables(rules)
+    tab = raab.build_tables(rules)
     V = jnp.asarray(np.nan_to_num(f.value, nan=0.0))
-    new = np.asarray(pig.bellman(V, tab, rules))
+    new = np.asarray(raab.bellman(V, tab, rules))
     assert np.max(np.abs(new - np.asarray(V))) < 1e-11
     # And it is not trivially so: a perturbed array is moved by the same operator.
-    assert np.max(np.abs(np.asarray(pig.bellman(V * 0.9, tab, rules)) - np.asarray(V) * 0.9)) > 1e-3
+    assert np.max(np.abs(np.asarray(raab.bellman(V * 0.9, tab, rules)) - np.asarray(V) * 0.9)) > 1e-3
 
 
-def test_raab_start_value_and_symmetry_facts(raab):
-    sol, _ = raab
+def test_raab_start_value_and_symmetry_facts(raab_sol):
+    sol, _ = raab_sol
     assert 0.0 < sol.game_value < 1.0
     # The source page's forced decision (its PX check): the other player started, banked 52, we have 49:
     # we must make >= 4 more, rolling on at ties, P_SUM(4).
     assert sol.start[1, 49, 52] == pytest.approx(0.73533950617284, abs=1e-11)
 
 
-def test_raab_last_turn_equals_p_sum(raab):
-    sol, _ = raab
+def test_raab_last_turn_equals_p_sum(raab_sol):
+    sol, _ = raab_sol
     rules = sol.rules
-    _, p_sum = pig.reach_table(rules, 400)
+    _, p_sum = raab.reach_table(rules, 400)
     for t in range(rules.goal, rules.top + 1):
         for m in range(rules.goal):
             assert sol.start[1, m, t] == pytest.approx(p_sum[t - m + 1], abs=1e-11)
 
 
-def test_raab_bound_growth_changes_nothing(raab):
-    sol, _ = raab
-    bigger = pig.solve(pig.get_rules("raab", bound=160))
+def test_raab_bound_growth_changes_nothing(raab_sol):
+    sol, _ = raab_sol
+    bigger = raab.solve(raab.get_rules("raab", bound=160))
     assert abs(bigger.game_value - sol.game_value) < 1e-12
     n = sol.rules.top + 1
     assert np.max(np.abs(bigger.start[:, :, :n] - sol.start)) < 1e-10
 
 
-def test_raab_policy_consistent_with_values(raab):
-    _, f = raab
+def test_raab_policy_consistent_with_values(raab_sol):
+    _, f = raab_sol
     rules = f.rules
     decide = f.policy >= 0
-    chosen = np.where(f.policy == pig.ROLL, f.roll, f.stop)
+    chosen = np.where(f.policy == raab.ROLL, f.roll, f.stop)
     assert np.allclose(chosen[decide], f.value[decide], atol=1e-15, rtol=0)
-    other = np.where(f.policy == pig.ROLL, f.stop, f.roll)
+    other = np.where(f.policy == raab.ROLL, f.stop, f.roll)
     has_other = decide & ~np.isnan(other)
     assert np.all(chosen[has_other] >= other[has_other] - 1e-15)
     n_m = rules.shape[1]
     for m in range(n_m):
-        assert np.all(f.policy[:, m, m][~np.isnan(f.value[:, m, m])] != pig.STOP)  # a turn starts with a roll
-    assert np.all(f.policy[:, :, rules.top + 1 :] == pig.NONE)
+        assert np.all(f.policy[:, m, m][~np.isnan(f.value[:, m, m])] != raab.STOP)  # a turn starts with a roll
+    assert np.all(f.policy[:, :, rules.top + 1 :] == raab.NONE)
 
 
-def test_tie_in_last_turn_roll_beats_stop(raab):
-    _, f = raab
+def test_tie_in_last_turn_roll_beats_stop(raab_sol):
+    _, f = raab_sol
     g, top = f.rules.goal, f.rules.top
     for t in range(g, top + 1):
         for m in range(min(t, g + 1)):
             if f.policy[1, m, t, t] >= 0:
                 assert f.roll[1, m, t, t] > f.stop[1, m, t, t]
-                assert f.policy[1, m, t, t] == pig.ROLL
+                assert f.policy[1, m, t, t] == raab.ROLL
 
 
-def test_turn_total_layout(raab):
-    _, f = raab
-    lay = pig.turn_total_layout(f.rules, f.value, np.nan)
+def test_turn_total_layout(raab_sol):
+    _, f = raab_sol
+    lay = raab.turn_total_layout(f.rules, f.value, np.nan)
     assert lay.shape == (2, 51, 131, 131)
     assert lay[1, 30, 12, 41] == f.value[1, 30, 42, 41]
     assert np.isnan(lay[0, 50, 81, 0])
@@ -147,34 +147,34 @@ def test_turn_total_layout(raab):
 )
 def test_invalid_rules(kwargs, message):
     with pytest.raises(JaxsolveError, match=message):
-        pig.get_rules("raab", **kwargs)
+        raab.get_rules("raab", **kwargs)
 
 
 def test_unknown_preset_and_bad_tolerance():
     with pytest.raises(JaxsolveError, match="unknown Pig-family rules"):
-        pig.get_rules("yahtzee")
+        raab.get_rules("yahtzee")
     with pytest.raises(JaxsolveError, match="tolerance"):
-        pig.solve(pig.PRESETS["piglet"], tol=0.0)
+        raab.solve(raab.PRESETS["piglet"], tol=0.0)
 
 
-def test_second_solve_does_not_recompile(raab):
-    again = pig.solve(pig.PRESETS["raab"])
+def test_second_solve_does_not_recompile(raab_sol):
+    again = raab.solve(raab.PRESETS["raab"])
     assert again.compile_seconds < 0.01
-    assert again.game_value == raab[0].game_value and again.iterations == raab[0].iterations
+    assert again.game_value == raab_sol[0].game_value and again.iterations == raab_sol[0].iterations
 
 
 def test_float32_runs_to_its_own_tolerance():
-    sol = pig.solve(pig.PRESETS["raab"], dtype=jnp.float32)
+    sol = raab.solve(raab.PRESETS["raab"], dtype=jnp.float32)
     assert sol.dtype == "float32" and sol.tol == 1e-6 and sol.converged
     assert abs(sol.game_value - RAAB_PIN) < 1e-5
 
 
 def test_not_converged_is_an_error():
     with pytest.raises(NotConvergedError, match="3 sweeps"):
-        pig.solve(pig.PRESETS["raab"], max_iter=3)
+        raab.solve(raab.PRESETS["raab"], max_iter=3)
 
 
 @pytest.mark.parametrize("tol", [float("inf"), float("nan"), 0.0, -1e-9, "x"])
 def test_tolerance_must_be_positive_finite(tol):
     with pytest.raises(JaxsolveError, match="positive finite"):
-        pig.solve(pig.PRESETS["raab"], tol=tol)
+        raab.solve(raab.PRESETS["raab"], tol=tol)

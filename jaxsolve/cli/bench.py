@@ -16,7 +16,7 @@ from jaxsolve.cli.common import handle_errors
 def bench(
     quick: Annotated[bool, typer.Option("--quick", help="Small variants only (seconds, for tests).")] = False,
     backend: Annotated[Optional[List[str]], typer.Option("--backend", help="cpu or gpu (repeat; default all visible).")] = None,
-    only: Annotated[Optional[str], typer.Option("--only", help="Only games whose name contains this (kniffel, zehntausend, pig).")] = None,
+    only: Annotated[Optional[str], typer.Option("--only", help="Only games whose name contains this (e.g. kniffel, raab, zehntausend).")] = None,
     out_dir: Annotated[Path, typer.Option("--out-dir", help="Where bench_{quick,full}.{md,json} go.")] = Path("results") / "bench",
 ):
     """Time compile, warm solve and peak memory of every game's solve; write a markdown + JSON table."""

@@ -25,7 +25,7 @@ from jaxsolve.cli.common import (
     solve_app,
     tables_app,
 )
-from jaxsolve.pig import PRESETS
+from jaxsolve.raab import PRESETS
 
 RulesOpt = Annotated[str, typer.Option("--rules", "-r", help=f"Rule preset: {', '.join(PRESETS)}.")]
 GoalOpt = Annotated[Optional[int], typer.Option("--goal", help="Override the goal score.")]
@@ -41,16 +41,16 @@ MaxIterOpt = Annotated[int, typer.Option("--max-iter", min=1, help="Most sweeps 
 
 
 def build_rules(rules: str, goal, sides, bust, last_turn, bound):
-    from jaxsolve.pig import get_rules
+    from jaxsolve.raab import get_rules
 
     return get_rules(rules, goal=goal, sides=sides, bust=bust, last_turn=last_turn, bound=bound)
 
 
 def _solve(the_rules, device, x64, cache_dir, no_cache, tol=None, max_iter=10_000):
-    from jaxsolve import pig
+    from jaxsolve import raab
 
     dev = setup(device, x64, cache_dir, no_cache)
-    return pig.solve(the_rules, tol=tol, max_iter=max_iter, device=dev)
+    return raab.solve(the_rules, tol=tol, max_iter=max_iter, device=dev)
 
 
 @solve_app.command("raab")
@@ -76,17 +76,17 @@ def solve_raab(
 
     With --out X.npy writes the win probabilities to X.npy and the policy to X-policy.npy,
     both in the layout [TS, MSP, MAP, TSP] with a .json sidecar each."""
-    from jaxsolve import export, pig
+    from jaxsolve import export, raab
 
     positive_finite("--tol", tol)
     the_rules = build_rules(rules, goal, sides, bust, last_turn, bound)
     if out is not None:
         export.check_writable(out)
-        export.check_writable(pig.policy_path(out))
+        export.check_writable(raab.policy_path(out))
     sol = _solve(the_rules, device, x64, cache_dir, no_cache, tol, max_iter)
     policy_path = None
     if out is not None:
-        policy_path = pig.save_export(out, sol)[1]
+        policy_path = raab.save_export(out, sol)[1]
     summary = {
         "rules": the_rules.to_dict(),
         "game_value": sol.game_value,
@@ -131,12 +131,12 @@ def advise_raab(
     as_json: JsonOpt = False,
 ):
     """Roll or stop? The win probability of each choice at a position."""
-    from jaxsolve import pig
+    from jaxsolve import raab
 
     the_rules = build_rules(rules, goal, sides, bust, last_turn, bound)
-    pig.check_state(the_rules, mine, turn, theirs, they_started)
+    raab.check_state(the_rules, mine, turn, theirs, they_started)
     sol = _solve(the_rules, device, x64, cache_dir, no_cache)
-    adv = pig.advise(pig.full(sol), mine, turn, theirs, they_started)
+    adv = raab.advise(raab.full(sol), mine, turn, theirs, they_started)
     result = {
         "rules": the_rules.name,
         "position": {"mine": mine, "turn": turn, "theirs": theirs, "they_started": they_started},
@@ -170,13 +170,13 @@ def plot_raab(
     no_cache: NoCacheOpt = False,
 ):
     """Heatmaps of the turn total at which to stop, over both banked scores, one per TS."""
-    from jaxsolve import export, pig
-    from jaxsolve.pig_plot import stop_heatmaps
+    from jaxsolve import export, raab
+    from jaxsolve.raab_plot import stop_heatmaps
 
     the_rules = build_rules(rules, goal, sides, bust, last_turn, bound)
     export.check_output_dir(out_dir)
     sol = _solve(the_rules, device, True, cache_dir, no_cache)
-    for path in stop_heatmaps(pig.full(sol), out_dir, theirs_max):
+    for path in stop_heatmaps(raab.full(sol), out_dir, theirs_max):
         typer.echo(f"wrote {path}")
 
 
@@ -196,15 +196,15 @@ def tables_raab(
     as_json: JsonOpt = False,
 ):
     """The one-turn tables of "Würfeln bei Schlag den Raab": distribution after R rolls, P_SUM(S), the 'roll twice' bound."""
-    from jaxsolve import export, pig
+    from jaxsolve import export, raab
 
     the_rules = build_rules(rules, goal, sides, bust, last_turn, bound)
     if out_dir is not None:
         export.check_output_dir(out_dir)
     setup(Device.cpu, True, None, True)
-    dist = pig.turn_distribution(the_rules, rolls)
-    p, p_sum = pig.reach_table(the_rules, 200)
-    stop_from, expected, _, _ = pig.solitaire(the_rules)
+    dist = raab.turn_distribution(the_rules, rolls)
+    p, p_sum = raab.reach_table(the_rules, 200)
+    stop_from, expected, _, _ = raab.solitaire(the_rules)
     data = {
         "rules": the_rules.to_dict(),
         "rounds": {
@@ -212,10 +212,10 @@ def tables_raab(
             for r in range(1, rolls + 1)
         },
         "reach_200_rolls": [{"S": s, "P": float(p[s]), "P_SUM": float(p_sum[s])} for s in range(min(max_sum, len(p) - 1) + 1)],
-        "equalize_roll_twice_bound": pig.equalize_bound(the_rules, 2),
+        "equalize_roll_twice_bound": raab.equalize_bound(the_rules, 2),
         "solitaire": {"stop_at_turn_total": stop_from, "expected_points_per_turn": expected},
     }
-    claim_data = pig.check_claims(the_rules) if claims else None
+    claim_data = raab.check_claims(the_rules) if claims else None
     if out_dir is not None:
         export.atomic_write_text(out_dir / "tables.json", json.dumps(data, indent=1) + "\n")
         if claim_data:

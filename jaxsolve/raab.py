@@ -462,7 +462,7 @@ def export_metadata(sol: PigSolution) -> dict:
     rules = sol.rules
     n_t, n_m, _, n_n = rules.shape
     return {
-        "game": "pig-family",
+        "game": "raab",
         "rules": rules.to_dict(),
         "axes": [
             {"name": "TS", "size": n_t, "meaning": "1 if the other player started (last-turn rule), else always 0"},
@@ -524,7 +524,7 @@ def load_export(path) -> PigExport:
     """
     from jaxsolve import export
 
-    (values, meta), (policy, pmeta) = export.load_group([path, policy_path(path)], game="pig-family")
+    (values, meta), (policy, pmeta) = export.load_group([path, policy_path(path)], game="raab")
     rules = export.rules_from(path, meta, PigRules)
     if export.rules_from(policy_path(path), pmeta, PigRules) != rules:
         raise JaxsolveError(f"{path} and {policy_path(path)} name different rules")

@@ -6,7 +6,7 @@ from pathlib import Path
 
 import numpy as np
 
-from jaxsolve.pig import FullSolution, stop_totals
+from jaxsolve.raab import FullSolution, stop_totals
 
 
 def stop_heatmaps(f: FullSolution, out_dir: Path, theirs_max: int | None = None) -> list[Path]:
