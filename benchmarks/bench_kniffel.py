@@ -86,7 +86,7 @@ def main() -> None:
     ap.add_argument("--skip-cold", action="store_true")
     ap.add_argument("--skip-operators", action="store_true")
     ap.add_argument("--device", default="cpu")
-    ap.add_argument("--out-dir", default=str(ROOT / "results"))
+    ap.add_argument("--out", default=str(ROOT / "results"))
     args = ap.parse_args()
 
     import jax
@@ -137,7 +137,7 @@ def main() -> None:
         cold["cached_over_cold"] = cold["cli_cached"]["wall"] / cold["cli_empty_cache"]["wall"]
         report["cold"] = cold
 
-    out_dir = Path(args.out_dir)
+    out_dir = Path(args.out)
     out_dir.mkdir(parents=True, exist_ok=True)
     stem = out_dir / f"bench_kniffel_{device.platform}"
     stem.with_suffix(".json").write_text(json.dumps(report, indent=2))

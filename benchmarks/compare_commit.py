@@ -64,7 +64,7 @@ def main() -> None:
     ap.add_argument("ref", help="the earlier commit")
     ap.add_argument("--rounds", type=int, default=3)
     ap.add_argument("--repeats", type=int, default=3)
-    ap.add_argument("--out-dir", default=str(ROOT / "results" / "bench"))
+    ap.add_argument("--out", default=str(ROOT / "results" / "bench"))
     args = ap.parse_args()
     with tempfile.TemporaryDirectory() as tmp:
         old = Path(tmp) / "old"
@@ -83,7 +83,7 @@ def main() -> None:
         lo, ln = min(times["old"][case]), min(times["new"][case])
         rows.append({"case": case, "old_median_s": o, "new_median_s": n, "new_over_old": n / o, "old_min_s": lo, "new_min_s": ln, "min_ratio": ln / lo})
     ref = args.ref[:12]
-    out = Path(args.out_dir)
+    out = Path(args.out)
     out.mkdir(parents=True, exist_ok=True)
     payload = {"ref": args.ref, "rounds": args.rounds, "repeats": args.repeats, "machine": describe(), "rows": rows, "times": times}
     (out / f"compare_{ref}.json").write_text(json.dumps(payload, indent=1))

@@ -54,51 +54,56 @@ def machine() -> dict:
 
 
 def cases(quick: bool = False, backends=None) -> list[Case]:
-    """Every (game, transition operator, dtype, device count) to time on each backend."""
-    from jaxsolve import zehntausend
-    from jaxsolve.kniffel import distribution as D
-    from jaxsolve.kniffel import solver
-    from jaxsolve.kniffel.rules import KniffelRules, get_rules
+    """Every (game, variant, dtype, device count) to time on each backend, from the registry:
+    each game's ``small`` rules with ``quick``, else its ``bench_presets``, plus the game's own
+    extra cases (``bench_extra``: e.g. the transition operators and the score distribution of
+    a category game)."""
+    from jaxsolve import games
 
     out = []
     backends = backends or sorted({d.platform for d in jax.devices()})
-    kn = KniffelRules(dice=3, upper_threshold=6, extra_bonus=10) if quick else get_rules("yahtzee")
-    sub = solver.filled_mask(range(7)) if quick else 0
+    dtypes = ["float64"] if quick else ["float32", "float64"]
     for backend in backends:
         devs = jax.devices(backend)
-        dtypes = ["float64"] if quick else ["float32", "float64"]
-        expects = ["levels"] if quick else ["levels", "dense", "sparse"]
         for dt in dtypes:
-            for ex in expects:
-                def run(dt=dt, ex=ex, dev=devs[0]):
-                    sol = solver.solve(kn, dtype=dt, expect=ex, device=dev, chunk=256 if quick else 1024)
-                    return sol.game_value, sol.compile_seconds
-                out.append(Case("kniffel", f"{kn.name} score, {ex}", backend, dt, 1, run))
-            counts = sorted({1, len(devs)})
-            for n in counts:
-                def run(dt=dt, n=n, devs=devs):
-                    sol = solver.solve(kn, dtype=dt, device=devs[0])
-                    d = D.distribution(kn, sol, dtype=dt, devices=devs[:n], prefilled=sub, keep="start")
-                    return float(D.summarize(d.at(sub)).sd), d.compile_seconds
-                out.append(Case("kniffel", f"{kn.name} distribution" + (" (7 boxes prefilled)" if quick else ""), backend, dt, n, run))
-            z = zehntausend.PRESETS["peter-2013"]
+            for game in games.games():
+                variants = [game.small()] if quick else [game.get_rules(name) for name in game.bench_presets or (game.default,)]
+                for rules in variants:
 
-            def run(dt=dt, dev=devs[0]):
-                sol = zehntausend.solve(z, dtype=dt, device=dev)
-                return float(np.asarray(sol.E).ravel()[0]) if hasattr(sol, "E") else 0.0, getattr(sol, "compile_seconds", None)
-            out.append(Case("zehntausend", "peter-2013", backend, dt, 1, run))
-            try:
-                from jaxsolve import raab
-            except ImportError:
-                continue
-            for name in ("piglet",) if quick else ("raab", "pig"):
-                if name not in raab.PRESETS:
-                    continue
+                    def run(game=game, rules=rules, dt=dt, dev=devs[0]):
+                        sol = game.solve(rules, dtype=dt, device=dev)
+                        return float(sol.game_value), getattr(sol, "compile_seconds", None)
 
-                def run(dt=dt, dev=devs[0], name=name):
-                    sol = raab.solve(raab.get_rules(name), dtype=dt, device=dev)
-                    return float(np.asarray(sol.start).ravel()[0]), getattr(sol, "compile_seconds", None)
-                out.append(Case("pig", name, backend, dt, 1, run))
+                    out.append(Case(game.name, rules.name, backend, dt, 1, run))
+                    if game.bench_extra is not None:
+                        out += [Case(game.name, label, backend, dt, n, fn) for label, n, fn in game.bench_extra(rules, quick, dt, devs)]
+    return out
+
+
+def category_cases(rules, quick: bool, dtype: str, devs) -> list[tuple[str, int, Callable]]:
+    """Extra cases of a category game: the dense and sparse keep operators (the solve itself
+    uses the level-by-level one), and the exact score distribution on 1 and on all devices."""
+    from jaxsolve.kniffel import distribution as D
+    from jaxsolve.kniffel import solver
+
+    chunk = 256 if quick else 1024
+    out = []
+    for ex in () if quick else ("dense", "sparse"):
+
+        def run(ex=ex):
+            sol = solver.solve(rules, dtype=dtype, expect=ex, device=devs[0], chunk=chunk)
+            return sol.game_value, sol.compile_seconds
+
+        out.append((f"{rules.name} score, {ex} operator", 1, run))
+    sub = solver.filled_mask(range(min(7, rules.num_boxes - 1)), rules) if quick else 0
+    for n in sorted({1, len(devs)}):
+
+        def run(n=n):
+            sol = solver.solve(rules, dtype=dtype, device=devs[0], chunk=chunk)
+            d = D.distribution(rules, sol, dtype=dtype, devices=devs[:n], prefilled=sub, keep="start")
+            return float(D.summarize(d.at(sub)).sd), d.compile_seconds
+
+        out.append((f"{rules.name} distribution" + (" (7 boxes prefilled)" if quick else ""), n, run))
     return out
 
 

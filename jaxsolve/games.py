@@ -36,6 +36,9 @@ class Game:
             or None when every entry is a state.
         save, load: ``save(path, solution)``, ``load(path) -> solution`` (validated).
         cli: the modules that register the game's commands.
+        bench_presets: the presets ``jaxsolve bench`` times (default: ``default``).
+        bench_extra: ``bench_extra(rules, quick, dtype, devices) -> [(label, n_devices, run)]``,
+            further cases of the game for ``jaxsolve bench``.
     """
 
     name: str
@@ -50,6 +53,8 @@ class Game:
     save: Callable[[Any, Any], Any] | None
     load: Callable[[Any], Any] | None
     cli: tuple[str, ...]
+    bench_presets: tuple[str, ...] = ()
+    bench_extra: Callable[..., list] | None = None
 
     def get_rules(self, name: str | None = None) -> Rules:
         return self.presets().get_rules(name or self.default)
@@ -102,6 +107,10 @@ def _presets(module: str) -> Callable[[], Presets]:
 # ----------------------------------------------------------------------------- registrations
 
 
+CATEGORY_CLI = ("jaxsolve.cli.kniffel", "jaxsolve.cli.analysis", "jaxsolve.cli.distribution", "jaxsolve.cli.simulation")
+"""The commands of a category game (solve, advise, analyze, distribution, advise-target, simulate)."""
+
+
 def _kniffel_small():
     from jaxsolve.kniffel.rules import CategoryRules
 
@@ -127,7 +136,8 @@ register(
         reachable=late("jaxsolve.kniffel.store", "reachable_mask"),
         save=late("jaxsolve.kniffel.store", "save_solution"),
         load=late("jaxsolve.kniffel.store", "load_solution"),
-        cli=("jaxsolve.cli.kniffel", "jaxsolve.cli.analysis", "jaxsolve.cli.distribution", "jaxsolve.cli.simulation"),
+        cli=CATEGORY_CLI,
+        bench_extra=late("jaxsolve.bench", "category_cases"),
     )
 )
 
@@ -145,6 +155,7 @@ register(
         save=None,  # exports the whole-state layout (raab.save_export / load_export), not ``start``
         load=None,
         cli=("jaxsolve.cli.raab",),
+        bench_presets=("raab", "pig"),
     )
 )
 

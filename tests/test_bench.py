@@ -10,17 +10,26 @@ runner = CliRunner()
 
 
 def test_quick_bench_writes_table(tmp_path):
-    res = runner.invoke(app, ["bench", "--quick", "--only", "pig", "--out-dir", str(tmp_path)])
+    res = runner.invoke(app, ["bench", "--quick", "--only", "raab", "--out", str(tmp_path)])
     assert res.exit_code == 0, res.output
     report = json.loads((tmp_path / "bench_quick.json").read_text())
     assert report["machine"]["devices"] and report["rows"]
     row = report["rows"][0]
-    assert row["game"] == "pig" and row["warm_s"] >= 0 and row["compile_s"] >= 0 and row["peak_mib"] > 0
-    assert "| pig |" in (tmp_path / "bench_quick.md").read_text()
+    assert row["game"] == "raab" and row["warm_s"] >= 0 and row["compile_s"] >= 0 and row["peak_mib"] > 0
+    assert "| raab |" in (tmp_path / "bench_quick.md").read_text()
 
 
 def test_bad_input(tmp_path):
     res = runner.invoke(app, ["bench", "--quick", "--backend", "tpu"])
     assert res.exit_code == 1 and "unknown backend" in res.output
-    res = runner.invoke(app, ["bench", "--quick", "--only", "chess", "--out-dir", str(tmp_path)])
+    res = runner.invoke(app, ["bench", "--quick", "--only", "chess", "--out", str(tmp_path)])
     assert res.exit_code == 1 and "no benchmark case" in res.output
+
+
+def test_quick_bench_covers_every_registered_game(tmp_path):
+    from jaxsolve import games
+
+    res = runner.invoke(app, ["bench", "--quick", "--out", str(tmp_path)])
+    assert res.exit_code == 0, res.output
+    report = json.loads((tmp_path / "bench_quick.json").read_text())
+    assert {r["game"] for r in report["rows"]} == {g.name for g in games.games()}

@@ -15,7 +15,7 @@ FILLED = SMALL[2:] + ["--filled", "three_kind", "--filled", "four_kind", "--fill
 
 @pytest.mark.parametrize("with_target", [False, pytest.param(True, marks=pytest.mark.slow)])
 def test_distribution_writes_files(tmp_path, with_target):
-    args = ["distribution", "kniffel", "--rules", "yahtzee", *FILLED, "--at", "20", "--at", "1000", "--out-dir", str(tmp_path), "--json", "--no-cache"]
+    args = ["distribution", "kniffel", "--rules", "yahtzee", *FILLED, "--at", "20", "--at", "1000", "--out", str(tmp_path), "--json", "--no-cache"]
     args += ["--target", "30"] if with_target else []
     res = runner.invoke(app, args)
     assert res.exit_code == 0, res.output
@@ -45,7 +45,7 @@ def test_bad_input(tmp_path):
     assert res.exit_code == 1 and "unknown box" in res.output
     f = tmp_path / "file"
     f.write_text("x")
-    res = runner.invoke(app, ["distribution", "kniffel", *FILLED, "--out-dir", str(f)])
+    res = runner.invoke(app, ["distribution", "kniffel", *FILLED, "--out", str(f)])
     assert res.exit_code == 1 and "not a directory" in res.output
     res = runner.invoke(app, ["advise-target", "kniffel", "5", "5", "--target", "50", *FILLED])
     assert res.exit_code == 1 and "need 5 dice" in res.output

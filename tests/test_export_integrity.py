@@ -404,14 +404,14 @@ def no_work(monkeypatch):
 @pytest.mark.parametrize(
     "args",
     [
-        ["plot", "raab", "--out-dir", "{ro}"],
-        ["tables", "raab", "--out-dir", "{ro}"],
+        ["plot", "raab", "--out", "{ro}"],
+        ["tables", "raab", "--out", "{ro}"],
         ["tables", "kniffel", "--out", "{ro}/apl.md"],
-        ["bench", "--quick", "--out-dir", "{ro}"],
-        ["bench", "--quick", "--out-dir", "{ro}/new"],
-        ["distribution", "kniffel", "--out-dir", "{ro}"],
-        ["distribution", "kniffel", "--out-dir", "{ro}/new"],
-        ["simulate", "kniffel", "--out-dir", "{ro}"],
+        ["bench", "--quick", "--out", "{ro}"],
+        ["bench", "--quick", "--out", "{ro}/new"],
+        ["distribution", "kniffel", "--out", "{ro}"],
+        ["distribution", "kniffel", "--out", "{ro}/new"],
+        ["simulate", "kniffel", "--out", "{ro}"],
         ["solve", "kniffel", "--out", "{ro}/k.npy"],
         ["solve", "raab", "--out", "{ro}/r.npy"],
         ["solve", "zehntausend", "--out", "{ro}/z.npy"],
@@ -430,12 +430,12 @@ def test_unwritable_output_refused_before_the_work(read_only_dir, monkeypatch, a
 @pytest.mark.parametrize(
     "args",
     [
-        ["plot", "raab", "--out-dir", "{f}"],
-        ["tables", "raab", "--out-dir", "{f}/sub"],
+        ["plot", "raab", "--out", "{f}"],
+        ["tables", "raab", "--out", "{f}/sub"],
         ["tables", "kniffel", "--out", "{f}/apl.md"],
-        ["bench", "--quick", "--out-dir", "{f}/sub"],
-        ["distribution", "kniffel", "--out-dir", "{f}/sub"],
-        ["simulate", "kniffel", "--out-dir", "{f}/sub"],
+        ["bench", "--quick", "--out", "{f}/sub"],
+        ["distribution", "kniffel", "--out", "{f}/sub"],
+        ["simulate", "kniffel", "--out", "{f}/sub"],
     ],
     ids=lambda a: " ".join(a[:2]),
 )
@@ -476,7 +476,7 @@ def test_stdout_on_a_full_disk_is_one_error_line():
         (["advise-target", "kniffel", "1", "2", "3", "4", "5", "--target", "10", "--upper", "500"], "upper total 500 is impossible"),
         (["advise-target", "kniffel", "1", "2", "3", "4", "5", "--target", "10", "--upper", "19", "--filled", "aces", "--filled", "twos"], "at most 15"),
         (["advise-target", "kniffel", "1", "2", "3", "4", "5", "--target", "10", "--upper", "7", "--filled", "twos"], "only sums"),
-        (["advise-target", "kniffel", "1", "2", "3", "4", "5", "--target", "10", "--holds50"], "--holds50 needs the kniffel box"),
+        (["advise-target", "kniffel", "1", "2", "3", "4", "5", "--target", "10", "--holds50"], "--holds50 needs the Yahtzee box"),
     ],
 )
 def test_usage_and_state_errors_are_one_line(monkeypatch, args, message):

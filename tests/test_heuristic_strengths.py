@@ -128,7 +128,7 @@ def test_cli_bad_input_is_one_line_error(args, message):
 
 
 def test_cli_simulate_strengths_and_reading(tmp_path):
-    args = ["simulate", "kniffel", "--rules", "kniffel", "--strategy", "heuristic,heuristic:weak", "--games", "50", "--chunk", "64", "--quiet", "--out-dir", str(tmp_path)]
+    args = ["simulate", "kniffel", "--rules", "kniffel", "--strategy", "heuristic,heuristic:weak", "--games", "50", "--chunk", "64", "--quiet", "--out", str(tmp_path)]
     result = runner.invoke(app, [*args, "--heuristic-reading", "chain", "--bot-seed", "3", "--json"])
     assert result.exit_code == 0, result.output
     data = json.loads(result.stdout)

@@ -86,8 +86,8 @@ def test_advise_last_turn_needs_p_sum():
         (["advise", "raab", "--rules", "pig", "--mine", "3", "--theirs", "4", "--they-started"], "who started does not matter"),
         (["advise", "raab", "--mine", "45", "--theirs", "53"], "the game is already over"),
         (["advise", "raab", "--rules", "pig", "--mine", "90", "--turn", "12", "--theirs", "4"], "reaches the goal 100: stop and win"),
-        (["tables", "raab", "--out-dir", "/nonexistent/dir"], "output directory does not exist"),
-        (["plot", "raab", "--out-dir", "/nonexistent/dir"], "output directory does not exist"),
+        (["tables", "raab", "--out", "/nonexistent/dir"], "output directory does not exist"),
+        (["plot", "raab", "--out", "/nonexistent/dir"], "output directory does not exist"),
     ],
 )
 def test_bad_input_one_line_error(args, message):
@@ -110,7 +110,7 @@ def test_no_convergence_is_an_error():
 
 
 def test_tables_json_and_files(tmp_path):
-    result = run("tables", "raab", "--json", "--out-dir", str(tmp_path))
+    result = run("tables", "raab", "--json", "--out", str(tmp_path))
     assert result.exit_code == 0, result.output
     data = json.loads(result.stdout)
     psum = {row["S"]: row["P_SUM"] for row in data["reach_200_rolls"]}
@@ -121,7 +121,7 @@ def test_tables_json_and_files(tmp_path):
 
 
 def test_plot_writes_pngs(tmp_path):
-    result = run("plot", "raab", "--rules", "piglet", "--out-dir", str(tmp_path), *FAST)
+    result = run("plot", "raab", "--rules", "piglet", "--out", str(tmp_path), *FAST)
     assert result.exit_code == 0, result.output
     png = tmp_path / "piglet-stop.png"
     assert png.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"

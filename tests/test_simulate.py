@@ -125,7 +125,7 @@ def test_cli_side_by_side(tmp_path):
     args = ["simulate", "kniffel", "--strategy", "heuristic,first", "--games", "100"]
     strategies.register("first", lambda rules, **_: FirstOpenBox(rules))
     try:
-        out = runner.invoke(app, [*args, "--rules", "kniffel", "--chunk", "128", "--out-dir", str(tmp_path), "--json"])
+        out = runner.invoke(app, [*args, "--rules", "kniffel", "--chunk", "128", "--out", str(tmp_path), "--json"])
     finally:
         strategies._REGISTRY.pop("first")
     assert out.exit_code == 0, out.output

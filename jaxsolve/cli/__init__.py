@@ -46,7 +46,7 @@ def _error(message: str) -> None:
 
 app = typer.Typer(
     cls=OneLineErrors,
-    help="Exact optimal strategies for dice games (Kniffel/Yahtzee, Schlag den Raab, Pig, Zehntausend) in JAX.",
+    help="Exact optimal strategies for dice games in JAX (`jaxsolve games` lists them).",
     no_args_is_help=True,
     pretty_exceptions_enable=False,
 )
@@ -61,6 +61,20 @@ from jaxsolve import games as _games  # noqa: E402
 from jaxsolve.cli import bench  # noqa: E402,F401
 
 _games.load_cli_modules()
+
+
+@app.command("games")
+def list_games(as_json: bool = typer.Option(False, "--json", help="Print machine-readable JSON.")):
+    """The registered games, their rule presets and default preset."""
+    import json
+
+    rows = [{"game": g.name, "title": g.title, "core": g.core, "default": g.default, "presets": list(g.presets())} for g in _games.games()]
+    if as_json:
+        typer.echo(json.dumps(rows))
+        return
+    for r in rows:
+        typer.echo(f"{r['game']}: {r['title']}")
+        typer.echo(f"  presets: {', '.join(r['presets'])} (default {r['default']}); solver core: {r['core']}")
 
 
 def main() -> None:

@@ -1,4 +1,5 @@
-"""Kniffel analysis commands: ``advise kniffel``, ``analyze kniffel``, ``tables kniffel``."""
+"""Analysis commands of category games: ``advise <game>``, ``analyze <game>`` (one per registered
+game that names this module) and the APL article's tables (``tables kniffel``)."""
 
 from __future__ import annotations
 
@@ -10,9 +11,8 @@ from typing import Annotated, List, Optional
 import typer
 
 from jaxsolve.cli import app
-from jaxsolve.cli.common import CacheOpt, Device, DeviceOpt, JsonOpt, NoCacheOpt, X64DefaultOpt, advise_app, handle_errors, setup, tables_app
+from jaxsolve.cli.common import JsonOpt, Run, advise_app, for_each_game, handle_errors, shared_options, tables_app
 from jaxsolve.errors import JaxsolveError
-from jaxsolve.kniffel.rules import PRESETS
 
 analyze_app = typer.Typer(help="Split a position's value over the boxes and bonuses, with its spread.", no_args_is_help=True)
 app.add_typer(analyze_app, name="analyze")
@@ -30,32 +30,31 @@ class Scope(str, Enum):
     turn = "turn"
 
 
-RulesOpt = Annotated[Optional[str], typer.Option("--rules", "-r", help=f"Rule preset: {', '.join(PRESETS)} (default yahtzee, or the export's).")]
 ObjectiveOpt = Annotated[Optional[str], typer.Option("--objective", help="score (expected points, default) or goals (expected boxes met).")]
 PositionOpt = Annotated[str, typer.Option("--position", "-p", help='Filled boxes with scores, e.g. "aces=3 twos=- kniffel=50" (default: start).')]
 DiceOpt = Annotated[Optional[str], typer.Option("--dice", "-d", help="Dice showing: --dice 1 1 2 2 5 (or 11225).")]
 RollsLeftOpt = Annotated[Optional[int], typer.Option("--rolls-left", help="Re-throws still allowed this turn (default: all but the first throw).")]
-ValuesOpt = Annotated[Optional[Path], typer.Option("--values", help="Read the value table from a `solve kniffel --out` export instead of solving.")]
+ValuesOpt = Annotated[Optional[Path], typer.Option("--values", help="Read the value table from a `solve <game> --out` export instead of solving.")]
 MoreDice = Annotated[Optional[List[str]], typer.Argument(hidden=True, help="The rest of --dice.")]
 
 
-def _context(rules, objective, values, device, x64, cache_dir, no_cache):
+def _context(game, rules, objective, values, run: Run):
     """Rules, objective and (if given) the loaded export, after configuring JAX."""
     from jaxsolve.kniffel import analysis, store
-    from jaxsolve.kniffel.rules import check_objective, get_rules
+    from jaxsolve.kniffel.rules import check_objective
 
-    setup(device, x64, cache_dir, no_cache)
+    run.setup()
     if values is not None:
         if not values.exists():
             raise JaxsolveError(f"value table {values} does not exist")
         sol = store.load_solution(values)
-        if rules is not None and get_rules(rules) != sol.rules:
+        if rules is not None and game.get_rules(rules) != sol.rules:
             raise JaxsolveError(f"{values} holds rules {sol.rules.name}, not {rules}")
         if objective is not None and objective != sol.objective:
             raise JaxsolveError(f"{values} holds the {sol.objective} objective, not {objective}")
         analysis.register(sol)
         return sol.rules, sol.objective, sol
-    return get_rules(rules or "yahtzee"), check_objective(objective or "score"), None
+    return game.get_rules(rules), check_objective(objective or "score"), None
 
 
 def _dice_text(dice: Optional[str], more: Optional[List[str]]) -> Optional[str]:
@@ -101,11 +100,10 @@ def heuristic_ratings(rules, position, dice, rolls_left, **options) -> list[tupl
     return sorted(out, key=lambda lv: -lv[1])
 
 
-@advise_app.command("kniffel")
-@handle_errors
-def advise_kniffel(
+def advise(
+    game,
     more_dice: MoreDice = None,
-    rules: RulesOpt = None,
+    rules: str | None = None,
     objective: ObjectiveOpt = None,
     position: PositionOpt = "start",
     dice: DiceOpt = None,
@@ -117,21 +115,16 @@ def advise_kniffel(
     bot_seed: Annotated[int, typer.Option("--bot-seed", help="Heuristic: seed of the bot's forecast errors.")] = 0,
     values: ValuesOpt = None,
     top: Annotated[Optional[int], typer.Option("--top", min=1, help="Print only the best N options.")] = None,
-    device: DeviceOpt = Device.auto,
-    x64: X64DefaultOpt = True,
-    cache_dir: CacheOpt = None,
-    no_cache: NoCacheOpt = False,
     as_json: JsonOpt = False,
+    run: Run = Run(),
 ):
-    """Rank every option of a Kniffel turn (each distinct keep, each box to fill), best first."""
+    """Rank every option of a turn of {title} (each distinct keep, each box to fill), best first."""
     from jaxsolve.kniffel import analysis
     from jaxsolve.kniffel.position import check_rolls_left, format_dice, parse_dice, parse_position
 
     dice_text = _dice_text(dice, more_dice)
     if strategy is Strategy.heuristic:
-        from jaxsolve.kniffel.rules import get_rules
-
-        the_rules = get_rules(rules or "yahtzee")
+        the_rules = game.get_rules(rules)
         pos = parse_position(position, the_rules)
         faces = parse_dice(dice_text, the_rules)
         if faces is None:
@@ -150,11 +143,11 @@ def advise_kniffel(
             typer.echo(f"  {lab:<34} {v:12.4f}  regret {best - v:.4f}")
         return
 
-    the_rules, the_objective, sol = _context(rules, objective, values, device, x64, cache_dir, no_cache)
+    the_rules, the_objective, sol = _context(game, rules, objective, values, run)
     pos = parse_position(position, the_rules)
     faces = parse_dice(dice_text, the_rules)
     if faces is None:
-        raise JaxsolveError("the advisor needs the dice showing (--dice 1 1 2 2 5); use `analyze kniffel` for a position's value")
+        raise JaxsolveError(f"the advisor needs the dice showing (--dice 1 1 2 2 5); use `analyze {game.name}` for a position's value")
     left = check_rolls_left(rolls_left, the_rules, faces)
     if scope is Scope.game and sol is None:
         sol = analysis.solution(the_rules, the_objective)
@@ -169,29 +162,25 @@ def advise_kniffel(
         typer.echo(f"  {o.label:<34} {o.value:12.6f}  regret {o.regret:.6f}")
 
 
-@analyze_app.command("kniffel")
-@handle_errors
-def analyze_kniffel(
+def analyze(
+    game,
     more_dice: MoreDice = None,
-    rules: RulesOpt = None,
+    rules: str | None = None,
     objective: ObjectiveOpt = None,
     position: PositionOpt = "start",
     dice: DiceOpt = None,
     rolls_left: RollsLeftOpt = None,
     split: Annotated[bool, typer.Option("--split/--no-split", help="Per-box split and SD of the rest of the game (evaluates the whole game, about a minute on a CPU).")] = True,
     values: ValuesOpt = None,
-    device: DeviceOpt = Device.auto,
-    x64: X64DefaultOpt = True,
-    cache_dir: CacheOpt = None,
-    no_cache: NoCacheOpt = False,
     as_json: JsonOpt = False,
+    run: Run = Run(),
 ):
     """Value of a position as a single turn and within the game; split over boxes and bonuses, SD."""
     from jaxsolve.kniffel import analysis
     from jaxsolve.kniffel.position import parse_dice, parse_position
 
     dice_text = _dice_text(dice, more_dice)
-    the_rules, the_objective, sol = _context(rules, objective, values, device, x64, cache_dir, no_cache)
+    the_rules, the_objective, sol = _context(game, rules, objective, values, run)
     pos = parse_position(position, the_rules)
     faces = parse_dice(dice_text, the_rules)
     sol = sol or analysis.solution(the_rules, the_objective)
@@ -219,12 +208,10 @@ def analyze_kniffel(
 
 @tables_app.command("kniffel")
 @handle_errors
+@shared_options("fixed64", quiet_help="Do not print the tables.")
 def tables_kniffel(
     out: Annotated[Path, typer.Option("--out", "-o", help="Markdown file to write (a .json is written beside it).")] = DEFAULT_TABLES,
-    device: DeviceOpt = Device.auto,
-    cache_dir: CacheOpt = None,
-    no_cache: NoCacheOpt = False,
-    quiet: Annotated[bool, typer.Option("--quiet", "-q", help="Do not print the tables.")] = False,
+    run: Run = Run(),
 ):
     """Regenerate the APL article's tables 1, 10, 21, 22 (kniffel-apl, float64) next to the printed figures."""
     from jaxsolve.kniffel import analysis
@@ -235,11 +222,15 @@ def tables_kniffel(
         raise JaxsolveError(f"--out must end in .md, got {out}")
     export.check_writable(out, ".md")
     export.check_writable(out.with_suffix(".json"), ".json")
-    setup(device, True, cache_dir, no_cache)
+    run.setup()
     data = analysis.apl_tables()
     text = analysis.apl_tables_markdown(data)
     export.atomic_write_text(out, text)
     export.atomic_write_text(out.with_suffix(".json"), json.dumps(data, indent=1, ensure_ascii=False) + "\n")
-    if not quiet:
+    if not run.quiet:
         typer.echo(text)
     typer.echo(f"wrote {out} and {out.with_suffix('.json')}")
+
+
+for_each_game(advise_app, __name__, handle_errors(shared_options("float64", quiet_help=None)(advise)))
+for_each_game(analyze_app, __name__, handle_errors(shared_options("float64", quiet_help=None)(analyze)))

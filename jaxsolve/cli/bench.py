@@ -8,7 +8,7 @@ from typing import Annotated, List, Optional
 import typer
 
 from jaxsolve.cli import app
-from jaxsolve.cli.common import handle_errors
+from jaxsolve.cli.common import handle_errors, out_folder
 
 
 @app.command("bench")
@@ -16,8 +16,8 @@ from jaxsolve.cli.common import handle_errors
 def bench(
     quick: Annotated[bool, typer.Option("--quick", help="Small variants only (seconds, for tests).")] = False,
     backend: Annotated[Optional[List[str]], typer.Option("--backend", help="cpu or gpu (repeat; default all visible).")] = None,
-    only: Annotated[Optional[str], typer.Option("--only", help="Only games whose name contains this (e.g. kniffel, raab, zehntausend).")] = None,
-    out_dir: Annotated[Path, typer.Option("--out-dir", help="Where bench_{quick,full}.{md,json} go.")] = Path("results") / "bench",
+    only: Annotated[Optional[str], typer.Option("--only", help="Only games whose name contains this (see `jaxsolve games`).")] = None,
+    out_dir: Annotated[Path, out_folder("bench_{quick,full}.{md,json}")] = Path("results") / "bench",
 ):
     """Time compile, warm solve and peak memory of every game's solve; write a markdown + JSON table."""
     import jax

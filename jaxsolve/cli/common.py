@@ -2,14 +2,16 @@
 
 from __future__ import annotations
 
+import dataclasses
 import errno
 import functools
+import inspect
 import math
 import os
 import sys
 from enum import Enum
 from pathlib import Path
-from typing import Annotated, Optional
+from typing import Annotated, Any, Callable, Optional
 
 import typer
 
@@ -31,13 +33,17 @@ class Device(str, Enum):
 DeviceOpt = Annotated[Device, typer.Option("--device", help="Where to compute: auto (JAX default), cpu or gpu.")]
 X64Opt = Annotated[bool, typer.Option("--x64/--x32", help="Compute in float64 (default float32).")]
 X64DefaultOpt = Annotated[bool, typer.Option("--x64/--x32", help="Compute in float64 (the default here) or float32.")]
-QuietOpt = Annotated[bool, typer.Option("--quiet", "-q", help="No progress bars; print only the result.")]
 CacheOpt = Annotated[
     Optional[Path],
     typer.Option("--cache-dir", help="JAX persistent compilation cache (default ~/.cache/jaxsolve/xla or $JAXSOLVE_CACHE)."),
 ]
 NoCacheOpt = Annotated[bool, typer.Option("--no-cache", help="Do not use the persistent compilation cache.")]
 OutOpt = Annotated[Optional[Path], typer.Option("--out", "-o", help="Write the result as .npy (with a .json sidecar).")]
+
+
+def out_folder(what: str) -> Any:
+    """The ``--out`` option of a command that writes several files into a folder."""
+    return typer.Option("--out", "-o", help=f"Folder for {what}.")
 JsonOpt = Annotated[bool, typer.Option("--json", help="Print machine-readable JSON instead of a table.")]
 
 
@@ -103,3 +109,105 @@ def setup(device: Device, x64: bool, cache_dir: Optional[Path] = None, no_cache:
 
     runtime.configure(x64=x64, cache_dir=cache_dir, use_cache=not no_cache)
     return runtime.get_device(device.value)
+
+
+# ----------------------------------------------------------------------------- shared options
+
+X64Mode = str  # "float32"/"float64": the default, switched by --x64/--x32; "fixed32"/"fixed64": no option
+
+
+@dataclasses.dataclass(frozen=True)
+class Run:
+    """The options every computing command shares (declared once, in ``shared_options``)."""
+
+    device: Device = Device.auto
+    x64: bool = False
+    quiet: bool = False
+    cache_dir: Optional[Path] = None
+    no_cache: bool = False
+
+    def setup(self):
+        """Configure JAX (precision, compilation cache) and return the chosen device."""
+        return setup(self.device, self.x64, self.cache_dir, self.no_cache)
+
+
+QUIET_HELP = "No progress bars; print only the result."
+
+
+def _run_parameters(x64: X64Mode, quiet_help: str | None) -> list[inspect.Parameter]:
+    P = inspect.Parameter
+    params = [P("device", P.KEYWORD_ONLY, annotation=DeviceOpt, default=Device.auto)]
+    if x64 == "float32":
+        params.append(P("x64", P.KEYWORD_ONLY, annotation=X64Opt, default=False))
+    elif x64 == "float64":
+        params.append(P("x64", P.KEYWORD_ONLY, annotation=X64DefaultOpt, default=True))
+    if quiet_help is not None:
+        params.append(P("quiet", P.KEYWORD_ONLY, annotation=Annotated[bool, typer.Option("--quiet", "-q", help=quiet_help)], default=False))
+    params += [
+        P("cache_dir", P.KEYWORD_ONLY, annotation=CacheOpt, default=None),
+        P("no_cache", P.KEYWORD_ONLY, annotation=NoCacheOpt, default=False),
+    ]
+    return params
+
+
+def _with_signature(fn: Callable, wrapper: Callable, params: list[inspect.Parameter]) -> Callable:
+    """Give ``wrapper`` the parameters typer reads (``__signature__`` and ``__annotations__``)."""
+    functools.update_wrapper(wrapper, fn)
+    wrapper.__signature__ = inspect.Signature(params)
+    wrapper.__annotations__ = {p.name: p.annotation for p in params}
+    return wrapper
+
+
+def shared_options(x64: X64Mode = "float32", quiet_help: str | None = QUIET_HELP) -> Callable:
+    """Replace a command's ``run: Run`` parameter by the shared options: ``--device``,
+    ``--x64/--x32`` (default float32 or float64; none where the command fixes the precision),
+    ``--quiet`` (unless ``quiet_help`` is None), ``--cache-dir`` and ``--no-cache``. The
+    command receives them as one ``Run``."""
+    if x64 not in ("float32", "float64", "fixed32", "fixed64"):
+        raise ValueError(f"x64 mode {x64!r}")
+
+    def decorate(fn: Callable) -> Callable:
+        own = [p for p in inspect.signature(fn, eval_str=True).parameters.values() if p.name != "run"]
+        added = _run_parameters(x64, quiet_help)
+        names = [p.name for p in added]
+
+        def wrapper(*args, **kwargs):
+            chosen = {n: kwargs.pop(n) for n in names if n in kwargs}
+            if x64.startswith("fixed"):
+                chosen["x64"] = x64 == "fixed64"
+            return fn(*args, run=Run(**chosen), **kwargs)
+
+        return _with_signature(fn, wrapper, own + added)
+
+    return decorate
+
+
+def rules_option(game) -> Any:
+    """The ``--rules`` option of a registered game: its presets and default, from the registry."""
+    names = ", ".join(game.presets())
+    return Annotated[Optional[str], typer.Option("--rules", "-r", help=f"Rule preset: {names} (default {game.default}).")]
+
+
+def for_each_game(group: typer.Typer, module: str, fn: Callable) -> None:
+    """Add ``fn`` to ``group`` once per registered game that names ``module`` among its CLI
+    modules, as ``group <game>``. ``fn`` takes ``game`` (bound here) and ``rules`` (the game's
+    ``--rules`` option with its own presets); ``{title}`` in its docstring becomes the game's title."""
+    from jaxsolve import games
+
+    for game in games.games():
+        if module not in game.cli:
+            continue
+        params = []
+        for p in inspect.signature(fn, eval_str=True).parameters.values():
+            if p.name == "game":
+                continue
+            if p.name == "rules":
+                p = p.replace(annotation=rules_option(game), default=None)
+            params.append(p)
+
+        def command(*args, _game=game, **kwargs):
+            return fn(*args, game=_game, **kwargs)
+
+        command = _with_signature(fn, command, params)
+        command.__doc__ = (fn.__doc__ or "").replace("{title}", game.title)
+        group.command(game.name)(command)

@@ -1,4 +1,5 @@
-"""Score distributions and the beat-a-score objective: ``jaxsolve distribution kniffel``, ``jaxsolve advise-target kniffel``."""
+"""Score distributions and the beat-a-score objective of category games: ``jaxsolve distribution <game>``,
+``jaxsolve advise-target <game>`` (one command per registered game that names this module)."""
 
 from __future__ import annotations
 
@@ -9,8 +10,8 @@ from typing import Annotated, List, Optional
 import typer
 
 from jaxsolve.cli import app
-from jaxsolve.cli.common import CacheOpt, Device, DeviceOpt, JsonOpt, NoCacheOpt, QuietOpt, X64DefaultOpt, handle_errors, setup
-from jaxsolve.cli.kniffel import ExtraBonusOpt, JokerOpt, RollsOpt, RulesOpt, build_rules
+from jaxsolve.cli.common import JsonOpt, Run, for_each_game, handle_errors, out_folder, shared_options
+from jaxsolve.cli.kniffel import ExtraBonusOpt, JokerOpt, RollsOpt, build_rules
 
 distribution_app = typer.Typer(help="Exact score distributions under the optimal policy.", no_args_is_help=True)
 advise_target_app = typer.Typer(help="Advise by the probability of reaching a score (the target objective).", no_args_is_help=True)
@@ -26,23 +27,22 @@ ChunkOpt = Annotated[int, typer.Option("--chunk", min=1, max=1 << 16, help="Most
 
 
 def check_sheet_state(rules, mask: int, upper: int, holds50: bool) -> None:
-    """Refuse an upper total or a Kniffel-box flag that no game reaches with these filled boxes."""
+    """Refuse an upper total or a Yahtzee-box flag that no game reaches with these filled boxes."""
     from jaxsolve.errors import JaxsolveError
-    from jaxsolve.kniffel.rules import BOX_NAMES, KNIFFEL_BOX
 
     totals = {0}
     for b in range(6):
         if mask >> b & 1:
             totals = {t + (b + 1) * c for t in totals for c in range(rules.dice + 1)}
     if upper not in totals:
-        filled_upper = [BOX_NAMES[b] for b in range(6) if mask >> b & 1]
+        filled_upper = [rules.box_names[b] for b in range(6) if mask >> b & 1]
         which = ", ".join(filled_upper) if filled_upper else "no upper box"
         if totals == {0}:
             raise JaxsolveError(f"upper total {upper} is impossible with no upper box filled: it must be 0")
         raise JaxsolveError(f"upper total {upper} is impossible with {which} filled (at most {max(totals)}, and only sums of those boxes' scores)")
-    if holds50 and not mask >> KNIFFEL_BOX & 1:
-        raise JaxsolveError("--holds50 needs the kniffel box among the --filled boxes")
-    if mask == (1 << len(BOX_NAMES)) - 1:
+    if holds50 and (rules.yahtzee_box < 0 or not mask >> rules.yahtzee_box & 1):
+        raise JaxsolveError("--holds50 needs the Yahtzee box among the --filled boxes")
+    if mask == rules.full_mask:
         raise JaxsolveError("every box is filled: the game is over")
 
 
@@ -50,10 +50,10 @@ def _devices(n: int):
     return None if n == 0 else n
 
 
-def _mask(filled):
+def _mask(filled, rules):
     from jaxsolve.kniffel import solver
 
-    return solver.filled_mask(filled or [])
+    return solver.filled_mask(filled or [], rules)
 
 
 def plot_distribution(p, path: Path, title: str, marks=()) -> None:
@@ -77,27 +77,22 @@ def plot_distribution(p, path: Path, title: str, marks=()) -> None:
     plt.close(fig)
 
 
-@distribution_app.command("kniffel")
-@handle_errors
-def distribution_kniffel(
-    rules: RulesOpt = "yahtzee",
+def distribution(
+    game,
+    rules: str | None = None,
     rolls: RollsOpt = None,
     joker: JokerOpt = None,
     extra_bonus: ExtraBonusOpt = None,
     filled: FilledOpt = None,
     at: Annotated[Optional[List[int]], typer.Option("--at", help="Report P(score >= T) (repeat, or several values).")] = None,
     target: Annotated[Optional[int], typer.Option("--target", min=1, help="Also solve the target objective and compare P(score >= T) under both policies (GPU-scale for the full game).")] = None,
-    out_dir: Annotated[Path, typer.Option("--out-dir", help="Where the .npy, .json and .png go.")] = DEFAULT_DIR,
+    out_dir: Annotated[Path, out_folder("the .npy, .json and .png")] = DEFAULT_DIR,
     no_write: Annotated[bool, typer.Option("--no-write", help="Print only; write no files.")] = False,
     devices: DevicesOpt = 1,
     max_memory: MemoryOpt = None,
     chunk: ChunkOpt = 256,
-    device: DeviceOpt = Device.auto,
-    x64: X64DefaultOpt = True,
-    quiet: QuietOpt = False,
-    cache_dir: CacheOpt = None,
-    no_cache: NoCacheOpt = False,
     as_json: JsonOpt = False,
+    run: Run = Run(),
 ):
     """Exact distribution of the final score under the score-optimal policy: mean, SD, percentiles, P(score >= T)."""
     from jaxsolve import export
@@ -106,8 +101,8 @@ def distribution_kniffel(
     from jaxsolve.kniffel import solver
     from jaxsolve.progress import layer_bars
 
-    the_rules = build_rules(rules, rolls, joker, extra_bonus)
-    mask = _mask(filled)
+    the_rules = build_rules(game, rules, rolls, joker, extra_bonus)
+    mask = _mask(filled, the_rules)
     at = sorted(set(at or [200, 250, 300]))
     if any(t < 0 for t in at):
         raise JaxsolveError("--at targets must be >= 0")
@@ -115,7 +110,8 @@ def distribution_kniffel(
     if not no_write:
         export.check_output_dir(out_dir, create=True)
         export.check_writable(out_dir / f"{name}.npy")
-    dev = setup(device, x64, cache_dir, no_cache)
+    dev = run.setup()
+    quiet = run.quiet
     import jax
 
     devs = [dev] if devices == 1 else _devices(devices)
@@ -154,7 +150,7 @@ def distribution_kniffel(
         }
     if not no_write:
         path = out_dir / f"{name}.npy"
-        export.save(path, p, {"game": "kniffel", "rules": the_rules.to_dict(), "what": "P(final score = k) from the state, score-optimal policy", **result})
+        export.save(path, p, {"game": game.name, "rules": the_rules.to_dict(), "what": "P(final score = k) from the state, score-optimal policy", **result})
         plot_distribution(p, out_dir / f"{name}.png", f"{the_rules.name}: mean {summary.mean:.2f}, SD {summary.sd:.2f}", at)
         result["files"] = [str(path), str(export.sidecar_path(path)), str(out_dir / f"{name}.png")]
     if as_json:
@@ -173,12 +169,11 @@ def distribution_kniffel(
             typer.echo(f"wrote {f}")
 
 
-@advise_target_app.command("kniffel")
-@handle_errors
-def advise_target_kniffel(
+def advise_target(
+    game,
     dice: Annotated[List[int], typer.Argument(help="The dice showing, e.g. 6 6 1 2 3.")],
     target: Annotated[int, typer.Option("--target", "-t", min=1, help="Points still needed (at least).")],
-    rules: RulesOpt = "yahtzee",
+    rules: str | None = None,
     rolls: RollsOpt = None,
     joker: JokerOpt = None,
     extra_bonus: ExtraBonusOpt = None,
@@ -188,10 +183,8 @@ def advise_target_kniffel(
     rerolls: Annotated[int, typer.Option("--rerolls", min=0, help="Re-throws still allowed this turn (0: choose a box).")] = 0,
     devices: DevicesOpt = 1,
     chunk: ChunkOpt = 256,
-    device: DeviceOpt = Device.auto,
-    cache_dir: CacheOpt = None,
-    no_cache: NoCacheOpt = False,
     as_json: JsonOpt = False,
+    run: Run = Run(),
 ):
     """Rank every choice by the probability of scoring at least --target more points.
 
@@ -200,10 +193,10 @@ def advise_target_kniffel(
     """
     from jaxsolve.kniffel import target as TG
 
-    the_rules = build_rules(rules, rolls, joker, extra_bonus)
-    mask = _mask(filled)
+    the_rules = build_rules(game, rules, rolls, joker, extra_bonus)
+    mask = _mask(filled, the_rules)
     check_sheet_state(the_rules, mask, upper, holds50)
-    dev = setup(device, True, cache_dir, no_cache)
+    dev = run.setup()
     if len(dice) != the_rules.dice:
         from jaxsolve.errors import JaxsolveError
 
@@ -217,3 +210,7 @@ def advise_target_kniffel(
     typer.echo(f"P(at least {target} more points) by choice, best first:")
     for c in choices:
         typer.echo(f"  {c.kind:4} {c.what:16} {c.probability:.6f}")
+
+
+for_each_game(distribution_app, __name__, handle_errors(shared_options("float64")(distribution)))
+for_each_game(advise_target_app, __name__, handle_errors(shared_options("fixed64", quiet_help=None)(advise_target)))

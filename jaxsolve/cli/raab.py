@@ -9,19 +9,17 @@ from typing import Annotated, Optional
 import typer
 
 from jaxsolve.cli.common import (
-    CacheOpt,
     Device,
-    DeviceOpt,
     JsonOpt,
-    NoCacheOpt,
     OutOpt,
-    QuietOpt,
-    X64DefaultOpt,
+    Run,
     advise_app,
     handle_errors,
+    out_folder,
     plot_app,
     positive_finite,
     setup,
+    shared_options,
     solve_app,
     tables_app,
 )
@@ -46,15 +44,16 @@ def build_rules(rules: str, goal, sides, bust, last_turn, bound):
     return get_rules(rules, goal=goal, sides=sides, bust=bust, last_turn=last_turn, bound=bound)
 
 
-def _solve(the_rules, device, x64, cache_dir, no_cache, tol=None, max_iter=10_000):
+def _solve(the_rules, run: Run, tol=None, max_iter=10_000):
     from jaxsolve import raab
 
-    dev = setup(device, x64, cache_dir, no_cache)
+    dev = run.setup()
     return raab.solve(the_rules, tol=tol, max_iter=max_iter, device=dev)
 
 
 @solve_app.command("raab")
 @handle_errors
+@shared_options("float64")
 def solve_raab(
     rules: RulesOpt = "raab",
     goal: GoalOpt = None,
@@ -65,12 +64,8 @@ def solve_raab(
     tol: TolOpt = None,
     max_iter: MaxIterOpt = 10_000,
     out: OutOpt = None,
-    device: DeviceOpt = Device.auto,
-    x64: X64DefaultOpt = True,
-    quiet: QuietOpt = False,
-    cache_dir: CacheOpt = None,
-    no_cache: NoCacheOpt = False,
     as_json: JsonOpt = False,
+    run: Run = Run(),
 ):
     """Win probabilities of Schlag den Raab / Pig under optimal play by both (fixpoint iteration).
 
@@ -83,7 +78,7 @@ def solve_raab(
     if out is not None:
         export.check_writable(out)
         export.check_writable(raab.policy_path(out))
-    sol = _solve(the_rules, device, x64, cache_dir, no_cache, tol, max_iter)
+    sol = _solve(the_rules, run, tol, max_iter)
     policy_path = None
     if out is not None:
         policy_path = raab.save_export(out, sol)[1]
@@ -105,7 +100,7 @@ def solve_raab(
         return
     typer.echo(f"{the_rules.name}: the start player wins with {sol.game_value:.12f}")
     typer.echo(f"{sol.iterations} sweeps, residual {sol.residual:.2e} <= tol {sol.tol:.0e} ({sol.dtype})")
-    if not quiet:
+    if not run.quiet:
         typer.echo(f"solved on {sol.device} in {sol.solve_seconds:.3f} s (+{sol.compile_seconds:.2f} s compile)")
         if out:
             typer.echo(f"wrote {out}, {policy_path} and their .json sidecars")
@@ -113,6 +108,7 @@ def solve_raab(
 
 @advise_app.command("raab")
 @handle_errors
+@shared_options("float64", quiet_help=None)
 def advise_raab(
     mine: Annotated[int, typer.Option("--mine", help="My banked score.")],
     theirs: Annotated[int, typer.Option("--theirs", help="Their banked score.")],
@@ -124,18 +120,15 @@ def advise_raab(
     bust: BustOpt = None,
     last_turn: LastTurnOpt = None,
     bound: BoundOpt = None,
-    device: DeviceOpt = Device.auto,
-    x64: X64DefaultOpt = True,
-    cache_dir: CacheOpt = None,
-    no_cache: NoCacheOpt = False,
     as_json: JsonOpt = False,
+    run: Run = Run(),
 ):
     """Roll or stop? The win probability of each choice at a position."""
     from jaxsolve import raab
 
     the_rules = build_rules(rules, goal, sides, bust, last_turn, bound)
     raab.check_state(the_rules, mine, turn, theirs, they_started)
-    sol = _solve(the_rules, device, x64, cache_dir, no_cache)
+    sol = _solve(the_rules, run)
     adv = raab.advise(raab.full(sol), mine, turn, theirs, they_started)
     result = {
         "rules": the_rules.name,
@@ -156,6 +149,7 @@ def advise_raab(
 
 @plot_app.command("raab")
 @handle_errors
+@shared_options("fixed64", quiet_help=None)
 def plot_raab(
     rules: RulesOpt = "raab",
     goal: GoalOpt = None,
@@ -163,11 +157,9 @@ def plot_raab(
     bust: BustOpt = None,
     last_turn: LastTurnOpt = None,
     bound: BoundOpt = None,
-    out_dir: Annotated[Path, typer.Option("--out-dir", help="Directory for the PNG files.")] = Path("results/raab"),
+    out_dir: Annotated[Path, out_folder("the PNG files")] = Path("results/raab"),
     theirs_max: Annotated[Optional[int], typer.Option("--theirs-max", min=0, help="Largest opponent score on the y axis (default goal + 10).")] = None,
-    device: DeviceOpt = Device.auto,
-    cache_dir: CacheOpt = None,
-    no_cache: NoCacheOpt = False,
+    run: Run = Run(),
 ):
     """Heatmaps of the turn total at which to stop, over both banked scores, one per TS."""
     from jaxsolve import export, raab
@@ -175,7 +167,7 @@ def plot_raab(
 
     the_rules = build_rules(rules, goal, sides, bust, last_turn, bound)
     export.check_output_dir(out_dir)
-    sol = _solve(the_rules, device, True, cache_dir, no_cache)
+    sol = _solve(the_rules, run)
     for path in stop_heatmaps(raab.full(sol), out_dir, theirs_max):
         typer.echo(f"wrote {path}")
 
@@ -192,7 +184,7 @@ def tables_raab(
     rolls: Annotated[int, typer.Option("--rolls", min=1, max=20, help="Tables of the one-turn distribution for R = 1..rolls.")] = 3,
     max_sum: Annotated[int, typer.Option("--max-sum", min=0, max=1000, help="P and P_SUM for S = 0..max-sum.")] = 81,
     claims: Annotated[bool, typer.Option("--claims", help="Also solve the duel and check the source page's claims.")] = False,
-    out_dir: Annotated[Optional[Path], typer.Option("--out-dir", help="Also write tables.json (and claims.json) here.")] = None,
+    out_dir: Annotated[Optional[Path], typer.Option("--out", "-o", help="Also write tables.json (and claims.json) into this folder.")] = None,
     as_json: JsonOpt = False,
 ):
     """The one-turn tables of "Würfeln bei Schlag den Raab": distribution after R rolls, P_SUM(S), the 'roll twice' bound."""

@@ -1,4 +1,4 @@
-"""``jaxsolve simulate kniffel``: play many games with one or more strategies, side by side."""
+"""``jaxsolve simulate <game>``: play many games of a category game with one or more strategies, side by side."""
 
 from __future__ import annotations
 
@@ -9,9 +9,8 @@ from typing import Annotated, Optional
 
 import typer
 
-from jaxsolve.cli.common import CacheOpt, Device, DeviceOpt, JsonOpt, NoCacheOpt, QuietOpt, handle_errors, limited, setup, simulate_app
+from jaxsolve.cli.common import JsonOpt, Run, for_each_game, handle_errors, limited, out_folder, shared_options, simulate_app
 from jaxsolve.errors import JaxsolveError
-from jaxsolve.kniffel.rules import PRESETS
 
 DEFAULT_DIR = Path("results/simulate")
 MAX_GAMES = 10_000_000  # all games of a strategy are played side by side, in memory at once
@@ -91,29 +90,24 @@ def plot_histogram(results, path: Path) -> None:
     plt.close(fig)
 
 
-@simulate_app.command("kniffel")
-@handle_errors
-def simulate_kniffel(
+def simulate_games(
+    game,
     strategy: Annotated[str, typer.Option("--strategy", "-s", help="optimal, heuristic, heuristic:<strength> (strong, medium, weak), greedy, or several comma-separated.")] = "optimal",
     heuristic_reading: Annotated[str, typer.Option("--heuristic-reading", help="Heuristic: the start value's bonus term, fresh-turn (default) or chain.")] = "fresh-turn",
     bot_seed: Annotated[int, typer.Option("--bot-seed", help="Heuristic: seed of the bot's forecast errors (weaker strengths).")] = 0,
     games: Annotated[int, typer.Option("--games", "-n", help="Games per strategy.")] = 100_000,
     seed: Annotated[int, typer.Option("--seed", help="Random seed (same seed, same games).")] = 7,
-    rules: Annotated[str, typer.Option("--rules", "-r", help=f"Rule preset: {', '.join(PRESETS)}.")] = "yahtzee",
+    rules: str | None = None,
     instant_kniffel: Annotated[Optional[int], typer.Option("--instant-kniffel", help="Im-Hieb bonus for a Kniffel right after the first throw (kniffel-imhieb: 30).")] = None,
     instant_other: Annotated[Optional[int], typer.Option("--instant-other", help="Im-Hieb bonus for any other box scored right after the first throw (kniffel-imhieb: 5).")] = None,
     chunk: Annotated[int, typer.Option("--chunk", help="Distinct states per compiled policy evaluation.")] = 1024,
-    out_dir: Annotated[Path, typer.Option("--out-dir", help="Where the JSON summary and histogram PNG go.")] = DEFAULT_DIR,
+    out_dir: Annotated[Path, out_folder("the JSON summary and histogram PNG")] = DEFAULT_DIR,
     no_files: Annotated[bool, typer.Option("--no-files", help="Write no JSON/PNG files.")] = False,
-    device: DeviceOpt = Device.auto,
-    quiet: QuietOpt = False,
-    cache_dir: CacheOpt = None,
-    no_cache: NoCacheOpt = False,
     as_json: JsonOpt = False,
+    run: Run = Run(),
 ):
-    """Play many Kniffel/Yahtzee games with each strategy and compare the score distributions."""
+    """Play many games of {title} with each strategy and compare the score distributions."""
     from jaxsolve.kniffel import heuristic, simulate, strategies
-    from jaxsolve.kniffel.rules import get_rules
 
     from jaxsolve import export
 
@@ -124,8 +118,9 @@ def simulate_kniffel(
     limited("--chunk", chunk, 1, 1 << 20)
     if not no_files:
         export.check_output_dir(out_dir, create=True)
-    the_rules = get_rules(rules).replace(instant_kniffel=instant_kniffel, instant_other=instant_other)
-    dev = setup(device, False, cache_dir, no_cache)
+    the_rules = game.get_rules(rules).replace(instant_kniffel=instant_kniffel, instant_other=instant_other)
+    dev = run.setup()
+    quiet = run.quiet
 
     results = []
     for name in names:
@@ -143,7 +138,7 @@ def simulate_kniffel(
     files = {}
     if not no_files:
         tag = "" if heuristic_reading == heuristic.DEFAULT_READING else f"_{heuristic_reading}"
-        stem = f"kniffel_{the_rules.name}_{'-'.join(names).replace(':', '_')}{tag}_{games}_seed{seed}"
+        stem = f"{game.name}_{the_rules.name}_{'-'.join(names).replace(':', '_')}{tag}_{games}_seed{seed}"
         json_path, png_path = out_dir / f"{stem}.json", out_dir / f"{stem}.png"
         try:
             payload = {"rules": the_rules.to_dict(), "games": games, "seed": seed, "device": str(dev), "strategies": summaries}
@@ -160,3 +155,6 @@ def simulate_kniffel(
     typer.echo(comparison_table(summaries))
     if files and not quiet:
         typer.echo(f"wrote {files['json']} and {files['png']}")
+
+
+for_each_game(simulate_app, __name__, handle_errors(shared_options("fixed32")(simulate_games)))

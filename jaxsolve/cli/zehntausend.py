@@ -10,18 +10,15 @@ from typing import Annotated, List, Optional
 import typer
 
 from jaxsolve.cli.common import (
-    CacheOpt,
     Device,
-    DeviceOpt,
     JsonOpt,
-    NoCacheOpt,
     OutOpt,
-    QuietOpt,
-    X64DefaultOpt,
+    Run,
     advise_app,
     handle_errors,
     plot_app,
     setup,
+    shared_options,
     solve_app,
 )
 from jaxsolve.zehntausend import PRESETS
@@ -51,15 +48,16 @@ def build_rules(rules: str, straight, six_of_a_kind, three_pairs, two_fives):
     )
 
 
-def _solve(the_rules, device: Device, x64: bool, cache_dir, no_cache):
+def _solve(the_rules, run: Run):
     from jaxsolve import zehntausend as z
 
-    dev = setup(device, x64, cache_dir, no_cache)
+    dev = run.setup()
     return z.solve(the_rules, device=dev)
 
 
 @solve_app.command("zehntausend")
 @handle_errors
+@shared_options("float64")
 def solve_zehntausend(
     rules: RulesOpt = "peter-2013",
     straight: StraightOpt = None,
@@ -67,12 +65,8 @@ def solve_zehntausend(
     three_pairs: ThreePairsOpt = None,
     two_fives: TwoFivesOpt = None,
     out: OutOpt = None,
-    device: DeviceOpt = Device.auto,
-    x64: X64DefaultOpt = True,
-    quiet: QuietOpt = False,
-    cache_dir: CacheOpt = None,
-    no_cache: NoCacheOpt = False,
     as_json: JsonOpt = False,
+    run: Run = Run(),
 ):
     """Compute E(p, n) for all p (multiples of 50) and n = 0..6; print E(0, 6) and p1..p6."""
     from jaxsolve import export
@@ -81,7 +75,7 @@ def solve_zehntausend(
     the_rules = build_rules(rules, straight, six_of_a_kind, three_pairs, two_fives)
     if out is not None:
         export.check_writable(out)
-    sol = _solve(the_rules, device, x64, cache_dir, no_cache)
+    sol = _solve(the_rules, run)
     if out is not None:
         z.save_solution(out, sol)
     t = sol.tables
@@ -104,7 +98,7 @@ def solve_zehntausend(
         return
     typer.echo(f"Zehntausend ({the_rules.name}): E(0, 6) = {sol.turn_value:.4f} points per turn")
     typer.echo("thresholds (go on with n dice only while p < p_n): " + ", ".join(f"p{n} = {p}" for n, p in sol.thresholds().items()))
-    if not quiet:
+    if not run.quiet:
         typer.echo(
             f"p6: Delta_6 / P0_6 = ({t.delta(6)}) / ({t.bust_probability(6)}) = {t.stop_point(6)} = {float(t.stop_point(6)):.2f}"
         )
@@ -132,6 +126,7 @@ def parse_faces(dice: str, more: list[str]) -> list[int]:
 
 @advise_app.command("zehntausend")
 @handle_errors
+@shared_options("float64", quiet_help=None)
 def advise_zehntausend(
     points: Annotated[int, typer.Option("--points", "-p", help="Turn points already set aside (multiple of 50).")],
     dice: Annotated[str, typer.Option("--dice", "-d", help="The throw: --dice 1 5 5 2 2 2, --dice 155222 or --dice 1,5,5,2,2,2.")],
@@ -142,11 +137,8 @@ def advise_zehntausend(
     three_pairs: ThreePairsOpt = None,
     two_fives: TwoFivesOpt = None,
     table: Annotated[Optional[Path], typer.Option("--table", help="Use an E export from `solve zehntausend --out` instead of solving.")] = None,
-    device: DeviceOpt = Device.auto,
-    x64: X64DefaultOpt = True,
-    cache_dir: CacheOpt = None,
-    no_cache: NoCacheOpt = False,
     as_json: JsonOpt = False,
+    run: Run = Run(),
 ):
     """List every legal choice for a throw (write, or set aside u and throw on), best first."""
     from jaxsolve import zehntausend as z
@@ -157,7 +149,7 @@ def advise_zehntausend(
     if table is not None:
         sol = z.load_solution(table)
     else:
-        sol = _solve(build_rules(rules, straight, six_of_a_kind, three_pairs, two_fives), device, x64, cache_dir, no_cache)
+        sol = _solve(build_rules(rules, straight, six_of_a_kind, three_pairs, two_fives), run)
     choices = z.advise(sol, points, faces)
     if as_json:
         payload = {
@@ -177,6 +169,7 @@ def advise_zehntausend(
 
 @plot_app.command("zehntausend")
 @handle_errors
+@shared_options("float64")
 def plot_zehntausend(
     out: Annotated[Path, typer.Option("--out", "-o", help="PNG file to write.")] = DEFAULT_FIGURE,
     rules: RulesOpt = "peter-2013",
@@ -185,18 +178,14 @@ def plot_zehntausend(
     three_pairs: ThreePairsOpt = None,
     two_fives: TwoFivesOpt = None,
     p_max: Annotated[Optional[int], typer.Option("--p-max", min=100, max=P_MAX_LIMIT, help=f"Right end of the p axis (default 1.3 p6; at most {P_MAX_LIMIT:,}).")] = None,
-    device: DeviceOpt = Device.auto,
-    x64: X64DefaultOpt = True,
-    quiet: QuietOpt = False,
-    cache_dir: CacheOpt = None,
-    no_cache: NoCacheOpt = False,
+    run: Run = Run(),
 ):
     """Draw Delta E(p, n) = E(p, n) - p for n = 1..6 on a log p axis, with the n = 6 asymptote."""
     from jaxsolve import zehntausend as z
 
     the_rules = build_rules(rules, straight, six_of_a_kind, three_pairs, two_fives)
     z.check_png_path(out)
-    sol = _solve(the_rules, device, x64, cache_dir, no_cache)
+    sol = _solve(the_rules, run)
     z.plot_gain(sol, out, p_max=p_max)
-    if not quiet:
+    if not run.quiet:
         typer.echo(f"wrote {out}")
