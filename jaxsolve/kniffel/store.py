@@ -1,4 +1,5 @@
-"""Kniffel value tensors as ``.npy`` exports, and reading them back with every check."""
+"""Value tensors of category games (Kniffel / Yahtzee and every score-sheet game) as ``.npy``
+exports, and reading them back with every check."""
 
 from __future__ import annotations
 
@@ -14,10 +15,14 @@ from jaxsolve.kniffel.rules import OBJECTIVES, KniffelRules
 from jaxsolve.kniffel.solver import Solution
 
 
+GAME = "category"
+"""The ``game`` of these exports: every category game shares the layout (its rules say which)."""
+
+
 def metadata(sol: Solution) -> dict:
     cap = sol.rules.upper_threshold
     return {
-        "game": "kniffel",
+        "game": GAME,
         "rules": sol.rules.to_dict(),
         "objective": sol.objective,
         "value_meaning": (
@@ -28,12 +33,12 @@ def metadata(sol: Solution) -> dict:
         "axes": [
             {
                 "name": "filled",
-                "size": 8192,
-                "meaning": "13-bit mask of filled boxes; bit b = box b in table order",
+                "size": 1 << sol.rules.num_boxes,
+                "meaning": f"{sol.rules.num_boxes}-bit mask of filled boxes; bit b = box b in table order",
                 "boxes": list(sol.rules.box_names),
             },
             {"name": "upper", "size": cap + 1, "meaning": f"upper-section total, capped at {cap}"},
-            {"name": "holds50", "size": 2, "meaning": "1 if the Kniffel/Yahtzee box holds 50"},
+            {"name": "holds50", "size": 2, "meaning": "1 if the Yahtzee box holds its points (always 0 without joker or extra-bonus rules)"},
         ],
         "state_moment": "start of a turn, before the first throw",
         "unreachable": "NaN",
@@ -62,14 +67,14 @@ def reachable_mask(rules: KniffelRules) -> np.ndarray:
 
 
 def load_solution(path: str | os.PathLike) -> Solution:
-    """Read a Kniffel export back as a ``Solution`` (``.value(filled, upper, holds50)``).
+    """Read a category-game export back as a ``Solution`` (``.value(filled, upper, holds50)``).
 
     Checks (``jaxsolve.export``): the sidecar and the array agree (size, SHA-256, shape,
-    dtype), the sidecar is a Kniffel value table with valid rules and objective, the array's
+    dtype), the sidecar is a category-game value table with valid rules and objective, the array's
     shape is the rules' state shape, its dtype float32 or float64, NaN exactly at the
     unreachable states, finite and >= 0 everywhere else. Any failure is a ``JaxsolveError``.
     """
-    values, meta = export.load(path, game="kniffel")
+    values, meta = export.load(path, game=GAME)
     rules = export.rules_from(path, meta, KniffelRules)
     objective = meta.get("objective")
     if objective not in OBJECTIVES:
