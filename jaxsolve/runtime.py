@@ -12,17 +12,17 @@ from jaxsolve.errors import JaxsolveError
 DEVICES = ("auto", "cpu", "gpu")
 
 
-def default_cache_dir() -> Path:
-    base = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
-    return Path(base) / "jaxsolve" / "xla"
-
-
 def configure(*, x64: bool = False, cache_dir: str | os.PathLike | None = None, use_cache: bool = True) -> None:
-    """Set float64 and JAX's persistent compilation cache (``JAXSOLVE_CACHE`` overrides the dir)."""
+    """Set float64 and the caches under one root (``cache_dir``, else ``$JAXSOLVE_CACHE``, else
+    ``~/.cache/jaxsolve``): JAX's persistent compilation cache in ``<root>/xla`` and the
+    solution store (``jaxsolve.cache``) in ``<root>/tables``. ``use_cache=False`` uses neither."""
+    from jaxsolve import cache
+
     jax.config.update("jax_enable_x64", bool(x64))
+    cache.configure(cache_dir, enabled=use_cache, say=cache._CONFIG.say)
     if not use_cache:
         return
-    path = Path(cache_dir or os.environ.get("JAXSOLVE_CACHE") or default_cache_dir())
+    path = cache.root() / "xla"
     try:
         path.mkdir(parents=True, exist_ok=True)
     except OSError as exc:

@@ -35,9 +35,9 @@ X64Opt = Annotated[bool, typer.Option("--x64/--x32", help="Compute in float64 (d
 X64DefaultOpt = Annotated[bool, typer.Option("--x64/--x32", help="Compute in float64 (the default here) or float32.")]
 CacheOpt = Annotated[
     Optional[Path],
-    typer.Option("--cache-dir", help="JAX persistent compilation cache (default ~/.cache/jaxsolve/xla or $JAXSOLVE_CACHE)."),
+    typer.Option("--cache-dir", help="Cache folder: solved tables (tables/) and compiled programs (xla/); default $JAXSOLVE_CACHE or ~/.cache/jaxsolve."),
 ]
-NoCacheOpt = Annotated[bool, typer.Option("--no-cache", help="Do not use the persistent compilation cache.")]
+NoCacheOpt = Annotated[bool, typer.Option("--no-cache", help="Neither read nor write cached tables or compiled programs.")]
 OutOpt = Annotated[Optional[Path], typer.Option("--out", "-o", help="Write the result as .npy (with a .json sidecar).")]
 
 
@@ -89,6 +89,10 @@ def flush_stdout() -> None:
         fail(f"cannot write the output: {exc.strerror or exc}")
 
 
+def _note(message: str) -> None:
+    typer.echo(message, err=True)
+
+
 def positive_finite(name: str, value: float | None) -> float | None:
     """``value`` if it is a positive finite number (or None), else a clear error."""
     if value is not None and not (math.isfinite(value) and value > 0):
@@ -127,8 +131,13 @@ class Run:
     no_cache: bool = False
 
     def setup(self):
-        """Configure JAX (precision, compilation cache) and return the chosen device."""
-        return setup(self.device, self.x64, self.cache_dir, self.no_cache)
+        """Configure JAX (precision, caches) and return the chosen device; the solution store
+        reports on stderr what it loads or writes (unless ``--quiet``)."""
+        from jaxsolve import cache
+
+        device = setup(self.device, self.x64, self.cache_dir, self.no_cache)
+        cache.configure(self.cache_dir, enabled=not self.no_cache, say=None if self.quiet else _note)
+        return device
 
 
 QUIET_HELP = "No progress bars; print only the result."

@@ -98,7 +98,7 @@ def distribution(
     from jaxsolve import export
     from jaxsolve.errors import JaxsolveError
     from jaxsolve.kniffel import distribution as D
-    from jaxsolve.kniffel import solver
+    from jaxsolve.kniffel import store
     from jaxsolve.progress import layer_bars
 
     the_rules = build_rules(game, rules, rolls, joker, extra_bonus)
@@ -120,7 +120,7 @@ def distribution(
     memory = None if max_memory is None else max_memory << 20
     sizes = {k: len(D.sub_layer_states(the_rules, k, mask)[0]) for k in range(the_rules.num_boxes)}
     with layer_bars(sizes, quiet or as_json) as advance:
-        sol = solver.solve(the_rules, device=dev)
+        sol = store.solved(the_rules, device=dev)
         dist = D.distribution(the_rules, sol, chunk=chunk, devices=devs, max_memory=memory, keep="start", prefilled=mask, on_layer=advance)
     p = dist.at(mask)
     summary = D.summarize(p, at_least=at)

@@ -52,11 +52,14 @@ def _key(rules: KniffelRules, objective: str) -> tuple:
 
 
 def solution(rules: KniffelRules, objective: str = "score", *, device=None) -> solver.Solution:
-    """The solved value table of ``rules``/``objective`` (solved once per process and dtype)."""
+    """The solved value table of ``rules``/``objective`` (once per process and dtype; from the
+    solution store when it holds it, see ``jaxsolve.cache``)."""
+    from jaxsolve.kniffel import store
+
     check_objective(objective)
     key = _key(rules, objective)
     if key not in _SOLUTIONS:
-        _SOLUTIONS[key] = solver.solve(rules, objective, device=device)
+        _SOLUTIONS[key] = store.solved(rules, objective, device=device)
     return _SOLUTIONS[key]
 
 

@@ -327,8 +327,10 @@ def distribution(
     """
     dtype = jnp.dtype(dtype or (jnp.float64 if jax.config.jax_enable_x64 else jnp.float32))
     if solution is None:
+        from jaxsolve.kniffel import store
+
         device = make_mesh(devices).devices.flat[0]
-        solution = solver.solve(rules, "score", dtype=dtype, device=device)
+        solution = store.solved(rules, "score", dtype=dtype, device=device)
     if solution.objective != "score" or solution.rules != rules:
         raise JaxsolveError("the distribution needs a 'score' solution of the same rules")
     return layer_tables(

@@ -8,10 +8,10 @@ import os
 
 import numpy as np
 
-from jaxsolve import export
+from jaxsolve import cache, export
 from jaxsolve.errors import JaxsolveError
-from jaxsolve.kniffel import tables
-from jaxsolve.kniffel.rules import OBJECTIVES, KniffelRules
+from jaxsolve.kniffel import solver, tables
+from jaxsolve.kniffel.rules import OBJECTIVES, KniffelRules, check_objective
 from jaxsolve.kniffel.solver import Solution
 
 
@@ -86,3 +86,17 @@ def load_solution(path: str | os.PathLike) -> Solution:
     seconds = [float(x) if isinstance(x, (int, float)) and not isinstance(x, bool) else 0.0 for x in seconds]
     device = meta.get("device", "")
     return Solution(rules, objective, np.asarray(values), seconds[0], seconds[1], device if isinstance(device, str) else "")
+
+
+def solved(rules: KniffelRules, objective: str = "score", *, dtype=None, device=None) -> Solution:
+    """The solved table of ``rules``/``objective`` in ``dtype`` (default: float64 if JAX's x64
+    is on, else float32), from the solution store (``jaxsolve.cache``) or solved and stored."""
+    import jax
+
+    check_objective(objective)
+    name = np.dtype(dtype or ("float64" if jax.config.jax_enable_x64 else "float32")).name
+    return cache.solved(
+        GAME, rules, objective=objective, dtype=name,
+        solve=lambda: solver.solve(rules, objective, dtype=name, device=device),
+        save=save_solution, load=load_solution,
+    )

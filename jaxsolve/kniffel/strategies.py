@@ -149,7 +149,9 @@ def make(name: str, rules: KniffelRules, **options) -> Strategy:
 
 def _optimal(rules: KniffelRules, solution=None, device=None, dtype=jnp.float32) -> Strategy:
     if solution is None:
-        solution = solver.solve(rules, dtype=dtype, device=device)
+        from jaxsolve.kniffel import store
+
+        solution = store.solved(rules, dtype=dtype, device=device)
     elif solution.rules != rules or solution.objective != "score":
         raise JaxsolveError(f"the solution is for {solution.rules.name} ({solution.objective}), not {rules.name} (score)")
     return ValueStrategy(rules, solution.values, "optimal", dtype)

@@ -1,0 +1,155 @@
+"""The solution store: solved tables written once to a cache folder and loaded from then on.
+
+A solved value table is keyed by game, rules (name and a hash of every rules field), objective
+and dtype, and written as an export (``.npy`` + validated JSON sidecar, ``jaxsolve.export``)
+under ``<root>/tables/<game>/``. The root is ``--cache-dir``, else ``$JAXSOLVE_CACHE``, else
+``$XDG_CACHE_HOME/jaxsolve`` (``~/.cache/jaxsolve``); JAX's persistent compilation cache lives
+beside it in ``<root>/xla``. Loading goes through the game's validating loader, so a broken,
+foreign or stale entry is never used: it is reported, removed and solved again.
+
+Every command that needs a table (advise, analyze, simulate, distribution, play, the heuristic
+comparisons) asks ``solved(...)``; ``jaxsolve cache list|clear`` shows and removes entries.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import hashlib
+import json
+import os
+import time
+from pathlib import Path
+from typing import Any, Callable
+
+from jaxsolve.errors import JaxsolveError
+
+TABLES = "tables"
+
+
+@dataclasses.dataclass
+class _Config:
+    root: Path | None = None
+    enabled: bool = True
+    say: Callable[[str], None] | None = None
+
+
+_CONFIG = _Config()
+
+
+def default_root() -> Path:
+    env = os.environ.get("JAXSOLVE_CACHE")
+    if env:
+        return Path(env)
+    base = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
+    return Path(base) / "jaxsolve"
+
+
+def configure(root: str | os.PathLike | None = None, *, enabled: bool = True, say: Callable[[str], None] | None = None) -> None:
+    """Where the store lives, whether it is used, and where its messages go (None: silent)."""
+    _CONFIG.root = Path(root) if root is not None else None
+    _CONFIG.enabled = enabled
+    _CONFIG.say = say
+
+
+def root() -> Path:
+    return _CONFIG.root or default_root()
+
+
+def enabled() -> bool:
+    return _CONFIG.enabled
+
+
+def _say(message: str) -> None:
+    if _CONFIG.say is not None:
+        _CONFIG.say(message)
+
+
+def rules_hash(rules) -> str:
+    """A short hash of every rules field (two rule sets with one name never share an entry)."""
+    text = json.dumps(rules.to_dict(), sort_keys=True, default=str)
+    return hashlib.sha256(text.encode()).hexdigest()[:12]
+
+
+def entry_path(game: str, rules, objective: str, dtype: str) -> Path:
+    safe = "".join(c if c.isalnum() or c in "-_." else "_" for c in rules.name)
+    return root() / TABLES / game / f"{safe}-{rules_hash(rules)}-{objective}-{dtype}.npy"
+
+
+def solved(game: str, rules, *, objective: str, dtype: str, solve: Callable[[], Any], save: Callable, load: Callable) -> Any:
+    """The solution of ``rules``: loaded from the store if it holds a valid entry, else solved
+    with ``solve()`` and written there (when the store is enabled)."""
+    if not _CONFIG.enabled:
+        return solve()
+    path = entry_path(game, rules, objective, dtype)
+    if path.exists():
+        t0 = time.perf_counter()
+        try:
+            sol = load(path)
+        except JaxsolveError as exc:
+            _say(f"cached table {path} is not usable ({exc}); solving again")
+        else:
+            _say(f"using the cached table {path} ({time.perf_counter() - t0:.2f} s to load)")
+            return sol
+    sol = solve()
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        save(path, sol)
+    except OSError as exc:
+        _say(f"could not cache the table at {path}: {exc.strerror or exc}")
+    else:
+        _say(f"solved and cached the table at {path}")
+    return sol
+
+
+@dataclasses.dataclass(frozen=True)
+class Entry:
+    path: Path
+    game: str
+    rules: str
+    objective: str
+    dtype: str
+    bytes: int
+    modified: float
+
+    def to_dict(self) -> dict:
+        return {**dataclasses.asdict(self), "path": str(self.path)}
+
+
+def entries(game: str | None = None) -> list[Entry]:
+    """Every table in the store (``game``: only that game's), read from the sidecars."""
+    base = root() / TABLES
+    if not base.is_dir():
+        return []
+    out = []
+    for npy in sorted(base.glob("*/*.npy")):
+        if game is not None and npy.parent.name != game:
+            continue
+        side = npy.with_suffix(".json")
+        try:
+            meta = json.loads(side.read_text())
+            rules = meta.get("rules", {}).get("name", "?")
+            objective = str(meta.get("objective", "-"))
+            dtype = str(meta.get("dtype", npy.stem.rsplit("-", 1)[-1]))
+        except (OSError, ValueError, AttributeError):
+            rules, objective, dtype = "? (no readable sidecar)", "?", "?"
+        size = npy.stat().st_size + (side.stat().st_size if side.exists() else 0)
+        out.append(Entry(npy, npy.parent.name, rules, objective, dtype, size, npy.stat().st_mtime))
+    return out
+
+
+def clear(game: str | None = None) -> list[Path]:
+    """Remove the store's tables (``game``: only that game's); returns the removed files."""
+    base = root() / TABLES
+    removed = []
+    if not base.is_dir():
+        return removed
+    for path in sorted(base.glob("*/*")):
+        if not path.is_file() or (game is not None and path.parent.name != game):
+            continue
+        if path.suffix in (".npy", ".json") or ".tmp" in path.name:
+            try:
+                path.unlink()
+                removed.append(path)
+            except OSError as exc:
+                raise JaxsolveError(f"cannot remove {path}: {exc.strerror}") from None
+    return removed
