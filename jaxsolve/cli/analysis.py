@@ -115,13 +115,23 @@ def advise(
     bot_seed: Annotated[int, typer.Option("--bot-seed", help="Heuristic: seed of the bot's forecast errors.")] = 0,
     values: ValuesOpt = None,
     top: Annotated[Optional[int], typer.Option("--top", min=1, help="Print only the best N options.")] = None,
+    batch: Annotated[Optional[Path], typer.Option("--batch", help="Answer many questions: JSON lines from this file ('-': standard input), one JSON line out per question (see docs/kniffel-analysis.md).")] = None,
     as_json: JsonOpt = False,
     run: Run = Run(),
 ):
-    """Rank every option of a turn of {title} (each distinct keep, each box to fill), best first."""
+    """Rank every option of a turn of {title} (each distinct keep, each box to fill), best first.
+
+    The position is a score sheet ("aces=3 twos=- fours=12") or a state ("filled=aces,chance
+    upper=3 holds50=0")."""
     from jaxsolve.kniffel import analysis
     from jaxsolve.kniffel.position import check_rolls_left, format_dice, parse_dice, parse_position
 
+    if batch is not None:
+        if strategy is Strategy.heuristic or scope is Scope.turn or dice or more_dice or position != "start":
+            raise JaxsolveError("--batch reads positions and dice from its lines; it answers with the optimal strategy, game scope")
+        the_rules, the_objective, sol = _context(game, rules, objective, values, run)
+        _answer_batch(the_rules, sol or analysis.solution(the_rules, the_objective), batch, top)
+        return
     dice_text = _dice_text(dice, more_dice)
     if strategy is Strategy.heuristic:
         the_rules = game.get_rules(rules)
@@ -162,6 +172,80 @@ def advise(
         typer.echo(f"  {o.label:<34} {o.value:12.6f}  regret {o.regret:.6f}")
 
 
+def _read_lines(source: Path) -> list[str]:
+    import sys
+
+    if str(source) == "-":
+        return sys.stdin.read().splitlines()
+    if not source.is_file():
+        raise JaxsolveError(f"batch file {source} does not exist or is not a file")
+    try:
+        return source.read_text().splitlines()
+    except UnicodeDecodeError:
+        raise JaxsolveError(f"batch file {source} is not text (JSON lines expected)") from None
+
+
+def _answer_batch(rules, sol, source: Path, top: Optional[int]) -> None:
+    """JSON lines in, JSON lines out: every question in one batched evaluation.
+
+    A question is ``{"position": "<sheet or state>", "dice": [1, 1, 2, 2, 5], "rolls_left": 1}``
+    (or ``"state": {"filled": [...] or mask, "upper": 12, "holds50": 0}`` instead of the
+    position). The answer is ``{"value": ..., "options": [...]}`` with the options of ``advise
+    --json``, best first, or ``{"error": "..."}`` for a bad line (exit status 1 at the end).
+    """
+    import numpy as np
+
+    from jaxsolve.kniffel import query
+    from jaxsolve.kniffel.position import check_rolls_left, check_state, parse_dice, parse_position
+
+    lines = _read_lines(source)
+    questions, answers = [], [None] * len(lines)
+    for i, line in enumerate(lines):
+        if not line.strip():
+            answers[i] = {"error": "empty line"}
+            continue
+        try:
+            try:
+                q = json.loads(line)
+            except json.JSONDecodeError as exc:
+                raise JaxsolveError(f"line {i + 1} is not JSON ({exc.msg})") from None
+            if not isinstance(q, dict):
+                raise JaxsolveError("a question is a JSON object")
+            if "state" in q:
+                st = q["state"]
+                if not isinstance(st, dict):
+                    raise JaxsolveError("state must be an object with filled, upper, holds50")
+                filled = st.get("filled", 0)
+                if isinstance(filled, list):
+                    filled = "filled=" + ",".join(map(str, filled)) if filled else "filled=-"
+                else:
+                    filled = f"filled={int(filled)}"
+                pos = parse_position(f"{filled} upper={int(st.get('upper', 0))} holds50={int(st.get('holds50', 0))}", rules)
+            else:
+                pos = parse_position(str(q.get("position", "start")), rules)
+            faces = parse_dice(q.get("dice"), rules)
+            if faces is None:
+                raise JaxsolveError("a question needs the dice showing (\"dice\": [...])")
+            left = check_rolls_left(q.get("rolls_left"), rules, faces)
+            f, u, h = pos.state(rules)
+            if f == rules.full_mask:
+                raise JaxsolveError("the game is over: every box is filled")
+            check_state(rules, f, pos.upper_total, h)
+            questions.append((i, f, u, h, faces, left))
+        except (JaxsolveError, ValueError, TypeError) as exc:
+            answers[i] = {"error": str(exc)}
+    if questions:
+        table = query.Table(sol)
+        idx, f, u, h, faces, left = (np.array(x) for x in zip(*questions))
+        ov = table.option_values(f, u, h, faces, left)
+        for n, i in enumerate(idx):
+            answers[i] = {"value": float(ov.value[n]), "options": table.ranked(ov, n)[:top]}
+    for answer in answers:
+        typer.echo(json.dumps(answer))
+    if any("error" in a for a in answers):
+        raise typer.Exit(1)
+
+
 def analyze(
     game,
     more_dice: MoreDice = None,
@@ -193,7 +277,8 @@ def analyze(
         typer.echo(json.dumps(out))
         return
     unit = _unit(the_objective)
-    typer.echo(f"{the_rules.name}, {the_objective}: {pos} (sheet {pos.total} points, upper {pos.upper_total})")
+    sheet = f"sheet {pos.total} points, " if pos.total is not None else ""
+    typer.echo(f"{the_rules.name}, {the_objective}: {pos} ({sheet}upper {pos.upper_total})")
     typer.echo(analysis.describe_turn(faces, turn.rolls_left))
     typer.echo(f"as a single turn:  {turn.turn_value:.6f} {unit}")
     typer.echo(f"within the game:   {turn.game_value:.6f} {unit} = {turn.this_turn:.6f} this turn + {turn.rest:.6f} rest")
@@ -232,5 +317,5 @@ def tables_kniffel(
     typer.echo(f"wrote {out} and {out.with_suffix('.json')}")
 
 
-for_each_game(advise_app, __name__, handle_errors(shared_options("float64", quiet_help=None)(advise)))
-for_each_game(analyze_app, __name__, handle_errors(shared_options("float64", quiet_help=None)(analyze)))
+for_each_game(advise_app, __name__, handle_errors(shared_options("float64", quiet_help="No notes on stderr (which cached table is used).")(advise)))
+for_each_game(analyze_app, __name__, handle_errors(shared_options("float64", quiet_help="No notes on stderr (which cached table is used).")(analyze)))

@@ -29,21 +29,14 @@ ChunkOpt = Annotated[int, typer.Option("--chunk", min=1, max=1 << 16, help="Most
 def check_sheet_state(rules, mask: int, upper: int, holds50: bool) -> None:
     """Refuse an upper total or a Yahtzee-box flag that no game reaches with these filled boxes."""
     from jaxsolve.errors import JaxsolveError
+    from jaxsolve.kniffel.position import check_state
 
-    totals = {0}
-    for b in range(6):
-        if mask >> b & 1:
-            totals = {t + (b + 1) * c for t in totals for c in range(rules.dice + 1)}
-    if upper not in totals:
-        filled_upper = [rules.box_names[b] for b in range(6) if mask >> b & 1]
-        which = ", ".join(filled_upper) if filled_upper else "no upper box"
-        if totals == {0}:
-            raise JaxsolveError(f"upper total {upper} is impossible with no upper box filled: it must be 0")
-        raise JaxsolveError(f"upper total {upper} is impossible with {which} filled (at most {max(totals)}, and only sums of those boxes' scores)")
-    if holds50 and (rules.yahtzee_box < 0 or not mask >> rules.yahtzee_box & 1):
-        raise JaxsolveError("--holds50 needs the Yahtzee box among the --filled boxes")
     if mask == rules.full_mask:
         raise JaxsolveError("every box is filled: the game is over")
+    try:
+        check_state(rules, mask, upper, int(holds50))
+    except JaxsolveError as exc:
+        raise JaxsolveError(str(exc).replace("holds50 needs", "--holds50 needs")) from None
 
 
 def _devices(n: int):

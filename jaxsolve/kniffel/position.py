@@ -177,8 +177,97 @@ def _ranges(values: Iterable[int]) -> str:
     return ", ".join(parts)
 
 
-def parse_position(text: str | None, rules: KniffelRules | None = None) -> Position:
-    """Read a position such as ``"aces=3 twos=- fours=12 kniffel=50"`` (see module docs).
+@dataclass(frozen=True)
+class SheetState:
+    """A position given as the engine's state instead of a score sheet: the filled boxes, the
+    upper total so far and whether the Yahtzee box holds its points (the box scores themselves
+    are unknown, so ``total`` is None). Checked on construction by ``parse_state``."""
+
+    filled: int
+    upper_total: int
+    holds50: int
+    sheet: tuple = KNIFFEL_SHEET
+    total = None
+
+    @property
+    def box_names(self) -> tuple[str, ...]:
+        return tuple(b.name for b in self.sheet)
+
+    @property
+    def open_boxes(self) -> tuple[int, ...]:
+        return tuple(b for b in range(len(self.sheet)) if not self.filled >> b & 1)
+
+    @property
+    def is_over(self) -> bool:
+        return self.filled == (1 << len(self.sheet)) - 1
+
+    def state(self, rules: KniffelRules) -> tuple[int, int, int]:
+        if tuple(self.sheet) != tuple(rules.boxes):
+            raise PositionError(f"this state is on another score sheet than the rules {rules.name}")
+        return self.filled, min(self.upper_total, rules.upper_threshold), self.holds50
+
+    def __str__(self) -> str:
+        names = [self.box_names[b] for b in range(len(self.sheet)) if self.filled >> b & 1]
+        return f"filled={','.join(names) or '-'} upper={self.upper_total} holds50={self.holds50}"
+
+
+def check_state(rules: KniffelRules, filled: int, upper: int, holds50: int) -> None:
+    """Refuse a state no game reaches: an upper total the filled upper boxes cannot sum to
+    (a total at the threshold stands for "the threshold or more", as in the engine's state),
+    a Yahtzee flag without a filled Yahtzee box (or without one on the sheet)."""
+    if not 0 <= filled <= rules.full_mask:
+        raise PositionError(f"filled mask {filled} is not a set of the {rules.num_boxes} boxes")
+    totals = {0}
+    for b in range(6):
+        if filled >> b & 1:
+            totals = {t + (b + 1) * c for t in totals for c in range(rules.dice + 1)}
+    capped = upper >= rules.upper_threshold and max(totals) >= rules.upper_threshold  # the state's "threshold or more"
+    if upper not in totals and not capped:
+        which = ", ".join(rules.box_names[b] for b in range(6) if filled >> b & 1)
+        if totals == {0}:
+            raise PositionError(f"upper total {upper} is impossible with no upper box filled: it must be 0")
+        raise PositionError(f"upper total {upper} is impossible with {which} filled (at most {max(totals)}, and only sums of those boxes' scores)")
+    if holds50 not in (0, 1):
+        raise PositionError(f"holds50 must be 0 or 1, got {holds50}")
+    if holds50 and (rules.yahtzee_box < 0 or not filled >> rules.yahtzee_box & 1):
+        raise PositionError("holds50 needs the Yahtzee box among the filled boxes")
+
+
+def parse_state(text: str, rules: KniffelRules | None = None) -> SheetState:
+    """Read a state: ``"filled=ones,chance upper=12 holds50=1"`` or ``"upper 12 | filled ones,chance
+    | holds50"`` (box names or aliases; ``filled`` may also be a mask number; ``holds50``, also
+    written ``armed``, alone means 1)."""
+    rules = rules or KniffelRules()
+    fields: dict[str, str] = {}
+    for part in re.split(r"\s*\|\s*|\s+(?=(?:filled|upper|holds50|armed)\b)", text.strip()):
+        if not part:
+            continue
+        m = re.fullmatch(r"(filled|upper|holds50|armed)\s*(?:[=:]\s*|\s+)?(.*)", part.strip(), re.I)
+        if not m:
+            raise PositionError(f"cannot read {part!r} in the state: write filled=<boxes> upper=<total> holds50=<0|1>")
+        key = "holds50" if m.group(1).lower() == "armed" else m.group(1).lower()
+        if key in fields:
+            raise PositionError(f"{key} is given twice in the state")
+        fields[key] = m.group(2).strip()
+    raw = fields.get("filled", "")
+    if re.fullmatch(r"\d+", raw):
+        filled = int(raw)
+    else:
+        filled = 0
+        for name in (n for n in re.split(r"[\s,;]+", raw) if n and n != "-"):
+            filled |= 1 << box_index(name, rules)
+    upper_raw = fields.get("upper", "0") or "0"
+    holds_raw = fields.get("holds50", "0") or "1"
+    if not re.fullmatch(r"\d+", upper_raw) or not re.fullmatch(r"[01]", holds_raw):
+        raise PositionError(f"upper must be a number and holds50 0 or 1, got upper={upper_raw!r} holds50={holds_raw!r}")
+    state = SheetState(filled, int(upper_raw), int(holds_raw), rules.boxes)
+    check_state(rules, state.filled, state.upper_total, state.holds50)
+    return state
+
+
+def parse_position(text: str | None, rules: KniffelRules | None = None) -> Position | SheetState:
+    """Read a position: a score sheet such as ``"aces=3 twos=- fours=12 kniffel=50"`` (see module
+    docs), or a state (``"filled=ones,chance upper=12 holds50=0"``, see ``parse_state``).
 
     Every score is checked against what the box can hold under ``rules`` (default: 5 dice,
     Yahtzee rules); a malformed or impossible position raises ``PositionError``.
@@ -186,6 +275,8 @@ def parse_position(text: str | None, rules: KniffelRules | None = None) -> Posit
     rules = rules or KniffelRules()
     text = (text or "").strip()
     names = rules.box_names
+    if re.match(r"(filled|upper|holds50|armed)\b", text, re.I):
+        return parse_state(text, rules)
     if text.lower() in _EMPTY:
         return Position.empty(rules)
     scores: list[int | None] = [None] * rules.num_boxes

@@ -49,13 +49,14 @@ def _situations(values, f, u, h, t, rules, objective, rolls_left, first):
     fills = solver.option_values(values, f, u, h, rules, objective, first)  # [boxes, T, B]
     rows = jnp.arange(f.shape[0])
     fill_t = fills[:, t, rows].T
+    points = solver.moves(f, u, h, rules).points[:, t, rows].T
     throw_values = solver.turn_throw_values(values, f, u, h, rules, objective)  # [rolls, T, B]
     throw_value = throw_values[rolls_left, t, rows]
     if rolls_left == 0:
-        return fill_t, jnp.full((f.shape[0], sp.subkeeps.shape[1]), -jnp.inf, values.dtype), throw_value
+        return fill_t, points, jnp.full((f.shape[0], sp.subkeeps.shape[1]), -jnp.inf, values.dtype), throw_value
     keep_values = dicelib.expect_keeps(sp, throw_values[rolls_left - 1])  # [K, B]
     subs = jnp.asarray(sp.subkeeps)[t]  # [B, S]
-    return fill_t, keep_values[subs, rows[:, None]], throw_value
+    return fill_t, points, keep_values[subs, rows[:, None]], throw_value
 
 
 @dataclass(frozen=True)
@@ -64,6 +65,7 @@ class OptionValues:
 
     Attributes:
         boxes: ``[N, boxes]`` value of filling each box now (NaN where not allowed).
+        points: ``[N, boxes]`` points the box would take.
         keeps: ``[N, S]`` value of keeping ``keep_counts[n, s]`` and re-throwing the rest (NaN
             where the slot is unused: no re-throw left, a repeated keep, or keeping every die,
             which is the same as filling).
@@ -72,6 +74,7 @@ class OptionValues:
     """
 
     boxes: np.ndarray
+    points: np.ndarray
     keeps: np.ndarray
     keep_counts: np.ndarray
     value: np.ndarray
@@ -145,6 +148,7 @@ class Table:
         sp = tables.space(rules.dice)
         n, s = len(f), sp.subkeeps.shape[1]
         boxes = np.full((n, rules.num_boxes), np.nan, self.dtype)
+        points = np.zeros((n, rules.num_boxes), np.int64)
         keeps = np.full((n, s), np.nan, self.dtype)
         value = np.full(n, np.nan, self.dtype)
         values = self._device_values()
@@ -156,8 +160,9 @@ class Table:
                 pad = np.concatenate([part, np.repeat(part[-1:], CHUNK - len(part))])
                 with _precision(self.dtype):
                     args = [jnp.asarray(a[pad], jnp.int32) for a in (f, u, h, t)]
-                    b, k, v = _situations(values, *args, rules=rules, objective=self.objective, rolls_left=int(left), first=first)
+                    b, p, k, v = _situations(values, *args, rules=rules, objective=self.objective, rolls_left=int(left), first=first)
                 boxes[part] = np.asarray(b)[: len(part)]
+                points[part] = np.asarray(p)[: len(part)]
                 keeps[part] = np.asarray(k)[: len(part)]
                 value[part] = np.asarray(v)[: len(part)]
         boxes[~np.isfinite(boxes)] = np.nan
@@ -166,7 +171,7 @@ class Table:
         unused = ((subs[:, :, None] == subs[:, None, :]) & earlier).any(axis=2)  # repeats pad the list
         unused |= sp.keep_size[subs] == rules.dice  # keeping every die = filling
         keeps[unused | ~np.isfinite(keeps)] = np.nan
-        return OptionValues(boxes, keeps, sp.keeps[subs], value)
+        return OptionValues(boxes, points, keeps, sp.keeps[subs], value)
 
     def ranked(self, option_values: OptionValues, i: int) -> list[dict]:
         """Situation ``i``'s options, best first, by the engine's tie rule (filling before
@@ -176,7 +181,7 @@ class Table:
         items = []
         for b in np.flatnonzero(np.isfinite(ov.boxes[i])):
             value = float(ov.boxes[i, b])
-            items.append((value, (0, -self.rules.dice, int(b)), (value, "box", self.rules.box_names[b])))
+            items.append((value, (0, -self.rules.dice, int(b)), (value, "box", (self.rules.box_names[b], int(ov.points[i, b])))))
         for j in np.flatnonzero(np.isfinite(ov.keeps[i])):
             counts = ov.keep_counts[i, j]
             kept = int(counts.sum())
@@ -187,9 +192,11 @@ class Table:
         out = []
         for value, kind, what in ranked:
             if kind == "box":
-                out.append({"kind": "box", "box": what, "value": value, "regret": best - value})
+                name, pts = what
+                out.append({"option": f"fill {name} ({pts})", "kind": "box", "value": value, "regret": best - value, "box": name, "points": pts})
             else:
-                out.append({"kind": "keep", "keep": list(what), "rethrow": self.rules.dice - len(what), "value": value, "regret": best - value})
+                label = f"keep {' '.join(map(str, what)) or 'nothing'}, re-throw {self.rules.dice - len(what)}"
+                out.append({"option": label, "kind": "keep", "value": value, "regret": best - value, "keep": list(what), "rethrow": self.rules.dice - len(what)})
         return out
 
     def best_options(self, option_values: OptionValues, tol: float | None = None) -> list[list[dict]]:
