@@ -1,0 +1,68 @@
+"""The solution store: a solved table is written once and loaded by later commands."""
+
+import json
+
+import pytest
+from typer.testing import CliRunner
+
+from jaxsolve import cache
+from jaxsolve.cli import app
+from jaxsolve.kniffel import analysis, solver
+
+runner = CliRunner()
+ADVISE = ["advise", "kniffel", "--rules", "kniffel-apl", "--position", "aces=3 twos=- fours=12", "--dice", "1", "1", "2", "2", "5", "--rolls-left", "1", "--json"]
+
+
+@pytest.fixture
+def store(tmp_path, monkeypatch):
+    monkeypatch.setenv("JAXSOLVE_CACHE", str(tmp_path))
+    analysis._SOLUTIONS.clear()
+    yield tmp_path
+    analysis._SOLUTIONS.clear()
+    cache.configure(None)
+
+
+def test_second_advise_loads_the_table_and_does_not_solve(store, monkeypatch):
+    first = runner.invoke(app, ADVISE)
+    assert first.exit_code == 0, first.output
+    assert "solved and cached the table" in first.stderr
+    analysis._SOLUTIONS.clear()  # a new process would not have it in memory either
+
+    def no_solve(*args, **kwargs):
+        raise AssertionError("the second call solved again")
+
+    monkeypatch.setattr(solver, "solve", no_solve)
+    second = runner.invoke(app, ADVISE)
+    assert second.exit_code == 0, second.output
+    assert "using the cached table" in second.stderr
+    assert json.loads(second.stdout) == json.loads(first.stdout)
+
+
+def test_broken_entry_is_reported_and_solved_again(store):
+    assert runner.invoke(app, ADVISE).exit_code == 0
+    (entry,) = cache.entries()
+    data = bytearray(entry.path.read_bytes())
+    data[len(data) // 2] ^= 0xFF
+    entry.path.write_bytes(bytes(data))
+    analysis._SOLUTIONS.clear()
+    again = runner.invoke(app, ADVISE)
+    assert again.exit_code == 0, again.output
+    assert "is not usable" in again.stderr and "solved and cached" in again.stderr
+
+
+def test_cache_list_and_clear(store):
+    assert runner.invoke(app, ADVISE).exit_code == 0
+    listed = runner.invoke(app, ["cache", "list", "--json"])
+    entries = json.loads(listed.stdout)["entries"]
+    assert [(e["rules"], e["objective"], e["dtype"]) for e in entries] == [("kniffel-apl", "score", "float64")]
+    cleared = runner.invoke(app, ["cache", "clear"])
+    assert cleared.exit_code == 0 and "removed 2 file(s)" in cleared.stdout
+    assert cache.entries() == []
+    bad = runner.invoke(app, ["cache", "clear", "--game", "chess"])
+    assert bad.exit_code == 1 and "unknown game" in bad.stderr
+
+
+def test_no_cache_writes_nothing(store):
+    result = runner.invoke(app, [*ADVISE, "--no-cache"])
+    assert result.exit_code == 0, result.output
+    assert cache.entries() == [] and "cached" not in result.stderr
