@@ -6,7 +6,9 @@ section and a scoring rule applied to the dice counts of a throw:
 * ``face``: the sum of the dice showing face ``param[0]`` (the upper section);
 * ``groups``: distinct faces with at least ``param[i]`` dice each (one pair = ``(2,)``, two
   pairs = ``(2, 2)``, full house = ``(3, 2)``, four of a kind = ``(4,)`` ...); it scores the
-  sum of the dice used (the best choice of faces), all dice with ``total``, or ``points``;
+  sum of the dice used (the best choice of faces), all dice with ``total``, or ``points``.
+  With ``distinct=False`` the groups may share a face (two pairs from four of a kind, a full
+  house from five of a kind: the dice of one face are split between the groups);
 * ``straight``: one die each of every face of any set in ``param`` (faces 1..6 written as a
   number: ``(1234, 2345, 3456)`` is any four in a row); it scores ``points`` (or the sum);
 * ``yahtzee``: all dice show one face; it scores ``points``;
@@ -46,6 +48,7 @@ class Box(eqx.Module):
     total: bool = eqx.field(static=True, default=False)
     joker_points: int | None = eqx.field(static=True, default=None)
     aliases: tuple = eqx.field(static=True, default=())
+    distinct: bool = eqx.field(static=True, default=True)
 
     def __check_init__(self):
         if self.kind not in KINDS:
@@ -97,8 +100,12 @@ def _score_one(box: Box, c: tuple) -> int:
                 return int(box.points) if box.points is not None else sum(need)
         return 0
     best = -1
-    for faces in itertools.permutations(range(6), len(box.param)):
-        if all(c[f] >= size for f, size in zip(faces, box.param)):
+    choices = itertools.permutations(range(6), len(box.param)) if box.distinct else itertools.product(range(6), repeat=len(box.param))
+    for faces in choices:
+        need = [0] * 6
+        for f, size in zip(faces, box.param):
+            need[f] += size
+        if all(c[f] >= n for f, n in enumerate(need)):
             best = max(best, sum((f + 1) * size for f, size in zip(faces, box.param)))
     if best < 0:
         return 0
