@@ -1,4 +1,8 @@
-"""Kniffel value tensors as ``.npy`` exports, and reading them back with every check."""
+"""Value tensors of category games (Kniffel, Yatzy, ...) as ``.npy`` exports, read back with every check.
+
+The sidecar names the registered game (``jaxsolve.games``); every game whose rules are
+``CategoryRules`` shares this format.
+"""
 
 from __future__ import annotations
 
@@ -14,10 +18,28 @@ from jaxsolve.kniffel.rules import OBJECTIVES, KniffelRules
 from jaxsolve.kniffel.solver import Solution
 
 
-def metadata(sol: Solution) -> dict:
+def category_games() -> tuple[str, ...]:
+    """Names of the registered games whose rules are category rules (they share this format)."""
+    from jaxsolve import games
+
+    return tuple(g.name for g in games.games() if isinstance(g.small(), KniffelRules))
+
+
+def game_of(rules: KniffelRules) -> str:
+    """The registered category game whose presets use ``rules``' sheet (``kniffel`` for any other sheet)."""
+    from jaxsolve import games
+
+    for name in category_games():
+        if any(tuple(p.boxes) == tuple(rules.boxes) for p in games.get_game(name).presets().values()):
+            return name
+    return "kniffel"
+
+
+def metadata(sol: Solution, game: str | None = None) -> dict:
     cap = sol.rules.upper_threshold
+    nb = sol.rules.num_boxes
     return {
-        "game": "kniffel",
+        "game": game or game_of(sol.rules),
         "rules": sol.rules.to_dict(),
         "objective": sol.objective,
         "value_meaning": (
@@ -28,12 +50,12 @@ def metadata(sol: Solution) -> dict:
         "axes": [
             {
                 "name": "filled",
-                "size": 8192,
-                "meaning": "13-bit mask of filled boxes; bit b = box b in table order",
+                "size": 1 << nb,
+                "meaning": f"{nb}-bit mask of filled boxes; bit b = box b in table order",
                 "boxes": list(sol.rules.box_names),
             },
             {"name": "upper", "size": cap + 1, "meaning": f"upper-section total, capped at {cap}"},
-            {"name": "holds50", "size": 2, "meaning": "1 if the Kniffel/Yahtzee box holds 50"},
+            {"name": "holds50", "size": 2, "meaning": "1 if the Kniffel/Yahtzee box holds its points"},
         ],
         "state_moment": "start of a turn, before the first throw",
         "unreachable": "NaN",
@@ -44,8 +66,9 @@ def metadata(sol: Solution) -> dict:
     }
 
 
-def save_solution(path: str | os.PathLike, sol: Solution) -> None:
-    export.save(path, sol.values, metadata(sol))
+def save_solution(path: str | os.PathLike, sol: Solution, *, game: str | None = None) -> None:
+    """Write ``sol`` (``game``: the registered game it belongs to; default ``game_of(sol.rules)``)."""
+    export.save(path, sol.values, metadata(sol, game))
 
 
 @functools.lru_cache(maxsize=8)
@@ -61,15 +84,18 @@ def reachable_mask(rules: KniffelRules) -> np.ndarray:
     return mask
 
 
-def load_solution(path: str | os.PathLike) -> Solution:
-    """Read a Kniffel export back as a ``Solution`` (``.value(filled, upper, holds50)``).
+def load_solution(path: str | os.PathLike, *, game: str | None = None) -> Solution:
+    """Read a category-game export back as a ``Solution`` (``.value(filled, upper, holds50)``).
 
     Checks (``jaxsolve.export``): the sidecar and the array agree (size, SHA-256, shape,
-    dtype), the sidecar is a Kniffel value table with valid rules and objective, the array's
-    shape is the rules' state shape, its dtype float32 or float64, NaN exactly at the
-    unreachable states, finite and >= 0 everywhere else. Any failure is a ``JaxsolveError``.
+    dtype), the sidecar is a value table of ``game`` (default: any registered category game)
+    with valid rules and objective, the array's shape is the rules' state shape, its dtype
+    float32 or float64, NaN exactly at the unreachable states, finite and >= 0 everywhere else.
+    Any failure is a ``JaxsolveError``.
     """
-    values, meta = export.load(path, game="kniffel")
+    values, meta = export.load(path, game=game)
+    if game is None and meta.get("game") not in category_games():
+        raise JaxsolveError(f"{path} holds a {meta.get('game')!r} export, not {' or '.join(category_games())}")
     rules = export.rules_from(path, meta, KniffelRules)
     objective = meta.get("objective")
     if objective not in OBJECTIVES:
