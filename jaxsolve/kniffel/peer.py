@@ -64,16 +64,22 @@ def rules_for(variant_id: str) -> CategoryRules:
 
 def sheet_mismatches(variant, rules: CategoryRules) -> list[str]:
     """Differences between a yatzy-solver variant's score card and ``rules``' sheet (empty: none)."""
+    from jaxsolve.kniffel.position import PositionError, box_index
+
     out = []
-    if tuple(variant.categories) != rules.box_names:
-        return [f"categories {list(variant.categories)} != boxes {list(rules.box_names)}"]
+    try:
+        same = [box_index(name, rules) for name in variant.categories] == list(range(rules.num_boxes))
+    except PositionError:
+        same = False
+    if not same:
+        return [f"categories {list(variant.categories)} are not the boxes {list(rules.box_names)} (names or aliases, in order)"]
     if variant.dice != rules.dice or variant.rolls != rules.rolls:
         out.append(f"dice/rolls {variant.dice}/{variant.rolls} != {rules.dice}/{rules.rolls}")
     sp = tables.space(rules.dice)
     ours = tables.throw_scores(rules)
     for t, counts in enumerate(sp.throws):
         faces = sp.faces_of(counts)
-        for b, name in enumerate(rules.box_names):
+        for b, name in enumerate(variant.categories):
             theirs = variant.score(name, faces)
             if theirs != ours[b, t]:
                 out.append(f"{name} {faces}: {ours[b, t]} != {theirs}")
@@ -87,6 +93,71 @@ def sample_states(rules: CategoryRules, n: int, rng: np.random.Generator):
     return f[pick].astype(np.int64), u[pick].astype(np.int64), h[pick].astype(np.int64)
 
 
+def state_notation(variant, rules: CategoryRules, filled: int, upper: int, holds50: int) -> str:
+    """A state in yatzy-solver's notation, e.g. ``upper 12 | filled ones,five_of_a_kind | five_of_a_kind 50``."""
+    names = [variant.categories[b] for b in range(rules.num_boxes) if (filled >> b) & 1]
+    text = f"upper {upper} | filled {','.join(names) or '-'}"
+    yb = rules.yahtzee_box
+    if rules.has_yahtzee_rules and (filled >> yb) & 1:
+        text += f" | {variant.categories[yb]} {rules.boxes[yb].points if holds50 else 0}"
+    return text
+
+
+def parse_state(variant, rules: CategoryRules, text: str) -> tuple[int, int, int]:
+    """``(filled, upper capped at the threshold, holds50)`` of a state in yatzy-solver's notation."""
+    fields = dict(part.strip().split(" ", 1) for part in text.split("|"))
+    names = list(variant.categories)
+    filled = 0
+    for name in fields["filled"].split(","):
+        if name != "-":
+            filled |= 1 << names.index(name)
+    yb = rules.yahtzee_box
+    holds = int(yb >= 0 and int(fields.get(names[yb], 0)) > 0)
+    return filled, min(int(fields["upper"]), rules.upper_threshold), holds
+
+
+def move_mismatches(variant_id: str, situations: int = 300, seed: int = 0, rules: CategoryRules | None = None) -> list[str]:
+    """Filling a box after the last throw, jaxsolve against yatzy-solver's rules engine (no solve):
+    the boxes that may be filled, the points (bonuses included) and the next state, for random
+    reachable states and throws. ``rules`` (default ``rules_for(variant_id)``) are jaxsolve's.
+    Returns the differences (empty: none)."""
+    variant = peer().Variant(variant_id)
+    rules = rules or rules_for(variant_id)
+    rng = np.random.default_rng(seed)
+    f, u, h = sample_states(rules, situations, rng)
+    sp = tables.space(rules.dice)
+    faces = np.sort(rng.integers(1, 7, (situations, rules.dice)), axis=1)
+    if rules.yahtzee_box >= 0:  # every fourth throw all of one face: the joker and extra-bonus rules
+        faces[::4] = rng.integers(1, 7, (len(faces[::4]), 1))
+    throw = np.asarray([sp.throw_index(np.bincount(d - 1, minlength=6)) for d in faces])
+    mv = solver.moves(*(jnp.asarray(a, jnp.int32) for a in (f, u, h)), rules)
+    lane = np.arange(situations)
+    allowed = np.asarray(mv.allowed)[:, throw, lane]
+    score = np.asarray(mv.score())[:, throw, lane]
+    nxt = np.asarray(mv.next_state)[:, throw, lane]
+    if not rules.has_yahtzee_rules:  # holds50 then does not change a state's future; yatzy-solver does not record it
+        nxt = nxt - nxt % 2
+    out = []
+    for i in range(situations):
+        state = state_notation(variant, rules, int(f[i]), int(u[i]), int(h[i]))
+        dice = [int(x) for x in faces[i]]
+        try:
+            legal = [a.split()[1] for a in variant.legal_actions(f"dice {' '.join(map(str, dice))} | rolls 0 | {state}")]
+        except ValueError as exc:
+            out.append(f"{state}: yatzy-solver refuses the state ({exc})")
+            continue
+        ours = [variant.categories[b] for b in np.flatnonzero(allowed[:, i])]
+        if legal != ours:
+            out.append(f"{state} dice {dice}: boxes {ours} != {legal}")
+            continue
+        for b in np.flatnonzero(allowed[:, i]):
+            text, pts = variant.apply_score(state, dice, variant.categories[b])
+            theirs = int(tables.state_index(*parse_state(variant, rules, text), rules))
+            if (int(score[b, i]), int(nxt[b, i])) != (int(pts), theirs):
+                out.append(f"{state} dice {dice} {variant.categories[b]}: {int(score[b, i])} -> {int(nxt[b, i])} != {pts} -> {text}")
+    return out
+
+
 @functools.lru_cache(maxsize=None)
 def _code_tables(variant_id: str, rules: CategoryRules):
     """For every yatzy-solver action code: the box it fills (-1: a keep) and the keep index (-1: a box)."""
@@ -97,7 +168,7 @@ def _code_tables(variant_id: str, rules: CategoryRules):
     for code in range(variant.num_action_codes):
         kind, *rest = variant.action_notation(code).split()
         if kind == "score":
-            box[code] = rules.box_names.index(rest[0])
+            box[code] = list(variant.categories).index(rest[0])
         else:
             faces = [int(x) for x in rest if x != "-"]
             keep[code] = sp.keep_index(np.bincount(np.asarray(faces, np.int64) - 1, minlength=6) if faces else np.zeros(6, np.int64))

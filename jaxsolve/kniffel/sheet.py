@@ -154,7 +154,7 @@ KNIFFEL_SHEET: tuple[Box, ...] = face_boxes(aliases=_UPPER_ALIASES) + (
         aliases=("ss", "sm", "smallstraight", "kleine_strasse", "kleine_straße", "ks")),
     Box("large_straight", "straight", (12345, 23456), points=40, joker_points=40,
         aliases=("ls", "lg", "largestraight", "grosse_strasse", "große_straße", "gs")),
-    Box("kniffel", "yahtzee", points=50, aliases=("kn", "yahtzee", "yz")),
+    Box("kniffel", "yahtzee", points=50, aliases=("kn", "yahtzee", "yz", "five_of_a_kind")),
     Box("chance", "chance", aliases=("ch",)),
 )
 """The Kniffel / Yahtzee sheet (13 boxes)."""
