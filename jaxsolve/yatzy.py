@@ -35,11 +35,12 @@ _UPPER_ALIASES = (
 )
 
 
-def sheet(*, fh5: bool = False, tp4: bool = False) -> tuple[Box, ...]:
-    """The 15-box Scandinavian sheet (``fh5``/``tp4``: the variants' full house and two pairs)."""
+def sheet(*, fh5: bool = False, tp4: bool = False, tp1: bool = False) -> tuple[Box, ...]:
+    """The 15-box Scandinavian sheet (``fh5``/``tp4``: the variants' full house and two pairs;
+    ``tp1``: two pairs that also take a single pair, the scoring behind the 248.63 of 2012)."""
     return face_boxes(UPPER_NAMES, _UPPER_ALIASES) + (
         Box("one_pair", "groups", (2,), aliases=("pair", "1p", "par", "ett_par", "et_par")),
-        Box("two_pairs", "groups", (2, 2), distinct=not tp4, aliases=("2p", "tva_par", "två_par", "to_par")),
+        Box("two_pairs", "groups", (2, 2), distinct=not tp4, min_groups=1 if tp1 else None, aliases=("2p", "tva_par", "två_par", "to_par")),
         Box("three_of_a_kind", "groups", (3,), aliases=("3k", "tretal", "triss", "tre_ens", "tre_like")),
         Box("four_of_a_kind", "groups", (4,), aliases=("4k", "fyrtal", "fire_ens", "fire_like")),
         Box("small_straight", "straight", (12345,), points=15, aliases=("ss", "liten_stege", "lille_straight", "liten_straight")),
@@ -56,9 +57,13 @@ YATZY_SHEET: tuple[Box, ...] = sheet()
 VARIANTS: tuple[str, ...] = ("fh5", "tp4", "forced")
 
 
-def scandinavian(*, fh5: bool = False, tp4: bool = False, order: str = "free", name: str | None = None) -> CategoryRules:
-    """Scandinavian Yatzy with the chosen variant rules (see the module docstring)."""
-    suffix = "".join(f"+{v}" for v, on in (("fh5", fh5), ("tp4", tp4), ("forced", order == "forced")) if on)
+def scandinavian(*, fh5: bool = False, tp4: bool = False, tp1: bool = False, order: str = "free", name: str | None = None) -> CategoryRules:
+    """Scandinavian Yatzy with the chosen variant rules (see the module docstring).
+
+    ``tp1`` (not a preset: no rule book has it) scores a single pair in two pairs (2 x v), as
+    the program behind Larsson and Sjöberg's 248.63 did (docs/yatzy.md).
+    """
+    suffix = "".join(f"+{v}" for v, on in (("fh5", fh5), ("tp4", tp4), ("tp1", tp1), ("forced", order == "forced")) if on)
     return CategoryRules(
         name=name or f"yatzy{suffix}",
         rolls=3,
@@ -67,7 +72,7 @@ def scandinavian(*, fh5: bool = False, tp4: bool = False, order: str = "free", n
         upper_bonus=50,
         upper_threshold=63,
         dice=5,
-        boxes=sheet(fh5=fh5, tp4=tp4),
+        boxes=sheet(fh5=fh5, tp4=tp4, tp1=tp1),
         order=order,
     )
 

@@ -34,6 +34,17 @@ def test_scores_match_the_rule_text(fh5, tp4):
         assert [int(x) for x in ours[:, t]] == [points(b, faces, fh5=fh5, tp4=tp4) for b in BOXES], faces
 
 
+def test_single_pair_two_pairs_scoring_matches_the_rule_text():
+    rules = yatzy.scandinavian(tp1=True)
+    sp = tables.space(5)
+    ours = tables.throw_scores(rules)[BOXES.index("two_pairs")]
+    for t, counts in enumerate(sp.throws):
+        faces = tuple(sp.faces_of(counts))
+        assert int(ours[t]) == points("two_pairs", faces, tp1=True), faces
+    with pytest.raises(RulesError, match="min_groups"):
+        yatzy.sheet()[7].__class__("bad", "groups", (2, 2), min_groups=3)
+
+
 def test_presets_and_aliases():
     presets = yatzy.PRESETS
     assert len(presets) == 8 and presets.get_rules("yatzy-scandinavian+fh5+tp4+forced") == presets["yatzy+fh5+tp4+forced"]

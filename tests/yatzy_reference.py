@@ -16,8 +16,9 @@ BOXES = (
 )  # fmt: skip
 
 
-def points(box: str, dice: tuple[int, ...], *, fh5: bool = False, tp4: bool = False) -> int:
-    """Points of ``box`` for ``dice`` under the Scandinavian rules (``fh5``, ``tp4``: the variants)."""
+def points(box: str, dice: tuple[int, ...], *, fh5: bool = False, tp4: bool = False, tp1: bool = False) -> int:
+    """Points of ``box`` for ``dice`` under the Scandinavian rules (``fh5``, ``tp4``: the variants;
+    ``tp1``: a single pair also scores in two pairs)."""
     c = Counter(dice)
     if box in BOXES[:6]:
         face = BOXES.index(box) + 1
@@ -26,7 +27,7 @@ def points(box: str, dice: tuple[int, ...], *, fh5: bool = False, tp4: bool = Fa
         return max((2 * f for f in c if c[f] >= 2), default=0)
     if box == "two_pairs":
         pairs = sorted((f for f in c if c[f] >= 2), reverse=True)
-        best = 2 * (pairs[0] + pairs[1]) if len(pairs) >= 2 else 0
+        best = 2 * (pairs[0] + pairs[1]) if len(pairs) >= 2 else 2 * pairs[0] if (tp1 and pairs) else 0
         if tp4:
             best = max([best] + [4 * f for f in c if c[f] >= 4])
         return best

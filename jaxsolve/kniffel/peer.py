@@ -220,6 +220,12 @@ def option_table(sol: solver.Solution, variant_id: str, f, u, h, throw, rolls_le
     return out, best
 
 
+def _armed(holds50, rules: CategoryRules) -> np.ndarray:
+    """yatzy-solver's ``armed``: ``holds50`` where a repeated Yahtzee scores differently, else False
+    (it does not record the flag then; jaxsolve's states with either flag have the same value)."""
+    return holds50.astype(bool) & rules.has_yahtzee_rules
+
+
 def compare(variant_id: str, *, states: int = 2000, situations: int = 2000, seed: int = 0, peer_solver=None, sol=None) -> dict:
     """Cross-check one variant (see the module docstring); ``sol``: a float64 jaxsolve solution to reuse."""
     ys = peer()
@@ -244,7 +250,7 @@ def compare(variant_id: str, *, states: int = 2000, situations: int = 2000, seed
 
     rng = np.random.default_rng(seed)
     f, u, h = sample_states(rules, states, rng)
-    theirs = peer_solver.state_values(f.astype(np.uint32), u.astype(np.uint16), h.astype(bool))
+    theirs = peer_solver.state_values(f.astype(np.uint32), u.astype(np.uint16), _armed(h, rules))
     ours = sol.values[f, u, h]
     out["states"] = states
     out["state_max_diff"] = float(np.max(np.abs(ours - theirs)))
@@ -255,7 +261,7 @@ def compare(variant_id: str, *, states: int = 2000, situations: int = 2000, seed
     throw = np.asarray([sp.throw_index(np.bincount(d - 1, minlength=6)) for d in faces])
     rolls_left = rng.integers(0, rules.rolls, situations)
     mine, my_best = option_table(sol, variant_id, f, u, h, throw, rolls_left)
-    codes, values, counts = peer_solver.option_values_batch(f.astype(np.uint32), u.astype(np.uint16), h.astype(bool), faces.astype(np.uint8), rolls_left.astype(np.uint8))
+    codes, values, counts = peer_solver.option_values_batch(f.astype(np.uint32), u.astype(np.uint16), _armed(h, rules), faces.astype(np.uint8), rolls_left.astype(np.uint8))
     peer_dense = np.asarray(variant.dense(codes, values, counts))
     out["situations"] = situations
     out["legal_mismatches"] = int(np.sum(np.isnan(mine) != np.isnan(peer_dense)))
