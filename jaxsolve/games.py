@@ -111,6 +111,17 @@ CATEGORY_CLI = ("jaxsolve.cli.kniffel", "jaxsolve.cli.analysis", "jaxsolve.cli.d
 """The commands of a category game (solve, advise, analyze, distribution, advise-target, simulate)."""
 
 
+def _category_export(name: str, game: str) -> Callable:
+    """``kniffel.store``'s save / load for one registered category game (the sidecar names it)."""
+    fn = late("jaxsolve.kniffel.store", name)
+
+    def call(*args, **kwargs):
+        return fn(*args, game=game, **kwargs)
+
+    call.__name__ = name
+    return call
+
+
 def _kniffel_small():
     from jaxsolve.kniffel.rules import CategoryRules
 
@@ -134,9 +145,34 @@ register(
         solve=_kniffel_solve,
         values=lambda sol: sol.values,
         reachable=late("jaxsolve.kniffel.store", "reachable_mask"),
-        save=late("jaxsolve.kniffel.store", "save_solution"),
-        load=late("jaxsolve.kniffel.store", "load_solution"),
+        save=_category_export("save_solution", "kniffel"),
+        load=_category_export("load_solution", "kniffel"),
         cli=CATEGORY_CLI,
+        bench_extra=late("jaxsolve.bench", "category_cases"),
+    )
+)
+
+def _yatzy_small():
+    from jaxsolve.yatzy import small
+
+    return small()
+
+
+register(
+    Game(
+        name="yatzy",
+        title="Scandinavian Yatzy (15 boxes) and its variants, on the category engine",
+        core="layered",
+        presets=_presets("jaxsolve.yatzy"),
+        default="yatzy",
+        small=_yatzy_small,
+        solve=_kniffel_solve,
+        values=lambda sol: sol.values,
+        reachable=late("jaxsolve.kniffel.store", "reachable_mask"),
+        save=_category_export("save_solution", "yatzy"),
+        load=_category_export("load_solution", "yatzy"),
+        cli=CATEGORY_CLI,
+        bench_presets=("yatzy", "yatzy+forced"),
         bench_extra=late("jaxsolve.bench", "category_cases"),
     )
 )

@@ -193,7 +193,7 @@ def with_rules(**changes):
         ("npz renamed npy", "a zip archive (.npz?)"),
         ("empty file", "is empty"),
         ("no sidecar", "has no metadata sidecar"),
-        ("other game", "holds a 'zehntausend' export, not category"),
+        ("other game", "holds a 'zehntausend' export, not kniffel"),
         ("bad objective", "objective 'fun'"),
         ("edited values", "does not match its sidecar"),
     ],

@@ -15,7 +15,7 @@ from jaxsolve.cli.common import CacheOpt, JsonOpt, handle_errors
 cache_app = typer.Typer(help="Show or remove the solved tables in the cache folder.", no_args_is_help=True)
 app.add_typer(cache_app, name="cache")
 
-GameOpt = Annotated[Optional[str], typer.Option("--game", help="Only this game's tables (a registered game, or 'category' for every score-sheet game).")]
+GameOpt = Annotated[Optional[str], typer.Option("--game", help="Only this game's tables.")]
 
 
 def _configure(cache_dir: Optional[Path]) -> None:
@@ -26,9 +26,8 @@ def _configure(cache_dir: Optional[Path]) -> None:
 
 def _check_game(game: Optional[str]) -> Optional[str]:
     from jaxsolve import games
-    from jaxsolve.kniffel.store import GAME
 
-    if game is not None and game != GAME:
+    if game is not None:
         games.get_game(game)  # an unknown name is a clear error
     return game
 

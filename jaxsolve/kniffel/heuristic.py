@@ -50,6 +50,7 @@ import numpy as np
 from jaxsolve.errors import JaxsolveError
 from jaxsolve.kniffel import solver, tables
 from jaxsolve.kniffel.rules import BOX_NAMES, KNIFFEL_BOX, NUM_BOXES, KniffelRules
+from jaxsolve.kniffel.sheet import KNIFFEL_SHEET
 
 DICE = 5
 FACES = np.arange(1, 7)
@@ -339,6 +340,8 @@ class HeuristicTables:
 def _check_rules(rules: KniffelRules) -> None:
     if rules.dice != DICE:
         raise JaxsolveError(f"the rating heuristic is defined for 5 dice, got {rules.dice}")
+    if tuple(rules.boxes) != KNIFFEL_SHEET:
+        raise JaxsolveError(f"the rating heuristic is defined for the Kniffel sheet, not the sheet of {rules.name}")
 
 
 @functools.lru_cache(maxsize=None)
@@ -433,8 +436,8 @@ def level_gains(filled, upper, holds50, rules: KniffelRules, dtype=jnp.float32, 
     th = heuristic_tables(rules)
     cap = rules.upper_threshold
     V = jnp.asarray(th.V, dtype)
-    bits = (filled[None, :] >> jnp.arange(NUM_BOXES)[:, None]) & 1
-    is_open = bits == 0
+    is_open = ((filled[None, :] >> jnp.arange(NUM_BOXES)[:, None]) & 1) == 0
+    may_fill = tables.fillable(filled[None, :], jnp.arange(NUM_BOXES)[:, None], rules)
     free_up = is_open[:6].astype(jnp.int32)
     nfree = free_up.sum(0)
     face_sum = (free_up * jnp.arange(1, 7)[:, None]).sum(0)
@@ -468,7 +471,7 @@ def level_gains(filled, upper, holds50, rules: KniffelRules, dtype=jnp.float32, 
                 ok.append(final_allowed[b])
             else:
                 v = exp_points[b, r][:, None]
-                ok.append(is_open[b][None, :])
+                ok.append(may_fill[b][None, :])
             if b < 6:
                 v = v + upper_term(b, r)
             level.append(v - start[b][None, :])

@@ -103,6 +103,12 @@ class Position:
     def open_boxes(self) -> tuple[int, ...]:
         return tuple(b for b, s in enumerate(self.scores) if s is None)
 
+    def fillable_boxes(self, rules: KniffelRules) -> tuple[int, ...]:
+        """The boxes the next turn may fill under ``rules`` (all open boxes, or the next one in order)."""
+        from jaxsolve.kniffel import tables
+
+        return tables.fillable_boxes(self.filled, rules)
+
     @property
     def upper_total(self) -> int:
         """Sum of the filled upper boxes (not capped)."""
@@ -127,6 +133,9 @@ class Position:
         """The engine's state ``(filled, upper capped at the threshold, holds50)``."""
         if tuple(self.sheet) != tuple(rules.boxes):
             raise PositionError(f"this position is on another score sheet than the rules {rules.name}")
+        filled = self.filled
+        if rules.order == "forced" and filled & (filled + 1):
+            raise PositionError(f"under {rules.name} the boxes are filled in sheet order ({', '.join(self.box_names)}): a position fills the first boxes of that order")
         return self.filled, min(self.upper_total, rules.upper_threshold), self.holds50
 
     def fill(self, box: int | str, score: int) -> "Position":

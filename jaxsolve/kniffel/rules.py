@@ -18,8 +18,10 @@ from jaxsolve.kniffel.sheet import KNIFFEL_SHEET, Box, check_sheet
 
 JokerMode = Literal["none", "forced", "free", "kniffel"]
 Objective = Literal["score", "goals"]
+Order = Literal["free", "forced"]
 
 JOKER_MODES: tuple[str, ...] = ("none", "forced", "free", "kniffel")
+ORDERS: tuple[str, ...] = ("free", "forced")
 OBJECTIVES: tuple[str, ...] = ("score", "goals")
 
 # The standard 13-box sheet, for code that is specific to it (the rating heuristic, the APL tables).
@@ -46,6 +48,8 @@ class CategoryRules(Rules):
         instant_kniffel, instant_other: "Im-Hieb" bonuses for filling a box with points right
             after the first throw of a turn (Yahtzee box / any other box); 0 = off.
         boxes: the score sheet.
+        order: ``free`` (any open box may be filled) or ``forced`` (the boxes are filled in
+            sheet order, one a turn: the only choice of a turn is which dice to keep).
     """
 
     rolls: int = eqx.field(static=True, default=3)
@@ -58,12 +62,17 @@ class CategoryRules(Rules):
     instant_kniffel: int = eqx.field(static=True, default=0)
     instant_other: int = eqx.field(static=True, default=0)
     boxes: tuple = eqx.field(static=True, default=KNIFFEL_SHEET)
+    order: str = eqx.field(static=True, default="free")
 
     def __check_init__(self):
         if not 1 <= self.dice <= 6:
             raise RulesError(f"dice must be between 1 and 6, got {self.dice}")
         if self.joker not in JOKER_MODES:
             raise RulesError(f"unknown joker mode {self.joker!r}; choose one of {', '.join(JOKER_MODES)}")
+        if self.order not in ORDERS:
+            raise RulesError(f"unknown box order {self.order!r}; choose one of {', '.join(ORDERS)}")
+        if self.order == "forced" and self.joker == "forced":
+            raise RulesError("the forced joker picks the box a Yahtzee goes to, which a forced box order already fixes: use joker 'free', 'kniffel' or 'none'")
         if not 1 <= self.rolls <= 6:
             raise RulesError(f"rolls per turn must be between 1 and 6, got {self.rolls}")
         if min(self.extra_bonus, self.upper_bonus, self.instant_kniffel, self.instant_other) < 0:

@@ -6,7 +6,11 @@ section and a scoring rule applied to the dice counts of a throw:
 * ``face``: the sum of the dice showing face ``param[0]`` (the upper section);
 * ``groups``: distinct faces with at least ``param[i]`` dice each (one pair = ``(2,)``, two
   pairs = ``(2, 2)``, full house = ``(3, 2)``, four of a kind = ``(4,)`` ...); it scores the
-  sum of the dice used (the best choice of faces), all dice with ``total``, or ``points``;
+  sum of the dice used (the best choice of faces), all dice with ``total``, or ``points``.
+  With ``distinct=False`` the groups may share a face (two pairs from four of a kind, a full
+  house from five of a kind: the dice of one face are split between the groups). With
+  ``min_groups=k`` the first ``k`` groups suffice and each further group found adds its dice
+  (a "two pairs" box that also takes a single pair: ``(2, 2)``, ``min_groups=1``);
 * ``straight``: one die each of every face of any set in ``param`` (faces 1..6 written as a
   number: ``(1234, 2345, 3456)`` is any four in a row); it scores ``points`` (or the sum);
 * ``yahtzee``: all dice show one face; it scores ``points``;
@@ -46,10 +50,14 @@ class Box(eqx.Module):
     total: bool = eqx.field(static=True, default=False)
     joker_points: int | None = eqx.field(static=True, default=None)
     aliases: tuple = eqx.field(static=True, default=())
+    distinct: bool = eqx.field(static=True, default=True)
+    min_groups: int | None = eqx.field(static=True, default=None)
 
     def __check_init__(self):
         if self.kind not in KINDS:
             raise RulesError(f"box {self.name!r}: unknown scoring kind {self.kind!r}; choose one of {', '.join(KINDS)}")
+        if self.min_groups is not None and (self.kind != "groups" or not 1 <= self.min_groups <= len(self.param)):
+            raise RulesError(f"box {self.name!r}: min_groups must be between 1 and the number of groups of a 'groups' box")
 
     @property
     def section(self) -> str:
@@ -97,9 +105,15 @@ def _score_one(box: Box, c: tuple) -> int:
                 return int(box.points) if box.points is not None else sum(need)
         return 0
     best = -1
-    for faces in itertools.permutations(range(6), len(box.param)):
-        if all(c[f] >= size for f, size in zip(faces, box.param)):
-            best = max(best, sum((f + 1) * size for f, size in zip(faces, box.param)))
+    for k in range(box.min_groups or len(box.param), len(box.param) + 1):
+        groups = box.param[:k]
+        choices = itertools.permutations(range(6), k) if box.distinct else itertools.product(range(6), repeat=k)
+        for faces in choices:
+            need = [0] * 6
+            for f, size in zip(faces, groups):
+                need[f] += size
+            if all(c[f] >= n for f, n in enumerate(need)):
+                best = max(best, sum((f + 1) * size for f, size in zip(faces, groups)))
     if best < 0:
         return 0
     if box.points is not None:
@@ -147,7 +161,7 @@ KNIFFEL_SHEET: tuple[Box, ...] = face_boxes(aliases=_UPPER_ALIASES) + (
         aliases=("ss", "sm", "smallstraight", "kleine_strasse", "kleine_straße", "ks")),
     Box("large_straight", "straight", (12345, 23456), points=40, joker_points=40,
         aliases=("ls", "lg", "largestraight", "grosse_strasse", "große_straße", "gs")),
-    Box("kniffel", "yahtzee", points=50, aliases=("kn", "yahtzee", "yz")),
+    Box("kniffel", "yahtzee", points=50, aliases=("kn", "yahtzee", "yz", "five_of_a_kind")),
     Box("chance", "chance", aliases=("ch",)),
 )
 """The Kniffel / Yahtzee sheet (13 boxes)."""

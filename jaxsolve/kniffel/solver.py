@@ -40,10 +40,10 @@ def objective_bonus(points, objective: str, dtype):
 
 
 def _lookup(values, rules: KniffelRules):
-    width = rules.upper_threshold + 1
+    """Value of a state, read at its class's representative (``tables.canonical``)."""
 
     def lookup(f, u, h):
-        return values[(f * width + u) * 2 + h]
+        return values[tables.state_index(f, *tables.canonical(f, u, h, rules), rules)]
 
     return lookup
 
@@ -67,14 +67,14 @@ def _regular_options(values, filled, upper, holds50, rules: KniffelRules, object
     lookup = _lookup(values, rules)
     nb = rules.num_boxes
     boxes = jnp.arange(nb)[:, None]
-    is_open = ((filled[None, :] >> boxes) & 1) == 0
+    may_fill = tables.fillable(filled[None, :], boxes, rules)
     new_filled = filled[None, :] | (1 << boxes)
     scores = tables.throw_scores(rules)
     faces = jnp.arange(1, 7)
 
     lower_holds = holds50[None, :] * (jnp.arange(6, nb) != rules.yahtzee_box)[:, None]
     lower_next = lookup(new_filled[6:], upper[None, :], lower_holds)
-    lower_next = jnp.where(is_open[6:], lower_next, CLOSED)
+    lower_next = jnp.where(may_fill[6:], lower_next, CLOSED)
     lower_reward = objective_reward(scores[6:], objective, dtype)
     if first_throw:
         instant = objective_bonus(_instant_bonus(scores, np.arange(nb)[:, None], rules), objective, dtype)
@@ -84,7 +84,7 @@ def _regular_options(values, filled, upper, holds50, rules: KniffelRules, object
     crossed = (upper[None, None, :] < cap) & (up_next >= cap)
     upper_next = lookup(new_filled[:6, None, :], up_next, holds50[None, None, :])
     upper_next = upper_next + objective_bonus(rules.upper_bonus * crossed, objective, dtype)
-    upper_next = jnp.where(is_open[:6, None, :], upper_next, CLOSED)
+    upper_next = jnp.where(may_fill[:6, None, :], upper_next, CLOSED)
     upper_reward = objective_reward(scores[:6], objective, dtype)
     if first_throw:
         upper_reward = upper_reward + instant[:6]
@@ -132,8 +132,6 @@ def _five_moves(filled, upper, holds50, rules: KniffelRules) -> Moves:
     yb = rules.yahtzee_box
     boxes = jnp.arange(rules.num_boxes)[None, :, None]
     face = jnp.arange(6)[:, None, None]
-    bits = (filled[None, None, :] >> boxes) & 1
-    is_open = bits == 0
     box11_filled = ((filled >> yb) & 1 == 1)[None, None, :]
     upper_face_filled = ((filled[None, None, :] >> face) & 1) == 1
     holds = (holds50 == 1)[None, None, :]
@@ -148,8 +146,9 @@ def _five_moves(filled, upper, holds50, rules: KniffelRules) -> Moves:
         joker = holds
     points = jnp.where(joker & (jnp.asarray(tables.joker_points(rules)) > 0)[None, :, None], jnp.asarray(tables.joker_points(rules))[None, :, None], base)
 
-    allowed = is_open
+    allowed = tables.fillable(filled[None, None, :], boxes, rules)
     if rules.joker == "forced":
+        is_open = ((filled[None, None, :] >> boxes) & 1) == 0
         any_lower_open = jnp.any(is_open[:, 6:], axis=1, keepdims=True)
         forced = jnp.where(~upper_face_filled, boxes == face, jnp.where(any_lower_open, boxes >= 6, boxes < 6))
         allowed = allowed & (forced | ~box11_filled)
@@ -167,8 +166,10 @@ def _five_moves(filled, upper, holds50, rules: KniffelRules) -> Moves:
 
 
 def _five_options(values, filled, upper, holds50, rules: KniffelRules, objective: str, first_throw: bool = False):
-    """``[6 faces, boxes, B]`` values of placing all dice of one face."""
-    return _five_moves(filled, upper, holds50, rules).values(values, objective, first_throw)
+    """``[6 faces, boxes, B]`` values of placing all dice of one face (next states read at their representative)."""
+    mv = _five_moves(filled, upper, holds50, rules)
+    after = values[tables.canonical_index(mv.next_state, rules)]
+    return jnp.where(mv.allowed, mv.reward(objective, values.dtype, first_throw) + after, -jnp.inf)
 
 
 def moves(filled, upper, holds50, rules: KniffelRules) -> Moves:
@@ -177,7 +178,7 @@ def moves(filled, upper, holds50, rules: KniffelRules) -> Moves:
     nb = rules.num_boxes
     boxes = jnp.arange(nb)[:, None, None]
     points = jnp.broadcast_to(jnp.asarray(tables.throw_scores(rules))[:, :, None], (nb, tables.space(rules.dice).num_throws, filled.shape[0]))
-    is_open = ((filled[None, None, :] >> boxes) & 1) == 0
+    allowed = tables.fillable(filled[None, None, :], boxes, rules)
     is_upper = boxes < 6
     up_next = jnp.where(is_upper, jnp.minimum(cap, upper[None, None, :] + points), upper[None, None, :])
     crossed = is_upper & (upper[None, None, :] < cap) & (up_next >= cap)
@@ -185,7 +186,7 @@ def moves(filled, upper, holds50, rules: KniffelRules) -> Moves:
     nxt = tables.state_index(filled[None, None, :] | (1 << boxes), up_next, holds_next, rules)
     zeros = jnp.zeros_like(points)
     instant = _instant_bonus(points, boxes, rules)
-    regular = Moves(points, zeros, rules.upper_bonus * crossed + zeros, nxt + zeros, is_open | (zeros > 0), instant)
+    regular = Moves(points, zeros, rules.upper_bonus * crossed + zeros, nxt + zeros, allowed | (zeros > 0), instant)
     if rules.yahtzee_box < 0:
         return regular
     five = _five_moves(filled, upper, holds50, rules)
@@ -203,8 +204,8 @@ def chosen_moves(box, filled, upper, holds50, rules: KniffelRules) -> Moves:
     crossed = is_upper & (upper[None, :] < cap) & (up_next >= cap)
     holds_next = jnp.where(box == rules.yahtzee_box, 0, holds50[None, :])
     nxt = tables.state_index(filled[None, :] | (1 << box), up_next, holds_next, rules)
-    is_open = ((filled[None, :] >> box) & 1) == 0
-    regular = Moves(points, jnp.zeros_like(points), rules.upper_bonus * crossed, nxt, is_open, _instant_bonus(points, box, rules))
+    allowed = tables.fillable(filled[None, :], box, rules)
+    regular = Moves(points, jnp.zeros_like(points), rules.upper_bonus * crossed, nxt, allowed, _instant_bonus(points, box, rules))
     if rules.yahtzee_box < 0:
         return regular
     cols = tables.kniffel_throws(rules.dice)
@@ -302,6 +303,20 @@ def layers(rules: KniffelRules, first: int = 0) -> list[Layer]:
     return [Layer(k, tables.layer_states(rules, k)) for k in range(rules.num_boxes - 1, first - 1, -1)]
 
 
+def representative_layers(rules: KniffelRules) -> list[Layer]:
+    """``layers`` with only each class's representative state (what the value solve computes)."""
+    return [Layer(k, tables.representative_states(rules, k)) for k in range(rules.num_boxes - 1, -1, -1)]
+
+
+def fill_classes(values: np.ndarray, rules: KniffelRules) -> np.ndarray:
+    """The flat value table with every reachable state given its representative's value."""
+    out = values.copy()
+    for k in range(rules.num_boxes + 1):
+        f, u, h = (a.astype(np.int64) for a in tables.layer_states(rules, k))
+        out[tables.state_index(f, u, h, rules)] = values[tables.state_index(f, *tables.canonical(f, u, h, rules), rules)]
+    return out
+
+
 def value_step(rules: KniffelRules, objective: str, expect: str = "levels", subkeep: str = "levels"):
     """The per-chunk step of the value solve: ``(values, (), rows, filled, upper, holds50) -> values``."""
 
@@ -323,6 +338,7 @@ def solve(
     subkeep: str = "levels",
     device=None,
     on_layer: Callable[[int, int], None] | None = None,
+    representatives: bool = True,
 ) -> Solution:
     """Solve the whole game by backward induction (the layered core with ``value_step``).
 
@@ -335,6 +351,9 @@ def solve(
         expect, subkeep: which dice operators to use (see ``jaxsolve.dice``).
         device: a ``jax.Device``; default device if None.
         on_layer: called as ``on_layer(layer, states)`` when a layer is done (progress).
+        representatives: compute only one state of each class of equal-valued states
+            (``tables.canonical``) and copy its value to the others; False computes every
+            reachable state (the same values, slower; for tests).
     """
     check_objective(objective)
     dtype = jnp.dtype(dtype or (jnp.float64 if jax.config.jax_enable_x64 else jnp.float32))
@@ -346,13 +365,14 @@ def solve(
     run = run_layers(
         ("kniffel-values", rules, objective, expect, subkeep),
         value_step(rules, objective, expect, subkeep),
-        layers(rules),
+        representative_layers(rules) if representatives else layers(rules),
         values,
         chunk=chunk,
         device=device,
         on_layer=on_layer,
     )
-    out = np.asarray(run.carry).reshape(shape)
+    out = np.asarray(run.carry)
+    out = (fill_classes(out, rules) if representatives else out).reshape(shape)
     return Solution(rules, objective, out, run.seconds, run.compile_seconds, str(device), run.timings)
 
 

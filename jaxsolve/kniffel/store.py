@@ -1,5 +1,8 @@
-"""Value tensors of category games (Kniffel / Yahtzee and every score-sheet game) as ``.npy``
-exports, and reading them back with every check."""
+"""Value tensors of category games (Kniffel, Yatzy, ...) as ``.npy`` exports, read back with every check.
+
+The sidecar names the registered game (``jaxsolve.games``); every game whose rules are
+``CategoryRules`` shares this format.
+"""
 
 from __future__ import annotations
 
@@ -10,19 +13,33 @@ import numpy as np
 
 from jaxsolve import cache, export
 from jaxsolve.errors import JaxsolveError
-from jaxsolve.kniffel import solver, tables
-from jaxsolve.kniffel.rules import OBJECTIVES, KniffelRules, check_objective
+from jaxsolve.kniffel import tables
+from jaxsolve.kniffel.rules import OBJECTIVES, KniffelRules
 from jaxsolve.kniffel.solver import Solution
 
 
-GAME = "category"
-"""The ``game`` of these exports: every category game shares the layout (its rules say which)."""
+def category_games() -> tuple[str, ...]:
+    """Names of the registered games whose rules are category rules (they share this format)."""
+    from jaxsolve import games
+
+    return tuple(g.name for g in games.games() if isinstance(g.small(), KniffelRules))
 
 
-def metadata(sol: Solution) -> dict:
+def game_of(rules: KniffelRules) -> str:
+    """The registered category game whose presets use ``rules``' sheet (``kniffel`` for any other sheet)."""
+    from jaxsolve import games
+
+    for name in category_games():
+        if any(tuple(p.boxes) == tuple(rules.boxes) for p in games.get_game(name).presets().values()):
+            return name
+    return "kniffel"
+
+
+def metadata(sol: Solution, game: str | None = None) -> dict:
     cap = sol.rules.upper_threshold
+    nb = sol.rules.num_boxes
     return {
-        "game": GAME,
+        "game": game or game_of(sol.rules),
         "rules": sol.rules.to_dict(),
         "objective": sol.objective,
         "value_meaning": (
@@ -33,12 +50,12 @@ def metadata(sol: Solution) -> dict:
         "axes": [
             {
                 "name": "filled",
-                "size": 1 << sol.rules.num_boxes,
-                "meaning": f"{sol.rules.num_boxes}-bit mask of filled boxes; bit b = box b in table order",
+                "size": 1 << nb,
+                "meaning": f"{nb}-bit mask of filled boxes; bit b = box b in table order",
                 "boxes": list(sol.rules.box_names),
             },
             {"name": "upper", "size": cap + 1, "meaning": f"upper-section total, capped at {cap}"},
-            {"name": "holds50", "size": 2, "meaning": "1 if the Yahtzee box holds its points (always 0 without joker or extra-bonus rules)"},
+            {"name": "holds50", "size": 2, "meaning": "1 if the Kniffel/Yahtzee box holds its points"},
         ],
         "state_moment": "start of a turn, before the first throw",
         "unreachable": "NaN",
@@ -49,8 +66,9 @@ def metadata(sol: Solution) -> dict:
     }
 
 
-def save_solution(path: str | os.PathLike, sol: Solution) -> None:
-    export.save(path, sol.values, metadata(sol))
+def save_solution(path: str | os.PathLike, sol: Solution, *, game: str | None = None) -> None:
+    """Write ``sol`` (``game``: the registered game it belongs to; default ``game_of(sol.rules)``)."""
+    export.save(path, sol.values, metadata(sol, game))
 
 
 @functools.lru_cache(maxsize=8)
@@ -66,15 +84,18 @@ def reachable_mask(rules: KniffelRules) -> np.ndarray:
     return mask
 
 
-def load_solution(path: str | os.PathLike) -> Solution:
+def load_solution(path: str | os.PathLike, *, game: str | None = None) -> Solution:
     """Read a category-game export back as a ``Solution`` (``.value(filled, upper, holds50)``).
 
     Checks (``jaxsolve.export``): the sidecar and the array agree (size, SHA-256, shape,
-    dtype), the sidecar is a category-game value table with valid rules and objective, the array's
-    shape is the rules' state shape, its dtype float32 or float64, NaN exactly at the
-    unreachable states, finite and >= 0 everywhere else. Any failure is a ``JaxsolveError``.
+    dtype), the sidecar is a value table of ``game`` (default: any registered category game)
+    with valid rules and objective, the array's shape is the rules' state shape, its dtype
+    float32 or float64, NaN exactly at the unreachable states, finite and >= 0 everywhere else.
+    Any failure is a ``JaxsolveError``.
     """
-    values, meta = export.load(path, game=GAME)
+    values, meta = export.load(path, game=game)
+    if game is None and meta.get("game") not in category_games():
+        raise JaxsolveError(f"{path} holds a {meta.get('game')!r} export, not {' or '.join(category_games())}")
     rules = export.rules_from(path, meta, KniffelRules)
     objective = meta.get("objective")
     if objective not in OBJECTIVES:
@@ -93,10 +114,14 @@ def solved(rules: KniffelRules, objective: str = "score", *, dtype=None, device=
     is on, else float32), from the solution store (``jaxsolve.cache``) or solved and stored."""
     import jax
 
+    from jaxsolve.kniffel import solver
+    from jaxsolve.kniffel.rules import check_objective
+
     check_objective(objective)
     name = np.dtype(dtype or ("float64" if jax.config.jax_enable_x64 else "float32")).name
+    game = game_of(rules)
     return cache.solved(
-        GAME, rules, objective=objective, dtype=name,
+        game, rules, objective=objective, dtype=name,
         solve=lambda: solver.solve(rules, objective, dtype=name, device=device),
-        save=save_solution, load=load_solution,
+        save=lambda path, sol: save_solution(path, sol, game=game), load=lambda path: load_solution(path, game=game),
     )

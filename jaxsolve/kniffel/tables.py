@@ -4,6 +4,10 @@ State layout (flat index): ``((filled * (cap + 1)) + upper) * 2 + holds50`` with
 the mask of filled boxes (bit b = box b in sheet order; 13 bits for Kniffel, 20 for Maxi
 Yatzy), ``upper`` the upper total capped at the bonus threshold, and ``holds50`` whether the
 Yahtzee box holds its points (only states with the Yahtzee box filled have ``holds50 = 1``).
+
+Which boxes a turn may fill is decided in one place, ``fillable``: any open box, or under
+``order="forced"`` only the first open box of the sheet (then the filled masks are the prefixes
+of the sheet, ``layer_states`` yields only those).
 """
 
 from __future__ import annotations
@@ -67,6 +71,49 @@ def state_index(filled, upper, holds50, rules: CategoryRules):
     return (filled * (rules.upper_threshold + 1) + upper) * 2 + holds50
 
 
+def fillable(filled, box, rules: CategoryRules):
+    """Whether ``box`` may be filled in a state with filled mask ``filled`` (broadcast; NumPy or JAX ints).
+
+    ``order="free"``: the box is open. ``order="forced"``: it is open and every earlier box of the
+    sheet is filled (the next box in sheet order).
+    """
+    is_open = ((filled >> box) & 1) == 0
+    if rules.order == "free":
+        return is_open
+    below = (1 << box) - 1
+    return is_open & ((filled & below) == below)
+
+
+def fillable_boxes(filled: int, rules: CategoryRules) -> tuple[int, ...]:
+    """The boxes a turn may fill from one filled mask (a Python int), in sheet order."""
+    return tuple(b for b in range(rules.num_boxes) if fillable(int(filled), b, rules))
+
+
+def canonical(filled, upper, holds50, rules: CategoryRules):
+    """``(upper, holds50)`` of the representative of a state's class of equal-valued states.
+
+    Two states with the same filled boxes have the same value (and the same future) when
+
+    * the upper bonus is out of reach in both: ``upper + dice x (faces of the open upper
+      boxes) < threshold``; the class is represented by ``upper = 0`` (always reachable);
+    * they differ only in ``holds50`` and a repeated Yahtzee scores like any other throw
+      (``not rules.has_yahtzee_rules``); the class is represented by ``holds50 = 0``.
+
+    Broadcasts over NumPy or JAX ints. The value solve computes representatives only.
+    """
+    filled_faces = sum(((filled >> f) & 1) * (f + 1) for f in range(6))
+    reachable = upper + rules.dice * (21 - filled_faces) >= rules.upper_threshold
+    return upper * reachable, holds50 * int(rules.has_yahtzee_rules)
+
+
+def canonical_index(index, rules: CategoryRules):
+    """``state_index`` of the representative (``canonical``) of flat state indices."""
+    width = rules.upper_threshold + 1
+    holds50, rest = index % 2, index // 2
+    upper, filled = rest % width, rest // width
+    return state_index(filled, *canonical(filled, upper, holds50, rules), rules)
+
+
 def popcount(masks: np.ndarray) -> np.ndarray:
     """Number of set bits of each non-negative int (< 2**32)."""
     m = np.asarray(masks, dtype=np.uint32)
@@ -98,7 +145,10 @@ def _masks_by_layer(num_boxes: int) -> tuple[np.ndarray, ...]:
 @functools.lru_cache(maxsize=None)
 def layer_states(rules: CategoryRules, layer: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """Reachable states with ``layer`` boxes filled, as (filled, upper, holds50) int32 arrays."""
-    masks = _masks_by_layer(rules.num_boxes)[layer]
+    if rules.order == "forced":
+        masks = np.asarray([(1 << layer) - 1], dtype=np.int64)
+    else:
+        masks = _masks_by_layer(rules.num_boxes)[layer]
     rows, upper = np.nonzero(reachable_uppers(rules.upper_threshold, rules.dice)[masks & 63])
     filled = masks[rows]
     if rules.yahtzee_box >= 0:
@@ -109,6 +159,15 @@ def layer_states(rules: CategoryRules, layer: int) -> tuple[np.ndarray, np.ndarr
     upper = np.concatenate([upper, upper[kniffel_filled]])
     holds = np.concatenate([np.zeros(len(rows), np.int64), np.ones(int(kniffel_filled.sum()), np.int64)])
     return filled.astype(np.int32), upper.astype(np.int32), holds.astype(np.int32)
+
+
+@functools.lru_cache(maxsize=None)
+def representative_states(rules: CategoryRules, layer: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """The states of ``layer_states`` that are their class's representative (``canonical``)."""
+    f, u, h = layer_states(rules, layer)
+    cu, ch = canonical(f, u, h, rules)
+    keep = (cu == u) & (ch == h)
+    return f[keep], u[keep], h[keep]
 
 
 def num_reachable(rules: CategoryRules | None = None) -> int:
