@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import statistics
 import sys
 import time
@@ -84,6 +85,7 @@ def main(argv=None) -> int:
         "speedup": med_theirs / med_ours,
         "jaxsolve_f64": {"warm": warm64.solve_seconds, "compile": first64.compile_seconds, "value": warm64.game_value},
         "chunks_f32": chunks,
+        "load_average_end": list(os.getloadavg()),
     }
     args.out.parent.mkdir(parents=True, exist_ok=True)
     args.out.with_suffix(".json").write_text(json.dumps(result, indent=2) + "\n")
@@ -103,6 +105,10 @@ def main(argv=None) -> int:
         f"| jaxsolve `{PRESET}`, float64, warm (after the pairs) | {warm64.game_value:.7f} | {warm64.solve_seconds:.2f} | — | {first64.compile_seconds:.2f} s |",
         "",
         f"Speed-up (median yatzy-solver build / median jaxsolve float32 warm solve): **{result['speedup']:.2f}x**.",
+        "",
+        f"Load average at the end: {tuple(round(x, 2) for x in result['load_average_end'])}. Both solvers use every core; the machine is",
+        "shared, and a loaded machine stretches yatzy-solver's build (a work-stealing thread pool) much more than",
+        "jaxsolve's solve, so the ratio is only meaningful with the load recorded beside it.",
         "",
     ]
     if chunks:

@@ -231,7 +231,7 @@ def compare(variant_id: str, *, states: int = 2000, situations: int = 2000, seed
     ys = peer()
     rules = rules_for(variant_id)
     variant = ys.Variant(variant_id)
-    out: dict = {"variant": variant_id, "jaxsolve": f"{PEER_VARIANTS[variant_id][0]} --rules {PEER_VARIANTS[variant_id][1]}"}
+    out: dict = {"variant": variant_id, "jaxsolve": f"game {PEER_VARIANTS[variant_id][0]}, preset {PEER_VARIANTS[variant_id][1]}"}
     out["sheet_mismatches"] = sheet_mismatches(variant, rules)
     t0 = time.perf_counter()
     peer_solver = peer_solver or ys.Solver.build(variant)
