@@ -59,6 +59,7 @@ app.add_typer(tables_app, name="tables")
 # Every registered game's CLI modules add their commands to the groups above.
 from jaxsolve import games as _games  # noqa: E402
 from jaxsolve.cli import bench  # noqa: E402,F401
+from jaxsolve.cli import play  # noqa: E402,F401
 
 _games.load_cli_modules()
 
