@@ -335,6 +335,8 @@ def play_session(make: Callable, game, rules: Optional[str], resume: Optional[Pa
     options that set up a new game (refused with ``--resume``)."""
     from jaxsolve import export, play
 
+    if rules is not None:
+        game.get_rules(rules)
     if resume is not None:
         clash = [k for k, v in given.items() if v not in (None, False)]
         if clash:

@@ -386,6 +386,7 @@ class Session:
             if _action({**option.move, "by": self.mover()}) == want:
                 self.choose(self.options().index(option) + 1)
                 return
+        self.apply(self.state, {k: v for k, v in m.items() if k not in _INFO})  # says why, for an illegal move
         raise PlayError("not one of the options here")
 
 
