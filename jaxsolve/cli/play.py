@@ -128,47 +128,49 @@ class Screen:
             self.line("heuristic ratings: " + "; ".join(f"{r['option']} {r['value']:.2f}" for r in ratings))
 
     def _rich(self, session, heuristic: bool, every: bool) -> None:
-        from rich.table import Table
+        """The same content as plain text, styled; built as one ``Text`` and printed once (a
+        rich ``Table`` per answer costs more than the 50 ms an answer may take on a busy CPU)."""
+        from rich.text import Text
 
-        c = self.console
+        out = []
         lines = session.status()
-        c.print(lines[0], style="bold", markup=False)
-        for text in lines[1:]:
-            c.print(text, markup=False)
+        out.append(Text(lines[0], style="bold"))
+        out += [Text(t) for t in lines[1:]]
         if session.kind == "category":
+            cell = lambda v: "·" if v is None else ("-" if v == 0 else str(v))  # noqa: E731
             sheet = session.sheet()
-            grid = Table.grid(padding=(0, 2))
-            for _ in range(4):
-                grid.add_column()
             upper, lower = sheet[:6], sheet[6:]
-            cell = lambda s: "·" if s is None else ("-" if s == 0 else str(s))  # noqa: E731
+            wn = max(len(n) for n, _ in sheet)
             for i in range(max(len(upper), len(lower))):
-                u = upper[i] if i < len(upper) else ("", "")
-                low = lower[i] if i < len(lower) else ("", "")
-                grid.add_row(u[0], cell(u[1]) if u[0] else "", low[0], cell(low[1]) if low[0] else "")
-            c.print(grid)
-        if session.awaiting() != "choice":
-            return
-        ratings = self._ratings(session, heuristic)
-        shown, more = self._rows(session, every)
-        who = "your" if session.mover() == "you" else "their"
-        table = Table(title=f"options ({who} {session.unit}, best first)", title_justify="left")
-        table.add_column("#", justify="right")
-        table.add_column("option")
-        table.add_column("value", justify="right")
-        table.add_column("regret", justify="right")
-        if ratings is not None:
-            table.add_column("heuristic")
-        for i, o in enumerate(shown, 1):
-            row = [str(i), o.label, f"{o.value:.4f}", f"{o.regret:.4f}"]
+                row = Text("  ")
+                for part in (upper, lower):
+                    if i < len(part):
+                        name, v = part[i]
+                        row.append(f"{name:<{wn}} ")
+                        row.append(f"{cell(v):>4}", style="dim" if v is None else "bold")
+                    else:
+                        row.append(" " * (wn + 5))
+                    row.append("    ")
+                out.append(row)
+        if session.awaiting() == "choice":
+            ratings = self._ratings(session, heuristic)
+            shown, more = self._rows(session, every)
+            who = "your" if session.mover() == "you" else "their"
+            wl = max(len("option"), *(len(o.label) for o in shown))
+            cells = [(str(i), o.label, f"{o.value:.4f}", f"{o.regret:.4f}", self._rating_of(o, ratings) or "-" if ratings is not None else None) for i, o in enumerate(shown, 1)]
+            wv = max(len("value"), *(len(c[2]) for c in cells))
+            wr = max(len("regret"), *(len(c[3]) for c in cells))
+            out.append(Text(f"options ({who} {session.unit}, best first)", style="italic"))
+            head = f"{'#':>3}  {'option':<{wl}}  {'value':>{wv}}  {'regret':>{wr}}" + ("  heuristic" if ratings is not None else "")
+            out.append(Text(head, style="bold underline"))
+            for c in cells:
+                line = f"{c[0]:>3}  {c[1]:<{wl}}  {c[2]:>{wv}}  {c[3]:>{wr}}" + (f"  {c[4]}" if c[4] is not None else "")
+                out.append(Text(line, style="green" if c[0] == "1" else None))
+            if more:
+                out.append(Text(f"     ... {more} more (type all)", style="dim"))
             if ratings is not None:
-                row.append(self._rating_of(o, ratings) or "-")
-            table.add_row(*row, style="green" if i == 1 else None)
-        c.print(table)
-        if more:
-            c.print(f"... {more} more (type all)", markup=False)
-        if ratings is not None:
-            c.print("heuristic ratings: " + "; ".join(f"{r['option']} {r['value']:.2f}" for r in ratings), markup=False)
+                out.append(Text("heuristic ratings: " + "; ".join(f"{r['option']} {r['value']:.2f}" for r in ratings), style="magenta"))
+        self.console.print(Text("\n").join(out), overflow="fold")
 
     def decisions(self, session) -> None:
         rows = session.decisions()
@@ -282,16 +284,20 @@ def answer(session, text: str, screen: Screen, view: dict, save: Callable[[Path 
 
 
 def run_loop(session, screen: Screen, save_path: Path | None, heuristic: bool, timings: bool) -> None:
+    """Prompt, read, answer until the game is over or the player quits; with ``save_path``
+    the game is saved after every move (in the background: ``play.Saver``)."""
     from jaxsolve import play
 
+    saver = play.Saver(save_path) if save_path is not None else None
+
     def save(target: Path | None) -> None:
-        path = target or save_path
-        if path is None:
-            return
-        try:
-            play.save_session(session, path)
-        except OSError as exc:
-            raise JaxsolveError(f"cannot save to {path}: {exc.strerror or exc}") from None
+        if target is not None:
+            play.save_session(session, target)
+        elif saver is not None:
+            err = saver.error()
+            if err is not None:
+                screen.error(f"the last save failed: {err}")
+            saver.submit(session)
 
     view = {"heuristic": heuristic}
     screen.show(session, heuristic)
@@ -313,6 +319,12 @@ def run_loop(session, screen: Screen, save_path: Path | None, heuristic: bool, t
             screen.line(f"(answered in {1000 * (time.perf_counter() - t0):.1f} ms)")
         if not going:
             break
+    if saver is not None:
+        try:
+            saver.flush()
+        except JaxsolveError as exc:
+            screen.error(f"the game could not be saved: {exc}")
+            save_path = None
     if session.over:
         screen.line("game over", style="bold")
         screen.summary(session)
@@ -328,6 +340,18 @@ def _interactive_terminal() -> bool:
         return sys.stdin.isatty() and sys.stdout.isatty()
     except (AttributeError, ValueError):
         return False
+
+
+def warm_display(session, plain: bool, top: int, heuristic: bool) -> None:
+    """Draw a decision once, into memory, so that the first answer pays no first-use costs
+    (a throw of the virtual dice, taken back at once)."""
+    screen = Screen(plain, top, io.StringIO())
+    if session.awaiting() == "dice":
+        session.throw()
+        screen.show(session, heuristic)
+        session.undo()
+    screen.show(session, heuristic)
+    session.news = []
 
 
 def play_session(make: Callable, game, rules: Optional[str], resume: Optional[Path], save: Optional[Path], given: dict, plain: bool, top: int, heuristic: bool, timings: bool, run: Run) -> None:
@@ -365,8 +389,7 @@ def play_session(make: Callable, game, rules: Optional[str], resume: Optional[Pa
         if not heuristic_available(session.rules):
             raise JaxsolveError(f"the rating heuristic is defined for the 5-dice Kniffel sheet only, not {session.rules.name}")
     session.warm()
-    render = Screen(plain, top, io.StringIO())
-    render.show(session, heuristic)
+    warm_display(session, plain, top, heuristic)
     if target is not None:
         play.save_session(session, target)
     screen.line(f"ready in {time.perf_counter() - t0:.1f} s (seed {session.seed}); type ? for help")

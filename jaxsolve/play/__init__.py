@@ -11,6 +11,7 @@ moment with their value and regret (``options()``), plays throws and decisions (
 from __future__ import annotations
 
 import json
+import threading
 from pathlib import Path
 
 from jaxsolve.errors import JaxsolveError
@@ -30,6 +31,7 @@ __all__ = [
     "load_session",
     "read_save",
     "save_session",
+    "Saver",
 ]
 
 KINDS = ("category", "raab", "zehntausend")
@@ -124,3 +126,57 @@ def save_session(session: Session, path) -> Path:
     from jaxsolve import export
 
     return export.atomic_write_text(Path(path), json.dumps(session.to_json(), indent=1) + "\n")
+
+
+class Saver:
+    """Saves a session after every move without making the player wait for the disk: the
+    snapshot is taken at once (``submit``), a worker thread writes it atomically (temporary
+    file, fsync, rename), newer snapshots replace ones not yet written. ``flush`` waits until
+    the last snapshot is on disk and raises the last write error, if any."""
+
+    def __init__(self, path):
+        self.path = Path(path)
+        self._pending: str | None = None
+        self._busy = False
+        self._error: JaxsolveError | None = None
+        self._cond = threading.Condition()
+        self._thread = threading.Thread(target=self._run, name="jaxsolve-play-saver", daemon=True)
+        self._thread.start()
+
+    def submit(self, session: Session) -> None:
+        text = json.dumps(session.to_json(), indent=1) + "\n"
+        with self._cond:
+            self._pending = text
+            self._cond.notify_all()
+
+    def error(self) -> JaxsolveError | None:
+        """The last write error not yet reported (cleared by reading it)."""
+        with self._cond:
+            err, self._error = self._error, None
+            return err
+
+    def flush(self) -> None:
+        with self._cond:
+            while self._pending is not None or self._busy:
+                self._cond.wait()
+        err = self.error()
+        if err is not None:
+            raise err
+
+    def _run(self) -> None:
+        from jaxsolve import export
+
+        while True:
+            with self._cond:
+                while self._pending is None:
+                    self._cond.wait()
+                text, self._pending, self._busy = self._pending, None, True
+            try:
+                export.atomic_write_text(self.path, text)
+            except (JaxsolveError, OSError) as exc:
+                with self._cond:
+                    self._error = exc if isinstance(exc, JaxsolveError) else JaxsolveError(f"cannot save to {self.path}: {exc}")
+            finally:
+                with self._cond:
+                    self._busy = False
+                    self._cond.notify_all()

@@ -58,6 +58,7 @@ class CategorySession(Session):
         solution = solution if solution is not None else analysis.solution(rules, "score")
         if solution.rules != rules or solution.objective != "score":
             raise PlayError(f"the value table is for {solution.rules.name}/{solution.objective}, not {rules.name}/score")
+        self._ratings = None
         super().__init__(game, rules, solution, seed=seed, auto_roll=auto_roll)
 
     # ------------------------------------------------------------------ state
@@ -269,7 +270,9 @@ class CategorySession(Session):
         from jaxsolve.kniffel import heuristic
 
         s = self.state
-        return heuristic.ratings(self.rules, s.position, s.dice, s.rolls_left)
+        if self._ratings is None or self._ratings[0] is not s:
+            self._ratings = (s, heuristic.ratings(self.rules, s.position, s.dice, s.rolls_left))
+        return self._ratings[1]
 
     def summary(self) -> Summary:
         lines = (f"score {self.score} (sheet {self.state.position.total} + bonus {self.state.bonus})",)
