@@ -5,6 +5,7 @@ The game itself is a ``jaxsolve.play`` session; this module reads lines, shows t
 """
 
 
+import gc
 import io
 import sys
 import time
@@ -344,7 +345,9 @@ def _interactive_terminal() -> bool:
 
 def warm_display(session, plain: bool, top: int, heuristic: bool) -> None:
     """Draw a decision once, into memory, so that the first answer pays no first-use costs
-    (a throw of the virtual dice, taken back at once)."""
+    (a throw of the virtual dice, taken back at once). Then move everything allocated so far
+    (JAX, the solution) out of the garbage collector's sight: a full collection of that heap
+    would otherwise stall an answer now and then."""
     screen = Screen(plain, top, io.StringIO())
     if session.awaiting() == "dice":
         session.throw()
@@ -352,6 +355,8 @@ def warm_display(session, plain: bool, top: int, heuristic: bool) -> None:
         session.undo()
     screen.show(session, heuristic)
     session.news = []
+    gc.collect()
+    gc.freeze()
 
 
 def play_session(make: Callable, game, rules: Optional[str], resume: Optional[Path], save: Optional[Path], given: dict, plain: bool, top: int, heuristic: bool, timings: bool, run: Run) -> None:
