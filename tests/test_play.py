@@ -308,6 +308,18 @@ def test_raab_human_opponent_and_bad_input(piglet_full):
     assert back.state == s.state and back.opponent == "human"
 
 
+def test_raab_total_beyond_the_state_bound_banks_the_bound():
+    from jaxsolve import raab
+
+    rules = raab.get_rules("raab", goal=3, bound=4)
+    s = play.new_session("raab", rules, seed=1, opponent="human")
+    s.enter("5")  # 0 + 5 > 4: stopped by itself, the bound banked (as the solver's state space has it)
+    assert s.moves[-1] == {"action": "stop", "by": "you", "forced": True, "auto": True}
+    assert s.state.you == 4 and s.mover() == "them" and "4 banked" in s.news[-1]
+    s.enter("6")  # their last turn busts: you reached the goal first
+    assert s.over and s.state.winner == "you"
+
+
 # ----------------------------------------------------------------------------- zehntausend sessions
 
 

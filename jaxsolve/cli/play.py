@@ -316,6 +316,8 @@ def run_loop(session, screen: Screen, save_path: Path | None, heuristic: bool, t
         except JaxsolveError as exc:  # a failed save: say so, keep the game
             screen.error(str(exc))
             going = True
+        except KeyboardInterrupt:
+            going = False
         if timings:
             screen.line(f"(answered in {1000 * (time.perf_counter() - t0):.1f} ms)")
         if not going:
@@ -491,7 +493,10 @@ def _register() -> None:
     for game in games.games():
         if games.CATEGORY_CLI[0] in game.cli:
             continue
-        kind = play.kind_of(game)
+        try:
+            kind = play.kind_of(game)
+        except JaxsolveError:  # a game without a session kind gets no play command
+            continue
         if kind == "raab":
             _register_raab(game)
         elif kind == "zehntausend":

@@ -146,8 +146,18 @@ class RaabSession(Session):
 
     # ------------------------------------------------------------------ moves
 
+    def _banked(self, s: DuelState) -> int:
+        """What stopping banks: the turn total, except that (last-turn rule) a total beyond the
+        state bound banks the bound, as the solver assumes."""
+        mine, theirs, _ = self._view(s)
+        if not self.rules.last_turn:
+            return s.turn_total
+        m, _ = (int(v) for v in raab.reduce_scores(self.rules, mine + s.turn_total, theirs))
+        return s.turn_total - max(0, m - self.rules.top)
+
     def _bank(self, s: DuelState) -> tuple[DuelState, str]:
-        you, them = (s.you + s.turn_total, s.them) if s.mover == "you" else (s.you, s.them + s.turn_total)
+        gain = self._banked(s)
+        you, them = (s.you + gain, s.them) if s.mover == "you" else (s.you, s.them + gain)
         nxt = DuelState(you, them, 0, _other(s.mover), s.you_started)
         mine, theirs, they_started = self._view(nxt)
         over, val = raab.terminal(self.rules, int(they_started), mine, theirs)
@@ -177,7 +187,10 @@ class RaabSession(Session):
             return DuelState(s.you, s.them, s.turn_total, s.mover, s.you_started, False), f"{who} roll again"
         if action == "stop":
             nxt, end = self._bank(s)
-            forced = (" (the goal is reached)" if not self.rules.last_turn else " (past the state bound)") if move.get("forced") else ""
+            gain = self._banked(s)
+            forced = ""
+            if move.get("forced"):
+                forced = " (the goal is reached)" if not self.rules.last_turn else f" (beyond the state bound {self.rules.top}: {gain} banked)"
             return nxt, f"{who} bank {s.turn_total}{forced}" + self._over_text(nxt, end)
         raise PlayError(f"unknown move {action!r}")
 
