@@ -4,7 +4,6 @@ pseudo-terminal (bad input mid-game, undo, save and resume)."""
 import json
 import os
 import re
-import subprocess
 import sys
 from pathlib import Path
 
@@ -494,8 +493,11 @@ def test_terminal_zehntausend_with_save_and_resume(tmp_path):
 
 
 def run_cli(*args):
-    env = {**os.environ, "PYTHONPATH": str(ROOT)}
-    return subprocess.run([sys.executable, "-m", "jaxsolve", "play", *args], cwd=str(ROOT), env=env, capture_output=True, text=True, stdin=subprocess.DEVNULL, timeout=180)
+    from typer.testing import CliRunner
+
+    from jaxsolve.cli import app
+
+    return CliRunner().invoke(app, ["play", *args])
 
 
 @pytest.mark.parametrize(
@@ -509,9 +511,9 @@ def run_cli(*args):
 )
 def test_bad_command_lines_are_one_error_line(args, message):
     result = run_cli(*args)
-    assert result.returncode == 1
+    assert result.exit_code == 1
     lines = result.stderr.strip().splitlines()
-    assert len(lines) == 1 and lines[0].startswith("error: ") and message in lines[0]
+    assert len(lines) == 1 and lines[0].startswith("error: ") and message in lines[0], result.stderr
 
 
 def test_a_foreign_or_broken_resume_file_is_one_error_line(tmp_path):
@@ -520,11 +522,11 @@ def test_a_foreign_or_broken_resume_file_is_one_error_line(tmp_path):
 
     write_save(other, "raab", "raab", raab.PRESETS["piglet"], opponent="bot", first="you")
     result = run_cli("kniffel", "--resume", str(other))
-    assert result.returncode == 1 and result.stderr.strip() == f"error: {other} holds a game of 'raab', not kniffel"
+    assert result.exit_code == 1 and result.stderr.strip() == f"error: {other} holds a game of 'raab', not kniffel"
     broken = tmp_path / "broken.json"
     broken.write_text('{"format": "jaxsolve-play", "version": 1, "game": "raab", "kind": "raab", "rules": {"goal": -3}, "settings": {"seed": 1}, "moves": []}')
     result = run_cli("raab", "--resume", str(broken))
-    assert result.returncode == 1 and result.stderr.startswith(f"error: {broken}: goal must be between")
+    assert result.exit_code == 1 and result.stderr.startswith(f"error: {broken}: goal must be between")
 
 
 @pytest.mark.slow
