@@ -58,7 +58,7 @@ app.add_typer(tables_app, name="tables")
 
 # Every registered game's CLI modules add their commands to the groups above.
 from jaxsolve import games as _games  # noqa: E402
-from jaxsolve.cli import bench, cache  # noqa: E402,F401
+from jaxsolve.cli import bench, cache, play  # noqa: E402,F401
 
 _games.load_cli_modules()
 
