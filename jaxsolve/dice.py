@@ -316,6 +316,8 @@ def rethrow_mass(space: DiceSpace, keep_mass):
         padded = jnp.concatenate([mass, jnp.zeros((1,) + mass.shape[1:], mass.dtype)], axis=0)
         total = functools.reduce(jnp.add, [padded[down[:, f]] for f in range(space.sides)])
         mass = flat[lv] + total * (1.0 / space.sides)
+        if k + 1 < space.n:
+            mass = materialize(mass)
     return mass.reshape((space.num_throws,) + keep_mass.shape[1:])
 
 
@@ -355,4 +357,6 @@ def best_subkeep_arg(space: DiceSpace, keep_values, rtol: float = 0.0):
         best = jnp.where(take_own, own, below)
         arg = jnp.where(take_own, own_idx, below_arg)
         size = jnp.where(take_own, jnp.int8(k), below_size)
+        if k < space.n:
+            best, arg, size = materialize((best, arg, size))
     return best, arg
