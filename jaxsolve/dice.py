@@ -299,6 +299,28 @@ def reroll(space: DiceSpace, values, expect: ExpectMethod = "levels", subkeep: S
     return best_subkeep(space, expect_keeps(space, values, expect), subkeep)
 
 
+def rethrow_mass(space: DiceSpace, keep_mass):
+    """Distribution of the throw after re-throwing the dice not kept: ``[K, ...] -> [T, ...]``.
+
+    ``keep_mass[k]`` is the probability of keeping ``k``; the result is the probability of each
+    throw of all dice. The transpose of ``expect_keeps``, level by level: a keep of k dice
+    passes a sixth of its mass to each keep of k + 1 dice that adds one die, so each keep of
+    k + 1 dice gathers from the keeps that remove one of its faces.
+    """
+    flat = keep_mass.reshape(keep_mass.shape[0], -1)
+    mass = flat[space.level(0)]
+    for k in range(space.n):
+        lv = space.level(k + 1)
+        down = space.remove_die[lv] - space.level_start[k]
+        down = np.where(space.remove_die[lv] < 0, space.level_start[k + 1] - space.level_start[k], down)
+        padded = jnp.concatenate([mass, jnp.zeros((1,) + mass.shape[1:], mass.dtype)], axis=0)
+        total = functools.reduce(jnp.add, [padded[down[:, f]] for f in range(space.sides)])
+        mass = flat[lv] + total * (1.0 / space.sides)
+        if k + 1 < space.n:
+            mass = materialize(mass)
+    return mass.reshape((space.num_throws,) + keep_mass.shape[1:])
+
+
 def throw_mean(space: DiceSpace, values):
     """Expected value of a fresh throw of all dice: ``[T, ...] -> [...]``."""
     return jnp.tensordot(jnp.asarray(space.throw_prob, values.dtype), values, axes=1)
@@ -335,4 +357,6 @@ def best_subkeep_arg(space: DiceSpace, keep_values, rtol: float = 0.0):
         best = jnp.where(take_own, own, below)
         arg = jnp.where(take_own, own_idx, below_arg)
         size = jnp.where(take_own, jnp.int8(k), below_size)
+        if k < space.n:
+            best, arg, size = materialize((best, arg, size))
     return best, arg

@@ -28,6 +28,7 @@ import time
 from typing import Any, Callable, Hashable, NamedTuple, Sequence
 
 import jax
+import jax.numpy as jnp
 import numpy as np
 from jax.sharding import Mesh, NamedSharding, PartitionSpec
 
@@ -92,6 +93,16 @@ def _chunks(states: tuple, chunk: int):
     padded = [np.concatenate([np.asarray(a, np.int32), np.repeat(np.asarray(a[:1], np.int32), pad)]) for a in states]
     for start in range(0, n + pad, chunk):
         yield rows[start : start + chunk], tuple(a[start : start + chunk] for a in padded)
+
+
+def real_rows(rows):
+    """``[chunk]`` bool: the chunk's own states, False for the padding of a layer's last chunk.
+
+    Padding repeats row 0 after the layer's last state, and rows increase along a chunk, so a
+    row 0 anywhere but at the chunk's start is padding. A step that adds (rather than sets)
+    per-state results masks with this.
+    """
+    return (rows > 0) | (jnp.arange(rows.shape[0]) == 0)
 
 
 def run_layers(

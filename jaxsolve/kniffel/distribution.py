@@ -148,27 +148,8 @@ def shifted(prev_padded, nrow, shift, width: int, lead: int):
 
 
 def turn_policy(values, filled, upper, holds50, rules: KniffelRules):
-    """Where the ``score``-optimal turn ends: ``[(q [T, B], box [T, B], first_throw)]``.
-
-    ``q[t, b]`` is the probability that the turn of state b is decided on throw t with box
-    ``box[t, b]`` (the list has a second entry for the Im-Hieb stop after the first throw).
-    """
-    sp = tables.space(rules.dice)
-    dtype = values.dtype
-    turn = policy.optimal_turn(values, filled, upper, holds50, rules, "score")
-    B = filled.shape[0]
-    p = jnp.broadcast_to(jnp.asarray(sp.throw_prob, dtype)[:, None], (sp.num_throws, B))
-    out = []
-    if rules.rolls > 1 and rules.has_instant_bonus:
-        out.append((jnp.where(turn.fill_now, p, 0), turn.box_now, True))
-        p = jnp.where(turn.fill_now, 0, p)
-    to_throws = jnp.asarray(sp.dense.T, dtype)  # [T, K]: P(throw | keep)
-    cols = jnp.broadcast_to(jnp.arange(B)[None, :], (sp.num_throws, B))
-    for arg in reversed(list(turn.keep)):
-        mass = jnp.zeros((sp.num_keeps, B), dtype).at[arg, cols].add(p)
-        p = to_throws @ mass
-    out.append((p, turn.box, rules.rolls == 1))
-    return out
+    """Where the ``score``-optimal turn ends: ``policy.end_of_turn`` of a fresh turn."""
+    return policy.end_of_turn(values, filled, upper, holds50, rules, "score")
 
 
 def turn_distribution(values, rows, prev_padded, filled, upper, holds50, rules: KniffelRules, width: int):

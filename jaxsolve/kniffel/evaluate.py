@@ -21,7 +21,7 @@ import jax.numpy as jnp
 import numpy as np
 
 from jaxsolve import dice
-from jaxsolve.core.layered import run_layers
+from jaxsolve.core.layered import Layer, real_rows, run_layers
 from jaxsolve.kniffel import policy, solver, tables
 from jaxsolve.kniffel.rules import KniffelRules
 
@@ -127,3 +127,128 @@ def evaluate(solution: solver.Solution, *, chunk: int = 512, on_layer=None) -> E
     out = np.array(aux).reshape(shape + (len(channels(rules)),))
     out[np.isnan(solution.values)] = np.nan
     return Evaluation(solution, out)
+
+
+# ----------------------------------------------------------------------------- forward
+
+
+@dataclass
+class Forward:
+    """Channels of one position under the optimal policy, from a forward walk.
+
+    ``channels`` ``[C]`` is what ``Evaluation`` holds for one state (per box, bonuses, second
+    moment of the remaining total); ``states`` the number of states the policy reaches (and
+    that were evaluated), ``seconds`` the walk without compiling, ``compile_seconds`` apart.
+    """
+
+    solution: solver.Solution
+    channels: np.ndarray
+    states: int
+    seconds: float
+    compile_seconds: float
+    timings: dict
+
+    def at(self) -> dict[str, float]:
+        return dict(zip(channels(self.solution.rules), (float(x) for x in self.channels)))
+
+    def mean(self) -> float:
+        return float(self.channels[:-1].sum())
+
+    def sd(self) -> float:
+        mean = self.channels[:-1].sum()
+        return float(np.sqrt(max(self.channels[-1] - mean**2, 0.0)))
+
+
+def forward_step(rules: KniffelRules, objective: str, rolls_left: int | None = None):
+    """The per-chunk step of the forward walk: ``((prob, first, totals), (values, start), rows, *state)``.
+
+    ``prob[s]`` is the probability that the game reaches state s (start of a turn), ``first[s]``
+    the expected points scored before it on those games (``E[S; s]``). A turn from s ends on
+    throw t with the policy's box: reward r, next state n, probability ``q[t]``; it adds
+    ``q prob[s]`` to ``prob[n]``, ``q (first[s] + r prob[s])`` to ``first[n]``, its points to
+    the box and bonus totals and ``q (r^2 prob[s] + 2 r first[s])`` to the second moment of
+    the final total. ``start`` (or None: a fresh turn) is the throw showing, with
+    ``rolls_left`` re-throws left.
+    """
+    nb = rules.num_boxes
+
+    def step(carry, operands, rows, filled, upper, holds50):
+        reach, totals = carry
+        values, start = operands
+        dtype = values.dtype
+        idx = tables.state_index(filled, upper, holds50, rules)
+        here = jnp.where(real_rows(rows)[:, None], reach[idx], 0)
+        p, a = here[:, 0], here[:, 1]
+        for q, box, first_throw in policy.end_of_turn(values, filled, upper, holds50, rules, objective, start, rolls_left):
+            mv = solver.chosen_moves(box, filled, upper, holds50, rules)
+            pts = solver.objective_reward(mv.points, objective, dtype)
+            bonus = [solver.objective_bonus(x, objective, dtype) for x in (mv.upper_bonus, mv.extra, mv.instant * first_throw)]
+            reward = pts + sum(bonus)
+            w, wa = q * p[None], q * a[None]
+            per_box = jax.ops.segment_sum((w * pts).reshape(-1), box.reshape(-1), num_segments=nb)
+            rest = [jnp.sum(w * x) for x in bonus] + [jnp.sum(w * reward**2 + 2 * reward * wa)]
+            totals = totals + jnp.concatenate([per_box, jnp.stack(rest)])
+            reach = reach.at[mv.next_state].add(jnp.stack([w, wa + w * reward], -1))
+        return reach, totals
+
+    return step
+
+
+def forward(
+    solution: solver.Solution,
+    filled: int = 0,
+    upper: int = 0,
+    holds50: int = 0,
+    *,
+    throw: int | None = None,
+    rolls_left: int | None = None,
+    chunk: int = 1024,
+    on_layer=None,
+) -> Forward:
+    """Per-box split, bonuses and second moment of the rest of the game from one position.
+
+    The same channels as ``evaluate`` gives for every state, for one position only: the
+    probability of reaching each state under the optimal policy (``policy.end_of_turn``) is
+    carried forward over the layers, and only states reached with a positive probability are
+    evaluated. ``throw`` (index into ``tables.space(rules.dice)``'s throws) with ``rolls_left``
+    re-throws left starts mid-turn; without it the position is at the start of a turn.
+    """
+    rules, objective = solution.rules, solution.objective
+    dtype = solution.values.dtype
+    cap = rules.upper_threshold
+    start_state = (int(filled), min(int(upper), cap), int(holds50))
+    if np.isnan(solution.values[start_state]):
+        raise ValueError(f"unreachable state: filled={filled}, upper={upper}, holds50={holds50}")
+    values = jnp.asarray(np.nan_to_num(solution.values.reshape(-1), nan=0.0), dtype)
+    size = values.shape[0]
+    origin = int(tables.state_index(*start_state, rules))
+    carry = (jnp.zeros((size, 2), dtype).at[origin, 0].set(1.0), jnp.zeros(len(channels(rules)), dtype))
+    layer = bin(start_state[0]).count("1")
+    compile_seconds, seconds, timings, states = 0.0, 0.0, {}, 0
+    if throw is not None:
+        sp = tables.space(rules.dice)
+        rolls_left = rules.rolls - 1 if rolls_left is None else int(rolls_left)
+        start = jnp.zeros(sp.num_throws, dtype).at[int(throw)].set(1.0)
+        one = tuple(np.asarray([x], np.int32) for x in start_state)
+        run = run_layers(
+            ("kniffel-forward-throw", rules, objective, rolls_left),
+            forward_step(rules, objective, rolls_left),
+            [Layer(layer, one)], carry, (values, start), chunk=1,
+        )
+        carry, compile_seconds, seconds = run.carry, run.compile_seconds, run.seconds
+        timings[f"{layer} (mid-turn)"] = run.timings[layer]
+        states, layer = 1, layer + 1
+    step = forward_step(rules, objective)
+    for k in range(layer, rules.num_boxes):
+        f, u, h = tables.layer_states(rules, k)
+        prob = np.asarray(carry[0][:, 0])
+        reached = prob[np.asarray(tables.state_index(f.astype(np.int64), u, h, rules))] > 0
+        plan = [Layer(k, (f[reached], u[reached], h[reached]))]
+        run = run_layers(("kniffel-forward", rules, objective), step, plan, carry, (values, None), chunk=chunk, on_layer=on_layer)
+        carry = run.carry
+        compile_seconds += run.compile_seconds
+        seconds += run.seconds
+        timings[k] = run.timings[k]
+        states += int(reached.sum())
+    totals = np.asarray(carry[1])
+    return Forward(solution, totals, states, seconds, compile_seconds, timings)

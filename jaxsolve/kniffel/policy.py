@@ -15,6 +15,7 @@ The tolerance absorbs float rounding, so the choice does not depend on it.
 
 from __future__ import annotations
 
+import functools
 from typing import Any, NamedTuple, Sequence
 
 import jax
@@ -39,12 +40,30 @@ def tolerance(value):
 
 
 def best_box(values, filled, upper, holds50, rules: KniffelRules, objective: str = "score", first_throw: bool = False):
-    """``(value, box)`` ``[T, B]`` after each throw: the earliest box within the tolerance of the best."""
-    options = solver.option_values(values, filled, upper, holds50, rules, objective, first_throw)
-    best = jnp.max(options, axis=0)
-    near = options >= (best - tolerance(best))[None]
-    box = jnp.argmax(near, axis=0).astype(jnp.int32)
-    return jnp.take_along_axis(options, box[None], axis=0)[0], box
+    """``(value, box)`` ``[T, B]`` after each throw: the earliest box within the tolerance of the best.
+
+    Folds over the boxes (``solver.box_options``) instead of stacking ``[boxes, T, B]``: the
+    same choice as ranking ``solver.option_values``, without materializing it.
+    """
+    regular, five = solver.box_options(values, filled, upper, holds50, rules, objective, first_throw)
+    value, box = _earliest_near_best(regular)
+    if five is None:
+        return value, box
+    five_value, five_box = _earliest_near_best(list(jnp.moveaxis(five, 1, 0)))
+    cols = tables.kniffel_throws(rules.dice)
+    return value.at[cols].set(five_value), box.at[cols].set(five_box)
+
+
+def _earliest_near_best(options):
+    """``(value, index)`` of the first option within the tolerance of the best, elementwise."""
+    best = functools.reduce(jnp.maximum, options)
+    near = best - tolerance(best)
+    value, box = best, jnp.zeros(best.shape, jnp.int32)
+    for b in range(len(options) - 1, -1, -1):
+        take = options[b] >= near
+        value = jnp.where(take, options[b], value)
+        box = jnp.where(take, jnp.int32(b), box)
+    return value, box
 
 
 def best_keep(space, keep_values):
@@ -91,6 +110,38 @@ def optimal_turn(values, filled, upper, holds50, rules: KniffelRules, objective:
     else:
         fill_now, box_now = jnp.zeros(box.shape, bool), box
     return TurnDecisions(keep, box, fill_now, box_now, jnp.stack(stages))
+
+
+def end_of_turn(values, filled, upper, holds50, rules: KniffelRules, objective: str = "score", start=None, rolls_left: int | None = None):
+    """Where the optimal turn ends: ``[(q [T, B], box [T, B], first_throw)]``.
+
+    ``q[t, b]`` is the probability that the turn of state b is decided on throw t with box
+    ``box[t, b]``; with an Im-Hieb bonus a first entry (``first_throw`` True) holds the stops
+    right after the first throw. ``start`` ``[T]`` or ``[T, B]`` is the distribution of the
+    throw showing with ``rolls_left`` re-throws left (default: a fresh turn, ``rolls - 1``).
+    The throw distribution is pushed through the chosen keep of every re-throw
+    (``dice.rethrow_mass``).
+    """
+    sp = tables.space(rules.dice)
+    dtype = values.dtype
+    rolls_left = rules.rolls - 1 if rolls_left is None else int(rolls_left)
+    if not 0 <= rolls_left < rules.rolls:
+        raise ValueError(f"rolls_left must be in 0..{rules.rolls - 1}, got {rolls_left}")
+    turn = optimal_turn(values, filled, upper, holds50, rules, objective)
+    B = filled.shape[0]
+    p = jnp.asarray(sp.throw_prob, dtype) if start is None else jnp.asarray(start, dtype)
+    p = jnp.broadcast_to(p.reshape((sp.num_throws, -1)), (sp.num_throws, B))
+    out = []
+    first = rolls_left == rules.rolls - 1
+    if first and rolls_left > 0 and rules.has_instant_bonus:
+        out.append((jnp.where(turn.fill_now, p, 0), turn.box_now, True))
+        p = jnp.where(turn.fill_now, 0, p)
+    cols = jnp.broadcast_to(jnp.arange(B)[None, :], (sp.num_throws, B))
+    for r in range(rolls_left - 1, -1, -1):
+        mass = jnp.zeros((sp.num_keeps, B), dtype).at[turn.keep[r], cols].add(p)
+        p = dice.rethrow_mass(sp, mass)
+    out.append((p, turn.box, rules.rolls == 1))
+    return out
 
 
 def rank_with_ties(items: Sequence[tuple[float, Any, Any]], dtype) -> list:

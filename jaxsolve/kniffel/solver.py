@@ -214,6 +214,20 @@ def chosen_moves(box, filled, upper, holds50, rules: KniffelRules) -> Moves:
     return Moves(*(r.at[cols].set(jnp.take_along_axis(f, five_box, axis=1)[:, 0].astype(r.dtype)) for r, f in zip(regular, five)))
 
 
+def box_options(values, filled, upper, holds50, rules: KniffelRules, objective: str = "score", first_throw: bool = False):
+    """The values of ``option_values`` in parts, for consumers that fold over the boxes.
+
+    Returns ``(regular, five)``: ``regular`` one ``[T, B]`` array per box (normal scoring for
+    every throw; a closed box is about ``CLOSED``), ``five`` ``[6 faces, boxes, B]`` for the
+    throws of all dice showing one face (``-inf`` where not allowed; ``None`` without a Yahtzee
+    box), which replace those throws' columns (``tables.kniffel_throws``).
+    """
+    regular = _regular_options(values, filled, upper, holds50, rules, objective, first_throw)
+    if rules.yahtzee_box < 0:
+        return regular, None
+    return regular, _five_options(values, filled, upper, holds50, rules, objective, first_throw)
+
+
 def option_values(values, filled, upper, holds50, rules: KniffelRules, objective: str = "score", first_throw: bool = False):
     """Value of filling each box after each final throw, for a batch of states.
 
