@@ -134,46 +134,32 @@ def _kniffel_solve(rules, *, dtype=None, device=None):
     return solver.solve(rules, dtype=dtype, device=device, chunk=256 if rules.dice < 5 else 1024)
 
 
-register(
-    Game(
-        name="kniffel",
-        title="Kniffel / Yahtzee and other category games (score sheets as data)",
+def category_game(name: str, title: str, module: str, default: str, small: Callable, bench_presets: tuple[str, ...] = ()) -> Game:
+    """A category game (rules module ``module`` with ``PRESETS``) on the category engine: its
+    solve, values, reachable states, export, commands and bench cases are the engine's."""
+    return Game(
+        name=name,
+        title=title,
         core="layered",
-        presets=_presets("jaxsolve.kniffel.rules"),
-        default="yahtzee",
-        small=_kniffel_small,
+        presets=_presets(module),
+        default=default,
+        small=small,
         solve=_kniffel_solve,
         values=lambda sol: sol.values,
         reachable=late("jaxsolve.kniffel.store", "reachable_mask"),
-        save=_category_export("save_solution", "kniffel"),
-        load=_category_export("load_solution", "kniffel"),
+        save=_category_export("save_solution", name),
+        load=_category_export("load_solution", name),
         cli=CATEGORY_CLI,
+        bench_presets=bench_presets,
         bench_extra=late("jaxsolve.bench", "category_cases"),
     )
-)
-
-def _yatzy_small():
-    from jaxsolve.yatzy import small
-
-    return small()
 
 
+register(category_game("kniffel", "Kniffel / Yahtzee and other category games (score sheets as data)", "jaxsolve.kniffel.rules", "yahtzee", _kniffel_small))
 register(
-    Game(
-        name="yatzy",
-        title="Scandinavian Yatzy (15 boxes) and its variants, on the category engine",
-        core="layered",
-        presets=_presets("jaxsolve.yatzy"),
-        default="yatzy",
-        small=_yatzy_small,
-        solve=_kniffel_solve,
-        values=lambda sol: sol.values,
-        reachable=late("jaxsolve.kniffel.store", "reachable_mask"),
-        save=_category_export("save_solution", "yatzy"),
-        load=_category_export("load_solution", "yatzy"),
-        cli=CATEGORY_CLI,
-        bench_presets=("yatzy", "yatzy+forced"),
-        bench_extra=late("jaxsolve.bench", "category_cases"),
+    category_game(
+        "yatzy", "Scandinavian Yatzy (15 boxes) and its variants, on the category engine", "jaxsolve.yatzy", "yatzy",
+        late("jaxsolve.yatzy", "small"), bench_presets=("yatzy", "yatzy+forced"),
     )
 )
 
