@@ -65,8 +65,11 @@ def _say(message: str) -> None:
 
 
 def rules_hash(rules) -> str:
-    """A short hash of every rules field (two rule sets with one name never share an entry)."""
-    text = json.dumps(rules.to_dict(), sort_keys=True, default=str)
+    """A short hash of every rules field and the package version (two rule sets with one name,
+    or two versions of the engine, never share an entry)."""
+    from jaxsolve import __version__
+
+    text = json.dumps({"rules": rules.to_dict(), "jaxsolve": __version__}, sort_keys=True, default=str)
     return hashlib.sha256(text.encode()).hexdigest()[:12]
 
 
