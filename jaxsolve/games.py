@@ -119,7 +119,7 @@ def _kniffel_small():
     return CategoryRules(name="reduced-3-dice", dice=3, upper_threshold=6, extra_bonus=10)
 
 
-def _kniffel_solve(rules, *, dtype=None, device=None):
+def _category_solve(rules, *, dtype=None, device=None):
     from jaxsolve.kniffel import solver
 
     return solver.solve(rules, dtype=dtype, device=device, chunk=256 if rules.dice < 5 else 1024)
@@ -133,7 +133,7 @@ register(
         presets=_presets("jaxsolve.kniffel.rules"),
         default="yahtzee",
         small=_kniffel_small,
-        solve=_kniffel_solve,
+        solve=_category_solve,
         values=lambda sol: sol.values,
         reachable=late("jaxsolve.kniffel.store", "reachable_mask"),
         save=_category_export("save_solution", "kniffel"),
@@ -156,7 +156,7 @@ register(
         presets=_presets("jaxsolve.yatzy"),
         default="yatzy",
         small=_yatzy_small,
-        solve=_kniffel_solve,
+        solve=_category_solve,
         values=lambda sol: sol.values,
         reachable=late("jaxsolve.kniffel.store", "reachable_mask"),
         save=_category_export("save_solution", "yatzy"),
