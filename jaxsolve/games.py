@@ -128,7 +128,7 @@ def _kniffel_small():
     return CategoryRules(name="reduced-3-dice", dice=3, upper_threshold=6, extra_bonus=10)
 
 
-def _kniffel_solve(rules, *, dtype=None, device=None):
+def _category_solve(rules, *, dtype=None, device=None):
     from jaxsolve.kniffel import solver
 
     return solver.solve(rules, dtype=dtype, device=device, chunk=256 if rules.dice < 5 else 1024)
@@ -144,7 +144,7 @@ def category_game(name: str, title: str, module: str, default: str, small: Calla
         presets=_presets(module),
         default=default,
         small=small,
-        solve=_kniffel_solve,
+        solve=_category_solve,
         values=lambda sol: sol.values,
         reachable=late("jaxsolve.kniffel.store", "reachable_mask"),
         save=_category_export("save_solution", name),

@@ -1,7 +1,7 @@
 """Value-by-value cross-check of category games against yatzy-solver (an independent Rust solver).
 
 yatzy-solver (precisit, "yatzy-solver: exact solver, rules engine and data export for
-Scandinavian Yatzy and American rules", version 1.0, 2025, MIT; Python package
+Scandinavian Yatzy and American rules", version 1.0, 2026, MIT; Python package
 ``yatzy_solver``) ships twelve variants; ``PEER_VARIANTS`` names the registered jaxsolve
 game and preset that plays each. For one variant ``compare`` checks
 
