@@ -9,7 +9,11 @@ the keep with more dice), while carrying *channels* instead of one value:
 * upper bonus, extra-Kniffel bonus and Im-Hieb bonus (``score`` only);
 * the second moment of the remaining total (for its standard deviation).
 
-The first 16 channels sum to the state's value.
+All channels but the last sum to the state's value.
+
+Two walks give them: ``evaluate`` goes backward over every state (channels of all states);
+``forward`` goes forward from one position over the states the policy reaches with positive
+probability (channels of that position only, much faster: ``analysis.breakdown`` uses it).
 """
 
 from __future__ import annotations
