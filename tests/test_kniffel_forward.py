@@ -11,6 +11,7 @@ import jax.numpy as jnp
 import numpy as np
 import pytest
 
+from jaxsolve.errors import JaxsolveError
 from jaxsolve.kniffel import analysis, evaluate, solver, tables
 from jaxsolve.kniffel.position import Position
 from jaxsolve.kniffel.rules import CategoryRules
@@ -96,3 +97,11 @@ def test_mid_turn_matches_backward_throw_channels(evaluated, rules):
         for throw in (0, 17, sp.num_throws - 1):
             walk = evaluate.forward(sol, *state, throw=throw, rolls_left=rolls_left, chunk=128)
             _close(walk.channels, chan[throw, 0])
+
+
+def test_forward_refuses_what_is_not_a_position(evaluated):
+    sol, _ = evaluated(REDUCED)
+    with pytest.raises(JaxsolveError, match="not a reachable state"):
+        evaluate.forward(sol, REDUCED.full_mask)
+    with pytest.raises(JaxsolveError, match="throw must be"):
+        evaluate.forward(sol, throw=tables.space(REDUCED.dice).num_throws)
