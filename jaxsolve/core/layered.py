@@ -12,7 +12,8 @@ distributions and the target objective differ only in the per-chunk ``step`` the
 * ``operands``: read-only arrays of the layer (tables of later layers, constants);
 * ``rows``: ``[chunk]`` position of each state within its layer (for per-layer outputs);
 * ``states``: ``[chunk]`` int32 components of the chunk's states (the last chunk of a layer is
-  padded by repeating the layer's first state, so one compiled program serves every chunk).
+  padded by repeating the layer's first state, so one compiled program serves every chunk;
+  a step that adds rather than sets masks the padding with ``real_rows(rows)``).
 
 The driver compiles ``step`` once per key and shapes through the shared compile cache (compile
 time is reported apart), places chunks on one device or shards them over a
