@@ -254,7 +254,7 @@ def analyze(
     position: PositionOpt = "start",
     dice: DiceOpt = None,
     rolls_left: RollsLeftOpt = None,
-    split: Annotated[bool, typer.Option("--split/--no-split", help="Per-box split and SD of the rest of the game (evaluates the whole game, about a minute on a CPU).")] = True,
+    split: Annotated[bool, typer.Option("--split/--no-split", help="Per-box split and SD of the rest of the game (a forward walk over the states optimal play reaches; seconds on a CPU).")] = True,
     values: ValuesOpt = None,
     as_json: JsonOpt = False,
     run: Run = Run(),
