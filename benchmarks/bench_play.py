@@ -53,35 +53,35 @@ def play_game(game: str, rules: str, settings: dict, heuristic: bool, folder: Pa
     from jaxsolve.cli.play import Screen, answer, warm_display
 
     t0 = time.perf_counter()
-    session = play.new_session(game, rules, seed=1, **settings)
+    played = play.new_game(game, rules, seed=1, **settings)
     solve_s = time.perf_counter() - t0
     t1 = time.perf_counter()
-    session.warm()
-    warm_display(session, False, 10, heuristic)
+    played.warm()
+    warm_display(played, False, 10, heuristic)
     screen = Screen(False, 10, io.StringIO(), width=120)
-    screen.show(session, heuristic)
+    screen.show(played, heuristic)
     warm_s = time.perf_counter() - t1
     saver = play.Saver(folder / f"{game}.json")  # as the terminal loop saves: snapshot now, disk in the background
     view = {"heuristic": heuristic}
 
     def save(target):
-        saver.submit(session)
+        saver.submit(played)
 
     times, cpu, lines = [], [], []
     n = 0
-    while not session.over:
+    while not played.over:
         n += 1
-        script = ["undo", ""] if n % 10 == 0 and session.moves else [""]
+        script = ["undo", ""] if n % 10 == 0 and played.moves else [""]
         for text in script:
             screen.out.seek(0)
             screen.out.truncate()
             t, c = time.perf_counter(), time.process_time()
-            answer(session, text, screen, view, save)
+            answer(played, text, screen, view, save)
             times.append(1000 * (time.perf_counter() - t))
             cpu.append(1000 * (time.process_time() - c))
             lines.append(text or "Enter")
     saver.flush()
-    summary = session.summary()
+    summary = played.summary()
     return {
         "game": game,
         "rules": rules,
@@ -132,7 +132,7 @@ def markdown(report: dict) -> str:
         "(all its threads) over the same span. On a shared machine the difference is time spent waiting",
         "for a core: compare the load average above with the number of CPUs.",
         "",
-        "Start-up in process: the session's solve (or the solution cache's load) with the persistent compilation",
+        "Start-up in process: the game's solve (or the solution cache's load) with the persistent compilation",
         "cache in use, then `warm()` (every compiled function an answer calls, run once) and the first display.",
         "Start-up of the command: `jaxsolve play GAME --rules RULES --plain` answering `q` at the first prompt",
         "(Python and JAX import included).",

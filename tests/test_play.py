@@ -1,4 +1,4 @@
-"""``jaxsolve play``: the session objects of every game kind, and scripted games through a
+"""``jaxsolve play``: the game objects of every game kind, and scripted games through a
 pseudo-terminal (bad input mid-game, undo, save and resume)."""
 
 import json
@@ -47,10 +47,10 @@ def z_solution():
 
 
 def mini(sol, **settings):
-    return play.new_session("kniffel", MINI, sol, **{"seed": 7, **settings})
+    return play.new_game("kniffel", MINI, sol, **{"seed": 7, **settings})
 
 
-# ----------------------------------------------------------------------------- category sessions
+# ----------------------------------------------------------------------------- category games
 
 
 def test_every_registered_game_has_a_play_command():
@@ -192,11 +192,11 @@ def test_category_game_to_the_end_and_json_round_trip(mini_solution, tmp_path):
     assert summary.score == s.state.position.total + s.state.bonus
     assert len(summary.decisions) == len([m for m in s.moves if "regret" in m])
     path = tmp_path / "game.json"
-    play.save_session(s, path)
-    back = play.load_session(path, game="kniffel", solution=mini_solution)
+    play.save_game(s, path)
+    back = play.load_game(path, game="kniffel", solution=mini_solution)
     assert back.state == s.state and back.decisions() == s.decisions() and back.over
     with pytest.raises(JaxsolveError, match="holds a game of 'kniffel', not raab"):
-        play.load_session(path, game="raab")
+        play.load_game(path, game="raab")
 
 
 def test_a_tampered_save_is_refused_with_the_move(mini_solution, tmp_path):
@@ -207,15 +207,15 @@ def test_a_tampered_save_is_refused_with_the_move(mini_solution, tmp_path):
     data = s.to_json()
     data["moves"].append({"action": "fill", "box": "sixes", "by": "you"})
     with pytest.raises(JaxsolveError, match=r"move 4 \(action=fill box=sixes by=you\) cannot be played: box sixes is already filled"):
-        play.session_from_json(data, "t.json", solution=mini_solution)
+        play.game_from_json(data, "t.json", solution=mini_solution)
     data = s.to_json()
     data["settings"]["colour"] = "red"
     with pytest.raises(JaxsolveError, match="unknown setting"):
-        play.session_from_json(data, "t.json", solution=mini_solution)
+        play.game_from_json(data, "t.json", solution=mini_solution)
     data = s.to_json()
     data["rules"]["dice"] = 9
     with pytest.raises(JaxsolveError, match="dice must be between"):
-        play.session_from_json(data, "t.json")
+        play.game_from_json(data, "t.json")
 
 
 @pytest.mark.parametrize(
@@ -232,7 +232,7 @@ def test_broken_save_files(tmp_path, content, message):
     path = tmp_path / "bad.json"
     path.write_text(content)
     with pytest.raises(JaxsolveError, match=message):
-        play.load_session(path)
+        play.load_game(path)
 
 
 def test_heuristic_ratings_sit_beside_the_options_they_match():
@@ -251,14 +251,14 @@ def test_heuristic_ratings_sit_beside_the_options_they_match():
     assert Screen._rating_of(keep, ratings) == ""  # no re-throw is left: the heuristic only fills
 
 
-# ----------------------------------------------------------------------------- raab sessions
+# ----------------------------------------------------------------------------- raab games
 
 
 def test_raab_values_match_the_plain_python_reference(piglet_full):
     from raab_reference import solve_reference
 
     start, values = solve_reference(goal=2, points=(0, 1), bust=1, last_turn=False)
-    s = play.new_session("raab", "piglet", piglet_full, seed=1)
+    s = play.new_game("raab", "piglet", piglet_full, seed=1)
     assert s.start_win() == pytest.approx(4 / 7, abs=1e-12)
     s.enter("2")  # turn total 1: roll or stop
     opts = {o.move["action"]: o.value for o in s.options()}
@@ -268,7 +268,7 @@ def test_raab_values_match_the_plain_python_reference(piglet_full):
 
 
 def test_raab_bust_bank_and_the_bot(piglet_full):
-    s = play.new_session("raab", "piglet", piglet_full, seed=1, first="them")
+    s = play.new_game("raab", "piglet", piglet_full, seed=1, first="them")
     assert s.mover() == "them" and s.start_win() == pytest.approx(3 / 7, abs=1e-12)
     s.enter("1")  # their bust: the turn passes to you
     assert s.mover() == "you" and s.state.them == 0
@@ -287,7 +287,7 @@ def test_raab_bust_bank_and_the_bot(piglet_full):
 
 
 def test_raab_human_opponent_and_bad_input(piglet_full):
-    s = play.new_session("raab", "piglet", piglet_full, seed=2, opponent="human", first="them")
+    s = play.new_game("raab", "piglet", piglet_full, seed=2, opponent="human", first="them")
     with pytest.raises(PlayError, match="not a face"):
         s.enter("3")
     with pytest.raises(PlayError, match="a throw is due"):
@@ -303,7 +303,7 @@ def test_raab_human_opponent_and_bad_input(piglet_full):
     s.enter("2")
     assert s.over and s.state.winner == "you"
     data = json.loads(json.dumps(s.to_json()))
-    back = play.session_from_json(data, solution=piglet_full)
+    back = play.game_from_json(data, solution=piglet_full)
     assert back.state == s.state and back.opponent == "human"
 
 
@@ -311,7 +311,7 @@ def test_raab_total_beyond_the_state_bound_banks_the_bound():
     from jaxsolve import raab
 
     rules = raab.get_rules("raab", goal=3, bound=4)
-    s = play.new_session("raab", rules, seed=1, opponent="human")
+    s = play.new_game("raab", rules, seed=1, opponent="human")
     s.enter("5")  # 0 + 5 > 4: stopped by itself, the bound banked (as the solver's state space has it)
     assert s.moves[-1] == {"action": "stop", "by": "you", "forced": True, "auto": True}
     assert s.state.you == 4 and s.mover() == "them" and "4 banked" in s.news[-1]
@@ -319,11 +319,11 @@ def test_raab_total_beyond_the_state_bound_banks_the_bound():
     assert s.over and s.state.winner == "you"
 
 
-# ----------------------------------------------------------------------------- zehntausend sessions
+# ----------------------------------------------------------------------------- zehntausend games
 
 
 def test_zehntausend_turns_write_bust_and_set_aside(z_solution):
-    s = play.new_session("zehntausend", None, z_solution, seed=1, turns=3)
+    s = play.new_game("zehntausend", None, z_solution, seed=1, turns=3)
     assert s.summary().expected == pytest.approx(3 * 527.2004, abs=3e-4)  # E(0, 6), Peter (2013)
     s.enter("1 5 5 2 3 4")
     with pytest.raises(PlayError, match="not a usable set-aside"):

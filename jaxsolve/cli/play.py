@@ -1,6 +1,6 @@
 """``jaxsolve play <game>``: an interactive game against the exact solution (the terminal loop).
 
-The game itself is a ``jaxsolve.play`` session; this module reads lines, shows the session
+The game itself is a ``jaxsolve.play`` game object; this module reads lines, shows the game
 (rich on a terminal, plain text for pipes or with ``--plain``) and saves it after every move.
 """
 
@@ -52,7 +52,7 @@ TimingsOpt = Annotated[bool, typer.Option("--timings", help="Print how long each
 
 
 class Screen:
-    """Shows a session: plain lines, or rich tables on a terminal. ``out`` is where it writes."""
+    """Shows a game: plain lines, or rich tables on a terminal. ``out`` is where it writes."""
 
     def __init__(self, plain: bool, top: int, out: TextIO | None = None, width: int | None = None):
         self.plain = plain
@@ -76,20 +76,20 @@ class Screen:
     def flush(self) -> None:
         self.out.flush()
 
-    def show(self, session, heuristic: bool = False, every: bool = False) -> None:
-        for text in session.news:
+    def show(self, played, heuristic: bool = False, every: bool = False) -> None:
+        for text in played.news:
             self.line(f"-> {text}", style="cyan")
-        session.news = []
+        played.news = []
         if self.console is None:
-            self._plain(session, heuristic, every)
+            self._plain(played, heuristic, every)
         else:
-            self._rich(session, heuristic, every)
+            self._rich(played, heuristic, every)
         self.flush()
 
-    def _ratings(self, session, heuristic: bool):
-        if not heuristic or session.kind != "category" or session.awaiting() != "choice":
+    def _ratings(self, played, heuristic: bool):
+        if not heuristic or played.kind != "category" or played.awaiting() != "choice":
             return None
-        return session.heuristic()
+        return played.heuristic()
 
     @staticmethod
     def _rating_of(option, ratings) -> str:
@@ -103,22 +103,22 @@ class Screen:
                 hits.append(r)
         return ", ".join(f"{r['value']:.2f} {r['box']}" for r in hits)
 
-    def _rows(self, session, every: bool):
-        options = session.options()
+    def _rows(self, played, every: bool):
+        options = played.options()
         shown = options if every else options[: self.top]
         return shown, len(options) - len(shown)
 
-    def _plain(self, session, heuristic: bool, every: bool) -> None:
-        for text in session.status():
+    def _plain(self, played, heuristic: bool, every: bool) -> None:
+        for text in played.status():
             self.line(text)
-        if session.kind == "category":
-            self.line("sheet: " + ", ".join(f"{n} {'.' if s is None else ('-' if s == 0 else s)}" for n, s in session.sheet()))
-        if session.awaiting() != "choice":
+        if played.kind == "category":
+            self.line("sheet: " + ", ".join(f"{n} {'.' if s is None else ('-' if s == 0 else s)}" for n, s in played.sheet()))
+        if played.awaiting() != "choice":
             return
-        ratings = self._ratings(session, heuristic)
-        shown, more = self._rows(session, every)
-        who = "your" if session.mover() == "you" else "their"
-        self.line(f"options ({who} {session.unit}, best first):")
+        ratings = self._ratings(played, heuristic)
+        shown, more = self._rows(played, every)
+        who = "your" if played.mover() == "you" else "their"
+        self.line(f"options ({who} {played.unit}, best first):")
         width = max(len(o.label) for o in shown)
         for i, o in enumerate(shown, 1):
             extra = f"  heuristic {self._rating_of(o, ratings) or '-'}" if ratings is not None else ""
@@ -128,18 +128,18 @@ class Screen:
         if ratings is not None:
             self.line("heuristic ratings: " + "; ".join(f"{r['option']} {r['value']:.2f}" for r in ratings))
 
-    def _rich(self, session, heuristic: bool, every: bool) -> None:
+    def _rich(self, played, heuristic: bool, every: bool) -> None:
         """The same content as plain text, styled; built as one ``Text`` and printed once (a
         rich ``Table`` per answer costs more than the 50 ms an answer may take on a busy CPU)."""
         from rich.text import Text
 
         out = []
-        lines = session.status()
+        lines = played.status()
         out.append(Text(lines[0], style="bold"))
         out += [Text(t) for t in lines[1:]]
-        if session.kind == "category":
+        if played.kind == "category":
             cell = lambda v: "·" if v is None else ("-" if v == 0 else str(v))  # noqa: E731
-            sheet = session.sheet()
+            sheet = played.sheet()
             upper, lower = sheet[:6], sheet[6:]
             wn = max(len(n) for n, _ in sheet)
             for i in range(max(len(upper), len(lower))):
@@ -153,15 +153,15 @@ class Screen:
                         row.append(" " * (wn + 5))
                     row.append("    ")
                 out.append(row)
-        if session.awaiting() == "choice":
-            ratings = self._ratings(session, heuristic)
-            shown, more = self._rows(session, every)
-            who = "your" if session.mover() == "you" else "their"
+        if played.awaiting() == "choice":
+            ratings = self._ratings(played, heuristic)
+            shown, more = self._rows(played, every)
+            who = "your" if played.mover() == "you" else "their"
             wl = max(len("option"), *(len(o.label) for o in shown))
             cells = [(str(i), o.label, f"{o.value:.4f}", f"{o.regret:.4f}", self._rating_of(o, ratings) or "-" if ratings is not None else None) for i, o in enumerate(shown, 1)]
             wv = max(len("value"), *(len(c[2]) for c in cells))
             wr = max(len("regret"), *(len(c[3]) for c in cells))
-            out.append(Text(f"options ({who} {session.unit}, best first)", style="italic"))
+            out.append(Text(f"options ({who} {played.unit}, best first)", style="italic"))
             head = f"{'#':>3}  {'option':<{wl}}  {'value':>{wv}}  {'regret':>{wr}}" + ("  heuristic" if ratings is not None else "")
             out.append(Text(head, style="bold underline"))
             for c in cells:
@@ -173,32 +173,32 @@ class Screen:
                 out.append(Text("heuristic ratings: " + "; ".join(f"{r['option']} {r['value']:.2f}" for r in ratings), style="magenta"))
         self.console.print(Text("\n").join(out), overflow="fold")
 
-    def decisions(self, session) -> None:
-        rows = session.decisions()
+    def decisions(self, played) -> None:
+        rows = played.decisions()
         if not rows:
             self.line("no decisions yet")
             return
         if self.console is None:
-            self.line("your decisions (regret in " + session.unit + "):")
+            self.line("your decisions (regret in " + played.unit + "):")
             for d in rows:
                 self.line(f"{d.number:>4}. {d.where}: {d.chosen}  regret {d.regret:.4f}" + ("" if d.regret <= 0 else f"  (best: {d.best})"))
             return
         from rich.table import Table
 
-        table = Table(title=f"your decisions (regret in {session.unit})", title_justify="left")
+        table = Table(title=f"your decisions (regret in {played.unit})", title_justify="left")
         for name, justify in (("move", "right"), ("where", "left"), ("chosen", "left"), ("best", "left"), ("regret", "right")):
             table.add_column(name, justify=justify)
         for d in rows:
             table.add_row(str(d.number), d.where, d.chosen, "" if d.regret <= 0 else d.best, f"{d.regret:.4f}")
         self.console.print(table)
 
-    def summary(self, session) -> None:
-        s = session.summary()
-        self.decisions(session)
+    def summary(self, played) -> None:
+        s = played.summary()
+        self.decisions(played)
         for text in s.lines:
             self.line(text, style="bold")
         unit = s.unit
-        if session.kind == "raab":
+        if played.kind == "raab":
             self.line(f"your win probability at the start (both optimal): {s.expected:.4f}")
         else:
             self.line(f"optimal expectation from the start: {s.expected:.4f} {unit}")
@@ -220,10 +220,10 @@ class Screen:
         return line.rstrip("\r\n")
 
 
-def prompt_of(session) -> str:
-    who = "your" if session.mover() == "you" else "their"
-    if session.awaiting() == "dice":
-        n = session.throw_size()
+def prompt_of(played) -> str:
+    who = "your" if played.mover() == "you" else "their"
+    if played.awaiting() == "dice":
+        n = played.throw_size()
         return f"{who} throw, {n} {'die' if n == 1 else 'dice'} (Enter: virtual dice) > "
     return f"{who} choice (Enter: best; ? for help) > "
 
@@ -231,7 +231,7 @@ def prompt_of(session) -> str:
 # ----------------------------------------------------------------------------- the loop
 
 
-def answer(session, text: str, screen: Screen, view: dict, save: Callable[[Path | None], None]) -> bool:
+def answer(played, text: str, screen: Screen, view: dict, save: Callable[[Path | None], None]) -> bool:
     """Act on one typed line and show the result; False when the player quits."""
     from jaxsolve.play import PlayError
 
@@ -243,22 +243,22 @@ def answer(session, text: str, screen: Screen, view: dict, save: Callable[[Path 
             screen.help()
             return True
         if word in ("h", "heuristic"):
-            if session.kind != "category":
+            if played.kind != "category":
                 raise PlayError("the rating heuristic is for category games (the Kniffel sheet)")
             from jaxsolve.play.category import heuristic_available
 
-            if not heuristic_available(session.rules):
+            if not heuristic_available(played.rules):
                 raise PlayError("the rating heuristic is defined for the 5-dice Kniffel sheet only")
             view["heuristic"] = not view["heuristic"]
             screen.line(f"heuristic ratings {'on' if view['heuristic'] else 'off'}")
-            screen.show(session, view["heuristic"])
+            screen.show(played, view["heuristic"])
             return True
-        if word in ("all", "a") and session.awaiting() == "choice":
-            session.news = []
-            screen.show(session, view["heuristic"], every=True)
+        if word in ("all", "a") and played.awaiting() == "choice":
+            played.news = []
+            screen.show(played, view["heuristic"], every=True)
             return True
         if word in ("moves", "regret"):
-            screen.decisions(session)
+            screen.decisions(played)
             return True
         if word == "save" or word.startswith("save "):
             target = text.strip()[4:].strip()
@@ -268,9 +268,9 @@ def answer(session, text: str, screen: Screen, view: dict, save: Callable[[Path 
             screen.line(f"saved to {target}")
             return True
         if word in ("u", "undo"):
-            session.undo()
+            played.undo()
         else:
-            session.enter(text)
+            played.enter(text)
     except JaxsolveError as exc:
         screen.error(str(exc))
         screen.flush()
@@ -280,11 +280,11 @@ def answer(session, text: str, screen: Screen, view: dict, save: Callable[[Path 
         screen.flush()
         return True
     save(None)
-    screen.show(session, view["heuristic"])
+    screen.show(played, view["heuristic"])
     return True
 
 
-def run_loop(session, screen: Screen, save_path: Path | None, heuristic: bool, timings: bool) -> None:
+def run_loop(played, screen: Screen, save_path: Path | None, heuristic: bool, timings: bool) -> None:
     """Prompt, read, answer until the game is over or the player quits; with ``save_path``
     the game is saved after every move (in the background: ``play.Saver``)."""
     from jaxsolve import play
@@ -293,18 +293,18 @@ def run_loop(session, screen: Screen, save_path: Path | None, heuristic: bool, t
 
     def save(target: Path | None) -> None:
         if target is not None:
-            play.save_session(session, target)
+            play.save_game(played, target)
         elif saver is not None:
             err = saver.error()
             if err is not None:
                 screen.error(f"the last save failed: {err}")
-            saver.submit(session)
+            saver.submit(played)
 
     view = {"heuristic": heuristic}
-    screen.show(session, heuristic)
-    while not session.over:
+    screen.show(played, heuristic)
+    while not played.over:
         try:
-            text = screen.ask(prompt_of(session))
+            text = screen.ask(prompt_of(played))
         except KeyboardInterrupt:
             text = None
         if text is None:
@@ -312,7 +312,7 @@ def run_loop(session, screen: Screen, save_path: Path | None, heuristic: bool, t
             break
         t0 = time.perf_counter()
         try:
-            going = answer(session, text, screen, view, save)
+            going = answer(played, text, screen, view, save)
         except JaxsolveError as exc:  # a failed save: say so, keep the game
             screen.error(str(exc))
             going = True
@@ -328,9 +328,9 @@ def run_loop(session, screen: Screen, save_path: Path | None, heuristic: bool, t
         except JaxsolveError as exc:
             screen.error(f"the game could not be saved: {exc}")
             save_path = None
-    if session.over:
+    if played.over:
         screen.line("game over", style="bold")
-        screen.summary(session)
+        screen.summary(played)
     elif save_path is not None:
         screen.line(f"game saved to {save_path}; continue with --resume {save_path}")
     else:
@@ -345,24 +345,24 @@ def _interactive_terminal() -> bool:
         return False
 
 
-def warm_display(session, plain: bool, top: int, heuristic: bool) -> None:
+def warm_display(played, plain: bool, top: int, heuristic: bool) -> None:
     """Draw a decision once, into memory, so that the first answer pays no first-use costs
     (a throw of the virtual dice, taken back at once). Then move everything allocated so far
     (JAX, the solution) out of the garbage collector's sight: a full collection of that heap
     would otherwise stall an answer now and then."""
     screen = Screen(plain, top, io.StringIO())
-    if session.awaiting() == "dice":
-        session.throw()
-        screen.show(session, heuristic)
-        session.undo()
-    screen.show(session, heuristic)
-    session.news = []
+    if played.awaiting() == "dice":
+        played.throw()
+        screen.show(played, heuristic)
+        played.undo()
+    screen.show(played, heuristic)
+    played.news = []
     gc.collect()
     gc.freeze()
 
 
-def play_session(make: Callable, game, rules: Optional[str], resume: Optional[Path], save: Optional[Path], given: dict, plain: bool, top: int, heuristic: bool, timings: bool, run: Run) -> None:
-    """Start (``make()``) or resume a session, warm it, and run the loop. ``given``: the
+def play_interactively(make: Callable, game, rules: Optional[str], resume: Optional[Path], save: Optional[Path], given: dict, plain: bool, top: int, heuristic: bool, timings: bool, run: Run) -> None:
+    """Start (``make()``) or resume a game, warm it, and run the loop. ``given``: the
     options that set up a new game (refused with ``--resume``)."""
     from jaxsolve import export, play
 
@@ -383,24 +383,24 @@ def play_session(make: Callable, game, rules: Optional[str], resume: Optional[Pa
     screen.line("solving (or loading) the game and compiling what each answer needs ...")
     screen.flush()
     if data is not None:
-        session = play.session_from_json(data, str(resume), game=game.name)
-        if rules is not None and game.get_rules(rules) != session.rules:
-            raise JaxsolveError(f"{resume} holds a game under rules {session.rules.name}, not {rules}")
+        played = play.game_from_json(data, str(resume), game=game.name)
+        if rules is not None and game.get_rules(rules) != played.rules:
+            raise JaxsolveError(f"{resume} holds a game under rules {played.rules.name}, not {rules}")
     else:
-        session = make()
+        played = make()
     if heuristic:
-        if session.kind != "category":
+        if played.kind != "category":
             raise JaxsolveError("--show-heuristic is for category games")
         from jaxsolve.play.category import heuristic_available
 
-        if not heuristic_available(session.rules):
-            raise JaxsolveError(f"the rating heuristic is defined for the 5-dice Kniffel sheet only, not {session.rules.name}")
-    session.warm()
-    warm_display(session, plain, top, heuristic)
+        if not heuristic_available(played.rules):
+            raise JaxsolveError(f"the rating heuristic is defined for the 5-dice Kniffel sheet only, not {played.rules.name}")
+    played.warm()
+    warm_display(played, plain, top, heuristic)
     if target is not None:
-        play.save_session(session, target)
-    screen.line(f"ready in {time.perf_counter() - t0:.1f} s (seed {session.seed}); type ? for help")
-    run_loop(session, screen, target, heuristic, timings)
+        play.save_game(played, target)
+    screen.line(f"ready in {time.perf_counter() - t0:.1f} s (seed {played.seed}); type ? for help")
+    run_loop(played, screen, target, heuristic, timings)
 
 
 # ----------------------------------------------------------------------------- commands
@@ -422,8 +422,8 @@ def play_category(
     """Play {title}: the score sheet, your throws, every option ranked with value and regret."""
     from jaxsolve import play
 
-    make = lambda: play.new_session(game.name, game.get_rules(rules), seed=seed, auto_roll=auto_roll)  # noqa: E731
-    play_session(make, game, rules, resume, save, {"--seed": seed, "--auto-roll": auto_roll}, plain, top, show_heuristic, timings, run)
+    make = lambda: play.new_game(game.name, game.get_rules(rules), seed=seed, auto_roll=auto_roll)  # noqa: E731
+    play_interactively(make, game, rules, resume, save, {"--seed": seed, "--auto-roll": auto_roll}, plain, top, show_heuristic, timings, run)
 
 
 class Opponent(str, Enum):
@@ -453,10 +453,10 @@ def _register_raab(game) -> None:
         from jaxsolve import play
 
         given = {"--seed": seed, "--auto-roll": auto_roll, "--opponent": opponent, "--first": first}
-        make = lambda: play.new_session(  # noqa: E731
+        make = lambda: play.new_game(  # noqa: E731
             game.name, game.get_rules(rules), seed=seed, auto_roll=auto_roll, opponent=(opponent or Opponent.bot).value, first=(first or First.you).value
         )
-        play_session(make, game, rules, resume, save, given, plain, 10, False, timings, run)
+        play_interactively(make, game, rules, resume, save, given, plain, 10, False, timings, run)
 
     play_app.command(game.name)(handle_errors(shared_options("float64", quiet_help=None)(play_raab)))
 
@@ -478,15 +478,15 @@ def _register_zehntausend(game) -> None:
         from jaxsolve import play
 
         given = {"--seed": seed, "--auto-roll": auto_roll, "--turns": turns}
-        make = lambda: play.new_session(game.name, game.get_rules(rules), seed=seed, auto_roll=auto_roll, turns=turns or 10)  # noqa: E731
-        play_session(make, game, rules, resume, save, given, plain, top, False, timings, run)
+        make = lambda: play.new_game(game.name, game.get_rules(rules), seed=seed, auto_roll=auto_roll, turns=turns or 10)  # noqa: E731
+        play_interactively(make, game, rules, resume, save, given, plain, top, False, timings, run)
 
     play_app.command(game.name)(handle_errors(shared_options("float64", quiet_help=None)(play_zehntausend)))
 
 
 def _register() -> None:
     """One ``play`` command per registered game: category games through ``for_each_game`` (every
-    category game names the category command modules), the others by their session kind."""
+    category game names the category command modules), the others by their game kind."""
     from jaxsolve import play
 
     for_each_game(play_app, games.CATEGORY_CLI[0], handle_errors(shared_options("float64", quiet_help=None)(play_category)))
@@ -495,7 +495,7 @@ def _register() -> None:
             continue
         try:
             kind = play.kind_of(game)
-        except JaxsolveError:  # a game without a session kind gets no play command
+        except JaxsolveError:  # a game without a game kind gets no play command
             continue
         if kind == "raab":
             _register_raab(game)

@@ -1,8 +1,8 @@
-"""Play a game against the exact solution: one session object per game kind.
+"""Play a game against the exact solution: one game object per game kind.
 
-``new_session(game, rules, ...)`` starts a game of a registered game (``category`` games such
-as Kniffel / Yahtzee, the ``raab`` duel, ``zehntausend``); ``load_session(path)`` continues a
-saved one. A session keeps the game (score sheet, scores, dice), ranks the options of the
+``new_game(game, rules, ...)`` starts a game of a registered game (``category`` games such
+as Kniffel / Yahtzee, the ``raab`` duel, ``zehntausend``); ``load_game(path)`` continues a
+saved one. A ``PlayedGame`` keeps the score sheet or scores and the dice, ranks the options of the
 moment with their value and regret (``options()``), plays throws and decisions (``throw``,
 ``choose``, ``enter`` for a typed line), takes moves back (``undo``), and saves itself
 (``to_json``). The terminal loop is ``jaxsolve.cli.play``; see docs/play.md.
@@ -15,7 +15,7 @@ import threading
 from pathlib import Path
 
 from jaxsolve.errors import JaxsolveError
-from jaxsolve.play.session import SAVE_FORMAT, SAVE_VERSION, Decision, PlayError, PlayOption, Session, Summary, read_save
+from jaxsolve.play.base import SAVE_FORMAT, SAVE_VERSION, Decision, PlayError, PlayOption, PlayedGame, Summary, read_save
 
 __all__ = [
     "SAVE_FORMAT",
@@ -23,14 +23,14 @@ __all__ = [
     "Decision",
     "PlayError",
     "PlayOption",
-    "Session",
+    "PlayedGame",
     "Summary",
     "KINDS",
     "kind_of",
-    "new_session",
-    "load_session",
+    "new_game",
+    "load_game",
     "read_save",
-    "save_session",
+    "save_game",
     "Saver",
 ]
 
@@ -38,7 +38,7 @@ KINDS = ("category", "raab", "zehntausend")
 
 
 def kind_of(game) -> str:
-    """The session kind of a registered game (from the type of its rules), or a clear error."""
+    """The game kind of a registered game (from the type of its rules), or a clear error."""
     from jaxsolve import raab, zehntausend
     from jaxsolve.kniffel.rules import CategoryRules
 
@@ -46,26 +46,26 @@ def kind_of(game) -> str:
     for cls, kind in ((CategoryRules, "category"), (raab.PigRules, "raab"), (zehntausend.ZehntausendRules, "zehntausend")):
         if isinstance(rules, cls):
             return kind
-    raise JaxsolveError(f"game {game.name!r} cannot be played yet (no session for {type(rules).__name__})")
+    raise JaxsolveError(f"game {game.name!r} cannot be played yet (no game for {type(rules).__name__})")
 
 
-def _session_class(kind: str):
+def _game_class(kind: str):
     if kind == "category":
-        from jaxsolve.play.category import CategorySession
+        from jaxsolve.play.category import CategoryGame
 
-        return CategorySession
+        return CategoryGame
     if kind == "raab":
-        from jaxsolve.play.raab import RaabSession
+        from jaxsolve.play.raab import RaabGame
 
-        return RaabSession
+        return RaabGame
     if kind == "zehntausend":
-        from jaxsolve.play.zehntausend import ZehntausendSession
+        from jaxsolve.play.zehntausend import ZehntausendGame
 
-        return ZehntausendSession
-    raise JaxsolveError(f"unknown session kind {kind!r}; choose one of {', '.join(KINDS)}")
+        return ZehntausendGame
+    raise JaxsolveError(f"unknown game kind {kind!r}; choose one of {', '.join(KINDS)}")
 
 
-def new_session(game: str, rules=None, solution=None, **settings) -> Session:
+def new_game(game: str, rules=None, solution=None, **settings) -> PlayedGame:
     """A new game of the registered game ``game`` under ``rules`` (default: its default preset).
 
     ``solution`` (the category value table, ``raab.full(...)`` or the Zehntausend solution) is
@@ -76,14 +76,14 @@ def new_session(game: str, rules=None, solution=None, **settings) -> Session:
 
     g = games.get_game(game)
     rules = g.get_rules() if rules is None else (g.get_rules(rules) if isinstance(rules, str) else rules)
-    cls = _session_class(kind_of(g))
+    cls = _game_class(kind_of(g))
     if not isinstance(rules, cls.rules_type):
         raise JaxsolveError(f"rules {getattr(rules, 'name', rules)!r} are not rules of {game}")
     return cls(game, rules, solution, **settings)
 
 
-def session_from_json(data: dict, source: str = "saved game", *, game: str | None = None, solution=None) -> Session:
-    """A session continued from a save file's content (``Session.to_json``): the rules and
+def game_from_json(data: dict, source: str = "saved game", *, game: str | None = None, solution=None) -> PlayedGame:
+    """A game continued from a save file's content (``PlayedGame.to_json``): the rules and
     settings are checked, then every move is replayed (``JaxsolveError`` naming the first
     move that cannot be played)."""
     from jaxsolve import games
@@ -94,7 +94,7 @@ def session_from_json(data: dict, source: str = "saved game", *, game: str | Non
     kind = kind_of(g)
     if data.get("kind") != kind:
         raise JaxsolveError(f"{source}: kind {data.get('kind')!r} does not match game {g.name} ({kind})")
-    cls = _session_class(kind)
+    cls = _game_class(kind)
     try:
         rules = cls.rules_type.from_dict(data["rules"])
     except JaxsolveError as exc:
@@ -107,29 +107,29 @@ def session_from_json(data: dict, source: str = "saved game", *, game: str | Non
     if not isinstance(settings.get("seed"), int) or isinstance(settings.get("seed"), bool):
         raise JaxsolveError(f"{source}: settings need an integer seed")
     try:
-        session = cls(g.name, rules, solution, **settings)
+        played = cls(g.name, rules, solution, **settings)
     except TypeError as exc:
         raise JaxsolveError(f"{source}: bad settings ({exc})") from None
     except JaxsolveError as exc:
         raise JaxsolveError(f"{source}: {exc}") from None
-    session.replay(data["moves"], source)
-    return session
+    played.replay(data["moves"], source)
+    return played
 
 
-def load_session(path, *, game: str | None = None, solution=None) -> Session:
-    """``session_from_json`` of a save file, checked (``read_save``)."""
-    return session_from_json(read_save(path), str(path), game=game, solution=solution)
+def load_game(path, *, game: str | None = None, solution=None) -> PlayedGame:
+    """``game_from_json`` of a save file, checked (``read_save``)."""
+    return game_from_json(read_save(path), str(path), game=game, solution=solution)
 
 
-def save_session(session: Session, path) -> Path:
-    """Write ``session.to_json()`` to ``path`` atomically (a temporary file renamed over it)."""
+def save_game(played: PlayedGame, path) -> Path:
+    """Write ``played.to_json()`` to ``path`` atomically (a temporary file renamed over it)."""
     from jaxsolve import export
 
-    return export.atomic_write_text(Path(path), json.dumps(session.to_json(), indent=1) + "\n")
+    return export.atomic_write_text(Path(path), json.dumps(played.to_json(), indent=1) + "\n")
 
 
 class Saver:
-    """Saves a session after every move without making the player wait for the disk: the
+    """Saves a game after every move without making the player wait for the disk: the
     snapshot is taken at once (``submit``), a worker thread writes it atomically (temporary
     file, fsync, rename), newer snapshots replace ones not yet written. ``flush`` waits until
     the last snapshot is on disk and raises the last write error, if any."""
@@ -143,8 +143,8 @@ class Saver:
         self._thread = threading.Thread(target=self._run, name="jaxsolve-play-saver", daemon=True)
         self._thread.start()
 
-    def submit(self, session: Session) -> None:
-        text = json.dumps(session.to_json(), indent=1) + "\n"
+    def submit(self, played: PlayedGame) -> None:
+        text = json.dumps(played.to_json(), indent=1) + "\n"
         with self._cond:
             self._pending = text
             self._cond.notify_all()

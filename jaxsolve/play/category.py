@@ -20,7 +20,7 @@ from jaxsolve.kniffel import analysis, solver, tables
 from jaxsolve.kniffel.position import Position, PositionError, box_index, format_dice
 from jaxsolve.kniffel.rules import CategoryRules
 from jaxsolve.kniffel.sheet import KNIFFEL_SHEET
-from jaxsolve.play.session import PlayError, PlayOption, Session, Summary, fmt_faces, parse_faces, split_tokens
+from jaxsolve.play.base import PlayError, PlayOption, PlayedGame, Summary, fmt_faces, parse_faces, split_tokens
 
 
 @dataclass(frozen=True)
@@ -47,7 +47,7 @@ def heuristic_available(rules: CategoryRules) -> bool:
     return rules.dice == 5 and tuple(rules.boxes) == tuple(KNIFFEL_SHEET)
 
 
-class CategorySession(Session):
+class CategoryGame(PlayedGame):
     """One game of a category game. ``solution`` defaults to ``analysis.solution(rules)``."""
 
     kind = "category"

@@ -18,7 +18,7 @@ from dataclasses import dataclass
 
 from jaxsolve import raab
 from jaxsolve.errors import JaxsolveError
-from jaxsolve.play.session import PlayError, PlayOption, Session, Summary, parse_faces, split_tokens
+from jaxsolve.play.base import PlayError, PlayOption, PlayedGame, Summary, parse_faces, split_tokens
 
 OPPONENTS = ("bot", "human")
 FIRST = ("you", "them")
@@ -42,7 +42,7 @@ def _other(who: str) -> str:
     return "them" if who == "you" else "you"
 
 
-class RaabSession(Session):
+class RaabGame(PlayedGame):
     """One duel. ``full`` is ``raab.full(raab.solve(rules))`` (solved here when not given)."""
 
     kind = "raab"

@@ -17,7 +17,7 @@ from dataclasses import dataclass
 
 from jaxsolve import zehntausend as z
 from jaxsolve.errors import JaxsolveError
-from jaxsolve.play.session import PlayError, PlayOption, Session, Summary, fmt_faces, split_tokens
+from jaxsolve.play.base import PlayError, PlayOption, PlayedGame, Summary, fmt_faces, split_tokens
 
 MAX_TURNS = 1000
 
@@ -34,7 +34,7 @@ class TurnState:
     throw: tuple[int, ...] | None = None
 
 
-class ZehntausendSession(Session):
+class ZehntausendGame(PlayedGame):
     """A game of ``turns`` turns. ``solution`` defaults to ``zehntausend.solve(rules)``."""
 
     kind = "zehntausend"

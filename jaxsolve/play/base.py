@@ -1,9 +1,9 @@
-"""The game-independent part of a play session: moves, undo, virtual dice, the save file.
+"""The game-independent part of a game in play: moves, undo, virtual dice, the save file.
 
-A session is one game in progress against the exact solution. Its state changes only by
-*moves*: a throw (dice typed or thrown by the session's seeded virtual dice) or a decision
+A game is one game in progress against the exact solution. Its state changes only by
+*moves*: a throw (dice typed or thrown by the game's seeded virtual dice) or a decision
 (an option of ``options()``). Each move is a small dict (``{"action": "throw", "dice": [..]}``,
-``{"action": "fill", "box": "chance"}``, ...); a move the session makes by itself (a virtual
+``{"action": "fill", "box": "chance"}``, ...); a move the game makes by itself (a virtual
 throw under ``auto_roll``, a bot's decision, a forced stop) is flagged ``"auto": true``.
 ``undo()`` takes back the last move typed, with the automatic moves that followed it. The
 save file (``to_json``) holds the rules, the settings and the moves; ``from_json`` replays
@@ -38,7 +38,7 @@ class PlayError(JaxsolveError):
 @dataclass(frozen=True)
 class PlayOption:
     """One option of the player to move, ranked: ``value`` and ``regret`` (best value - value) in
-    the session's unit; ``move`` is what choosing it records; ``detail`` the library's own
+    the game's unit; ``move`` is what choosing it records; ``detail`` the library's own
     option (``kniffel.analysis.Option``, ``zehntausend.Choice``, the raab decision)."""
 
     label: str
@@ -109,7 +109,7 @@ def fmt_faces(faces: Sequence[int | str]) -> str:
     return " ".join(map(str, faces)) if len(faces) else "nothing"
 
 
-class Session:
+class PlayedGame:
     """One game in progress. Subclasses set ``kind``, ``unit`` and the game's rules of a move."""
 
     kind: ClassVar[str] = ""
@@ -173,7 +173,7 @@ class Session:
         raise NotImplementedError
 
     def auto_move(self) -> dict | None:
-        """A move the session makes by itself here (a bot's decision, a forced stop), or None."""
+        """A move the game makes by itself here (a bot's decision, a forced stop), or None."""
         return None
 
     def where(self) -> str:
