@@ -59,6 +59,19 @@ def _situations(values, f, u, h, t, rules, objective, rolls_left, first):
     return fill_t, points, keep_values[subs, rows[:, None]], throw_value
 
 
+def _radix(n: int) -> np.ndarray:
+    return (n + 1) ** np.arange(6)
+
+
+@functools.lru_cache(maxsize=None)
+def _throw_lookup(n: int) -> np.ndarray:
+    """Throw index of every count vector of ``n`` dice, by its base-(n+1) code."""
+    sp = tables.space(n)
+    out = np.full((n + 1) ** 6, -1, np.int64)
+    out[sp.throws @ _radix(n)] = np.arange(sp.num_throws)
+    return out
+
+
 @dataclass(frozen=True)
 class OptionValues:
     """Option values of ``N`` situations (numpy, the table's dtype).
@@ -128,9 +141,8 @@ class Table:
             raise JaxsolveError(f"dice must be an array [situations, {n}], got shape {d.shape}")
         if d.dtype.kind not in "iu" or np.any((d < 1) | (d > 6)):
             raise JaxsolveError("dice must be faces 1..6")
-        sp = tables.space(n)
         counts = np.stack([(d == face).sum(axis=1) for face in range(1, 7)], axis=1)
-        return np.array([sp.throw_index(c) for c in counts], np.int64), counts
+        return _throw_lookup(n)[counts @ _radix(n)], counts
 
     def option_values(self, filled, upper, holds50, dice, rolls_left) -> OptionValues:
         """Every option of ``N`` situations: fill a box, or keep some dice and re-throw."""
