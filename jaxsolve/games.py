@@ -162,6 +162,12 @@ register(
         late("jaxsolve.yatzy", "small"), bench_presets=("yatzy", "yatzy+forced"),
     )
 )
+register(
+    category_game(
+        "maxi", "Maxi Yatzy (six dice, 20 boxes), on the category engine; saved throws up to a cap", "jaxsolve.maxi", "maxi",
+        late("jaxsolve.maxi", "small"), bench_presets=("maxi",),
+    )
+)
 
 register(
     Game(

@@ -1,0 +1,229 @@
+"""Category games with saved throws: throws a turn leaves unused are kept for later turns.
+
+The official Maxi Yatzy rule: each turn brings ``rules.rolls`` new throws, the first throw of
+a turn is compulsory, and a box may be filled after any throw; the throws not used are saved
+and added to a later turn. Here at most ``cap`` throws may be carried into a turn (throws
+saved beyond the cap are lost; ``cap=0`` is the game without saving). The number of saved
+throws becomes a state component:
+
+* a state is ``(saved, filled, upper, holds50)``; its value table is ``[cap + 1, states]`` with
+  the category engine's flat state layout (``tables.state_index``) in each row;
+* a turn that starts with ``s`` saved throws has ``s + rolls - 1`` throws left after its first
+  throw. With ``r`` throws left, the value of a throw is
+  ``W_r = max(fill the best box now -> next state with min(r, cap) saved,
+  keep some dice and throw the others -> W_{r-1})``, and ``W_0`` = fill now with 0 saved.
+  Filling uses the same box options as the engine (``solver.final_throw_values``) with the
+  next states read from row ``min(r, cap)``; a re-throw is the shared ``dice.reroll``;
+* all ``cap + 1`` rows of one layer of (filled, upper, holds50) states come out of one pass over
+  ``r = 0 .. cap + rolls - 1``, so a larger cap costs ``cap + rolls - 1`` re-throw levels and
+  ``cap + 1`` box-option evaluations per state instead of ``rolls - 1`` and one.
+
+The layers, chunking, class representatives and sharding are the layered core's, exactly as
+for the game without saving (``solver.solve``); ``cap=0`` gives the same values.
+"""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass, field
+from typing import Callable
+
+import jax
+import jax.numpy as jnp
+import numpy as np
+
+from jaxsolve import dice, export
+from jaxsolve.core.layered import make_mesh, run_layers
+from jaxsolve.errors import JaxsolveError
+from jaxsolve.kniffel import store, tables
+from jaxsolve.kniffel.rules import OBJECTIVES, CategoryRules, check_objective
+from jaxsolve.kniffel.solver import final_throw_values, representative_layers
+
+MAX_CAP = 60
+
+
+def check_cap(cap: int, rules: CategoryRules) -> int:
+    """``cap`` as an int, with a clear error when it is not a saved-throw cap of ``rules``."""
+    if isinstance(cap, bool) or not isinstance(cap, (int, np.integer)) or not 0 <= int(cap) <= MAX_CAP:
+        raise JaxsolveError(f"saved-throw cap must be an integer between 0 and {MAX_CAP}, got {cap!r}")
+    if rules.has_instant_bonus:
+        raise JaxsolveError("saved throws are not combined with the Im-Hieb first-throw bonus")
+    return int(cap)
+
+
+def useful_cap(rules: CategoryRules) -> int:
+    """The largest number of throws a turn can bring in: (turns - 1) x (rolls - 1).
+
+    A cap at least this large never loses a throw: it is the uncapped game.
+    """
+    return (rules.num_boxes - 1) * (rules.rolls - 1)
+
+
+def state_values(values, filled, upper, holds50, rules: CategoryRules, cap: int, objective: str = "score"):
+    """``[cap + 1, B]`` value of each state with 0 .. cap saved throws, start of a turn.
+
+    ``values`` is the ``[cap + 1, states]`` table with every later layer filled in.
+    """
+    sp = tables.space(rules.dice)
+    fill = [final_throw_values(values[s], filled, upper, holds50, rules, objective) for s in range(cap + 1)]
+    current = fill[0]
+    out = []
+    for left in range(cap + rules.rolls):
+        if left:
+            current = jnp.maximum(fill[min(left, cap)], dice.reroll(sp, current))
+        if left >= rules.rolls - 1:
+            out.append(dice.throw_mean(sp, current))
+    return jnp.stack(out)
+
+
+def value_step(rules: CategoryRules, cap: int, objective: str):
+    """The per-chunk step: ``(values, (), rows, filled, upper, holds50) -> values``."""
+
+    def step(values, operands, rows, filled, upper, holds50):
+        del operands, rows
+        v = state_values(values, filled, upper, holds50, rules, cap, objective)
+        return values.at[:, tables.state_index(filled, upper, holds50, rules)].set(v)
+
+    return step
+
+
+@dataclass
+class SavedSolution:
+    """Values of every state of a category game with up to ``cap`` saved throws.
+
+    ``values`` has shape ``[cap + 1 saved, 2**boxes filled, cap_upper + 1, 2 holds50]``; NaN at
+    unreachable states (as ``solver.Solution``, one row per number of saved throws).
+    """
+
+    rules: CategoryRules
+    cap: int
+    objective: str
+    values: np.ndarray
+    solve_seconds: float = 0.0
+    compile_seconds: float = 0.0
+    device: str = ""
+    timings: dict = field(default_factory=dict)
+
+    @property
+    def game_value(self) -> float:
+        """Value of the start: empty sheet, nothing saved."""
+        return float(self.values[0, 0, 0, 0])
+
+    def value(self, filled: int = 0, upper: int = 0, holds50: int = 0, saved: int = 0) -> float:
+        if not 0 <= int(saved) <= self.cap:
+            raise JaxsolveError(f"saved throws must be between 0 and the cap {self.cap}, got {saved}")
+        if not 0 <= int(filled) < 1 << self.rules.num_boxes or upper < 0 or holds50 not in (0, 1):
+            raise JaxsolveError(f"not a state: filled={filled}, upper={upper}, holds50={holds50}")
+        return float(self.values[int(saved), int(filled), min(int(upper), self.rules.upper_threshold), int(holds50)])
+
+
+def table_bytes(rules: CategoryRules, cap: int, dtype="float32") -> int:
+    """Bytes of the value table for ``cap``."""
+    return (cap + 1) * rules.num_states * np.dtype(dtype).itemsize
+
+
+def solve(
+    rules: CategoryRules,
+    cap: int,
+    objective: str = "score",
+    *,
+    dtype=None,
+    chunk: int = 1024,
+    device=None,
+    devices=None,
+    on_layer: Callable[[int, int], None] | None = None,
+) -> SavedSolution:
+    """Solve ``rules`` with up to ``cap`` saved throws by backward induction.
+
+    ``devices``: shard every chunk over a mesh of these devices (an int: the first n visible,
+    a list of devices); ``device``: one device (JAX's default if both are None).
+    """
+    cap = check_cap(cap, rules)
+    check_objective(objective)
+    dtype = jnp.dtype(dtype or (jnp.float64 if jax.config.jax_enable_x64 else jnp.float32))
+    init = np.full((cap + 1, rules.num_states), np.nan, dtype=dtype)
+    full = tables.state_index(rules.full_mask, np.arange(rules.upper_threshold + 1)[:, None], np.arange(2)[None, :], rules).reshape(-1)
+    init[:, full] = 0.0
+    mesh = make_mesh(devices) if devices is not None else None
+    if mesh is None:
+        device = device or jax.devices()[0]
+    run = run_layers(
+        ("kniffel-saved", rules, cap, objective),
+        value_step(rules, cap, objective),
+        representative_layers(rules),
+        jnp.asarray(init),
+        chunk=chunk,
+        mesh=mesh,
+        device=device,
+        on_layer=on_layer,
+    )
+    del init
+    out = np.array(run.carry)
+    seconds, compile_seconds, timings = run.seconds, run.compile_seconds, run.timings
+    run = None  # frees the device table before the host-side class fill
+    for s in range(cap + 1):
+        out[s] = _fill_classes_inplace(out[s], rules)
+    where = ", ".join(str(d) for d in mesh.devices.flat) if mesh is not None else str(device)
+    return SavedSolution(rules, cap, objective, out.reshape((cap + 1,) + rules.state_shape), seconds, compile_seconds, where, timings)
+
+
+def _fill_classes_inplace(values: np.ndarray, rules: CategoryRules) -> np.ndarray:
+    """One row of the table with every reachable state given its representative's value."""
+    for k in range(rules.num_boxes + 1):
+        f, u, h = (a.astype(np.int64) for a in tables.layer_states(rules, k))
+        values[tables.state_index(f, u, h, rules)] = values[tables.state_index(f, *tables.canonical(f, u, h, rules), rules)]
+    return values
+
+
+# ----------------------------------------------------------------------------- export
+
+
+def metadata(sol: SavedSolution, game: str | None = None) -> dict:
+    """The sidecar of a saved-throw table: the category metadata plus the saved axis and cap."""
+    base = store.metadata(_as_plain(sol), game)
+    base["axes"] = [{"name": "saved", "size": sol.cap + 1, "meaning": f"throws saved from earlier turns (0 .. cap {sol.cap})"}] + base["axes"]
+    base["saved_cap"] = sol.cap
+    base["state_moment"] = "start of a turn, before the first throw, with the saved throws carried in"
+    return base
+
+
+def _as_plain(sol: SavedSolution):
+    from jaxsolve.kniffel.solver import Solution
+
+    return Solution(sol.rules, sol.objective, sol.values[0], sol.solve_seconds, sol.compile_seconds, sol.device)
+
+
+def save_solution(path: str | os.PathLike, sol: SavedSolution, *, game: str | None = None) -> None:
+    """Write ``sol`` atomically with its sidecar (``jaxsolve.export``)."""
+    export.save(path, sol.values, metadata(sol, game))
+
+
+def load_solution(path: str | os.PathLike, *, game: str | None = None) -> SavedSolution:
+    """Read a saved-throw export back, with every check of ``store.load_solution`` plus the cap.
+
+    The sidecar must carry ``saved_cap`` (an export without it is a table of the game without
+    saving: load it with ``store.load_solution``), the array's shape must be
+    ``[cap + 1] + rules' state shape`` and NaN exactly at the unreachable states of every row.
+    """
+    values, meta = export.load(path, game=game)
+    if meta.get("game") not in store.category_games():
+        raise JaxsolveError(f"{path} holds a {meta.get('game')!r} export, not a category game")
+    cap = meta.get("saved_cap")
+    if isinstance(cap, bool) or not isinstance(cap, int) or not 0 <= cap <= MAX_CAP:
+        raise JaxsolveError(f"{export.sidecar_path(path)}: no valid 'saved_cap'; not a saved-throw table")
+    rules = export.rules_from(path, meta, CategoryRules)
+    objective = meta.get("objective")
+    if objective not in OBJECTIVES:
+        raise JaxsolveError(f"{export.sidecar_path(path)}: objective {objective!r} is not one of {', '.join(OBJECTIVES)}")
+    defined = np.broadcast_to(store.reachable_mask(rules), (cap + 1,) + rules.state_shape)
+    export.check_array(path, values, shape=(cap + 1,) + rules.state_shape, dtypes=("float32", "float64"), defined=defined, low=0.0, what=f"rules {rules.name}, cap {cap}")
+    return SavedSolution(rules, cap, objective, np.asarray(values), float(meta.get("solve_seconds", 0.0)), float(meta.get("compile_seconds", 0.0)), str(meta.get("device", "")))
+
+
+def peak_rss_bytes() -> int:
+    """Peak resident memory of this process so far (Linux/macOS ``getrusage``)."""
+    import resource
+    import sys
+
+    peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+    return int(peak if sys.platform == "darwin" else peak * 1024)

@@ -1,0 +1,151 @@
+"""Maxi Yatzy: the sheet against the rule text, reduced games and saved throws against brute force."""
+
+import itertools
+
+import jax
+import numpy as np
+import pytest
+
+from jaxsolve import games, maxi
+from jaxsolve.errors import JaxsolveError
+from jaxsolve.kniffel import saved, solver, tables
+from jaxsolve.kniffel.position import parse_position
+from maxi_reference import game_value, points
+
+BOXES = maxi.get_rules("maxi").box_names
+
+
+def test_sheet_is_the_maxi_card():
+    rules = maxi.get_rules("maxi")
+    assert rules.dice == 6 and rules.num_boxes == 20 and rules.rolls == 3
+    assert (rules.upper_threshold, rules.upper_bonus, rules.joker, rules.extra_bonus) == (84, 100, "none", 0)
+    assert BOXES[6:] == ("one_pair", "two_pairs", "three_pairs", "three_of_a_kind", "four_of_a_kind", "five_of_a_kind", "small_straight",
+                         "large_straight", "full_straight", "full_house", "villa", "tower", "chance", "maxi_yatzy")
+    assert games.get_game("maxi").get_rules() == rules
+    assert maxi.get_rules("maxi-yatzy") == rules
+
+
+def test_scores_match_the_rule_text_on_every_throw():
+    rules = maxi.get_rules("maxi")
+    scores = tables.throw_scores(rules)
+    for t, counts in enumerate(tables.space(6).throws):
+        d = tuple(f for f in range(1, 7) for _ in range(int(counts[f - 1])))
+        assert [points(b, d) for b in BOXES] == scores[:, t].tolist(), d
+
+
+@pytest.mark.parametrize(
+    "dice,box,expected",
+    [  # the examples printed with the rules
+        ((3, 1, 1, 6, 1, 4), "ones", 3), ((6, 4, 2, 6, 5, 1), "one_pair", 12), ((2, 1, 3, 3, 5, 5), "two_pairs", 16),
+        ((2, 2, 5, 5, 6, 6), "three_pairs", 26), ((4, 5, 3, 5, 5, 4), "three_of_a_kind", 15), ((2, 4, 2, 2, 5, 2), "four_of_a_kind", 8),
+        ((3, 3, 2, 3, 3, 3), "five_of_a_kind", 15), ((1, 2, 3, 4, 5, 3), "small_straight", 15), ((2, 3, 4, 5, 6, 6), "large_straight", 20),
+        ((1, 2, 3, 4, 5, 6), "full_straight", 21), ((3, 4, 4, 6, 6, 6), "full_house", 26), ((2, 2, 2, 5, 5, 5), "villa", 21),
+        ((3, 3, 6, 6, 6, 6), "tower", 30), ((3, 4, 2, 6, 5, 4), "chance", 24), ((4, 4, 4, 4, 4, 4), "maxi_yatzy", 100),
+    ],
+)
+def test_published_examples(dice, box, expected):
+    rules = maxi.get_rules("maxi")
+    counts = np.bincount(np.asarray(dice) - 1, minlength=6)
+    t = tables.space(6).throw_index(counts)
+    assert tables.throw_scores(rules)[BOXES.index(box), t] == expected
+
+
+def test_state_space_size_matches_the_published_count():
+    # MarcusTL12, yatzy_solver (2023): 3,510 reachable (upper boxes, capped upper total) pairs
+    # for six dice, so 3,510 x 2^14 = 57,507,840 states before the Maxi Yatzy flag.
+    rules = maxi.get_rules("maxi")
+    assert int(tables.reachable_uppers(rules.upper_threshold, 6).sum()) == 3510
+    without_flag = sum(int((tables.layer_states(rules, k)[2] == 0).sum()) for k in range(rules.num_boxes + 1))
+    assert without_flag == 57_507_840
+
+
+REDUCED = [
+    # (dice, upper threshold, open boxes)
+    (3, 8, ("threes", "sixes", "one_pair", "three_of_a_kind", "maxi_yatzy")),
+    (3, 5, ("ones", "twos", "two_pairs", "chance")),
+    (4, 12, ("sixes", "two_pairs", "four_of_a_kind")),
+    (2, 6, ("ones", "twos", "threes", "one_pair", "maxi_yatzy")),
+]
+
+
+def _reduced_rules(dice, threshold, open_boxes):
+    lower = tuple(b for b in BOXES[6:] if b in open_boxes)
+    return maxi.reduced(dice, lower, threshold)
+
+
+@pytest.mark.parametrize("case", REDUCED, ids=[f"{c[0]}dice-{len(c[2])}open" for c in REDUCED])
+def test_reduced_games_match_brute_force(case):
+    dice, threshold, open_boxes = case
+    rules = _reduced_rules(*case)
+    prefilled = [b for b in rules.box_names if b not in open_boxes]
+    sol = solver.solve(rules)
+    expected = game_value(open_boxes, dice=dice, threshold=threshold)
+    assert sol.value(solver.filled_mask(prefilled, rules)) == pytest.approx(expected, abs=1e-9)
+
+
+SAVED = [
+    # (dice, upper threshold, open boxes, rolls, cap)
+    (2, 6, ("ones", "twos", "one_pair", "maxi_yatzy"), 3, 1),
+    (2, 6, ("twos", "threes", "one_pair", "chance"), 2, 2),
+    (3, 8, ("threes", "sixes", "three_of_a_kind", "maxi_yatzy"), 2, 1),
+    (2, 5, ("ones", "twos", "one_pair", "maxi_yatzy", "chance"), 2, 4),
+]
+
+
+@pytest.mark.parametrize("case", SAVED, ids=[f"{c[0]}dice-{len(c[2])}open-rolls{c[3]}-cap{c[4]}" for c in SAVED])
+def test_saved_throws_match_brute_force(case):
+    dice, threshold, open_boxes, rolls, cap = case
+    rules = _reduced_rules(dice, threshold, open_boxes).replace(rolls=rolls)
+    prefilled = [b for b in rules.box_names if b not in open_boxes]
+    mask = solver.filled_mask(prefilled, rules)
+    sol = saved.solve(rules, cap)
+    for s in range(cap + 1):
+        expected = game_value(open_boxes, dice=dice, threshold=threshold, rolls=rolls, cap=cap, saved=s)
+        assert sol.value(mask, saved=s) == pytest.approx(expected, abs=1e-9), s
+
+
+def test_cap_zero_is_the_game_without_saving():
+    rules = maxi.small()
+    plain, zero = solver.solve(rules), saved.solve(rules, 0)
+    np.testing.assert_array_equal(zero.values[0], plain.values)
+
+
+def test_value_grows_with_the_cap_and_stops_at_the_useful_cap():
+    rules = _reduced_rules(2, 5, ("ones", "twos", "one_pair", "chance")).replace(rolls=2)
+    mask = solver.filled_mask([b for b in rules.box_names if b not in ("ones", "twos", "one_pair", "chance")], rules)
+    values = [saved.solve(rules, cap).value(mask) for cap in range(5)]
+    assert all(b >= a - 1e-12 for a, b in itertools.pairwise(values)) and values[1] > values[0] + 1e-3
+    # four open boxes: at most three turns can each save one throw for a later turn
+    assert values[3] == pytest.approx(values[4], abs=1e-12)
+    assert saved.useful_cap(rules) == (rules.num_boxes - 1) * (rules.rolls - 1)
+    assert jax.config.jax_enable_x64
+
+
+def test_saved_export_round_trip_and_checks(tmp_path):
+    rules = maxi.small().replace(rolls=2)
+    sol = saved.solve(rules, 2)
+    path = tmp_path / "saved.npy"
+    saved.save_solution(path, sol, game="maxi")
+    back = saved.load_solution(path)
+    np.testing.assert_array_equal(back.values, sol.values)
+    assert back.cap == 2 and back.rules == rules and back.game_value == sol.game_value
+    from jaxsolve.kniffel import store
+
+    plain = tmp_path / "plain.npy"
+    store.save_solution(plain, solver.solve(rules), game="maxi")
+    with pytest.raises(JaxsolveError, match="saved_cap"):
+        saved.load_solution(plain)
+    with pytest.raises(JaxsolveError):
+        store.load_solution(path)
+
+
+@pytest.mark.parametrize("bad", [-1, 61, 1.5, True, "2"])
+def test_bad_caps_are_refused(bad):
+    with pytest.raises(JaxsolveError, match="cap"):
+        saved.solve(maxi.small(), bad)
+
+
+def test_positions_use_the_maxi_box_names():
+    rules = maxi.get_rules("maxi")
+    pos = parse_position("ones=3 villa=21 tower=- maxi_yatzy=100", rules)
+    assert pos.filled == solver.filled_mask(["ones", "villa", "tower", "maxi_yatzy"], rules)
