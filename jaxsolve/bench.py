@@ -107,7 +107,9 @@ def category_cases(rules, quick: bool, dtype: str, devs) -> list[tuple[str, int,
     return out
 
 
-def _peak(device) -> tuple[float, str]:
+def peak_memory(device) -> tuple[float, str]:
+    """Peak memory in MiB and what it measures: the device's own peak where it reports one
+    (GPUs), else this process's resident-memory high-water mark (CPU)."""
     stats = device.memory_stats() if hasattr(device, "memory_stats") else None
     if stats and "peak_bytes_in_use" in stats:
         return stats["peak_bytes_in_use"] / 2**20, "device peak"
@@ -127,7 +129,7 @@ def run_bench(quick: bool = False, backends=None, only: str | None = None, progr
         t0 = time.perf_counter()
         value, _ = case.run()
         warm = time.perf_counter() - t0
-        peak, peak_kind = _peak(jax.devices(case.backend)[0])
+        peak, peak_kind = peak_memory(jax.devices(case.backend)[0])
         row = {
             "game": case.game, "variant": case.variant, "backend": case.backend, "dtype": case.dtype,
             "devices": case.devices, "compile_s": round(compile_s if compile_s else max(first - warm, 0.0), 3),

@@ -37,7 +37,7 @@ from jaxsolve.core.layered import make_mesh, run_layers
 from jaxsolve.errors import JaxsolveError
 from jaxsolve.kniffel import store, tables
 from jaxsolve.kniffel.rules import OBJECTIVES, CategoryRules, check_objective
-from jaxsolve.kniffel.solver import final_throw_values, representative_layers
+from jaxsolve.kniffel.solver import fill_classes, final_throw_values, representative_layers
 
 MAX_CAP = 60
 
@@ -162,17 +162,9 @@ def solve(
     seconds, compile_seconds, timings = run.seconds, run.compile_seconds, run.timings
     run = None  # frees the device table before the host-side class fill
     for s in range(cap + 1):
-        out[s] = _fill_classes_inplace(out[s], rules)
+        fill_classes(out[s], rules, inplace=True)
     where = ", ".join(str(d) for d in mesh.devices.flat) if mesh is not None else str(device)
     return SavedSolution(rules, cap, objective, out.reshape((cap + 1,) + rules.state_shape), seconds, compile_seconds, where, timings)
-
-
-def _fill_classes_inplace(values: np.ndarray, rules: CategoryRules) -> np.ndarray:
-    """One row of the table with every reachable state given its representative's value."""
-    for k in range(rules.num_boxes + 1):
-        f, u, h = (a.astype(np.int64) for a in tables.layer_states(rules, k))
-        values[tables.state_index(f, u, h, rules)] = values[tables.state_index(f, *tables.canonical(f, u, h, rules), rules)]
-    return values
 
 
 # ----------------------------------------------------------------------------- export
@@ -218,12 +210,3 @@ def load_solution(path: str | os.PathLike, *, game: str | None = None) -> SavedS
     defined = np.broadcast_to(store.reachable_mask(rules), (cap + 1,) + rules.state_shape)
     export.check_array(path, values, shape=(cap + 1,) + rules.state_shape, dtypes=("float32", "float64"), defined=defined, low=0.0, what=f"rules {rules.name}, cap {cap}")
     return SavedSolution(rules, cap, objective, np.asarray(values), float(meta.get("solve_seconds", 0.0)), float(meta.get("compile_seconds", 0.0)), str(meta.get("device", "")))
-
-
-def peak_rss_bytes() -> int:
-    """Peak resident memory of this process so far (Linux/macOS ``getrusage``)."""
-    import resource
-    import sys
-
-    peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
-    return int(peak if sys.platform == "darwin" else peak * 1024)

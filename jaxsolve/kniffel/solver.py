@@ -322,9 +322,10 @@ def representative_layers(rules: KniffelRules) -> list[Layer]:
     return [Layer(k, tables.representative_states(rules, k)) for k in range(rules.num_boxes - 1, -1, -1)]
 
 
-def fill_classes(values: np.ndarray, rules: KniffelRules) -> np.ndarray:
-    """The flat value table with every reachable state given its representative's value."""
-    out = values.copy()
+def fill_classes(values: np.ndarray, rules: KniffelRules, inplace: bool = False) -> np.ndarray:
+    """The flat value table with every reachable state given its representative's value
+    (``inplace``: written into ``values`` itself, no copy)."""
+    out = values if inplace else values.copy()
     for k in range(rules.num_boxes + 1):
         f, u, h = (a.astype(np.int64) for a in tables.layer_states(rules, k))
         out[tables.state_index(f, u, h, rules)] = values[tables.state_index(f, *tables.canonical(f, u, h, rules), rules)]
@@ -373,9 +374,10 @@ def solve(
     dtype = jnp.dtype(dtype or (jnp.float64 if jax.config.jax_enable_x64 else jnp.float32))
     device = device or jax.devices()[0]
     shape = tables.state_shape(rules)
-    init = np.full(shape, np.nan)
+    init = np.full(shape, np.nan, dtype=dtype)
     init[rules.full_mask] = 0.0
-    values = jnp.asarray(init.reshape(-1), dtype)
+    values = jnp.asarray(init.reshape(-1))
+    del init
     run = run_layers(
         ("kniffel-values", rules, objective, expect, subkeep),
         value_step(rules, objective, expect, subkeep),
@@ -385,9 +387,12 @@ def solve(
         device=device,
         on_layer=on_layer,
     )
-    out = np.asarray(run.carry)
-    out = (fill_classes(out, rules) if representatives else out).reshape(shape)
-    return Solution(rules, objective, out, run.seconds, run.compile_seconds, str(device), run.timings)
+    out = np.array(run.carry)
+    seconds, compile_seconds, timings = run.seconds, run.compile_seconds, run.timings
+    run = None  # frees the device table before the host-side class fill
+    if representatives:
+        fill_classes(out, rules, inplace=True)
+    return Solution(rules, objective, out.reshape(shape), seconds, compile_seconds, str(device), timings)
 
 
 def filled_mask(boxes, rules: KniffelRules | None = None) -> int:
