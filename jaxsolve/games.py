@@ -164,7 +164,7 @@ register(
 )
 register(
     category_game(
-        "maxi", "Maxi Yatzy (six dice, 20 boxes), on the category engine; saved throws up to a cap", "jaxsolve.maxi", "maxi",
+        "maxi", "Maxi Yatzy (six dice, 20 boxes; saved throws with solve --saved-rolls)", "jaxsolve.maxi", "maxi",
         late("jaxsolve.maxi", "small"), bench_presets=("maxi",),
     )
 )

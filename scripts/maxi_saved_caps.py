@@ -1,0 +1,125 @@
+"""Maxi Yatzy with saved throws: the game value as a function of the saved-throw cap.
+
+Each cap is solved in a fresh process (``jaxsolve solve maxi --saved-rolls CAP --json``) so that
+its wall time and peak memory are its own. Results are merged into
+``results/maxi/saved_caps.json`` (one row per cap, device and dtype; a re-run replaces its rows)
+and the table ``results/maxi/saved_caps.md`` is rewritten with a fitted cost model:
+time per cap is fitted as ``a + b * cap`` and memory as ``(cap + 1) x table``, and the
+estimate for the uncapped game (cap ``(20 - 1) x (3 - 1) = 38``) is printed beside the measured
+rows, marked as an estimate.
+
+    python scripts/maxi_saved_caps.py --caps 0 1 2          # CPU, float32
+    python scripts/maxi_saved_caps.py --caps 0 1 2 4 8 --device gpu
+    python scripts/maxi_saved_caps.py --table-only           # rewrite the table from the JSON
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+OUT = ROOT / "results" / "maxi"
+UNCAPPED = 38
+
+
+def run_cap(cap: int, device: str, x64: bool, devices: int) -> dict:
+    cmd = [sys.executable, "-m", "jaxsolve", "solve", "maxi", "--saved-rolls", str(cap), "--json", "--quiet", "--no-cache", "--device", device]
+    cmd += ["--x64"] if x64 else []
+    cmd += ["--devices", str(devices)] if devices != 1 else []
+    t0 = time.perf_counter()
+    proc = subprocess.run(cmd, capture_output=True, text=True, cwd=ROOT, env=dict(os.environ, PYTHONPATH=str(ROOT)))
+    wall = time.perf_counter() - t0
+    if proc.returncode != 0:
+        raise SystemExit(f"cap {cap} failed:\n{proc.stderr[-2000:]}")
+    row = json.loads(proc.stdout.strip().splitlines()[-1])
+    row.update(cap=cap, process_wall_s=round(wall, 1), load_average_after=[round(x, 2) for x in os.getloadavg()])
+    return row
+
+
+def fit(rows: list[dict]) -> tuple[float, float] | None:
+    """Least-squares ``seconds = a + b * cap`` over the measured rows (None with fewer than 2 caps)."""
+    pts = sorted({r["cap"]: r["solve_seconds"] for r in rows}.items())
+    if len(pts) < 2:
+        return None
+    n = len(pts)
+    mx = sum(c for c, _ in pts) / n
+    my = sum(t for _, t in pts) / n
+    b = sum((c - mx) * (t - my) for c, t in pts) / sum((c - mx) ** 2 for c, _ in pts)
+    return my - b * mx, b
+
+
+def markdown(data: dict) -> str:
+    from jaxsolve import maxi
+    from jaxsolve.kniffel import saved
+
+    rules = maxi.get_rules("maxi")
+    lines = [
+        "# Maxi Yatzy with saved throws: game value by saved-throw cap",
+        "",
+        "Each turn brings three throws, the first is compulsory, unused throws are saved; at most *cap* throws",
+        "are carried into a turn (cap 0: the game without saving; cap 38 never loses a throw: the uncapped game).",
+        "Every row is a fresh process: `python scripts/maxi_saved_caps.py --caps ...` (`jaxsolve solve maxi --saved-rolls CAP`).",
+        "",
+        "| device | dtype | cap | game value | change from cap - 1 | solve s | compile s | peak memory GiB | memory kind | load after |",
+        "| --- | --- | ---: | ---: | ---: | ---: | ---: | ---: | --- | --- |",
+    ]
+    rows = sorted(data["rows"], key=lambda r: (r["device"], r["dtype"], r["cap"]))
+    prev = {}
+    for r in rows:
+        key = (r["device"], r["dtype"])
+        change = "" if key not in prev or prev[key][0] != r["cap"] - 1 else f"{r['game_value'] - prev[key][1]:+.4f}"
+        prev[key] = (r["cap"], r["game_value"])
+        lines.append(
+            f"| {r['device']} | {r['dtype']} | {r['cap']} | {r['game_value']:.4f} | {change} | {r['solve_seconds']:.0f} | {r['compile_seconds']:.1f} "
+            f"| {r['peak_memory_mib'] / 1024:.2f} | {r['peak_memory_kind']} | {r['load_average_after'][0]} |"
+        )
+    lines += ["", "## Cost model (estimate from the measured rows, not a measurement)", ""]
+    for key in sorted({(r["device"], r["dtype"]) for r in rows}):
+        sub = [r for r in rows if (r["device"], r["dtype"]) == key]
+        ab = fit(sub)
+        table = saved.table_bytes(rules, UNCAPPED, key[1]) / 2**30
+        if ab is None:
+            lines.append(f"- {key[0]} {key[1]}: one cap measured; no fit.")
+            continue
+        a, b = ab
+        lines.append(
+            f"- {key[0]} {key[1]}: solve time ~ {a:.0f} s + {b:.0f} s x cap over caps {', '.join(str(r['cap']) for r in sub)}; "
+            f"the uncapped game (cap {UNCAPPED}) would take ~{(a + b * UNCAPPED) / 3600:.1f} h and needs a {table:.1f} GiB value table "
+            f"({saved.table_bytes(rules, 0, key[1]) / 2**30:.2f} GiB per saved-throw row)."
+        )
+    lines += ["", f"Machine: {data.get('machine', 'see rows')}.", ""]
+    return "\n".join(lines)
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--caps", type=int, nargs="*", default=[0, 1, 2])
+    ap.add_argument("--device", default="cpu")
+    ap.add_argument("--devices", type=int, default=1)
+    ap.add_argument("--x64", action="store_true")
+    ap.add_argument("--table-only", action="store_true")
+    args = ap.parse_args()
+    OUT.mkdir(parents=True, exist_ok=True)
+    path = OUT / "saved_caps.json"
+    data = json.loads(path.read_text()) if path.exists() else {"rows": []}
+    if not args.table_only:
+        from jaxsolve.bench import machine
+
+        data["machine"] = ", ".join(f"{k} {v}" for k, v in machine().items() if k in ("cpu", "cpu_count", "platform", "jax", "devices"))
+        for cap in args.caps:
+            row = run_cap(cap, args.device, args.x64, args.devices)
+            data["rows"] = [r for r in data["rows"] if (r["cap"], r["device"], r["dtype"]) != (cap, row["device"], row["dtype"])] + [row]
+            path.write_text(json.dumps(data, indent=1))
+            print(f"cap {cap}: {row['game_value']:.4f} in {row['solve_seconds']:.0f} s, peak {row['peak_memory_mib'] / 1024:.2f} GiB", flush=True)
+    (OUT / "saved_caps.md").write_text(markdown(data))
+
+
+if __name__ == "__main__":
+    main()
