@@ -206,7 +206,7 @@ def analyze_turn(
     sol = sol or solution(rules, objective)
     if sol.objective != objective or sol.rules != rules:
         raise JaxsolveError(f"the value table is for {sol.rules.name}/{sol.objective}, not {rules.name}/{objective}")
-    aux = _zeros(rules, len(evaluation_lib.channels(rules)), np.dtype(sol.values.dtype).name)
+    aux = None  # this turn's own channels; nothing carried in from later states
     tv, tc = _channels(None, aux, position, rules, objective, dice, rolls_left, rolls)
     gv, gc = _channels(sol, aux, position, rules, objective, dice, rolls_left, rolls)
     split = lambda c: {k: float(x) for k, x in zip(split_names(rules), c[:-1])}  # noqa: E731
@@ -264,8 +264,7 @@ def breakdown(
     check_objective(objective)
     dice, rolls_left, _ = _check_turn(rules, position, dice, rolls_left, None)
     sol = sol or solution(rules, objective)
-    zeros = _zeros(rules, len(evaluation_lib.channels(rules)), np.dtype(sol.values.dtype).name)
-    value, _ = _channels(sol, zeros, position, rules, objective, dice, rolls_left, rules.rolls)
+    value, _ = _channels(sol, None, position, rules, objective, dice, rolls_left, rules.rolls)
     throw = None if dice is None else _throw(rules, dice)
     walk = evaluation_lib.forward(sol, *position.state(rules), throw=throw, rolls_left=rolls_left if dice is not None else None)
     chan = walk.channels
@@ -419,7 +418,7 @@ def single_box_table(rules: KniffelRules, rolls: int | None = None, *, sol_free:
     box is open (upper total 0, Kniffel box not holding 50), this turn alone.
     """
     rolls = rules.rolls if rolls is None else rolls
-    aux = _zeros(rules, len(evaluation_lib.channels(rules)), jnp.dtype(_dtype()).name)
+    aux = None
     out = {}
     for b, name in enumerate(rules.box_names):
         pos = Position(tuple(None if i == b else 0 for i in range(rules.num_boxes)), rules.boxes)

@@ -46,7 +46,8 @@ def _fill(aux, best, box, state, rules, objective: str, first_throw: bool):
     pts = solver.objective_reward(mv.points, objective, dtype)
     bonus = solver.objective_bonus(jnp.stack([mv.upper_bonus, mv.extra, mv.instant * first_throw], -1), objective, dtype)
     reward = pts + bonus.sum(-1)
-    after = aux[mv.next_state]
+    width = len(channels(rules))
+    after = jnp.zeros(mv.next_state.shape + (width,), dtype) if aux is None else aux[mv.next_state]
     immediate = jnp.concatenate([jax.nn.one_hot(box, rules.num_boxes, dtype=dtype) * pts[..., None], bonus], -1)
     first = immediate + after[..., :-1]
     mean_after = after[..., :-1].sum(-1)
@@ -57,7 +58,8 @@ def _fill(aux, best, box, state, rules, objective: str, first_throw: bool):
 def throw_channels(values, aux, filled, upper, holds50, rules: KniffelRules, objective: str = "score", rolls_left: int | None = None, first_throw: bool | None = None):
     """``([T, B], [T, B, C])``: value and channels of every throw with ``rolls_left`` re-throws left.
 
-    ``values``/``aux`` are the flat tables of later states. ``first_throw`` (default: when
+    ``values``/``aux`` are the flat tables of later states (``aux=None``: no channels after
+    this turn, the turn's own split only). ``first_throw`` (default: when
     ``rolls_left == rules.rolls - 1``) offers the Im-Hieb fill of the turn's first throw.
     """
     rolls_left = rules.rolls - 1 if rolls_left is None else rolls_left
