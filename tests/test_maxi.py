@@ -149,3 +149,21 @@ def test_positions_use_the_maxi_box_names():
     rules = maxi.get_rules("maxi")
     pos = parse_position("ones=3 villa=21 tower=- maxi_yatzy=100", rules)
     assert pos.filled == solver.filled_mask(["ones", "villa", "tower", "maxi_yatzy"], rules)
+
+
+def test_device_out_of_memory_is_one_error_line(monkeypatch):
+    from typer.testing import CliRunner
+
+    from jaxsolve.cli import app
+
+    class JaxRuntimeError(RuntimeError):
+        pass
+
+    def exhausted(*args, **kwargs):
+        raise JaxRuntimeError("RESOURCE_EXHAUSTED: Out of memory allocating 34225520640 bytes.")
+
+    monkeypatch.setattr(saved, "solve", exhausted)
+    result = CliRunner().invoke(app, ["solve", "maxi", "--saved-rolls", "3", "--quiet", "--no-cache"])
+    assert result.exit_code == 1
+    lines = [ln for ln in result.output.splitlines() if ln.strip()]
+    assert len(lines) == 1 and lines[0].startswith("error: out of memory on the device"), result.output

@@ -66,6 +66,11 @@ def handle_errors(fn):
             fail(str(exc))
         except MemoryError:
             fail("out of memory; try a smaller size")
+        except Exception as exc:  # an accelerator or XLA running out of memory: one line too
+            if not _is_out_of_memory(exc):
+                raise
+            first = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
+            fail(f"out of memory on the device ({first}); try a smaller size, fewer saved throws or more devices")
         except OSError as exc:
             where = f" {exc.filename}" if getattr(exc, "filename", None) else ""
             if exc.errno in (errno.ENOSPC, errno.EPIPE, errno.EBADF) and not where:
@@ -73,6 +78,11 @@ def handle_errors(fn):
             fail(f"input/output error{where}: {exc.strerror or exc}")
 
     return wrapper
+
+
+def _is_out_of_memory(exc: Exception) -> bool:
+    """Whether ``exc`` is XLA's out-of-memory error (``RESOURCE_EXHAUSTED``), without importing jax."""
+    return type(exc).__name__ in ("JaxRuntimeError", "XlaRuntimeError") and "RESOURCE_EXHAUSTED" in str(exc)
 
 
 def flush_stdout() -> None:
