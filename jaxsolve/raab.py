@@ -37,8 +37,6 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 
-import equinox as eqx
-
 from jaxsolve.core.fixpoint import solve_fixpoint
 from jaxsolve.core.rules import Presets, Rules, RulesError
 from jaxsolve.errors import JaxsolveError
@@ -50,6 +48,7 @@ ROLL, STOP, NONE = 1, 0, -1
 PigRulesError = RulesError
 
 
+@dataclass(frozen=True)
 class PigRules(Rules):
     """One Pig-family rule set.
 
@@ -66,12 +65,12 @@ class PigRules(Rules):
             A start player whose total passes it banks the bound.
     """
 
-    goal: int = eqx.field(static=True, default=50)
-    sides: int = eqx.field(static=True, default=6)
-    bust: int = eqx.field(static=True, default=6)
-    points: tuple[int, ...] = eqx.field(static=True, default=())
-    last_turn: bool = eqx.field(static=True, default=True)
-    bound: int | None = eqx.field(static=True, default=None)
+    goal: int = 50
+    sides: int = 6
+    bust: int = 6
+    points: tuple[int, ...] = ()
+    last_turn: bool = True
+    bound: int | None = None
 
     def __post_init__(self):
         if not 2 <= self.sides <= 100:
@@ -86,7 +85,7 @@ class PigRules(Rules):
         points = tuple(0 if f == self.bust else p for f, p in enumerate(points, start=1))
         if min(p for f, p in enumerate(points, start=1) if f != self.bust) < 1:
             raise PigRulesError("every face except the bust face must add at least 1 point")
-        self.points = points
+        object.__setattr__(self, "points", points)
         if self.last_turn:
             bound = self.goal + 80 if self.bound is None else int(self.bound)
             if bound < self.goal:
@@ -95,7 +94,7 @@ class PigRules(Rules):
             if self.bound is not None and self.bound != self.goal - 1:
                 raise PigRulesError("a bound applies only to the last-turn rule (without it scores stop below the goal)")
             bound = self.goal - 1
-        self.bound = bound
+        object.__setattr__(self, "bound", bound)
         if self.num_states > MAX_STATES:
             raise PigRulesError(f"state array of {self.num_states:,} entries is too large (limit {MAX_STATES:,}); lower goal or bound")
 

@@ -39,7 +39,6 @@ import jax.numpy as jnp
 import numpy as np
 
 from jaxsolve.dice import dice_space
-import equinox as eqx
 
 from jaxsolve.core.compile import abstract, compiled
 from jaxsolve.core.rules import Presets, Rules, RulesError
@@ -52,6 +51,7 @@ TwoFives = Literal["off", "one", "any"]
 TWO_FIVES_MODES: tuple[str, ...] = ("off", "one", "any")
 
 
+@dataclass(frozen=True)
 class ZehntausendRules(Rules):
     """One Zehntausend scoring rule set (six six-sided dice).
 
@@ -68,12 +68,12 @@ class ZehntausendRules(Rules):
             ``any``: every pair of 5s may become a ``1*``.
     """
 
-    straight: int = eqx.field(static=True, default=2000)
-    six_of_a_kind: int = eqx.field(static=True, default=10000)
-    three_pairs: int = eqx.field(static=True, default=0)
-    two_fives: TwoFives = eqx.field(static=True, default="one")
+    straight: int = 2000
+    six_of_a_kind: int = 10000
+    three_pairs: int = 0
+    two_fives: TwoFives = "one"
 
-    def __check_init__(self):
+    def __post_init__(self):
         for field in ("straight", "six_of_a_kind", "three_pairs"):
             value = getattr(self, field)
             if not isinstance(value, (int, np.integer)) or value < 0 or value % STEP:
