@@ -78,20 +78,42 @@ def entry_path(game: str, rules, objective: str, dtype: str) -> Path:
     return root() / TABLES / game / f"{safe}-{rules_hash(rules)}-{objective}-{dtype}.npy"
 
 
+def _load(path: Path, load: Callable) -> Any:
+    """The entry at ``path`` read with ``load`` (saying so), None if there is none; a
+    ``JaxsolveError`` if it is not usable."""
+    if not path.exists():
+        return None
+    t0 = time.perf_counter()
+    sol = load(path)
+    _say(f"using the cached table {path} ({time.perf_counter() - t0:.2f} s to load)")
+    return sol
+
+
+def cached(game: str, rules, *, objective: str, dtype: str, load: Callable) -> Any:
+    """The solution of ``rules`` if the store is enabled and holds a valid entry, else None.
+
+    Never solves: an unusable entry is left for ``solved`` to report and replace.
+    """
+    if not _CONFIG.enabled:
+        return None
+    try:
+        return _load(entry_path(game, rules, objective, dtype), load)
+    except JaxsolveError:
+        return None
+
+
 def solved(game: str, rules, *, objective: str, dtype: str, solve: Callable[[], Any], save: Callable, load: Callable) -> Any:
     """The solution of ``rules``: loaded from the store if it holds a valid entry, else solved
     with ``solve()`` and written there (when the store is enabled)."""
     if not _CONFIG.enabled:
         return solve()
     path = entry_path(game, rules, objective, dtype)
-    if path.exists():
-        t0 = time.perf_counter()
-        try:
-            sol = load(path)
-        except JaxsolveError as exc:
-            _say(f"cached table {path} is not usable ({exc}); solving again")
-        else:
-            _say(f"using the cached table {path} ({time.perf_counter() - t0:.2f} s to load)")
+    try:
+        sol = _load(path, load)
+    except JaxsolveError as exc:
+        _say(f"cached table {path} is not usable ({exc}); solving again")
+    else:
+        if sol is not None:
             return sol
     sol = solve()
     try:

@@ -14,6 +14,10 @@ re-throwing the missing dice) are offered:
 
 ``best_subkeep`` is the dual operation for the decision: for every throw, the best value over
 all keeps contained in it, again computed level by level (or by a direct gather).
+
+The tables are NumPy. ``expect_keeps``, ``best_subkeep``, ``reroll`` and ``throw_mean`` take
+``xp`` (``jaxsolve.arrays``): ``jax.numpy`` by default, or NumPy to run the same lines eagerly;
+the others are JAX only. JAX is imported when a function first needs it, not with this module.
 """
 
 from __future__ import annotations
@@ -25,9 +29,9 @@ from dataclasses import dataclass
 from fractions import Fraction
 from typing import Literal
 
-import jax
-import jax.numpy as jnp
 import numpy as np
+
+from jaxsolve.arrays import namespace
 
 ExpectMethod = Literal["dense", "sparse", "levels"]
 SubkeepMethod = Literal["levels", "gather"]
@@ -227,76 +231,92 @@ def _dice_space(n: int, sides: int) -> DiceSpace:
     )
 
 
-def materialize(x):
+def materialize(x, xp=None):
     """Identity that XLA cannot fuse through (a conditional on a run-time-true predicate).
 
     Used where a cheap gather-based producer has gather consumers: without it XLA fuses the
-    producer into each consumer and recomputes it once per gathered element.
+    producer into each consumer and recomputes it once per gathered element. With NumPy
+    (``xp=numpy``) it is the identity.
     """
+    if xp is np:
+        return x
+    import jax
+    import jax.numpy as jnp
+
     leaf = jax.tree_util.tree_leaves(x)[0].reshape(-1)[0]
     token = (leaf == leaf) | jnp.isnan(leaf)
     return jax.lax.cond(token, lambda y: y, lambda y: jax.tree_util.tree_map(jnp.negative, y), x)
 
 
-def _expect_levels(space: DiceSpace, flat) -> list:
+def _expect_levels(space: DiceSpace, flat, xp=None) -> list:
     """Keep values level by level, ``[level 0, ..., level n]``, each ``[n_k, batch]``.
 
     A keep of k dice is the mean over the ``sides`` keeps of k + 1 dice that add one die:
     ``sides`` row gathers per keep instead of a dense product.
     """
+    xp = namespace(xp)
     parts = [flat]
     for k in range(space.n - 1, -1, -1):
         up = space.add_die[space.level(k)] - space.level_start[k + 1]
-        total = functools.reduce(jnp.add, [parts[-1][up[:, f]] for f in range(space.sides)])
-        parts.append(materialize(total * (1.0 / space.sides)))
+        total = functools.reduce(xp.add, [parts[-1][up[:, f]] for f in range(space.sides)])
+        parts.append(materialize(total * (1.0 / space.sides), xp))
     return parts[::-1]
 
 
-def _best_subkeep_levels(space: DiceSpace, levels: list):
+def _best_subkeep_levels(space: DiceSpace, levels: list, xp=None):
     """Best contained keep for each throw, from keep values given level by level."""
+    xp = namespace(xp)
     best = levels[0]
     for k in range(1, space.n + 1):
         down = space.level_down[k]
-        below = functools.reduce(jnp.maximum, [best[down[:, j]] for j in range(down.shape[1])])
-        best = jnp.maximum(levels[k], below)
+        below = functools.reduce(xp.maximum, [best[down[:, j]] for j in range(down.shape[1])])
+        best = xp.maximum(levels[k], below)
     return best
 
 
-def expect_keeps(space: DiceSpace, values, method: ExpectMethod = "levels"):
+def expect_keeps(space: DiceSpace, values, method: ExpectMethod = "levels", xp=None):
     """Values of all keeps from values of throws: ``[T, ...] -> [K, ...]``.
 
     The value of a keep is the expected throw value after re-throwing the other dice.
     The dice axis leads so that a batch of states is the contiguous (minor) axis.
     """
+    xp = namespace(xp)
     dtype = values.dtype
     flat = values.reshape(values.shape[0], -1)
     if method == "dense":
-        out = jnp.asarray(space.dense, dtype) @ flat
+        out = xp.asarray(space.dense, dtype) @ flat
     elif method == "sparse":
-        gathered = flat[space.nz_throw] * jnp.asarray(space.nz_prob, dtype)[:, None]
-        out = jax.ops.segment_sum(gathered, jnp.asarray(space.nz_keep), num_segments=space.num_keeps, indices_are_sorted=True)
+        gathered = flat[space.nz_throw] * xp.asarray(space.nz_prob, dtype)[:, None]
+        if xp is np:
+            out = np.zeros((space.num_keeps,) + flat.shape[1:], dtype)
+            np.add.at(out, space.nz_keep, gathered)
+        else:
+            import jax
+
+            out = jax.ops.segment_sum(gathered, xp.asarray(space.nz_keep), num_segments=space.num_keeps, indices_are_sorted=True)
     elif method == "levels":
-        out = jnp.concatenate(_expect_levels(space, flat), axis=0)
+        out = xp.concatenate(_expect_levels(space, flat, xp), axis=0)
     else:
         raise ValueError(f"unknown expectation method {method!r} (dense, sparse, levels)")
     return out.reshape((space.num_keeps,) + values.shape[1:])
 
 
-def best_subkeep(space: DiceSpace, keep_values, method: SubkeepMethod = "levels"):
+def best_subkeep(space: DiceSpace, keep_values, method: SubkeepMethod = "levels", xp=None):
     """For every throw, the best value over all keeps it contains: ``[K, ...] -> [T, ...]``."""
+    xp = namespace(xp)
     if method == "gather":
-        return jnp.max(keep_values[space.subkeeps], axis=1)
+        return xp.max(keep_values[space.subkeeps], axis=1)
     if method == "levels":
-        return _best_subkeep_levels(space, [keep_values[space.level(k)] for k in range(space.n + 1)])
+        return _best_subkeep_levels(space, [keep_values[space.level(k)] for k in range(space.n + 1)], xp)
     raise ValueError(f"unknown sub-keep method {method!r} (levels, gather)")
 
 
-def reroll(space: DiceSpace, values, expect: ExpectMethod = "levels", subkeep: SubkeepMethod = "levels"):
+def reroll(space: DiceSpace, values, expect: ExpectMethod = "levels", subkeep: SubkeepMethod = "levels", xp=None):
     """Value of each throw when one more re-throw is allowed: ``[T, ...] -> [T, ...]``."""
     if expect == "levels" and subkeep == "levels":
         flat = values.reshape(values.shape[0], -1)
-        return _best_subkeep_levels(space, _expect_levels(space, flat)).reshape(values.shape)
-    return best_subkeep(space, expect_keeps(space, values, expect), subkeep)
+        return _best_subkeep_levels(space, _expect_levels(space, flat, xp), xp).reshape(values.shape)
+    return best_subkeep(space, expect_keeps(space, values, expect, xp), subkeep, xp)
 
 
 def rethrow_mass(space: DiceSpace, keep_mass):
@@ -307,6 +327,8 @@ def rethrow_mass(space: DiceSpace, keep_mass):
     passes a sixth of its mass to each keep of k + 1 dice that adds one die, so each keep of
     k + 1 dice gathers from the keeps that remove one of its faces.
     """
+    import jax.numpy as jnp
+
     flat = keep_mass.reshape(keep_mass.shape[0], -1)
     mass = flat[space.level(0)]
     for k in range(space.n):
@@ -321,9 +343,10 @@ def rethrow_mass(space: DiceSpace, keep_mass):
     return mass.reshape((space.num_throws,) + keep_mass.shape[1:])
 
 
-def throw_mean(space: DiceSpace, values):
+def throw_mean(space: DiceSpace, values, xp=None):
     """Expected value of a fresh throw of all dice: ``[T, ...] -> [...]``."""
-    return jnp.tensordot(jnp.asarray(space.throw_prob, values.dtype), values, axes=1)
+    xp = namespace(xp)
+    return xp.tensordot(xp.asarray(space.throw_prob, values.dtype), values, axes=1)
 
 
 def best_subkeep_arg(space: DiceSpace, keep_values, rtol: float = 0.0):
@@ -334,6 +357,7 @@ def best_subkeep_arg(space: DiceSpace, keep_values, rtol: float = 0.0):
     ``rtol * max(1, |value|)``: a keep with fewer dice wins only if it is better by more.
     Elementwise selects only (an ``argmax`` is many times slower on CPU).
     """
+    import jax.numpy as jnp
 
     def tol(v):
         return rtol * jnp.maximum(1.0, jnp.abs(v)) if rtol else 0.0

@@ -38,66 +38,19 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 
-from jaxsolve.dice import dice_space
-import equinox as eqx
-
 from jaxsolve.core.compile import abstract, compiled
-from jaxsolve.core.rules import Presets, Rules, RulesError
+from jaxsolve.dice import dice_space
 from jaxsolve.errors import JaxsolveError
-
-DICE = 6
-SIDES = 6
-STEP = 50
-TwoFives = Literal["off", "one", "any"]
-TWO_FIVES_MODES: tuple[str, ...] = ("off", "one", "any")
-
-
-class ZehntausendRules(Rules):
-    """One Zehntausend scoring rule set (six six-sided dice).
-
-    Attributes:
-        name: preset name, or ``"custom"``.
-        straight: points for 1-2-3-4-5-6 set aside together; 0 = no straight (then only
-            its 1 and 5 score).
-        six_of_a_kind: points for six dice of one face; 0 = keep doubling
-            (six 1s = 8000, six 2s = 1600, ...).
-        three_pairs: points for three pairs set aside together; 0 = three pairs score nothing.
-        two_fives: the "two 5s as one pseudo-1" rule: a pair of 5s from one throw may be set
-            aside as one die ``1*`` worth 100 (the other 5 goes back into the cup).
-            ``off``: no; ``one``: at most one ``1*`` per set-aside (Peter 2013);
-            ``any``: every pair of 5s may become a ``1*``.
-    """
-
-    straight: int = eqx.field(static=True, default=2000)
-    six_of_a_kind: int = eqx.field(static=True, default=10000)
-    three_pairs: int = eqx.field(static=True, default=0)
-    two_fives: TwoFives = eqx.field(static=True, default="one")
-
-    def __check_init__(self):
-        for field in ("straight", "six_of_a_kind", "three_pairs"):
-            value = getattr(self, field)
-            if not isinstance(value, (int, np.integer)) or value < 0 or value % STEP:
-                raise RulesError(f"{field.replace('_', ' ')} must be a non-negative multiple of {STEP}, got {value}")
-        if self.two_fives not in TWO_FIVES_MODES:
-            raise RulesError(f"unknown two-fives mode {self.two_fives!r}; choose one of {', '.join(TWO_FIVES_MODES)}")
-
-    @property
-    def max_pseudo_ones(self) -> int:
-        return {"off": 0, "one": 1, "any": DICE // 2}[self.two_fives]
-
-
-PRESETS: Presets[ZehntausendRules] = Presets("Zehntausend", {
-    "peter-2013": ZehntausendRules("peter-2013"),
-    "no-two-fives": ZehntausendRules("no-two-fives", two_fives="off"),
-    "three-pairs": ZehntausendRules("three-pairs", three_pairs=1500),
-    "doubling": ZehntausendRules("doubling", six_of_a_kind=0, two_fives="off"),
-})
-
-
-def get_rules(name: str) -> ZehntausendRules:
-    """The preset called ``name``; a clear error listing the presets otherwise."""
-    return PRESETS.get_rules(name)
-
+from jaxsolve.zehntausend_rules import (  # noqa: F401 (the rules live there)
+    DICE,
+    PRESETS,
+    SIDES,
+    STEP,
+    TWO_FIVES_MODES,
+    TwoFives,
+    ZehntausendRules,
+    get_rules,
+)
 
 # ----------------------------------------------------------------------------- scoring
 

@@ -11,7 +11,7 @@ from typing import Annotated, List, Optional
 import typer
 
 from jaxsolve.cli import app
-from jaxsolve.cli.common import JsonOpt, Run, advise_app, for_each_game, handle_errors, shared_options, tables_app
+from jaxsolve.cli.common import Device, JsonOpt, Run, advise_app, for_each_game, handle_errors, shared_options, tables_app
 from jaxsolve.errors import JaxsolveError
 
 analyze_app = typer.Typer(help="Split a position's value over the boxes and bonuses, with its spread.", no_args_is_help=True)
@@ -38,12 +38,13 @@ ValuesOpt = Annotated[Optional[Path], typer.Option("--values", help="Read the va
 MoreDice = Annotated[Optional[List[str]], typer.Argument(hidden=True, help="The rest of --dice.")]
 
 
-def _context(game, rules, objective, values, run: Run):
-    """Rules, objective and (if given) the loaded export, after configuring JAX."""
+def _context(game, rules, objective, values, run: Run, *, jax: bool = True):
+    """Rules, objective and (if given) the loaded export, after configuring JAX (``jax=False``:
+    the solution store only, see ``Run.setup``)."""
     from jaxsolve.kniffel import analysis, store
     from jaxsolve.kniffel.rules import check_objective
 
-    run.setup()
+    run.setup(jax=jax)
     if values is not None:
         if not values.exists():
             raise JaxsolveError(f"value table {values} does not exist")
@@ -52,7 +53,7 @@ def _context(game, rules, objective, values, run: Run):
             raise JaxsolveError(f"{values} holds rules {sol.rules.name}, not {rules}")
         if objective is not None and objective != sol.objective:
             raise JaxsolveError(f"{values} holds the {sol.objective} objective, not {objective}")
-        analysis.register(sol)
+        analysis.register(sol, dtype=run.dtype)
         return sol.rules, sol.objective, sol
     return game.get_rules(rules), check_objective(objective or "score"), None
 
@@ -153,15 +154,21 @@ def advise(
             typer.echo(f"  {lab:<34} {v:12.4f}  regret {best - v:.4f}")
         return
 
-    the_rules, the_objective, sol = _context(game, rules, objective, values, run)
+    # One situation is answered with NumPy (analysis.advise); JAX is configured (imported) only
+    # to solve a table the store does not hold, or for an explicit --device.
+    numpy_only = run.device is Device.auto
+    the_rules, the_objective, sol = _context(game, rules, objective, values, run, jax=not numpy_only)
     pos = parse_position(position, the_rules)
     faces = parse_dice(dice_text, the_rules)
     if faces is None:
         raise JaxsolveError(f"the advisor needs the dice showing (--dice 1 1 2 2 5); use `analyze {game.name}` for a position's value")
     left = check_rolls_left(rolls_left, the_rules, faces)
     if scope is Scope.game and sol is None:
-        sol = analysis.solution(the_rules, the_objective)
-    advice = analysis.advise(the_rules, pos, faces, left, the_objective, scope=scope.value, sol=sol)
+        sol = analysis.cached_solution(the_rules, the_objective, run.dtype) if numpy_only else None
+        if sol is None:
+            run.setup()
+            sol = analysis.solution(the_rules, the_objective, dtype=run.dtype)
+    advice = analysis.advise(the_rules, pos, faces, left, the_objective, scope=scope.value, sol=sol, dtype=run.dtype)
     if as_json:
         typer.echo(json.dumps(advice.to_dict()))
         return

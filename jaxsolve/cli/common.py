@@ -140,12 +140,19 @@ class Run:
     cache_dir: Optional[Path] = None
     no_cache: bool = False
 
-    def setup(self):
+    @property
+    def dtype(self) -> str:
+        """The float precision asked for: ``float64`` (``--x64``) or ``float32``."""
+        return "float64" if self.x64 else "float32"
+
+    def setup(self, jax: bool = True):
         """Configure JAX (precision, caches) and return the chosen device; the solution store
-        reports on stderr what it loads or writes (unless ``--quiet``)."""
+        reports on stderr what it loads or writes (unless ``--quiet``). ``jax=False`` configures
+        the solution store only (JAX is not imported; returns None): for a command that may
+        answer from a cached table with NumPy and calls ``setup()`` only if it must solve."""
         from jaxsolve import cache
 
-        device = setup(self.device, self.x64, self.cache_dir, self.no_cache)
+        device = setup(self.device, self.x64, self.cache_dir, self.no_cache) if jax else None
         cache.configure(self.cache_dir, enabled=not self.no_cache, say=None if self.quiet else _note)
         return device
 

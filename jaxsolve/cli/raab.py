@@ -23,7 +23,7 @@ from jaxsolve.cli.common import (
     solve_app,
     tables_app,
 )
-from jaxsolve.raab import PRESETS
+from jaxsolve.raab_rules import PRESETS
 
 RulesOpt = Annotated[str, typer.Option("--rules", "-r", help=f"Rule preset: {', '.join(PRESETS)}.")]
 GoalOpt = Annotated[Optional[int], typer.Option("--goal", help="Override the goal score.")]

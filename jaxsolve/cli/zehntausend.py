@@ -21,7 +21,7 @@ from jaxsolve.cli.common import (
     shared_options,
     solve_app,
 )
-from jaxsolve.zehntausend import PRESETS
+from jaxsolve.zehntausend_rules import PRESETS
 
 DEFAULT_FIGURE = Path("results") / "zehntausend" / "delta_e.png"
 P_MAX_LIMIT = 1_000_000  # 20,000 grid points on the figure's p axis

@@ -1,16 +1,16 @@
 """The one base of every game's rules value, and the one table of named presets.
 
-A rules value is an ``equinox.Module`` whose fields are all static: it is hashable, so it can
-key compile caches and be passed to ``jax.jit`` as a static argument, it is immutable, and it
-is printed into every export's metadata (``to_dict``) and read back (``from_dict``).
+A rules value is a frozen dataclass of plain Python fields: it is hashable, so it can key
+compile caches and be passed to ``jax.jit`` as a static argument, it is immutable, and it is
+printed into every export's metadata (``to_dict``) and read back (``from_dict``). A subclass is
+decorated with ``@dataclasses.dataclass(frozen=True)`` too and checks its fields in
+``__post_init__``. Nothing here imports JAX.
 """
 
 from __future__ import annotations
 
 import dataclasses
 from typing import Generic, Iterator, Mapping, TypeVar
-
-import equinox as eqx
 
 from jaxsolve.errors import JaxsolveError
 
@@ -19,10 +19,11 @@ class RulesError(JaxsolveError):
     """A rule set, rule name or rule field that does not make sense."""
 
 
-class Rules(eqx.Module):
+@dataclasses.dataclass(frozen=True)
+class Rules:
     """Base of every game's rules: a name plus static fields defined by the subclass."""
 
-    name: str = eqx.field(static=True, default="custom")
+    name: str = "custom"
 
     def replace(self, **changes) -> "Rules":
         """A copy with some fields changed (``None`` = keep); the name gets ``+custom`` unless given.

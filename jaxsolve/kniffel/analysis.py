@@ -12,7 +12,14 @@ start of a turn (before its first throw). ``rolls`` overrides the throws of this
 (``rolls=1``: no re-throw, the article's E(HABE)).
 
 Solutions and evaluations are solved on demand and cached per process (``solution``,
-``evaluation``); ``register`` adds one read from an export.
+``evaluation``); ``register`` adds one read from an export, ``cached_solution`` takes one from
+the solution store without ever solving.
+
+The advisor (``advise``) answers one situation with NumPy by default: the same turn arithmetic
+as the solve (``solver``, ``dice`` with ``xp=numpy``) for one state, ranked by the policy's tie
+rule. That path, with a cached table, runs without importing JAX; ``backend="jax"`` computes
+the same arrays in one compiled program. Everything else here traces with JAX (imported on
+first use).
 """
 
 from __future__ import annotations
@@ -20,53 +27,82 @@ from __future__ import annotations
 import functools
 import itertools
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
-import jax
-import jax.numpy as jnp
 import numpy as np
 
 from jaxsolve import dice as dicelib
+from jaxsolve.arrays import lazy_jit, namespace
 from jaxsolve.errors import JaxsolveError
-from jaxsolve.kniffel import evaluate as evaluation_lib
 from jaxsolve.kniffel import solver, tables
 from jaxsolve.kniffel.position import Position, PositionError, check_rolls_left, format_dice, parse_dice
 from jaxsolve.kniffel import policy
 from jaxsolve.kniffel.rules import BOX_NAMES, NUM_BOXES, KniffelRules, check_objective
 
+if TYPE_CHECKING:
+    from jaxsolve.kniffel import evaluate as evaluation_lib
+
 SCOPES = ("game", "turn")
+BACKENDS = ("numpy", "jax")
+
+
 def split_names(rules: KniffelRules) -> tuple[str, ...]:
     """Names of the split channels: the sheet's boxes and the three bonuses."""
+    from jaxsolve.kniffel import evaluate as evaluation_lib
+
     return evaluation_lib.channels(rules)[:-1]
 
 _SOLUTIONS: dict[tuple, solver.Solution] = {}
 _EVALUATIONS: dict[int, tuple] = {}
 _FLAT: dict[int, tuple] = {}
+_HOST: dict[int, tuple] = {}
 
 
-def _dtype():
-    return jnp.float64 if jax.config.jax_enable_x64 else jnp.float32
+def _dtype_name() -> str:
+    """``float64`` if JAX's x64 mode is on, else ``float32`` (imports JAX)."""
+    import jax
+
+    return "float64" if jax.config.jax_enable_x64 else "float32"
 
 
-def _key(rules: KniffelRules, objective: str) -> tuple:
-    return (rules, objective, jnp.dtype(_dtype()).name)
+def _key(rules: KniffelRules, objective: str, dtype=None) -> tuple:
+    return (rules, objective, np.dtype(dtype).name if dtype is not None else _dtype_name())
 
 
-def solution(rules: KniffelRules, objective: str = "score", *, device=None) -> solver.Solution:
+def solution(rules: KniffelRules, objective: str = "score", *, device=None, dtype=None) -> solver.Solution:
     """The solved value table of ``rules``/``objective`` (once per process and dtype; from the
-    solution store when it holds it, see ``jaxsolve.cache``)."""
+    solution store when it holds it, see ``jaxsolve.cache``). ``dtype``: ``float32`` or
+    ``float64`` (default: JAX's x64 setting)."""
     from jaxsolve.kniffel import store
 
     check_objective(objective)
-    key = _key(rules, objective)
+    key = _key(rules, objective, dtype)
     if key not in _SOLUTIONS:
-        _SOLUTIONS[key] = store.solved(rules, objective, device=device)
+        _SOLUTIONS[key] = store.solved(rules, objective, dtype=key[2], device=device)
     return _SOLUTIONS[key]
 
 
-def register(sol: solver.Solution) -> solver.Solution:
-    """Use ``sol`` (e.g. ``store.load_solution(path)``) for its rules and objective from now on."""
+def cached_solution(rules: KniffelRules, objective: str = "score", dtype="float64") -> solver.Solution | None:
+    """The solved table of ``rules``/``objective`` in ``dtype`` if this process or the solution
+    store already holds it (loaded and checked as ``solution`` does), else None. Never solves
+    and does not import JAX."""
+    from jaxsolve.kniffel import store
+
+    check_objective(objective)
+    key = _key(rules, objective, dtype)
+    if key not in _SOLUTIONS:
+        sol = store.cached(rules, objective, dtype=key[2])
+        if sol is None:
+            return None
+        _SOLUTIONS[key] = sol
+    return _SOLUTIONS[key]
+
+
+def register(sol: solver.Solution, dtype=None) -> solver.Solution:
+    """Use ``sol`` (e.g. ``store.load_solution(path)``) for its rules and objective from now on,
+    also where ``dtype`` (default: JAX's x64 setting) is asked for and no table is held yet."""
     _SOLUTIONS[(sol.rules, sol.objective, np.dtype(sol.values.dtype).name)] = sol
-    _SOLUTIONS.setdefault(_key(sol.rules, sol.objective), sol)
+    _SOLUTIONS.setdefault(_key(sol.rules, sol.objective, dtype), sol)
     return sol
 
 
@@ -77,6 +113,10 @@ def evaluation(sol: solver.Solution) -> evaluation_lib.Evaluation:
 
 def _evaluated(sol: solver.Solution):
     """``(Evaluation, flat channel table)`` of ``sol``, computed once per solution object."""
+    import jax.numpy as jnp
+
+    from jaxsolve.kniffel import evaluate as evaluation_lib
+
     key = id(sol)
     if key not in _EVALUATIONS or _EVALUATIONS[key][0].solution is not sol:
         ev = evaluation_lib.evaluate(sol)
@@ -87,25 +127,42 @@ def _evaluated(sol: solver.Solution):
 
 @functools.lru_cache(maxsize=8)
 def _zeros(rules: KniffelRules, width: int, dtype_name: str):
+    import jax.numpy as jnp
+
     shape = (int(np.prod(tables.state_shape(rules))),) + ((width,) if width else ())
     return jnp.zeros(shape, dtype_name)
 
 
-def _flat(sol: solver.Solution | None, rules: KniffelRules):
-    """Flat value table of later states: the solution's (NaN -> 0), or zeros for one turn alone."""
+def _flat(sol: solver.Solution | None, rules: KniffelRules, dtype=None):
+    """Flat value table of later states: the solution's (NaN -> 0), or zeros for one turn alone
+    (in ``dtype``, default JAX's x64 setting)."""
+    import jax.numpy as jnp
+
     if sol is None:
-        return _zeros(rules, 0, jnp.dtype(_dtype()).name)
+        return _zeros(rules, 0, np.dtype(dtype).name if dtype is not None else _dtype_name())
     key = id(sol)
     if key not in _FLAT or _FLAT[key][0] is not sol:
         _FLAT[key] = (sol, jnp.asarray(np.nan_to_num(sol.values.reshape(-1), nan=0.0), sol.values.dtype))
     return _FLAT[key][1]
 
 
-def _state_arrays(position: Position, rules: KniffelRules):
+def _host_flat(sol: solver.Solution | None, rules: KniffelRules, dtype):
+    """``_flat`` as a NumPy array in ``dtype``, for the NumPy path."""
+    dtype = np.dtype(dtype)
+    if sol is None:
+        return np.zeros(int(np.prod(tables.state_shape(rules))), dtype)
+    key = id(sol)
+    if key not in _HOST or _HOST[key][0] is not sol or _HOST[key][1].dtype != dtype:
+        _HOST[key] = (sol, np.nan_to_num(sol.values.reshape(-1), nan=0.0).astype(dtype, copy=False))
+    return _HOST[key][1]
+
+
+def _state_arrays(position: Position, rules: KniffelRules, xp=None):
     f, u, h = position.state(rules)
     if position.is_over:
         raise PositionError("the game is over: every box is filled")
-    return tuple(jnp.asarray([x], jnp.int32) for x in (f, u, h))
+    xp = namespace(xp)
+    return tuple(xp.asarray([x], xp.int32) for x in (f, u, h))
 
 
 def _throw(rules: KniffelRules, dice) -> int:
@@ -113,8 +170,18 @@ def _throw(rules: KniffelRules, dice) -> int:
     return sp.throw_index(sp.counts_of_faces(dice))
 
 
-_turn_channels = jax.jit(evaluation_lib.turn_channels, static_argnames=("rules", "objective", "rolls"))
-_throw_channels = jax.jit(evaluation_lib.throw_channels, static_argnames=("rules", "objective", "rolls_left", "first_throw"))
+@lazy_jit(static_argnames=("rules", "objective", "rolls"))
+def _turn_channels(values, aux, f, u, h, rules, objective, rolls):
+    from jaxsolve.kniffel import evaluate as evaluation_lib
+
+    return evaluation_lib.turn_channels(values, aux, f, u, h, rules=rules, objective=objective, rolls=rolls)
+
+
+@lazy_jit(static_argnames=("rules", "objective", "rolls_left", "first_throw"))
+def _throw_channels(values, aux, f, u, h, rules, objective, rolls_left, first_throw=None):
+    from jaxsolve.kniffel import evaluate as evaluation_lib
+
+    return evaluation_lib.throw_channels(values, aux, f, u, h, rules=rules, objective=objective, rolls_left=rolls_left, first_throw=first_throw)
 
 
 def _channels(sol, aux, position, rules, objective, dice, rolls_left, rolls):
@@ -201,6 +268,8 @@ def analyze_turn(
     ``rolls`` (start of a turn only) overrides the throws of this turn, e.g. 1 = no re-throw.
     ``sol`` defaults to the cached solution of ``rules``/``objective``.
     """
+    from jaxsolve.kniffel import evaluate as evaluation_lib
+
     check_objective(objective)
     dice, rolls_left, rolls = _check_turn(rules, position, dice, rolls_left, rolls)
     sol = sol or solution(rules, objective)
@@ -261,6 +330,8 @@ def breakdown(
     position (``evaluate.forward``): seconds for the full game instead of the minutes of
     evaluating every state (``evaluation``).
     """
+    from jaxsolve.kniffel import evaluate as evaluation_lib
+
     check_objective(objective)
     dice, rolls_left, _ = _check_turn(rules, position, dice, rolls_left, None)
     sol = sol or solution(rules, objective)
@@ -337,15 +408,18 @@ class Advice:
         }
 
 
-@functools.partial(jax.jit, static_argnames=("rules", "objective", "rolls_left"))
-def _turn_arrays(values, f, u, h, rules, objective, rolls_left):
-    """Fill values and points ``[13, T, B]``, throw values ``[rolls, T, B]``, keep values ``[K, B]``."""
+def turn_arrays(values, f, u, h, rules, objective, rolls_left, xp=None):
+    """Fill values and points ``[boxes, T, B]``, throw values ``[rolls, T, B]``, keep values ``[K, B]``
+    of states ``f, u, h`` ``[B]`` with ``rolls_left`` re-throws left (``xp``: see ``jaxsolve.arrays``)."""
     first = rules.has_instant_bonus and rolls_left == rules.rolls - 1
-    fills = solver.option_values(values, f, u, h, rules, objective, first)
-    points = solver.moves(f, u, h, rules).points
-    throw_values = solver.turn_throw_values(values, f, u, h, rules, objective)
-    keep_values = dicelib.expect_keeps(tables.space(rules.dice), throw_values[max(rolls_left - 1, 0)])
+    fills = solver.option_values(values, f, u, h, rules, objective, first, xp=xp)
+    points = solver.moves(f, u, h, rules, xp=xp).points
+    throw_values = solver.turn_throw_values(values, f, u, h, rules, objective, xp=xp)
+    keep_values = dicelib.expect_keeps(tables.space(rules.dice), throw_values[max(rolls_left - 1, 0)], xp=xp)
     return fills, points, throw_values, keep_values
+
+
+_turn_arrays = lazy_jit(static_argnames=("rules", "objective", "rolls_left"))(turn_arrays)
 
 
 def _sub_keeps(counts):
@@ -365,29 +439,47 @@ def advise(
     *,
     scope: str = "game",
     sol: solver.Solution | None = None,
+    dtype=None,
+    backend: str = "numpy",
 ) -> Advice:
     """Rank every option of a turn in progress: each distinct keep (if a re-throw is left) and
     each open box, with its value and its regret against the best, best first.
 
     ``scope="turn"`` ranks for this turn alone (the article's E_OS / W_OS strategy).
+    ``backend="numpy"`` (default) computes the one state's arrays with NumPy in ``dtype``
+    (``float32``/``float64``; default: the table's, or for ``scope="turn"`` JAX's x64 setting;
+    a float32 table is answered in float32); ``"jax"`` computes them in one compiled program,
+    in the precision of JAX's x64 setting. Both run the same code (``turn_arrays``) and rank
+    with the same tie rule.
     """
     check_objective(objective)
     if scope not in SCOPES:
         raise JaxsolveError(f"unknown scope {scope!r}; choose game or turn")
+    if backend not in BACKENDS:
+        raise JaxsolveError(f"unknown backend {backend!r}; choose numpy or jax")
     if dice is None or (isinstance(dice, str) and not dice.strip()):
         raise PositionError("the advisor needs the dice showing (--dice)")
     dice, rolls_left, _ = _check_turn(rules, position, dice, rolls_left, None)
     if scope == "game":
-        sol = sol or solution(rules, objective)
+        sol = sol or solution(rules, objective, dtype=dtype)
         if sol.objective != objective or sol.rules != rules:
             raise JaxsolveError(f"the value table is for {sol.rules.name}/{sol.objective}, not {rules.name}/{objective}")
-    values = _flat(sol if scope == "game" else None, rules)
-    f, u, h = _state_arrays(position, rules)
+    table = sol if scope == "game" else None
     sp = tables.space(rules.dice)
     counts = sp.counts_of_faces(dice)
     t = sp.throw_index(counts)
-
-    fills, points, throw_values, keep_values = (np.asarray(a) for a in _turn_arrays(values, f, u, h, rules=rules, objective=objective, rolls_left=rolls_left))
+    if backend == "numpy":
+        dtype = np.dtype(dtype if dtype is not None else (sol.values.dtype if table is not None else _dtype_name()))
+        if table is not None and np.dtype(table.values.dtype).itemsize < dtype.itemsize:
+            dtype = np.dtype(table.values.dtype)  # a float32 table is answered in float32, as on JAX
+        values = _host_flat(table, rules, dtype)
+        f, u, h = _state_arrays(position, rules, np)
+        arrays = turn_arrays(values, f, u, h, rules, objective, rolls_left, xp=np)
+    else:
+        values = _flat(table, rules, dtype)
+        f, u, h = _state_arrays(position, rules)
+        arrays = _turn_arrays(values, f, u, h, rules=rules, objective=objective, rolls_left=rolls_left)
+    fills, points, throw_values, keep_values = (np.asarray(a) for a in arrays)
     fills, points = fills[:, t, 0], points[:, t, 0]
     ranked = []
     for b in range(rules.num_boxes):

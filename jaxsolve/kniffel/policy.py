@@ -11,20 +11,24 @@ preference: ending the turn (filling a box now) before re-throwing, a keep with 
 before one with fewer, an earlier box of the sheet before a later one. Options are compared in
 that order and a less preferred option is chosen only if it is better by more than ``tol``.
 The tolerance absorbs float rounding, so the choice does not depend on it.
+
+``rank_with_ties`` applies the same rule to a list of options in plain Python (the advisor,
+the batch answers); the array functions trace with JAX, which is imported on first use.
 """
 
 from __future__ import annotations
 
 import functools
-from typing import Any, NamedTuple, Sequence
+from typing import TYPE_CHECKING, Any, NamedTuple, Sequence
 
-import jax
-import jax.numpy as jnp
 import numpy as np
 
 from jaxsolve import dice
 from jaxsolve.kniffel import solver, tables
 from jaxsolve.kniffel.rules import KniffelRules
+
+if TYPE_CHECKING:
+    import jax
 
 RTOL = {"float64": 1e-9, "float32": 1e-5}
 
@@ -36,6 +40,8 @@ def rtol(dtype) -> float:
 
 def tolerance(value):
     """Absolute tie tolerance around ``value`` (an array of the values' dtype)."""
+    import jax.numpy as jnp
+
     return rtol(value.dtype) * jnp.maximum(1.0, jnp.abs(value))
 
 
@@ -45,6 +51,8 @@ def best_box(values, filled, upper, holds50, rules: KniffelRules, objective: str
     Folds over the boxes (``solver.box_options``) instead of stacking ``[boxes, T, B]``: the
     same choice as ranking ``solver.option_values``, without materializing it.
     """
+    import jax.numpy as jnp
+
     regular, five = solver.box_options(values, filled, upper, holds50, rules, objective, first_throw)
     value, box = _earliest_near_best(regular)
     if five is None:
@@ -56,6 +64,8 @@ def best_box(values, filled, upper, holds50, rules: KniffelRules, objective: str
 
 def _earliest_near_best(options):
     """``(value, index)`` of the first option within the tolerance of the best, elementwise."""
+    import jax.numpy as jnp
+
     best = functools.reduce(jnp.maximum, options)
     near = best - tolerance(best)
     value, box = best, jnp.zeros(best.shape, jnp.int32)
@@ -95,6 +105,8 @@ class TurnDecisions(NamedTuple):
 
 def optimal_turn(values, filled, upper, holds50, rules: KniffelRules, objective: str = "score") -> TurnDecisions:
     """The turn decisions of the optimal policy for ``values`` (flat start-of-turn table)."""
+    import jax.numpy as jnp
+
     sp = tables.space(rules.dice)
     current, box = best_box(values, filled, upper, holds50, rules, objective, rules.rolls == 1 and rules.has_instant_bonus)
     stages, keeps = [current], []
@@ -122,6 +134,8 @@ def end_of_turn(values, filled, upper, holds50, rules: KniffelRules, objective: 
     The throw distribution is pushed through the chosen keep of every re-throw
     (``dice.rethrow_mass``).
     """
+    import jax.numpy as jnp
+
     sp = tables.space(rules.dice)
     dtype = values.dtype
     rolls_left = rules.rolls - 1 if rolls_left is None else int(rolls_left)

@@ -11,8 +11,6 @@ from __future__ import annotations
 import dataclasses
 from typing import Literal
 
-import equinox as eqx
-
 from jaxsolve.core.rules import Presets, Rules, RulesError
 from jaxsolve.kniffel.sheet import KNIFFEL_SHEET, Box, check_sheet
 
@@ -31,6 +29,7 @@ KNIFFEL_BOX = BOX_NAMES.index("kniffel")
 MAX_STATES = 1 << 31
 
 
+@dataclasses.dataclass(frozen=True)
 class CategoryRules(Rules):
     """One rule set of a category game (``n`` six-sided dice, a sheet of boxes).
 
@@ -52,19 +51,19 @@ class CategoryRules(Rules):
             sheet order, one a turn: the only choice of a turn is which dice to keep).
     """
 
-    rolls: int = eqx.field(static=True, default=3)
-    joker: str = eqx.field(static=True, default="forced")
-    extra_bonus: int = eqx.field(static=True, default=100)
-    bonus_on_scratch: bool = eqx.field(static=True, default=True)
-    upper_bonus: int = eqx.field(static=True, default=35)
-    upper_threshold: int = eqx.field(static=True, default=63)
-    dice: int = eqx.field(static=True, default=5)
-    instant_kniffel: int = eqx.field(static=True, default=0)
-    instant_other: int = eqx.field(static=True, default=0)
-    boxes: tuple = eqx.field(static=True, default=KNIFFEL_SHEET)
-    order: str = eqx.field(static=True, default="free")
+    rolls: int = 3
+    joker: str = "forced"
+    extra_bonus: int = 100
+    bonus_on_scratch: bool = True
+    upper_bonus: int = 35
+    upper_threshold: int = 63
+    dice: int = 5
+    instant_kniffel: int = 0
+    instant_other: int = 0
+    boxes: tuple = KNIFFEL_SHEET
+    order: str = "free"
 
-    def __check_init__(self):
+    def __post_init__(self):
         if not 1 <= self.dice <= 6:
             raise RulesError(f"dice must be between 1 and 6, got {self.dice}")
         if self.joker not in JOKER_MODES:

@@ -26,11 +26,11 @@ most one ``yahtzee`` box (the one the joker and extra-bonus rules refer to).
 
 from __future__ import annotations
 
+import dataclasses
 import functools
 import itertools
 from typing import Literal
 
-import equinox as eqx
 import numpy as np
 
 from jaxsolve.core.rules import RulesError
@@ -40,20 +40,21 @@ KINDS = ("face", "groups", "straight", "yahtzee", "chance")
 FACES = np.arange(1, 7)
 
 
-class Box(eqx.Module):
+@dataclasses.dataclass(frozen=True)
+class Box:
     """One box of a score sheet (see the module docstring for the scoring rules)."""
 
-    name: str = eqx.field(static=True)
-    kind: str = eqx.field(static=True)
-    param: tuple = eqx.field(static=True, default=())
-    points: int | None = eqx.field(static=True, default=None)
-    total: bool = eqx.field(static=True, default=False)
-    joker_points: int | None = eqx.field(static=True, default=None)
-    aliases: tuple = eqx.field(static=True, default=())
-    distinct: bool = eqx.field(static=True, default=True)
-    min_groups: int | None = eqx.field(static=True, default=None)
+    name: str
+    kind: str
+    param: tuple = ()
+    points: int | None = None
+    total: bool = False
+    joker_points: int | None = None
+    aliases: tuple = ()
+    distinct: bool = True
+    min_groups: int | None = None
 
-    def __check_init__(self):
+    def __post_init__(self):
         if self.kind not in KINDS:
             raise RulesError(f"box {self.name!r}: unknown scoring kind {self.kind!r}; choose one of {', '.join(KINDS)}")
         if self.min_groups is not None and (self.kind != "groups" or not 1 <= self.min_groups <= len(self.param)):

@@ -6,37 +6,46 @@ final throw (``[B, 13, 252]``), the best box gives the final-throw values, each 
 shared ``dice.reroll`` operator, and the mean over the first throw is the state's value.
 Layers (number of filled boxes) are solved from 12 down to 0 in fixed-size chunks, so one
 compilation serves the whole game.
+
+The turn arithmetic (``option_values``, ``moves``, ``turn_throw_values`` and what they use) takes
+``xp`` (``jaxsolve.arrays``): ``jax.numpy`` by default, traced in every compiled program, or
+NumPy, which answers one situation from a cached table without importing JAX
+(``analysis.advise``). JAX is imported on first use, not with this module.
 """
 
 from __future__ import annotations
 
 import functools
 from dataclasses import dataclass, field
-from typing import Callable, NamedTuple
+from typing import TYPE_CHECKING, Callable, NamedTuple
 
-import jax
-import jax.numpy as jnp
 import numpy as np
 
 from jaxsolve import dice
-from jaxsolve.core.layered import Layer, run_layers
+from jaxsolve.arrays import namespace, set_at
 from jaxsolve.kniffel import tables
 from jaxsolve.errors import JaxsolveError
 from jaxsolve.kniffel.rules import KniffelRules, check_objective
 
+if TYPE_CHECKING:
+    import jax
 
-def objective_reward(points, objective: str, dtype):
+    from jaxsolve.core.layered import Layer
+
+
+def objective_reward(points, objective: str, dtype, xp=None):
     """Immediate reward of a box filled with ``points`` under the objective."""
     if objective == "goals":
         return (points > 0).astype(dtype)
-    return jnp.asarray(points, dtype)
+    return namespace(xp).asarray(points, dtype)
 
 
-def objective_bonus(points, objective: str, dtype):
+def objective_bonus(points, objective: str, dtype, xp=None):
     """Bonus points count for ``score`` only."""
+    xp = namespace(xp)
     if objective == "goals":
-        return jnp.zeros(jnp.shape(points), dtype)
-    return jnp.asarray(points, dtype)
+        return xp.zeros(xp.shape(points), dtype)
+    return xp.asarray(points, dtype)
 
 
 def _lookup(values, rules: KniffelRules):
@@ -51,46 +60,48 @@ def _lookup(values, rules: KniffelRules):
 CLOSED = -1e30  # value of a closed box in the fast path (finite, so one-hot products stay exact)
 
 
-def _instant_bonus(points, box, rules: KniffelRules):
+def _instant_bonus(points, box, rules: KniffelRules, xp=None):
     """Im-Hieb bonus for a box filled with ``points`` right after the first throw."""
-    amount = jnp.where(box == rules.yahtzee_box, rules.instant_kniffel, rules.instant_other)
-    return jnp.where(points > 0, amount, 0)
+    xp = namespace(xp)
+    amount = xp.where(box == rules.yahtzee_box, rules.instant_kniffel, rules.instant_other)
+    return xp.where(points > 0, amount, 0)
 
 
-def _regular_options(values, filled, upper, holds50, rules: KniffelRules, objective: str, first_throw: bool = False):
+def _regular_options(values, filled, upper, holds50, rules: KniffelRules, objective: str, first_throw: bool = False, xp=None):
     """One array ``[T, B]`` per box: value of filling it after each throw, normal scoring.
 
     Closed boxes are ``CLOSED`` (very negative). Five-of-a-kind throws are handled by ``_five_options``.
     """
+    xp = namespace(xp)
     dtype = values.dtype
     cap = rules.upper_threshold
     lookup = _lookup(values, rules)
     nb = rules.num_boxes
-    boxes = jnp.arange(nb)[:, None]
+    boxes = xp.arange(nb)[:, None]
     may_fill = tables.fillable(filled[None, :], boxes, rules)
     new_filled = filled[None, :] | (1 << boxes)
     scores = tables.throw_scores(rules)
-    faces = jnp.arange(1, 7)
+    faces = xp.arange(1, 7)
 
-    lower_holds = holds50[None, :] * (jnp.arange(6, nb) != rules.yahtzee_box)[:, None]
+    lower_holds = holds50[None, :] * (xp.arange(6, nb) != rules.yahtzee_box)[:, None]
     lower_next = lookup(new_filled[6:], upper[None, :], lower_holds)
-    lower_next = jnp.where(may_fill[6:], lower_next, CLOSED)
-    lower_reward = objective_reward(scores[6:], objective, dtype)
+    lower_next = xp.where(may_fill[6:], lower_next, CLOSED)
+    lower_reward = objective_reward(scores[6:], objective, dtype, xp)
     if first_throw:
-        instant = objective_bonus(_instant_bonus(scores, np.arange(nb)[:, None], rules), objective, dtype)
+        instant = objective_bonus(_instant_bonus(scores, np.arange(nb)[:, None], rules, xp), objective, dtype, xp)
         lower_reward = lower_reward + instant[6:]
 
-    up_next = jnp.minimum(cap, upper[None, None, :] + (faces[:, None] * jnp.arange(rules.dice + 1)[None, :])[:, :, None])
+    up_next = xp.minimum(cap, upper[None, None, :] + (faces[:, None] * xp.arange(rules.dice + 1)[None, :])[:, :, None])
     crossed = (upper[None, None, :] < cap) & (up_next >= cap)
     upper_next = lookup(new_filled[:6, None, :], up_next, holds50[None, None, :])
-    upper_next = upper_next + objective_bonus(rules.upper_bonus * crossed, objective, dtype)
-    upper_next = jnp.where(may_fill[:6, None, :], upper_next, CLOSED)
-    upper_reward = objective_reward(scores[:6], objective, dtype)
+    upper_next = upper_next + objective_bonus(rules.upper_bonus * crossed, objective, dtype, xp)
+    upper_next = xp.where(may_fill[:6, None, :], upper_next, CLOSED)
+    upper_reward = objective_reward(scores[:6], objective, dtype, xp)
     if first_throw:
         upper_reward = upper_reward + instant[:6]
     # Computed once per state; without the barrier XLA would fuse the table look-ups into the
     # [T, B] loop below and repeat them for every throw.
-    upper_next, lower_next = dice.materialize((upper_next, lower_next))
+    upper_next, lower_next = dice.materialize((upper_next, lower_next), xp)
     counts = tables.throw_counts(rules.dice)
 
     out = [upper_next[f, counts[f]] + upper_reward[f][:, None] for f in range(6)]
@@ -112,90 +123,96 @@ class Moves(NamedTuple):
     allowed: jax.Array
     instant: jax.Array
 
-    def values(self, values, objective: str, first_throw: bool = False):
+    def values(self, values, objective: str, first_throw: bool = False, xp=None):
         """Immediate reward + value of the next state, ``-inf`` where not allowed."""
-        return jnp.where(self.allowed, self.reward(objective, values.dtype, first_throw) + values[self.next_state], -jnp.inf)
+        xp = namespace(xp)
+        return xp.where(self.allowed, self.reward(objective, values.dtype, first_throw, xp) + values[self.next_state], -xp.inf)
 
     def score(self, first_throw: bool = False):
         """Points each move adds to the score sheet: box points and every bonus it earns."""
         return self.points + self.extra + self.upper_bonus + (self.instant if first_throw else 0)
 
-    def reward(self, objective: str, dtype, first_throw: bool = False):
+    def reward(self, objective: str, dtype, first_throw: bool = False, xp=None):
         """Immediate reward of each move (bonuses included for ``score``)."""
         bonus = self.extra + self.upper_bonus + (self.instant if first_throw else 0)
-        return objective_reward(self.points, objective, dtype) + objective_bonus(bonus, objective, dtype)
+        return objective_reward(self.points, objective, dtype, xp) + objective_bonus(bonus, objective, dtype, xp)
 
 
-def _five_moves(filled, upper, holds50, rules: KniffelRules) -> Moves:
+def _five_moves(filled, upper, holds50, rules: KniffelRules, xp=None) -> Moves:
     """Moves ``[6 faces, boxes, B]`` of placing all dice of one face, joker and bonus included."""
+    xp = namespace(xp)
     cap = rules.upper_threshold
     yb = rules.yahtzee_box
-    boxes = jnp.arange(rules.num_boxes)[None, :, None]
-    face = jnp.arange(6)[:, None, None]
+    boxes = xp.arange(rules.num_boxes)[None, :, None]
+    face = xp.arange(6)[:, None, None]
     box11_filled = ((filled >> yb) & 1 == 1)[None, None, :]
     upper_face_filled = ((filled[None, None, :] >> face) & 1) == 1
     holds = (holds50 == 1)[None, None, :]
-    base = jnp.asarray(tables.throw_scores(rules)[:, tables.kniffel_throws(rules.dice)].T)[:, :, None]
+    base = xp.asarray(tables.throw_scores(rules)[:, tables.kniffel_throws(rules.dice)].T)[:, :, None]
     if rules.joker == "none":
-        joker = jnp.zeros_like(upper_face_filled)
+        joker = xp.zeros_like(upper_face_filled)
     elif rules.joker == "forced":
         joker = box11_filled
     elif rules.joker == "free":
         joker = box11_filled & upper_face_filled
     else:
         joker = holds
-    points = jnp.where(joker & (jnp.asarray(tables.joker_points(rules)) > 0)[None, :, None], jnp.asarray(tables.joker_points(rules))[None, :, None], base)
+    points = xp.where(joker & (xp.asarray(tables.joker_points(rules)) > 0)[None, :, None], xp.asarray(tables.joker_points(rules))[None, :, None], base)
 
     allowed = tables.fillable(filled[None, None, :], boxes, rules)
     if rules.joker == "forced":
         is_open = ((filled[None, None, :] >> boxes) & 1) == 0
-        any_lower_open = jnp.any(is_open[:, 6:], axis=1, keepdims=True)
-        forced = jnp.where(~upper_face_filled, boxes == face, jnp.where(any_lower_open, boxes >= 6, boxes < 6))
+        any_lower_open = xp.any(is_open[:, 6:], axis=1, keepdims=True)
+        forced = xp.where(~upper_face_filled, boxes == face, xp.where(any_lower_open, boxes >= 6, boxes < 6))
         allowed = allowed & (forced | ~box11_filled)
 
     extra = rules.extra_bonus * (holds & (rules.bonus_on_scratch | (points > 0)))
     is_upper = boxes < 6
-    up_next = jnp.where(is_upper, jnp.minimum(cap, upper[None, None, :] + points), upper[None, None, :])
+    up_next = xp.where(is_upper, xp.minimum(cap, upper[None, None, :] + points), upper[None, None, :])
     crossed = is_upper & (upper[None, None, :] < cap) & (up_next >= cap)
-    holds_next = jnp.where(boxes == yb, 1, holds50[None, None, :])
+    holds_next = xp.where(boxes == yb, 1, holds50[None, None, :])
     nxt = tables.state_index(filled[None, None, :] | (1 << boxes), up_next, holds_next, rules)
-    instant = _instant_bonus(points, boxes, rules)
-    shape = jnp.broadcast_shapes(points.shape, allowed.shape, nxt.shape)
+    instant = _instant_bonus(points, boxes, rules, xp)
+    shape = xp.broadcast_shapes(points.shape, allowed.shape, nxt.shape)
     parts = (points, extra, rules.upper_bonus * crossed, nxt, allowed, instant)
-    return Moves(*(jnp.broadcast_to(a, shape) for a in parts))
+    return Moves(*(xp.broadcast_to(a, shape) for a in parts))
 
 
-def _five_options(values, filled, upper, holds50, rules: KniffelRules, objective: str, first_throw: bool = False):
+def _five_options(values, filled, upper, holds50, rules: KniffelRules, objective: str, first_throw: bool = False, xp=None):
     """``[6 faces, boxes, B]`` values of placing all dice of one face (next states read at their representative)."""
-    mv = _five_moves(filled, upper, holds50, rules)
+    xp = namespace(xp)
+    mv = _five_moves(filled, upper, holds50, rules, xp)
     after = values[tables.canonical_index(mv.next_state, rules)]
-    return jnp.where(mv.allowed, mv.reward(objective, values.dtype, first_throw) + after, -jnp.inf)
+    return xp.where(mv.allowed, mv.reward(objective, values.dtype, first_throw, xp) + after, -xp.inf)
 
 
-def moves(filled, upper, holds50, rules: KniffelRules) -> Moves:
+def moves(filled, upper, holds50, rules: KniffelRules, xp=None) -> Moves:
     """All moves ``[boxes, T throws, B]`` of a batch of states (explicit, for analysis)."""
+    xp = namespace(xp)
     cap = rules.upper_threshold
     nb = rules.num_boxes
-    boxes = jnp.arange(nb)[:, None, None]
-    points = jnp.broadcast_to(jnp.asarray(tables.throw_scores(rules))[:, :, None], (nb, tables.space(rules.dice).num_throws, filled.shape[0]))
+    boxes = xp.arange(nb)[:, None, None]
+    points = xp.broadcast_to(xp.asarray(tables.throw_scores(rules))[:, :, None], (nb, tables.space(rules.dice).num_throws, filled.shape[0]))
     allowed = tables.fillable(filled[None, None, :], boxes, rules)
     is_upper = boxes < 6
-    up_next = jnp.where(is_upper, jnp.minimum(cap, upper[None, None, :] + points), upper[None, None, :])
+    up_next = xp.where(is_upper, xp.minimum(cap, upper[None, None, :] + points), upper[None, None, :])
     crossed = is_upper & (upper[None, None, :] < cap) & (up_next >= cap)
-    holds_next = jnp.where(boxes == rules.yahtzee_box, 0, holds50[None, None, :])
+    holds_next = xp.where(boxes == rules.yahtzee_box, 0, holds50[None, None, :])
     nxt = tables.state_index(filled[None, None, :] | (1 << boxes), up_next, holds_next, rules)
-    zeros = jnp.zeros_like(points)
-    instant = _instant_bonus(points, boxes, rules)
+    zeros = xp.zeros_like(points)
+    instant = _instant_bonus(points, boxes, rules, xp)
     regular = Moves(points, zeros, rules.upper_bonus * crossed + zeros, nxt + zeros, allowed | (zeros > 0), instant)
     if rules.yahtzee_box < 0:
         return regular
-    five = _five_moves(filled, upper, holds50, rules)
+    five = _five_moves(filled, upper, holds50, rules, xp)
     cols = tables.kniffel_throws(rules.dice)
-    return Moves(*(r.at[:, cols].set(jnp.swapaxes(f, 0, 1).astype(r.dtype)) for r, f in zip(regular, five)))
+    return Moves(*(set_at(r, (slice(None), cols), xp.swapaxes(f, 0, 1).astype(r.dtype), xp) for r, f in zip(regular, five)))
 
 
 def chosen_moves(box, filled, upper, holds50, rules: KniffelRules) -> Moves:
     """The moves ``[T, B]`` that fill ``box[t, b]`` (one chosen box per throw and state)."""
+    import jax.numpy as jnp
+
     cap = rules.upper_threshold
     sp = tables.space(rules.dice)
     points = jnp.asarray(tables.throw_scores(rules))[box, jnp.arange(sp.num_throws)[:, None]]
@@ -214,7 +231,7 @@ def chosen_moves(box, filled, upper, holds50, rules: KniffelRules) -> Moves:
     return Moves(*(r.at[cols].set(jnp.take_along_axis(f, five_box, axis=1)[:, 0].astype(r.dtype)) for r, f in zip(regular, five)))
 
 
-def box_options(values, filled, upper, holds50, rules: KniffelRules, objective: str = "score", first_throw: bool = False):
+def box_options(values, filled, upper, holds50, rules: KniffelRules, objective: str = "score", first_throw: bool = False, xp=None):
     """The values of ``option_values`` in parts, for consumers that fold over the boxes.
 
     Returns ``(regular, five)``: ``regular`` one ``[T, B]`` array per box (normal scoring for
@@ -222,13 +239,13 @@ def box_options(values, filled, upper, holds50, rules: KniffelRules, objective: 
     throws of all dice showing one face (``-inf`` where not allowed; ``None`` without a Yahtzee
     box), which replace those throws' columns (``tables.kniffel_throws``).
     """
-    regular = _regular_options(values, filled, upper, holds50, rules, objective, first_throw)
+    regular = _regular_options(values, filled, upper, holds50, rules, objective, first_throw, xp)
     if rules.yahtzee_box < 0:
         return regular, None
-    return regular, _five_options(values, filled, upper, holds50, rules, objective, first_throw)
+    return regular, _five_options(values, filled, upper, holds50, rules, objective, first_throw, xp)
 
 
-def option_values(values, filled, upper, holds50, rules: KniffelRules, objective: str = "score", first_throw: bool = False):
+def option_values(values, filled, upper, holds50, rules: KniffelRules, objective: str = "score", first_throw: bool = False, xp=None):
     """Value of filling each box after each final throw, for a batch of states.
 
     Args:
@@ -238,48 +255,52 @@ def option_values(values, filled, upper, holds50, rules: KniffelRules, objective
         ``[boxes, T, B]`` immediate reward + value of the next state, ``-inf`` where not allowed
         (equal to ``moves(...).values(...)``, computed with fewer table look-ups).
     """
-    out = jnp.stack(_regular_options(values, filled, upper, holds50, rules, objective, first_throw))
-    out = jnp.where(out <= CLOSED / 2, -jnp.inf, out)
+    xp = namespace(xp)
+    out = xp.stack(_regular_options(values, filled, upper, holds50, rules, objective, first_throw, xp))
+    out = xp.where(out <= CLOSED / 2, -xp.inf, out)
     if rules.yahtzee_box < 0:
         return out
-    five = _five_options(values, filled, upper, holds50, rules, objective, first_throw)
-    return out.at[:, tables.kniffel_throws(rules.dice)].set(jnp.swapaxes(five, 0, 1))
+    five = _five_options(values, filled, upper, holds50, rules, objective, first_throw, xp)
+    return set_at(out, (slice(None), tables.kniffel_throws(rules.dice)), xp.swapaxes(five, 0, 1), xp)
 
 
-def final_throw_values(values, filled, upper, holds50, rules: KniffelRules, objective: str = "score", first_throw: bool = False):
+def final_throw_values(values, filled, upper, holds50, rules: KniffelRules, objective: str = "score", first_throw: bool = False, xp=None):
     """``[T, B]`` value of filling the best box now (``first_throw``: Im-Hieb bonus included)."""
-    options = _regular_options(values, filled, upper, holds50, rules, objective, first_throw)
-    best = functools.reduce(jnp.maximum, options)
+    xp = namespace(xp)
+    options = _regular_options(values, filled, upper, holds50, rules, objective, first_throw, xp)
+    best = functools.reduce(xp.maximum, options)
     if rules.yahtzee_box < 0:
         return best
-    five = jnp.max(_five_options(values, filled, upper, holds50, rules, objective, first_throw), axis=1)
-    return best.at[tables.kniffel_throws(rules.dice)].set(five)
+    five = xp.max(_five_options(values, filled, upper, holds50, rules, objective, first_throw, xp), axis=1)
+    return set_at(best, tables.kniffel_throws(rules.dice), five, xp)
 
 
-def turn_throw_values(values, filled, upper, holds50, rules: KniffelRules, objective="score", *, expect="levels", subkeep="levels"):
+def turn_throw_values(values, filled, upper, holds50, rules: KniffelRules, objective="score", *, expect="levels", subkeep="levels", xp=None):
     """``[rolls, 252, B]`` value of each throw with r re-throws left (r = 0..rolls-1)."""
+    xp = namespace(xp)
     sp = tables.space(rules.dice)
-    current = final_throw_values(values, filled, upper, holds50, rules, objective)
+    current = final_throw_values(values, filled, upper, holds50, rules, objective, xp=xp)
     out = [current]
     for _ in range(rules.rolls - 1):
-        current = dice.reroll(sp, current, expect, subkeep)
+        current = dice.reroll(sp, current, expect, subkeep, xp)
         out.append(current)
     if rules.has_instant_bonus:
-        now = final_throw_values(values, filled, upper, holds50, rules, objective, first_throw=True)
-        out[-1] = jnp.maximum(out[-1], now)
-    return jnp.stack(out)
+        now = final_throw_values(values, filled, upper, holds50, rules, objective, first_throw=True, xp=xp)
+        out[-1] = xp.maximum(out[-1], now)
+    return xp.stack(out)
 
 
-def state_values(values, filled, upper, holds50, rules: KniffelRules, objective="score", *, expect="levels", subkeep="levels"):
+def state_values(values, filled, upper, holds50, rules: KniffelRules, objective="score", *, expect="levels", subkeep="levels", xp=None):
     """``[B]`` value of each state at the start of a turn (before the first throw)."""
+    xp = namespace(xp)
     sp = tables.space(rules.dice)
-    current = final_throw_values(values, filled, upper, holds50, rules, objective)
+    current = final_throw_values(values, filled, upper, holds50, rules, objective, xp=xp)
     for _ in range(rules.rolls - 1):
-        current = dice.reroll(sp, current, expect, subkeep)
+        current = dice.reroll(sp, current, expect, subkeep, xp)
     if rules.has_instant_bonus:
-        now = final_throw_values(values, filled, upper, holds50, rules, objective, first_throw=True)
-        current = jnp.maximum(current, now)
-    return dice.throw_mean(sp, current)
+        now = final_throw_values(values, filled, upper, holds50, rules, objective, first_throw=True, xp=xp)
+        current = xp.maximum(current, now)
+    return dice.throw_mean(sp, current, xp)
 
 
 @dataclass
@@ -314,11 +335,15 @@ class Solution:
 
 def layers(rules: KniffelRules, first: int = 0) -> list[Layer]:
     """Layers of reachable states, last layer to ``first``: ``Layer(filled boxes, (filled, upper, holds))``."""
+    from jaxsolve.core.layered import Layer
+
     return [Layer(k, tables.layer_states(rules, k)) for k in range(rules.num_boxes - 1, first - 1, -1)]
 
 
 def representative_layers(rules: KniffelRules) -> list[Layer]:
     """``layers`` with only each class's representative state (what the value solve computes)."""
+    from jaxsolve.core.layered import Layer
+
     return [Layer(k, tables.representative_states(rules, k)) for k in range(rules.num_boxes - 1, -1, -1)]
 
 
@@ -370,6 +395,11 @@ def solve(
             (``tables.canonical``) and copy its value to the others; False computes every
             reachable state (the same values, slower; for tests).
     """
+    import jax
+    import jax.numpy as jnp
+
+    from jaxsolve.core.layered import run_layers
+
     check_objective(objective)
     dtype = jnp.dtype(dtype or (jnp.float64 if jax.config.jax_enable_x64 else jnp.float32))
     device = device or jax.devices()[0]

@@ -109,16 +109,28 @@ def load_solution(path: str | os.PathLike, *, game: str | None = None) -> Soluti
     return Solution(rules, objective, np.asarray(values), seconds[0], seconds[1], device if isinstance(device, str) else "")
 
 
+def cached(rules: KniffelRules, objective: str = "score", *, dtype="float64") -> Solution | None:
+    """The solution store's table of ``rules``/``objective`` in ``dtype`` if it holds a valid
+    one, else None: ``solved`` without solving (and without importing JAX)."""
+    from jaxsolve.kniffel.rules import check_objective
+
+    check_objective(objective)
+    game = game_of(rules)
+    return cache.cached(game, rules, objective=objective, dtype=np.dtype(dtype).name, load=lambda path: load_solution(path, game=game))
+
+
 def solved(rules: KniffelRules, objective: str = "score", *, dtype=None, device=None) -> Solution:
     """The solved table of ``rules``/``objective`` in ``dtype`` (default: float64 if JAX's x64
     is on, else float32), from the solution store (``jaxsolve.cache``) or solved and stored."""
-    import jax
-
     from jaxsolve.kniffel import solver
     from jaxsolve.kniffel.rules import check_objective
 
     check_objective(objective)
-    name = np.dtype(dtype or ("float64" if jax.config.jax_enable_x64 else "float32")).name
+    if dtype is None:
+        import jax
+
+        dtype = "float64" if jax.config.jax_enable_x64 else "float32"
+    name = np.dtype(dtype).name
     game = game_of(rules)
     return cache.solved(
         game, rules, objective=objective, dtype=name,

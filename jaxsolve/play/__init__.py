@@ -39,11 +39,12 @@ KINDS = ("category", "raab", "zehntausend")
 
 def kind_of(game) -> str:
     """The game kind of a registered game (from the type of its rules), or a clear error."""
-    from jaxsolve import raab, zehntausend
     from jaxsolve.kniffel.rules import CategoryRules
+    from jaxsolve.raab_rules import PigRules
+    from jaxsolve.zehntausend_rules import ZehntausendRules
 
     rules = game.get_rules()
-    for cls, kind in ((CategoryRules, "category"), (raab.PigRules, "raab"), (zehntausend.ZehntausendRules, "zehntausend")):
+    for cls, kind in ((CategoryRules, "category"), (PigRules, "raab"), (ZehntausendRules, "zehntausend")):
         if isinstance(rules, cls):
             return kind
     raise JaxsolveError(f"game {game.name!r} cannot be played yet (no game for {type(rules).__name__})")
