@@ -20,18 +20,9 @@ from __future__ import annotations
 from jaxsolve.core.rules import Presets
 from jaxsolve.kniffel.rules import CategoryRules
 from jaxsolve.kniffel.sheet import Box, face_boxes
+from jaxsolve.yatzy import UPPER_ALIASES, UPPER_NAMES
 
-UPPER_NAMES = ("ones", "twos", "threes", "fours", "fives", "sixes")
-_UPPER_ALIASES = (
-    ("1", "1s", "aces", "ettor", "enere"),
-    ("2", "2s", "tvaor", "tvåor", "toere"),
-    ("3", "3s", "treor", "treere"),
-    ("4", "4s", "fyror", "firere"),
-    ("5", "5s", "femmor", "femmere"),
-    ("6", "6s", "sexor", "seksere"),
-)
-
-MAXI_SHEET: tuple[Box, ...] = face_boxes(UPPER_NAMES, _UPPER_ALIASES) + (
+MAXI_SHEET: tuple[Box, ...] = face_boxes(UPPER_NAMES, UPPER_ALIASES) + (
     Box("one_pair", "groups", (2,), aliases=("pair", "1p", "par", "ett_par")),
     Box("two_pairs", "groups", (2, 2), aliases=("2p", "tva_par", "två_par")),
     Box("three_pairs", "groups", (2, 2, 2), aliases=("3p", "tre_par")),

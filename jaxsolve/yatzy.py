@@ -25,7 +25,7 @@ from jaxsolve.kniffel.rules import CategoryRules
 from jaxsolve.kniffel.sheet import Box, face_boxes
 
 UPPER_NAMES = ("ones", "twos", "threes", "fours", "fives", "sixes")
-_UPPER_ALIASES = (
+UPPER_ALIASES = (
     ("1", "1s", "aces", "ettor", "enere"),
     ("2", "2s", "tvaor", "tvåor", "toere"),
     ("3", "3s", "treor", "treere"),
@@ -38,7 +38,7 @@ _UPPER_ALIASES = (
 def sheet(*, fh5: bool = False, tp4: bool = False, tp1: bool = False) -> tuple[Box, ...]:
     """The 15-box Scandinavian sheet (``fh5``/``tp4``: the variants' full house and two pairs;
     ``tp1``: two pairs that also take a single pair, the scoring behind the 248.63 of 2012)."""
-    return face_boxes(UPPER_NAMES, _UPPER_ALIASES) + (
+    return face_boxes(UPPER_NAMES, UPPER_ALIASES) + (
         Box("one_pair", "groups", (2,), aliases=("pair", "1p", "par", "ett_par", "et_par")),
         Box("two_pairs", "groups", (2, 2), distinct=not tp4, min_groups=1 if tp1 else None, aliases=("2p", "tva_par", "två_par", "to_par")),
         Box("three_of_a_kind", "groups", (3,), aliases=("3k", "tretal", "triss", "tre_ens", "tre_like")),

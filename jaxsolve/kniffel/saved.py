@@ -25,7 +25,7 @@ for the game without saving (``solver.solve``); ``cap=0`` gives the same values.
 from __future__ import annotations
 
 import os
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Callable
 
 import jax
@@ -37,7 +37,7 @@ from jaxsolve.core.layered import make_mesh, run_layers
 from jaxsolve.errors import JaxsolveError
 from jaxsolve.kniffel import store, tables
 from jaxsolve.kniffel.rules import OBJECTIVES, CategoryRules, check_objective
-from jaxsolve.kniffel.solver import fill_classes, final_throw_values, representative_layers
+from jaxsolve.kniffel.solver import Solution, fill_classes, final_throw_values, representative_layers
 
 MAX_CAP = 60
 
@@ -88,21 +88,14 @@ def value_step(rules: CategoryRules, cap: int, objective: str):
 
 
 @dataclass
-class SavedSolution:
+class SavedSolution(Solution):
     """Values of every state of a category game with up to ``cap`` saved throws.
 
     ``values`` has shape ``[cap + 1 saved, 2**boxes filled, cap_upper + 1, 2 holds50]``; NaN at
     unreachable states (as ``solver.Solution``, one row per number of saved throws).
     """
 
-    rules: CategoryRules
-    cap: int
-    objective: str
-    values: np.ndarray
-    solve_seconds: float = 0.0
-    compile_seconds: float = 0.0
-    device: str = ""
-    timings: dict = field(default_factory=dict)
+    cap: int = 0
 
     @property
     def game_value(self) -> float:
@@ -164,7 +157,7 @@ def solve(
     for s in range(cap + 1):
         fill_classes(out[s], rules, inplace=True)
     where = ", ".join(str(d) for d in mesh.devices.flat) if mesh is not None else str(device)
-    return SavedSolution(rules, cap, objective, out.reshape((cap + 1,) + rules.state_shape), seconds, compile_seconds, where, timings)
+    return SavedSolution(rules, objective, out.reshape((cap + 1,) + rules.state_shape), seconds, compile_seconds, where, timings, cap=cap)
 
 
 # ----------------------------------------------------------------------------- export
@@ -172,17 +165,11 @@ def solve(
 
 def metadata(sol: SavedSolution, game: str | None = None) -> dict:
     """The sidecar of a saved-throw table: the category metadata plus the saved axis and cap."""
-    base = store.metadata(_as_plain(sol), game)
+    base = store.metadata(Solution(sol.rules, sol.objective, sol.values[0], sol.solve_seconds, sol.compile_seconds, sol.device), game)
     base["axes"] = [{"name": "saved", "size": sol.cap + 1, "meaning": f"throws saved from earlier turns (0 .. cap {sol.cap})"}] + base["axes"]
     base["saved_cap"] = sol.cap
     base["state_moment"] = "start of a turn, before the first throw, with the saved throws carried in"
     return base
-
-
-def _as_plain(sol: SavedSolution):
-    from jaxsolve.kniffel.solver import Solution
-
-    return Solution(sol.rules, sol.objective, sol.values[0], sol.solve_seconds, sol.compile_seconds, sol.device)
 
 
 def save_solution(path: str | os.PathLike, sol: SavedSolution, *, game: str | None = None) -> None:
@@ -209,4 +196,6 @@ def load_solution(path: str | os.PathLike, *, game: str | None = None) -> SavedS
         raise JaxsolveError(f"{export.sidecar_path(path)}: objective {objective!r} is not one of {', '.join(OBJECTIVES)}")
     defined = np.broadcast_to(store.reachable_mask(rules), (cap + 1,) + rules.state_shape)
     export.check_array(path, values, shape=(cap + 1,) + rules.state_shape, dtypes=("float32", "float64"), defined=defined, low=0.0, what=f"rules {rules.name}, cap {cap}")
-    return SavedSolution(rules, cap, objective, np.asarray(values), float(meta.get("solve_seconds", 0.0)), float(meta.get("compile_seconds", 0.0)), str(meta.get("device", "")))
+    seconds = [meta.get(k, 0.0) for k in ("solve_seconds", "compile_seconds")]
+    seconds = [float(x) if isinstance(x, (int, float)) and not isinstance(x, bool) else 0.0 for x in seconds]
+    return SavedSolution(rules, objective, np.asarray(values), seconds[0], seconds[1], str(meta.get("device", "")), cap=cap)
