@@ -167,3 +167,15 @@ def test_device_out_of_memory_is_one_error_line(monkeypatch):
     assert result.exit_code == 1
     lines = [ln for ln in result.output.splitlines() if ln.strip()]
     assert len(lines) == 1 and lines[0].startswith("error: out of memory on the device"), result.output
+
+
+def test_moments_only_evaluation_equals_the_split_one():
+    from jaxsolve.kniffel import evaluate
+
+    sol = solver.solve(maxi.small())
+    full, moments = evaluate.evaluate(sol), evaluate.evaluate(sol, split=False)
+    assert moments.channels.shape[-1] == 2
+    finite = ~np.isnan(sol.values)
+    np.testing.assert_allclose(moments.channels[..., 0][finite], sol.values[finite], rtol=1e-12, atol=1e-9)
+    np.testing.assert_allclose(moments.channels[..., 1][finite], full.channels[..., -1][finite], rtol=1e-12)
+    assert moments.sd() == pytest.approx(full.sd(), rel=1e-12) and moments.sd() > 0

@@ -34,28 +34,36 @@ from jaxsolve.kniffel.rules import KniffelRules
 EXTRA_CHANNELS: tuple[str, ...] = ("upper_bonus", "extra_bonus", "instant_bonus", "second_moment")
 
 
-def channels(rules: KniffelRules) -> tuple[str, ...]:
-    """Channel names: one per box of the sheet, the three bonuses, the second moment."""
-    return rules.box_names + EXTRA_CHANNELS
+MOMENT_CHANNELS: tuple[str, ...] = ("total", "second_moment")
 
 
-def _fill(aux, best, box, state, rules, objective: str, first_throw: bool):
+def channels(rules: KniffelRules, split: bool = True) -> tuple[str, ...]:
+    """Channel names: one per box of the sheet, the three bonuses, the second moment; without
+    ``split`` only the total and the second moment (the mean and SD of every state in a
+    twelfth of the memory for a 20-box sheet)."""
+    return rules.box_names + EXTRA_CHANNELS if split else MOMENT_CHANNELS
+
+
+def _fill(aux, best, box, state, rules, objective: str, first_throw: bool, split: bool = True):
     """Channels carried by the best box after each throw: ``[T, B, C]``."""
     dtype = best.dtype
     mv = solver.chosen_moves(box, *state, rules)
     pts = solver.objective_reward(mv.points, objective, dtype)
     bonus = solver.objective_bonus(jnp.stack([mv.upper_bonus, mv.extra, mv.instant * first_throw], -1), objective, dtype)
     reward = pts + bonus.sum(-1)
-    width = len(channels(rules))
-    after = jnp.zeros(mv.next_state.shape + (width,), dtype) if aux is None else aux[mv.next_state]
-    immediate = jnp.concatenate([jax.nn.one_hot(box, rules.num_boxes, dtype=dtype) * pts[..., None], bonus], -1)
+    width = len(channels(rules, split))
+    after = jnp.zeros(mv.next_state.shape + (width,), dtype) if aux is None else aux[tables.canonical_index(mv.next_state, rules)]
+    if split:
+        immediate = jnp.concatenate([jax.nn.one_hot(box, rules.num_boxes, dtype=dtype) * pts[..., None], bonus], -1)
+    else:
+        immediate = reward[..., None]
     first = immediate + after[..., :-1]
     mean_after = after[..., :-1].sum(-1)
     moment = reward**2 + 2 * reward * mean_after + after[..., -1]
     return best, jnp.concatenate([first, moment[..., None]], -1)
 
 
-def throw_channels(values, aux, filled, upper, holds50, rules: KniffelRules, objective: str = "score", rolls_left: int | None = None, first_throw: bool | None = None):
+def throw_channels(values, aux, filled, upper, holds50, rules: KniffelRules, objective: str = "score", rolls_left: int | None = None, first_throw: bool | None = None, split: bool = True):
     """``([T, B], [T, B, C])``: value and channels of every throw with ``rolls_left`` re-throws left.
 
     ``values``/``aux`` are the flat tables of later states (``aux=None``: no channels after
@@ -69,7 +77,7 @@ def throw_channels(values, aux, filled, upper, holds50, rules: KniffelRules, obj
 
     def fill(with_instant):
         best, box = policy.best_box(values, filled, upper, holds50, rules, objective, with_instant)
-        return _fill(aux, best, box, (filled, upper, holds50), rules, objective, with_instant)
+        return _fill(aux, best, box, (filled, upper, holds50), rules, objective, with_instant, split)
 
     best, chan = fill(instant and rolls_left == 0)
     for _ in range(rolls_left):
@@ -85,13 +93,13 @@ def throw_channels(values, aux, filled, upper, holds50, rules: KniffelRules, obj
     return best, chan
 
 
-def turn_channels(values, aux, filled, upper, holds50, rules: KniffelRules, objective: str = "score", rolls: int | None = None):
+def turn_channels(values, aux, filled, upper, holds50, rules: KniffelRules, objective: str = "score", rolls: int | None = None, split: bool = True):
     """``([B], [B, C])``: value and channels of states at the start of a turn.
 
     ``rolls`` overrides the throws of this turn only (e.g. 1 = no re-throw in this turn).
     """
     rolls = rules.rolls if rolls is None else rolls
-    best, chan = throw_channels(values, aux, filled, upper, holds50, rules, objective, rolls - 1, first_throw=True)
+    best, chan = throw_channels(values, aux, filled, upper, holds50, rules, objective, rolls - 1, first_throw=True, split=split)
     sp = tables.space(rules.dice)
     return dice.throw_mean(sp, best), dice.throw_mean(sp, chan)
 
@@ -102,10 +110,11 @@ class Evaluation:
 
     solution: solver.Solution
     channels: np.ndarray
+    split: bool = True
 
     def at(self, filled: int = 0, upper: int = 0, holds50: int = 0) -> dict[str, float]:
         row = self.channels[filled, min(upper, self.solution.rules.upper_threshold), holds50]
-        return dict(zip(channels(self.solution.rules), (float(x) for x in row)))
+        return dict(zip(channels(self.solution.rules, self.split), (float(x) for x in row)))
 
     def mean(self, filled: int = 0, upper: int = 0, holds50: int = 0) -> float:
         row = self.channels[filled, min(upper, self.solution.rules.upper_threshold), holds50]
@@ -117,24 +126,32 @@ class Evaluation:
         return float(np.sqrt(max(row[-1] - mean**2, 0.0)))
 
 
-def evaluate(solution: solver.Solution, *, chunk: int = 512, on_layer=None) -> Evaluation:
-    """Per-box split, bonuses and second moment of every state under the solution's policy."""
+def evaluate(solution: solver.Solution, *, split: bool = True, chunk: int = 512, on_layer=None) -> Evaluation:
+    """Per-box split, bonuses and second moment of every state under the solution's policy
+    (``split=False``: only the total and the second moment).
+
+    Like the value solve, it computes one state per class of equal-valued states (those states
+    have the same future, so the same channels) and copies the rows to the others.
+    """
     rules, objective = solution.rules, solution.objective
     dtype = solution.values.dtype
     shape = solution.values.shape
+    width = len(channels(rules, split))
     values = jnp.asarray(np.nan_to_num(solution.values.reshape(-1), nan=0.0), dtype)
-    aux = jnp.zeros((values.shape[0], len(channels(rules))), dtype)
+    aux = jnp.zeros((values.shape[0], width), dtype)
 
     def step(aux, values, rows, filled, upper, holds50):
         del rows
-        _, chan = turn_channels(values, aux, filled, upper, holds50, rules, objective)
+        _, chan = turn_channels(values, aux, filled, upper, holds50, rules, objective, split=split)
         return aux.at[tables.state_index(filled, upper, holds50, rules)].set(chan)
 
-    run = run_layers(("kniffel-evaluate", rules, objective), step, solver.layers(rules), aux, values, chunk=chunk, on_layer=on_layer)
-    aux = run.carry
-    out = np.array(aux).reshape(shape + (len(channels(rules)),))
+    run = run_layers(("kniffel-evaluate", rules, objective, split), step, solver.representative_layers(rules), aux, values, chunk=chunk, on_layer=on_layer)
+    out = np.array(run.carry)
+    run = None
+    solver.fill_classes(out, rules, inplace=True)
+    out = out.reshape(shape + (width,))
     out[np.isnan(solution.values)] = np.nan
-    return Evaluation(solution, out)
+    return Evaluation(solution, out, split)
 
 
 # ----------------------------------------------------------------------------- forward
