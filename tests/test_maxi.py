@@ -179,3 +179,20 @@ def test_moments_only_evaluation_equals_the_split_one():
     np.testing.assert_allclose(moments.channels[..., 0][finite], sol.values[finite], rtol=1e-12, atol=1e-9)
     np.testing.assert_allclose(moments.channels[..., 1][finite], full.channels[..., -1][finite], rtol=1e-12)
     assert moments.sd() == pytest.approx(full.sd(), rel=1e-12) and moments.sd() > 0
+
+
+# Regression pins: this program's own values of the full game (no published optimum exists to
+# compare with); float64 394.5575068 (docs/maxi.md), float32 below.
+MAXI_FLOAT32_REGRESSION_PIN = 394.5580
+
+
+@pytest.mark.slow
+def test_full_maxi_solve_float32_and_the_simulation_agree():
+    from jaxsolve.kniffel import simulate
+
+    rules = maxi.get_rules("maxi")
+    sol = solver.solve(rules, dtype="float32")
+    assert sol.values.dtype == np.float32
+    assert sol.game_value == pytest.approx(MAXI_FLOAT32_REGRESSION_PIN, abs=2e-3)
+    result = simulate.simulate(rules, "optimal", 20_000, seed=3, solution=sol)
+    assert abs(result.mean - sol.game_value) < 3 * result.se
