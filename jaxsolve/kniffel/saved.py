@@ -24,6 +24,7 @@ for the game without saving (``solver.solve``); ``cap=0`` gives the same values.
 
 from __future__ import annotations
 
+import functools
 import os
 from dataclasses import dataclass
 from typing import Callable
@@ -37,7 +38,7 @@ from jaxsolve.core.layered import make_mesh, run_layers
 from jaxsolve.errors import JaxsolveError
 from jaxsolve.kniffel import store, tables
 from jaxsolve.kniffel.rules import OBJECTIVES, CategoryRules, check_objective
-from jaxsolve.kniffel.solver import Solution, fill_classes, final_throw_values, representative_layers
+from jaxsolve.kniffel.solver import Solution, final_throw_values, representative_layers
 
 MAX_CAP = 60
 
@@ -134,30 +135,37 @@ def solve(
     cap = check_cap(cap, rules)
     check_objective(objective)
     dtype = jnp.dtype(dtype or (jnp.float64 if jax.config.jax_enable_x64 else jnp.float32))
-    init = np.full((cap + 1, rules.num_states), np.nan, dtype=dtype)
     full = tables.state_index(rules.full_mask, np.arange(rules.upper_threshold + 1)[:, None], np.arange(2)[None, :], rules).reshape(-1)
-    init[:, full] = 0.0
     mesh = make_mesh(devices) if devices is not None else None
     if mesh is None:
         device = device or jax.devices()[0]
+    with jax.default_device(device if mesh is None else mesh.devices.flat[0]):
+        table = jnp.full((cap + 1, rules.num_states), jnp.nan, dtype).at[:, full].set(0.0)
     run = run_layers(
         ("kniffel-saved", rules, cap, objective),
         value_step(rules, cap, objective),
         representative_layers(rules),
-        jnp.asarray(init),
+        table,
         chunk=chunk,
         mesh=mesh,
         device=device,
         on_layer=on_layer,
     )
-    del init
-    out = np.array(run.carry)
+    del table
     seconds, compile_seconds, timings = run.seconds, run.compile_seconds, run.timings
-    run = None  # frees the device table before the host-side class fill
-    for s in range(cap + 1):
-        fill_classes(out[s], rules, inplace=True)
+    table, run = run.carry, None
+    targets, sources = (jnp.asarray(a) for a in tables.class_copies(rules))
+    for row in range(cap + 1):  # one row at a time: the gather's temporary is one row's copies
+        table = _copy_classes(table, jnp.int32(row), targets, sources)
+    out = np.asarray(table)  # a view of the computed table on the CPU, no second copy
     where = ", ".join(str(d) for d in mesh.devices.flat) if mesh is not None else str(device)
     return SavedSolution(rules, objective, out.reshape((cap + 1,) + rules.state_shape), seconds, compile_seconds, where, timings, cap=cap)
+
+
+@functools.partial(jax.jit, donate_argnums=0)
+def _copy_classes(table, row, targets, sources):
+    """Row ``row`` of the table with every non-representative state given its representative's value."""
+    return table.at[row, targets].set(table[row, sources])
 
 
 # ----------------------------------------------------------------------------- export

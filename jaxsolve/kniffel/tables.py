@@ -170,6 +170,21 @@ def representative_states(rules: CategoryRules, layer: int) -> tuple[np.ndarray,
     return f[keep], u[keep], h[keep]
 
 
+@functools.lru_cache(maxsize=4)
+def class_copies(rules: CategoryRules) -> tuple[np.ndarray, np.ndarray]:
+    """``(targets, sources)`` int32 flat state indices: every reachable state that is not its
+    class's representative, and that representative (``canonical``); copying ``sources`` to
+    ``targets`` gives every reachable state the value the solve computed for its class."""
+    targets, sources = [], []
+    for k in range(rules.num_boxes + 1):
+        f, u, h = (a.astype(np.int64) for a in layer_states(rules, k))
+        cu, ch = canonical(f, u, h, rules)
+        moved = (cu != u) | (ch != h)
+        targets.append(state_index(f[moved], u[moved], h[moved], rules))
+        sources.append(state_index(f[moved], cu[moved], ch[moved], rules))
+    return np.concatenate(targets).astype(np.int32), np.concatenate(sources).astype(np.int32)
+
+
 def num_reachable(rules: CategoryRules | None = None) -> int:
     rules = rules or CategoryRules()
     return sum(len(layer_states(rules, k)[0]) for k in range(rules.num_boxes + 1))
