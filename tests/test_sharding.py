@@ -47,19 +47,20 @@ jax.config.update("jax_enable_x64", True)
 import numpy as np
 from jaxsolve import maxi
 from jaxsolve.kniffel import saved
-assert len(jax.devices()) == 4, jax.devices()
+assert len(jax.devices()) == 2, jax.devices()
 rules = maxi.small().replace(rolls=2)
 one = saved.solve(rules, 2, chunk=64)
-four = saved.solve(rules, 2, chunk=64, devices=4)
-same_nan = bool((np.isnan(one.values) == np.isnan(four.values)).all())
-diff = float(np.nanmax(np.abs(one.values - four.values)))
-print(json.dumps({"same_nan": same_nan, "max_diff": diff, "devices": four.device.count("cpu") or four.device.count("Cpu")}))
+two = saved.solve(rules, 2, chunk=64, devices=2)
+same_nan = bool((np.isnan(one.values) == np.isnan(two.values)).all())
+diff = float(np.nanmax(np.abs(one.values - two.values)))
+print(json.dumps({"same_nan": same_nan, "max_diff": diff, "devices": two.device.count("cpu") or two.device.count("Cpu")}))
 """
 
 
 def test_saved_throw_solve_sharded_equals_unsharded():
-    env = dict(os.environ, XLA_FLAGS="--xla_force_host_platform_device_count=4", JAX_PLATFORMS="cpu")
+    # two virtual devices: on a 2-core machine four devices' collectives can time out under load
+    env = dict(os.environ, XLA_FLAGS="--xla_force_host_platform_device_count=2", JAX_PLATFORMS="cpu")
     proc = subprocess.run([sys.executable, "-c", SAVED_SCRIPT], env=env, capture_output=True, text=True, timeout=600)
     assert proc.returncode == 0, proc.stderr[-3000:]
     out = json.loads(proc.stdout.strip().splitlines()[-1])
-    assert out == {"same_nan": True, "max_diff": 0.0, "devices": 4}
+    assert out == {"same_nan": True, "max_diff": 0.0, "devices": 2}
