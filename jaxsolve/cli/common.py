@@ -66,16 +66,16 @@ def handle_errors(fn):
             fail(str(exc))
         except MemoryError:
             fail("out of memory; try a smaller size")
-        except Exception as exc:  # an accelerator or XLA running out of memory: one line too
-            if not _is_out_of_memory(exc):
-                raise
-            first = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
-            fail(f"out of memory on the device ({first}); try a smaller size, fewer saved throws or more devices")
         except OSError as exc:
             where = f" {exc.filename}" if getattr(exc, "filename", None) else ""
             if exc.errno in (errno.ENOSPC, errno.EPIPE, errno.EBADF) and not where:
                 fail(f"cannot write the output: {exc.strerror or exc}")
             fail(f"input/output error{where}: {exc.strerror or exc}")
+        except Exception as exc:  # an accelerator or XLA running out of memory: one line too
+            if not _is_out_of_memory(exc):
+                raise
+            first = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
+            fail(f"out of memory on the device ({first}); try a smaller size, fewer saved throws or more devices")
 
     return wrapper
 
