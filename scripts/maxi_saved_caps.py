@@ -47,9 +47,14 @@ def run_cap(cap: int, device: str, x64: bool, devices: int) -> dict:
     return row
 
 
+QUIET_LOAD = 4.0
+"""Rows measured at a higher load average than this are shown but left out of the fit."""
+
+
 def fit(rows: list[dict]) -> tuple[float, float] | None:
-    """Least-squares ``seconds = a + b * cap`` over the measured rows (None with fewer than 2 caps)."""
-    pts = sorted({r["cap"]: r["solve_seconds"] for r in rows}.items())
+    """Least-squares ``seconds = a + b * cap`` over the rows measured at a load average up to
+    ``QUIET_LOAD`` (None with fewer than 2 such caps)."""
+    pts = sorted({r["cap"]: r["solve_seconds"] for r in rows if r["load_average_after"][0] <= QUIET_LOAD}.items())
     if len(pts) < 2:
         return None
     n = len(pts)
@@ -114,7 +119,8 @@ def markdown(data: dict) -> str:
             continue
         a, b = ab
         lines.append(
-            f"- {key[0]} {key[1]}: solve time ~ {a:.0f} s + {b:.0f} s x cap over caps {', '.join(str(r['cap']) for r in sub)}; "
+            f"- {key[0]} {key[1]}: solve time ~ {a:.0f} s + {b:.0f} s x cap over caps "
+            f"{', '.join(str(r['cap']) for r in sub if r['load_average_after'][0] <= QUIET_LOAD)} (load average up to {QUIET_LOAD:g}); "
             f"the uncapped game (cap {UNCAPPED}) would take ~{(a + b * UNCAPPED) / 3600:.1f} h and needs a {table:.1f} GiB value table "
             f"({saved.table_bytes(rules, 0, key[1]) / 2**30:.2f} GiB per saved-throw row)."
         )
