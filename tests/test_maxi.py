@@ -2,7 +2,6 @@
 
 import itertools
 
-import jax
 import numpy as np
 import pytest
 
@@ -117,8 +116,6 @@ def test_value_grows_with_the_cap_and_stops_at_the_useful_cap():
     assert all(b >= a - 1e-12 for a, b in itertools.pairwise(values)) and values[1] > values[0] + 1e-3
     # four open boxes: at most three turns can each save one throw for a later turn
     assert values[3] == pytest.approx(values[4], abs=1e-12)
-    assert saved.useful_cap(rules) == (rules.num_boxes - 1) * (rules.rolls - 1)
-    assert jax.config.jax_enable_x64
 
 
 def test_saved_export_round_trip_and_checks(tmp_path):

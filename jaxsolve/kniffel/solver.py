@@ -351,9 +351,8 @@ def fill_classes(values: np.ndarray, rules: KniffelRules, inplace: bool = False)
     """The flat value table with every reachable state given its representative's value
     (``inplace``: written into ``values`` itself, no copy)."""
     out = values if inplace else values.copy()
-    for k in range(rules.num_boxes + 1):
-        f, u, h = (a.astype(np.int64) for a in tables.layer_states(rules, k))
-        out[tables.state_index(f, u, h, rules)] = values[tables.state_index(f, *tables.canonical(f, u, h, rules), rules)]
+    targets, sources = tables.class_copies(rules)
+    out[targets] = out[sources]
     return out
 
 
