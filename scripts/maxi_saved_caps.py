@@ -43,9 +43,13 @@ def run_cap(cap: int, device: str, x64: bool, devices: int) -> dict:
     if proc.returncode != 0:
         raise SystemExit(f"cap {cap} failed:\n{proc.stderr[-2000:]}")
     row = json.loads(proc.stdout.strip().splitlines()[-1])
-    row.update(cap=cap, process_wall_s=round(wall, 1), load_average_after=[round(x, 2) for x in os.getloadavg()])
+    row.update(cap=cap, process_wall_s=round(wall, 1), load_average_after=[round(x, 2) for x in os.getloadavg()], solver=SOLVER)
     return row
 
+
+SOLVER = "two layers"
+"""The solve that measured a row: "two layers" (``saved.solve`` holds the layer it computes and the
+next one) or "whole table" (its first version held the whole ``[cap + 1, states]`` table)."""
 
 QUIET_LOAD = 4.0
 """Rows measured at a higher load average than this are shown but left out of the fit."""
@@ -169,7 +173,7 @@ def main() -> None:
         data["machine"] = ", ".join(f"{k} {v}" for k, v in machine().items() if k in ("cpu", "cpu_count", "platform", "jax", "devices"))
         for cap in args.caps:
             row = run_cap(cap, args.device, args.x64, args.devices)
-            data["rows"] = [r for r in data["rows"] if (r["cap"], r["device"], r["dtype"]) != (cap, row["device"], row["dtype"])] + [row]
+            data["rows"] = [r for r in data["rows"] if (r["cap"], r["device"], r["dtype"]) != (cap, row["device"], row["dtype"]) or r.get("solver") != SOLVER] + [row]
             path.write_text(json.dumps(data, indent=1))
             print(f"cap {cap}: {row['game_value']:.4f} in {row['solve_seconds']:.0f} s, peak {row['peak_memory_mib'] / 1024:.2f} GiB", flush=True)
     (OUT / "saved_caps.md").write_text(markdown(data))

@@ -118,6 +118,23 @@ def test_value_grows_with_the_cap_and_stops_at_the_useful_cap():
     assert values[3] == pytest.approx(values[4], abs=1e-12)
 
 
+def test_value_only_solve_and_unreachable_saved_rows():
+    rules = maxi.small().replace(rolls=2)
+    full, lean = saved.solve(rules, 3), saved.solve(rules, 3, table=False)
+    assert lean.values is None and lean.game_value == full.game_value
+    with pytest.raises(JaxsolveError, match="game value only"):
+        lean.value(0)
+    # a turn saves at most one throw here: one box filled leaves rows 0 and 1, the rest is NaN
+    one = solver.filled_mask(["ones"], rules)
+    assert np.isfinite(full.values[:2, one, 0, 0]).all() and np.isnan(full.values[2:, one, 0, 0]).all()
+    np.testing.assert_array_equal(np.isfinite(full.values), saved.defined_mask(rules, 3))
+
+
+def test_saved_solve_holds_two_layers_not_the_table():
+    rules = maxi.get_rules("maxi")
+    assert saved.working_bytes(rules, saved.useful_cap(rules)) < saved.table_bytes(rules, saved.useful_cap(rules)) / 8
+
+
 def test_saved_export_round_trip_and_checks(tmp_path):
     rules = maxi.small().replace(rolls=2)
     sol = saved.solve(rules, 2)

@@ -79,7 +79,16 @@ def solve(
         else:
             if devices != 1 and devices > len(jax.devices()):
                 raise JaxsolveError(f"--devices {devices}: only {len(jax.devices())} visible")
-            sol = saved.solve(the_rules, saved_rolls, objective, chunk=chunk, device=dev, devices=None if devices == 1 else (devices or len(jax.devices())), on_layer=advance)
+            sol = saved.solve(
+                the_rules,
+                saved_rolls,
+                objective,
+                chunk=chunk,
+                device=dev,
+                devices=None if devices == 1 else (devices or len(jax.devices())),
+                table=out is not None,
+                on_layer=advance,
+            )
     if out is not None:
         (store if saved_rolls is None else saved).save_solution(out, sol, game=game.name)
     peak = peak_memory(dev)
@@ -89,7 +98,7 @@ def solve(
         "objective": objective,
         "saved_rolls": saved_rolls,
         "game_value": sol.game_value,
-        "dtype": str(sol.values.dtype) if run.x64 else "float32",
+        "dtype": "float64" if run.x64 else "float32",
         "device": sol.device,
         "compile_seconds": round(sol.compile_seconds, 3),
         "solve_seconds": round(sol.solve_seconds, 3),
