@@ -183,6 +183,21 @@ def test_device_out_of_memory_is_one_error_line(monkeypatch):
     assert len(lines) == 1 and lines[0].startswith("error: out of memory on the device"), result.output
 
 
+def test_an_export_larger_than_memory_is_refused_before_solving(monkeypatch, tmp_path):
+    from typer.testing import CliRunner
+
+    from jaxsolve.cli import app
+
+    def must_not_solve(*args, **kwargs):
+        raise AssertionError("solved although the export cannot fit")
+
+    monkeypatch.setattr(saved, "available_memory", lambda: 2**30)
+    monkeypatch.setattr(saved, "solve", must_not_solve)
+    result = CliRunner().invoke(app, ["solve", "maxi", "--saved-rolls", "2", "--quiet", "--no-cache", "--out", str(tmp_path / "t.npy")])
+    assert result.exit_code == 1 and "error: the whole table of cap 2 needs 4.0 GiB" in result.output, result.output
+    assert not list(tmp_path.iterdir())
+
+
 def test_moments_only_evaluation_equals_the_split_one():
     from jaxsolve.kniffel import evaluate
 

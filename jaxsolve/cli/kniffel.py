@@ -71,6 +71,8 @@ def solve(
         raise JaxsolveError("--devices shards the saved-throw solve: give --saved-rolls too")
     if saved_rolls is not None:
         saved.check_cap(saved_rolls, the_rules)
+        if out is not None:  # the table, and its bytes while it is written
+            saved.check_table_fits(the_rules, saved_rolls, "float64" if run.x64 else "float32", copies=2)
     dev = run.setup()
     sizes = {k: len(tables.representative_states(the_rules, k)[0]) for k in range(the_rules.num_boxes)}
     with layer_bars(sizes, run.quiet or as_json) as advance:

@@ -217,6 +217,28 @@ def table_bytes(rules: CategoryRules, cap: int, dtype="float32") -> int:
     return (cap + 1) * rules.num_states * np.dtype(dtype).itemsize
 
 
+def available_memory() -> int | None:
+    """Bytes of memory available to new allocations (Linux ``MemAvailable``; None elsewhere)."""
+    try:
+        with open("/proc/meminfo") as f:
+            for line in f:
+                if line.startswith("MemAvailable:"):
+                    return int(line.split()[1]) * 1024
+    except (OSError, ValueError, IndexError):
+        return None
+    return None
+
+
+def check_table_fits(rules: CategoryRules, cap: int, dtype="float32", copies: int = 1) -> None:
+    """A clear error, before any work, when ``copies`` full tables do not fit the host's memory."""
+    need, free = copies * table_bytes(rules, cap, dtype), available_memory()
+    if free is not None and need > free:
+        raise JaxsolveError(
+            f"the whole table of cap {cap} needs {need / 2**30:.1f} GiB of host memory, {free / 2**30:.1f} GiB available; "
+            "solve without an export for the game value (two layers at a time), or with a smaller cap"
+        )
+
+
 def solve(
     rules: CategoryRules,
     cap: int,
@@ -249,6 +271,8 @@ def solve(
         device = device or jax.devices()[0]
     home = device if mesh is None else mesh.devices.flat[0]
     ranks_np = mask_ranks(nb)
+    if table:
+        check_table_fits(rules, cap, dtype)
     out = np.full((cap + 1, rules.num_states), np.nan, dtype) if table else None
     if out is not None:
         full = tables.state_index(rules.full_mask, np.arange(rules.upper_threshold + 1)[:, None], np.arange(2)[None, :], rules).reshape(-1)
