@@ -55,10 +55,22 @@ QUIET_LOAD = 4.0
 """Rows measured at a higher load average than this are shown but left out of the fit."""
 
 
+def levels(cap: int) -> float:
+    """Re-throw levels per state of the solve for ``cap``, averaged over the states it computes:
+    a state with ``k`` boxes filled has ``rows_in_layer(k) + rolls - 2`` (what its time grows with)."""
+    from jaxsolve import maxi
+    from jaxsolve.kniffel import saved, tables
+
+    rules = maxi.get_rules("maxi")
+    sizes = [len(tables.representative_states(rules, k)[0]) for k in range(rules.num_boxes)]
+    work = sum(n * (saved.rows_in_layer(rules, cap, k) + rules.rolls - 2) for k, n in enumerate(sizes))
+    return work / sum(sizes)
+
+
 def fit(rows: list[dict]) -> tuple[float, float] | None:
-    """Least-squares ``seconds = a + b * cap`` over the rows measured at a load average up to
-    ``QUIET_LOAD`` (None with fewer than 2 such caps)."""
-    pts = sorted({r["cap"]: r["solve_seconds"] for r in rows if r["load_average_after"][0] <= QUIET_LOAD}.items())
+    """Least-squares ``seconds = a + b * levels(cap)`` over the rows of the current solver measured
+    at a load average up to ``QUIET_LOAD`` (None with fewer than 2 such caps)."""
+    pts = sorted({levels(r["cap"]): r["solve_seconds"] for r in rows if r["load_average_after"][0] <= QUIET_LOAD and r.get("solver") == SOLVER}.items())
     if len(pts) < 2:
         return None
     n = len(pts)
@@ -89,6 +101,8 @@ def reduced_rows() -> dict:
 
 
 def markdown(data: dict) -> str:
+    import numpy as np
+
     from jaxsolve import maxi
     from jaxsolve.kniffel import saved
 
@@ -99,34 +113,46 @@ def markdown(data: dict) -> str:
         "Each turn brings three throws, the first is compulsory, unused throws are saved; at most *cap* throws",
         "are carried into a turn (cap 0: the game without saving; cap 38 never loses a throw: the uncapped game).",
         "Every row is a fresh process: `python scripts/maxi_saved_caps.py --caps ...` (`jaxsolve solve maxi --saved-rolls CAP`).",
+        "*solver*: `two layers` is `saved.solve` as it is (it holds the layer it computes and the next one);",
+        "`whole table` rows were measured with its first version, which held the whole `[cap + 1, states]` table",
+        "(same values, more memory).",
         "",
-        "| device | dtype | cap | game value | change from cap - 1 | solve s | compile s | peak memory GiB | memory kind | load after |",
-        "| --- | --- | ---: | ---: | ---: | ---: | ---: | ---: | --- | --- |",
+        "| device | dtype | cap | game value | change from the previous cap | from the uncapped value, float32 steps | solve s | compile s | peak memory GiB | memory kind | load after | solver |",
+        "| --- | --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | --- | --- | --- |",
     ]
-    rows = sorted(data["rows"], key=lambda r: (r["device"], r["dtype"], r["cap"]))
-    prev = {}
+    rows = sorted(data["rows"], key=lambda r: (r["device"], r["dtype"], r["cap"], r.get("solver") != SOLVER))
+    prev, converged = {}, {}
     for r in rows:
         key = (r["device"], r["dtype"])
-        change = "" if key not in prev or prev[key][0] != r["cap"] - 1 else f"{r['game_value'] - prev[key][1]:+.4f}"
-        prev[key] = (r["cap"], r["game_value"])
+        top = [x for x in rows if (x["device"], x["dtype"]) == key and x["cap"] == UNCAPPED]
+        steps = ""
+        if top:
+            ref = np.float32(top[0]["game_value"])
+            steps = f"{(np.float32(r['game_value']) - ref) / np.spacing(ref):+.0f}"
+            if abs(np.float32(r["game_value"]) - ref) <= np.spacing(ref) and key not in converged:
+                converged[key] = r["cap"]
+        change = "" if key not in prev or prev[key][0] == r["cap"] else f"{r['game_value'] - prev[key][1]:+.4f} (from cap {prev[key][0]})"
+        if key not in prev or prev[key][0] != r["cap"]:
+            prev[key] = (r["cap"], r["game_value"])
         lines.append(
-            f"| {r['device']} | {r['dtype']} | {r['cap']} | {r['game_value']:.4f} | {change} | {r['solve_seconds']:.0f} | {r['compile_seconds']:.1f} "
-            f"| {r['peak_memory_mib'] / 1024:.2f} | {r['peak_memory_kind']} | {r['load_average_after'][0]} |"
+            f"| {r['device']} | {r['dtype']} | {r['cap']} | {r['game_value']:.4f} | {change} | {steps} | {r['solve_seconds']:.0f} | {r['compile_seconds']:.1f} "
+            f"| {r['peak_memory_mib'] / 1024:.2f} | {r['peak_memory_kind']} | {r['load_average_after'][0]} | {r.get('solver', SOLVER)} |"
         )
-    lines += ["", "## Cost model (estimate from the measured rows, not a measurement)", ""]
+    for key, cap in converged.items():
+        lines += ["", f"{key[0]} {key[1]}: from cap {cap} on (among the caps measured), the value equals the uncapped game's to one float32 step ({np.spacing(np.float32(500)):.1e} at this size)."]
+    lines += ["", "## Cost model (a fit to the measured rows, for caps and devices not measured)", ""]
     for key in sorted({(r["device"], r["dtype"]) for r in rows}):
         sub = [r for r in rows if (r["device"], r["dtype"]) == key]
         ab = fit(sub)
-        table = saved.table_bytes(rules, UNCAPPED, key[1]) / 2**30
         if ab is None:
-            lines.append(f"- {key[0]} {key[1]}: one cap measured; no fit.")
+            lines.append(f"- {key[0]} {key[1]}: fewer than two quiet rows of the current solver; no fit.")
             continue
         a, b = ab
         lines.append(
-            f"- {key[0]} {key[1]}: solve time ~ {a:.0f} s + {b:.0f} s x cap over caps "
-            f"{', '.join(str(r['cap']) for r in sub if r['load_average_after'][0] <= QUIET_LOAD)} (load average up to {QUIET_LOAD:g}); "
-            f"the uncapped game (cap {UNCAPPED}) would take ~{(a + b * UNCAPPED) / 3600:.1f} h and needs a {table:.1f} GiB value table "
-            f"({saved.table_bytes(rules, 0, key[1]) / 2**30:.2f} GiB per saved-throw row)."
+            f"- {key[0]} {key[1]}: solve time ~ {a:.0f} s + {b:.1f} s x (re-throw levels per state: 2 at cap 0, {levels(UNCAPPED):.1f} at cap {UNCAPPED}); "
+            f"the uncapped game: ~{(a + b * levels(UNCAPPED)) / 60:.0f} min. Memory: two layer tables, at most "
+            f"{saved.working_bytes(rules, UNCAPPED, key[1]) / 2**30:.2f} GiB at cap {UNCAPPED}, plus one chunk's work; an export needs the whole "
+            f"table on the host ({saved.table_bytes(rules, UNCAPPED, key[1]) / 2**30:.1f} GiB at cap {UNCAPPED}, {saved.table_bytes(rules, 0, key[1]) / 2**30:.2f} GiB per saved-throw row)."
         )
     red = data.get("reduced")
     if red:
