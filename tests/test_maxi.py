@@ -225,3 +225,22 @@ def test_full_maxi_solve_float32_and_the_simulation_agree():
     assert sol.game_value == pytest.approx(MAXI_FLOAT32_REGRESSION_PIN, abs=2e-3)
     result = simulate.simulate(rules, "optimal", 20_000, seed=3, solution=sol)
     assert abs(result.mean - sol.game_value) < 3 * result.se
+
+
+def test_cli_saved_throw_solve_exports_a_table_the_loader_accepts(tmp_path):
+    import json
+
+    from typer.testing import CliRunner
+
+    from jaxsolve.cli import app
+
+    path = tmp_path / "yatzy-saved.npy"
+    args = ["solve", "yatzy", "--rolls", "2", "--saved-rolls", "1", "--x64", "--no-cache", "--json", "--out", str(path)]
+    result = CliRunner().invoke(app, args)
+    assert result.exit_code == 0, result.output
+    summary = json.loads(result.output.strip().splitlines()[-1])
+    back = saved.load_solution(path)
+    assert back.cap == 1 and back.values.shape[0] == 2 and back.rules.rolls == 2
+    assert summary["game_value"] == back.game_value and summary["saved_rolls"] == 1
+    plain = solver.solve(back.rules)
+    assert back.game_value > plain.game_value
