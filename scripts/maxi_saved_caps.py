@@ -149,7 +149,8 @@ def markdown(data: dict) -> str:
             continue
         a, b = ab
         lines.append(
-            f"- {key[0]} {key[1]}: solve time ~ {a:.0f} s + {b:.1f} s x (re-throw levels per state: 2 at cap 0, {levels(UNCAPPED):.1f} at cap {UNCAPPED}); "
+            f"- {key[0]} {key[1]}: solve time ~ {a:.0f} s + {b:.1f} s x (re-throw levels per state: 2 at cap 0, {levels(UNCAPPED):.1f} at cap {UNCAPPED}), "
+            f"fitted over caps {', '.join(str(r['cap']) for r in sub if r.get('solver') == SOLVER and r['load_average_after'][0] <= QUIET_LOAD)}; "
             f"the uncapped game: ~{(a + b * levels(UNCAPPED)) / 60:.0f} min. Memory: two layer tables, at most "
             f"{saved.working_bytes(rules, UNCAPPED, key[1]) / 2**30:.2f} GiB at cap {UNCAPPED}, plus one chunk's work; an export needs the whole "
             f"table on the host ({saved.table_bytes(rules, UNCAPPED, key[1]) / 2**30:.1f} GiB at cap {UNCAPPED}, {saved.table_bytes(rules, 0, key[1]) / 2**30:.2f} GiB per saved-throw row)."
