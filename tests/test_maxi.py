@@ -130,11 +130,6 @@ def test_value_only_solve_and_unreachable_saved_rows():
     np.testing.assert_array_equal(np.isfinite(full.values), saved.defined_mask(rules, 3))
 
 
-def test_saved_solve_holds_two_layers_not_the_table():
-    rules = maxi.get_rules("maxi")
-    assert saved.working_bytes(rules, saved.useful_cap(rules)) < saved.table_bytes(rules, saved.useful_cap(rules)) / 8
-
-
 def test_saved_export_round_trip_and_checks(tmp_path):
     rules = maxi.small().replace(rolls=2)
     sol = saved.solve(rules, 2)
