@@ -44,12 +44,12 @@ def timed(fn):
 
 
 def in_process(rules_name: str, repeats: int, previous: bool, cache: str) -> dict:
-    from jaxsolve import runtime
+    from jaxsolve.core import runtime
 
     runtime.configure(x64=True, cache_dir=cache)
-    from jaxsolve.kniffel import analysis, evaluate, solver
-    from jaxsolve.kniffel.position import Position
-    from jaxsolve.kniffel.rules import get_rules
+    from jaxsolve.games.category import analysis, evaluate, solver
+    from jaxsolve.games.category.position import Position
+    from jaxsolve.games.category.rules import get_rules
 
     rules = get_rules(rules_name)
     sol, first_solve, _ = timed(lambda: solver.solve(rules, "score"))

@@ -28,8 +28,8 @@ jax.config.update("jax_enable_x64", True)
 
 from machine import describe  # noqa: E402
 
-from jaxsolve.kniffel import analysis, position, query, store, tables  # noqa: E402
-from jaxsolve.kniffel.rules import get_rules  # noqa: E402
+from jaxsolve.games.category import analysis, position, query, table_io, tables  # noqa: E402
+from jaxsolve.games.category.rules import get_rules  # noqa: E402
 
 
 def situations(rules, n, seed=0):
@@ -48,7 +48,7 @@ def main() -> None:
     ap.add_argument("--out", default=str(ROOT / "results" / "query"))
     args = ap.parse_args()
     rules = get_rules(args.rules)
-    sol = store.solved(rules, dtype="float64")
+    sol = table_io.solved(rules, dtype="float64")
     f, u, h, dice, left = situations(rules, args.n)
 
     table = query.Table(sol)

@@ -148,7 +148,7 @@ def main() -> None:
     args = ap.parse_args()
 
     os.environ.setdefault("JAX_PLATFORMS", args.device)
-    from jaxsolve import runtime
+    from jaxsolve.core import runtime
     from jaxsolve.bench import machine
 
     runtime.configure(x64=True)

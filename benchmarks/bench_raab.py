@@ -23,7 +23,7 @@ COLD = """
 import time, jax
 t0 = time.perf_counter()
 jax.config.update("jax_enable_x64", True)
-from jaxsolve import raab
+from jaxsolve.games.raab import solver as raab
 sol = raab.solve(raab.PRESETS[{name!r}], device=jax.devices({device!r})[0])
 print(time.perf_counter() - t0, sol.game_value)
 """
@@ -39,7 +39,7 @@ def bench(name: str, device: str, repeats: int) -> dict:
     import jax
     import jax.numpy as jnp
 
-    from jaxsolve import raab
+    from jaxsolve.games.raab import solver as raab
 
     rules = raab.PRESETS[name]
     dev = jax.devices(device)[0]

@@ -13,8 +13,8 @@ from pathlib import Path
 import jax
 
 from jaxsolve import bench
-from jaxsolve.kniffel import simulate, strategies
-from jaxsolve.kniffel.rules import get_rules
+from jaxsolve.games.category import simulate, strategies
+from jaxsolve.games.category.rules import get_rules
 
 
 

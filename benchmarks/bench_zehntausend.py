@@ -57,12 +57,12 @@ def main() -> None:
 
     import jax
 
-    from jaxsolve import runtime
+    from jaxsolve.core import runtime
 
     runtime.configure(x64=True, use_cache=False)
     import jax.numpy as jnp
 
-    from jaxsolve import zehntausend as z
+    from jaxsolve.games.zehntausend import solver as z
 
     device = runtime.get_device(args.device)
     rules = z.PRESETS["seed"]

@@ -28,8 +28,8 @@ def main() -> None:
     ap.add_argument("--out", default=str(ROOT / "results" / "simulate" / "strengths_bot_seeds"))
     args = ap.parse_args()
 
-    from jaxsolve.kniffel import simulate, strategies
-    from jaxsolve.kniffel.rules import get_rules
+    from jaxsolve.games.category import simulate, strategies
+    from jaxsolve.games.category.rules import get_rules
 
     rules = get_rules(args.rules)
     name = f"heuristic:{args.strength}"

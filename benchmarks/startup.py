@@ -113,9 +113,9 @@ import json, os, sys, time
 t0 = time.perf_counter()
 import jaxsolve.cli
 t1 = time.perf_counter()
-from jaxsolve import cache
-from jaxsolve.kniffel import analysis, position
-from jaxsolve.kniffel.rules import get_rules
+from jaxsolve.io import cache
+from jaxsolve.games.category import analysis, position
+from jaxsolve.games.category.rules import get_rules
 cache.configure(None)
 rules = get_rules("kniffel-apl")
 sol = analysis.cached_solution(rules, "score", "float64")

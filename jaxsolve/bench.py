@@ -83,8 +83,8 @@ def cases(quick: bool = False, backends=None) -> list[Case]:
 def category_cases(rules, quick: bool, dtype: str, devs) -> list[tuple[str, int, Callable]]:
     """Extra cases of a category game: the dense and sparse keep operators (the solve itself
     uses the level-by-level one), and the exact score distribution on 1 and on all devices."""
-    from jaxsolve.kniffel import distribution as D
-    from jaxsolve.kniffel import solver
+    from jaxsolve.games.category import distribution as D
+    from jaxsolve.games.category import solver
 
     chunk = 256 if quick else 1024
     out = []

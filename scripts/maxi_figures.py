@@ -37,14 +37,14 @@ def main() -> None:
     import jax
 
     jax.config.update("jax_enable_x64", True)  # the simulation's bookkeeping; the table keeps its dtype
-    from jaxsolve import maxi
+    from jaxsolve.games.category import maxi
     from jaxsolve.bench import machine, peak_memory
-    from jaxsolve.kniffel import evaluate, simulate, store
+    from jaxsolve.games.category import evaluate, simulate, table_io
 
     rules = maxi.small() if args.small else maxi.get_rules("maxi")
     dtype = "float64" if args.x64 else "float32"
     t0 = time.perf_counter()
-    sol = store.solved(rules, dtype=dtype)
+    sol = table_io.solved(rules, dtype=dtype)
     t_table = time.perf_counter() - t0
     t0 = time.perf_counter()
     ev = evaluate.evaluate(sol, split=False)

@@ -24,9 +24,10 @@ import jax.numpy as jnp
 import numpy as np
 import pytest
 
-from jaxsolve import cache, games
-from jaxsolve.kniffel import analysis, policy, solver, store, tables
-from jaxsolve.kniffel.position import SheetState
+from jaxsolve.io import cache
+from jaxsolve import games
+from jaxsolve.games.category import analysis, policy, solver, table_io, tables
+from jaxsolve.games.category.position import SheetState
 
 PRESETS = [("kniffel", "kniffel"), ("kniffel", "yahtzee"), ("kniffel", "kniffel-apl"), ("kniffel", "kniffel-imhieb"),
            ("kniffel", "yahtzee-free"), ("yatzy", "yatzy"), ("yatzy", "yatzy+forced")]
@@ -40,7 +41,7 @@ def random_table(rules, objective="score", dtype="float64", seed=0, integer=True
     """A value table that passes the store's checks: random values >= 0 at every reachable
     state (NaN elsewhere, 0 for the full sheet)."""
     rng = np.random.default_rng(seed)
-    mask = store.reachable_mask(rules)
+    mask = table_io.reachable_mask(rules)
     raw = rng.integers(0, 40, mask.shape).astype(float) if integer else rng.uniform(0.0, 300.0, mask.shape)
     values = np.where(mask, raw, np.nan).astype(dtype)
     values[rules.full_mask] = 0.0
@@ -153,16 +154,16 @@ def test_cached_advise_process_does_not_import_jax(tmp_store):
     sol = random_table(rules, seed=4, integer=False)
     path = cache.entry_path("kniffel", rules, "score", "float64")
     path.parent.mkdir(parents=True)
-    store.save_solution(path, sol, game="kniffel")
+    table_io.save_solution(path, sol, game="kniffel")
     args = ["advise", "kniffel", "--rules", "kniffel-imhieb", "--position", "aces=3 kniffel=50", "--dice", "6", "6", "6", "6", "6", "--json"]
     env = {**os.environ, "JAXSOLVE_CACHE": str(tmp_store)}
     run = subprocess.run([sys.executable, "-X", "importtime", "-m", "jaxsolve", *args], env=env, capture_output=True, text=True, timeout=120)
     assert run.returncode == 0, run.stderr[-2000:]
     imported = [m.group(1) for m in re.finditer(r"^import time:\s*\d+\s*\|\s*\d+\s*\|\s*(\S+)\s*$", run.stderr, re.M)]
-    assert "numpy" in imported and "jaxsolve.kniffel.analysis" in imported
+    assert "numpy" in imported and "jaxsolve.games.category.analysis" in imported
     assert not [m for m in imported if m.split(".")[0] in ("jax", "jaxlib", "equinox")]
     assert "using the cached table" in run.stderr and "solved" not in run.stderr
-    from jaxsolve.kniffel.position import parse_position
+    from jaxsolve.games.category.position import parse_position
 
     ref = analysis.advise(rules, parse_position("aces=3 kniffel=50", rules), (6, 6, 6, 6, 6), 2, sol=sol, backend="jax").to_dict()
     got = json.loads(run.stdout)
@@ -172,20 +173,20 @@ def test_cached_advise_process_does_not_import_jax(tmp_store):
 
 
 def test_store_cached_never_solves(tmp_store):
-    """``store.cached``: the table if the store holds a valid one, else None; a broken entry is
+    """``table_io.cached``: the table if the store holds a valid one, else None; a broken entry is
     left in place for ``solved`` to report and replace."""
     rules = rules_of("kniffel", "yahtzee")
-    assert store.cached(rules) is None
+    assert table_io.cached(rules) is None
     sol = random_table(rules, seed=1)
     path = cache.entry_path("kniffel", rules, "score", "float64")
     path.parent.mkdir(parents=True)
-    store.save_solution(path, sol, game="kniffel")
-    assert np.array_equal(store.cached(rules).values, sol.values, equal_nan=True)
-    assert store.cached(rules, dtype="float32") is None
+    table_io.save_solution(path, sol, game="kniffel")
+    assert np.array_equal(table_io.cached(rules).values, sol.values, equal_nan=True)
+    assert table_io.cached(rules, dtype="float32") is None
     data = bytearray(path.read_bytes())
     data[len(data) // 2] ^= 0xFF
     path.write_bytes(bytes(data))
-    assert store.cached(rules) is None and path.exists()
+    assert table_io.cached(rules) is None and path.exists()
 
 
 @pytest.mark.slow

@@ -5,9 +5,9 @@ import json
 import pytest
 from typer.testing import CliRunner
 
-from jaxsolve import cache
+from jaxsolve.io import cache
 from jaxsolve.cli import app
-from jaxsolve.kniffel import analysis, solver
+from jaxsolve.games.category import analysis, solver
 
 runner = CliRunner()
 ADVISE = ["advise", "kniffel", "--rules", "kniffel-apl", "--position", "aces=3 twos=- fours=12", "--dice", "1", "1", "2", "2", "5", "--rolls-left", "1", "--json"]

@@ -5,7 +5,7 @@ import jax.numpy as jnp
 import numpy as np
 import pytest
 
-from jaxsolve import dice
+from jaxsolve.core import dice
 
 
 @pytest.mark.parametrize(("n", "sides", "throws", "keeps"), [(5, 6, 252, 462), (6, 6, 462, 924), (3, 4, 20, 35), (1, 2, 2, 3)])

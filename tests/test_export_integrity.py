@@ -12,12 +12,13 @@ import numpy as np
 import pytest
 from typer.testing import CliRunner
 
-from jaxsolve import export, raab
-from jaxsolve import zehntausend as z
+from jaxsolve.io import export
+from jaxsolve.games.raab import solver as raab
+from jaxsolve.games.zehntausend import solver as z
 from jaxsolve.cli import app
 from jaxsolve.errors import JaxsolveError
-from jaxsolve.kniffel import solver, store
-from jaxsolve.kniffel.rules import PRESETS, KniffelRules
+from jaxsolve.games.category import solver, table_io
+from jaxsolve.games.category.rules import PRESETS, KniffelRules
 
 runner = CliRunner()
 SMALL = KniffelRules(dice=2, rolls=2, upper_threshold=5)
@@ -64,7 +65,7 @@ def zsol():
 
 def test_sidecar_records_size_and_hash(tmp_path, small):
     path = tmp_path / "small.npy"
-    store.save_solution(path, small)
+    table_io.save_solution(path, small)
     meta = json.loads(path.with_suffix(".json").read_text())
     data = path.read_bytes()
     import hashlib
@@ -86,7 +87,7 @@ def test_kniffel_solve_killed_between_the_two_renames(tmp_path, monkeypatch):
     assert killed.exit_code != 0
     assert out.with_suffix(".json").read_text() == old_sidecar  # new values under the old sidecar
     with pytest.raises(JaxsolveError, match="does not match its sidecar"):
-        store.load_solution(out)
+        table_io.load_solution(out)
     result = runner.invoke(app, ["advise", "kniffel", "--values", str(out), "--dice", "11225"])
     one_line_error(result, "out of step")
     assert temps(tmp_path) == []
@@ -94,15 +95,15 @@ def test_kniffel_solve_killed_between_the_two_renames(tmp_path, monkeypatch):
 
 def test_failure_before_any_rename_keeps_the_old_export(tmp_path, monkeypatch, small):
     path = tmp_path / "small.npy"
-    store.save_solution(path, small)
+    table_io.save_solution(path, small)
     before = path.read_bytes(), path.with_suffix(".json").read_bytes()
     other = solver.Solution(SMALL.replace(extra_bonus=0), "score", small.values * 0.5)
     fail_on_replace(monkeypatch, 1)
     with pytest.raises(JaxsolveError, match="cannot write"):
-        store.save_solution(path, other)
+        table_io.save_solution(path, other)
     monkeypatch.undo()
     assert (path.read_bytes(), path.with_suffix(".json").read_bytes()) == before
-    np.testing.assert_array_equal(store.load_solution(path).values, small.values)
+    np.testing.assert_array_equal(table_io.load_solution(path).values, small.values)
     assert temps(tmp_path) == []
 
 
@@ -114,7 +115,7 @@ def test_stale_temp_files_are_removed_by_the_next_write(tmp_path, small):
     other = tmp_path / f".other.npy.{dead}.abcd.tmp"
     for p in [*stale, alive, other]:
         p.write_bytes(b"partial")
-    store.save_solution(path, small)
+    table_io.save_solution(path, small)
     assert not any(p.exists() for p in stale)
     assert alive.exists() and other.exists()
 
@@ -162,7 +163,7 @@ def forge(path, array, meta, edit=None):
 
 
 def kniffel_meta(sol):
-    return store.metadata(sol)
+    return table_io.metadata(sol)
 
 
 def drop(key):
@@ -254,7 +255,7 @@ def test_kniffel_loader_refuses(tmp_path, small, case, message):
         w[0, 0, 0] += 1
         np.save(path, w)
     with pytest.raises(JaxsolveError, match=None) as info:
-        store.load_solution(path)
+        table_io.load_solution(path)
     assert message in str(info.value)
     assert "\n" not in str(info.value)
 
@@ -274,7 +275,7 @@ def test_advise_kniffel_values_one_line_errors(tmp_path, case, message):
     """--values with a broken table: one error line before any solve (the shape check needs
     the real rules, so these use the yahtzee preset's metadata)."""
     sol = solver.Solution(PRESETS["yahtzee"], "score", np.zeros((8192, 64, 2)))
-    meta = store.metadata(sol)
+    meta = table_io.metadata(sol)
     path = tmp_path / "y.npy"
     if case == "wide table":
         forge(path, np.zeros((8192, 10, 2)), meta)
@@ -395,7 +396,7 @@ def no_work(monkeypatch):
         raise AssertionError("the work started before the output path was checked")
 
     from jaxsolve import bench
-    from jaxsolve.kniffel import analysis, simulate
+    from jaxsolve.games.category import analysis, simulate
 
     for mod, name in [(raab, "solve"), (z, "solve"), (solver, "solve"), (analysis, "apl_tables"), (bench, "run_bench"), (simulate, "simulate")]:
         monkeypatch.setattr(mod, name, boom)
@@ -481,7 +482,7 @@ def test_stdout_on_a_full_disk_is_one_error_line():
 )
 def test_usage_and_state_errors_are_one_line(monkeypatch, args, message):
     no_work(monkeypatch)
-    from jaxsolve.kniffel import target
+    from jaxsolve.games.category import target
 
     monkeypatch.setattr(target, "solve_target", lambda *a, **k: (_ for _ in ()).throw(AssertionError("solved")))
     one_line_error(runner.invoke(app, args), message)

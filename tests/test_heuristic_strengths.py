@@ -11,9 +11,9 @@ from typer.testing import CliRunner
 
 from jaxsolve.cli import app
 from jaxsolve.errors import JaxsolveError
-from jaxsolve.kniffel import heuristic, simulate, strategies, tables
-from jaxsolve.kniffel.position import parse_position
-from jaxsolve.kniffel.rules import PRESETS
+from jaxsolve.games.category import heuristic, simulate, strategies, tables
+from jaxsolve.games.category.position import parse_position
+from jaxsolve.games.category.rules import PRESETS
 
 KNIFFEL = PRESETS["kniffel"]
 runner = CliRunner()

@@ -12,9 +12,9 @@ from typer.testing import CliRunner
 
 from jaxsolve.cli import app
 from jaxsolve.errors import JaxsolveError
-from jaxsolve.kniffel import analysis, policy, solver, tables
-from jaxsolve.kniffel.position import Position, format_position, parse_dice, parse_position, possible_scores
-from jaxsolve.kniffel.rules import BOX_NAMES, get_rules
+from jaxsolve.games.category import analysis, policy, solver, tables
+from jaxsolve.games.category.position import Position, format_position, parse_dice, parse_position, possible_scores
+from jaxsolve.games.category.rules import BOX_NAMES, get_rules
 
 APL = get_rules("kniffel-apl")
 runner = CliRunner()
@@ -239,10 +239,10 @@ def test_cli_advise_json(apl_score):
 
 
 def test_cli_advise_text_and_values_export(tmp_path, apl_score):
-    from jaxsolve.kniffel import store
+    from jaxsolve.games.category import table_io
 
     path = tmp_path / "apl.npy"
-    store.save_solution(path, apl_score)
+    table_io.save_solution(path, apl_score)
     result = runner.invoke(app, ["advise", "kniffel", "--values", str(path), "--dice", "11225", "--top", "3", "--no-cache"])
     assert result.exit_code == 0, result.output
     lines = result.stdout.splitlines()
@@ -269,7 +269,7 @@ def test_cli_advise_text_and_values_export(tmp_path, apl_score):
     ],
 )
 def test_cli_bad_input_is_one_line_error(args, message, monkeypatch):
-    monkeypatch.setitem(sys.modules, "jaxsolve.kniffel.heuristic", None)
+    monkeypatch.setitem(sys.modules, "jaxsolve.games.category.heuristic", None)
     result = runner.invoke(app, ["advise", "kniffel", "--rules", "kniffel-apl", *args] if "--rules" not in args else ["advise", "kniffel", *args])
     assert result.exit_code == 1, result.output
     assert result.stderr.strip().startswith("error: ") and message in result.stderr
@@ -277,7 +277,7 @@ def test_cli_bad_input_is_one_line_error(args, message, monkeypatch):
 
 
 def test_cli_heuristic_strategy_uses_module(monkeypatch):
-    fake = types.ModuleType("jaxsolve.kniffel.heuristic")
+    fake = types.ModuleType("jaxsolve.games.category.heuristic")
     seen = {}
 
     def ratings(rules, position, dice, rolls_left):
@@ -285,7 +285,7 @@ def test_cli_heuristic_strategy_uses_module(monkeypatch):
         return [("fill chance (11)", 11.0), ("keep 1 1 2 2, re-throw 1", 12.5)]
 
     fake.ratings = ratings
-    monkeypatch.setitem(sys.modules, "jaxsolve.kniffel.heuristic", fake)
+    monkeypatch.setitem(sys.modules, "jaxsolve.games.category.heuristic", fake)
     result = runner.invoke(app, ["advise", "kniffel", "--rules", "kniffel-apl", "--strategy", "heuristic", "--position", "aces=2", "--dice", "1", "1", "2", "2", "5", "--json"])
     assert result.exit_code == 0, result.output
     out = json.loads(result.stdout)

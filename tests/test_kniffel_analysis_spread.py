@@ -12,9 +12,9 @@ from itertools import product
 import numpy as np
 import pytest
 
-from jaxsolve.kniffel import analysis, solver
-from jaxsolve.kniffel.position import Position
-from jaxsolve.kniffel.rules import BOX_NAMES, KniffelRules
+from jaxsolve.games.category import analysis, solver
+from jaxsolve.games.category.position import Position
+from jaxsolve.games.category.rules import BOX_NAMES, KniffelRules
 from kniffel_reference import options
 
 RULES = KniffelRules(rolls=2, joker="kniffel", bonus_on_scratch=False, upper_threshold=6, dice=3)

@@ -4,9 +4,9 @@ import numpy as np
 import pytest
 
 from jaxsolve.errors import JaxsolveError
-from jaxsolve.kniffel import distribution as D
-from jaxsolve.kniffel import evaluate, solver
-from jaxsolve.kniffel.rules import KniffelRules
+from jaxsolve.games.category import distribution as D
+from jaxsolve.games.category import evaluate, solver
+from jaxsolve.games.category.rules import KniffelRules
 from kniffel_dist_reference import score_distribution
 
 CASES = [

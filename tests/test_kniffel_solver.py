@@ -3,8 +3,8 @@
 import numpy as np
 import pytest
 
-from jaxsolve.kniffel import solver, store, tables
-from jaxsolve.kniffel.rules import PRESETS, KniffelRules, RulesError, get_rules
+from jaxsolve.games.category import solver, table_io, tables
+from jaxsolve.games.category.rules import PRESETS, KniffelRules, RulesError, get_rules
 from kniffel_reference import game_value
 
 # Figures printed by others, asserted only to the digits they were printed with:
@@ -95,8 +95,8 @@ def test_export_round_trip(tmp_path):
     rules = KniffelRules(dice=2, rolls=2, upper_threshold=5)
     sol = solver.solve(rules, chunk=256)
     path = tmp_path / "small.npy"
-    store.save_solution(path, sol)
-    back = store.load_solution(path)
+    table_io.save_solution(path, sol)
+    back = table_io.load_solution(path)
     assert back.rules == rules
     np.testing.assert_array_equal(back.values, sol.values)
     assert back.value(0, 0, 0) == pytest.approx(sol.game_value)

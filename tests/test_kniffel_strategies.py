@@ -12,9 +12,9 @@ import pytest
 
 import kniffel_heuristic_reference as ref
 from jaxsolve.errors import JaxsolveError
-from jaxsolve.kniffel import heuristic, policy, solver, strategies, tables
-from jaxsolve.kniffel.position import parse_position
-from jaxsolve.kniffel.rules import BOX_NAMES, PRESETS, KniffelRules
+from jaxsolve.games.category import heuristic, policy, solver, strategies, tables
+from jaxsolve.games.category.position import parse_position
+from jaxsolve.games.category.rules import BOX_NAMES, PRESETS, KniffelRules
 
 PRINTED_A = [
     [F(3125, 7776), F(3125, 7776), F(625, 3888), F(125, 3888), F(25, 7776), F(1, 7776)],

@@ -4,10 +4,10 @@ import numpy as np
 import pytest
 
 from jaxsolve.errors import JaxsolveError
-from jaxsolve.kniffel import distribution as D
-from jaxsolve.kniffel import solver
-from jaxsolve.kniffel import target as TG
-from jaxsolve.kniffel.rules import KniffelRules
+from jaxsolve.games.category import distribution as D
+from jaxsolve.games.category import solver
+from jaxsolve.games.category import target as TG
+from jaxsolve.games.category.rules import KniffelRules
 from kniffel_dist_reference import target_table
 
 CASES = [

@@ -5,10 +5,11 @@ import itertools
 import numpy as np
 import pytest
 
-from jaxsolve import games, maxi
+from jaxsolve import games
+from jaxsolve.games.category import maxi
 from jaxsolve.errors import JaxsolveError
-from jaxsolve.kniffel import saved, solver, tables
-from jaxsolve.kniffel.position import parse_position
+from jaxsolve.games.category import saved, solver, tables
+from jaxsolve.games.category.position import parse_position
 from maxi_reference import game_value, points
 
 BOXES = maxi.get_rules("maxi").box_names
@@ -138,14 +139,14 @@ def test_saved_export_round_trip_and_checks(tmp_path):
     back = saved.load_solution(path)
     np.testing.assert_array_equal(back.values, sol.values)
     assert back.cap == 2 and back.rules == rules and back.game_value == sol.game_value
-    from jaxsolve.kniffel import store
+    from jaxsolve.games.category import table_io
 
     plain = tmp_path / "plain.npy"
-    store.save_solution(plain, solver.solve(rules), game="maxi")
+    table_io.save_solution(plain, solver.solve(rules), game="maxi")
     with pytest.raises(JaxsolveError, match="saved_cap"):
         saved.load_solution(plain)
     with pytest.raises(JaxsolveError):
-        store.load_solution(path)
+        table_io.load_solution(path)
 
 
 @pytest.mark.parametrize("bad", [-1, 61, 1.5, True, "2"])
@@ -194,7 +195,7 @@ def test_an_export_larger_than_memory_is_refused_before_solving(monkeypatch, tmp
 
 
 def test_moments_only_evaluation_equals_the_split_one():
-    from jaxsolve.kniffel import evaluate
+    from jaxsolve.games.category import evaluate
 
     sol = solver.solve(maxi.small())
     full, moments = evaluate.evaluate(sol), evaluate.evaluate(sol, split=False)
@@ -212,7 +213,7 @@ MAXI_FLOAT32_REGRESSION_PIN = 394.5580
 
 @pytest.mark.slow
 def test_full_maxi_solve_float32_and_the_simulation_agree():
-    from jaxsolve.kniffel import simulate
+    from jaxsolve.games.category import simulate
 
     rules = maxi.get_rules("maxi")
     sol = solver.solve(rules, dtype="float32")

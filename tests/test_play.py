@@ -12,8 +12,8 @@ import pytest
 
 from jaxsolve import games, play
 from jaxsolve.errors import JaxsolveError
-from jaxsolve.kniffel.rules import CategoryRules
-from jaxsolve.kniffel.sheet import KNIFFEL_SHEET
+from jaxsolve.games.category.rules import CategoryRules
+from jaxsolve.games.category.sheet import KNIFFEL_SHEET
 from jaxsolve.play import PlayError
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -27,21 +27,21 @@ MINI = CategoryRules(
 
 @pytest.fixture(scope="module")
 def mini_solution():
-    from jaxsolve.kniffel import analysis
+    from jaxsolve.games.category import analysis
 
     return analysis.solution(MINI, "score")
 
 
 @pytest.fixture(scope="module")
 def piglet_full():
-    from jaxsolve import raab
+    from jaxsolve.games.raab import solver as raab
 
     return raab.full(raab.solve(raab.PRESETS["piglet"]))
 
 
 @pytest.fixture(scope="module")
 def z_solution():
-    from jaxsolve import zehntausend
+    from jaxsolve.games.zehntausend import solver as zehntausend
 
     return zehntausend.solve(zehntausend.PRESETS["peter-2013"])
 
@@ -237,9 +237,9 @@ def test_broken_save_files(tmp_path, content, message):
 
 def test_heuristic_ratings_sit_beside_the_options_they_match():
     from jaxsolve.cli.play import Screen
-    from jaxsolve.kniffel import heuristic
-    from jaxsolve.kniffel.position import Position
-    from jaxsolve.kniffel.rules import get_rules
+    from jaxsolve.games.category import heuristic
+    from jaxsolve.games.category.position import Position
+    from jaxsolve.games.category.rules import get_rules
     from jaxsolve.play import PlayOption
 
     rules = get_rules("kniffel-apl")
@@ -308,7 +308,7 @@ def test_raab_human_opponent_and_bad_input(piglet_full):
 
 
 def test_raab_total_beyond_the_state_bound_banks_the_bound():
-    from jaxsolve import raab
+    from jaxsolve.games.raab import solver as raab
 
     rules = raab.get_rules("raab", goal=3, bound=4)
     s = play.new_game("raab", rules, seed=1, opponent="human")
@@ -518,7 +518,7 @@ def test_bad_command_lines_are_one_error_line(args, message):
 
 def test_a_foreign_or_broken_resume_file_is_one_error_line(tmp_path):
     other = tmp_path / "raab.json"
-    from jaxsolve import raab
+    from jaxsolve.games.raab import solver as raab
 
     write_save(other, "raab", "raab", raab.PRESETS["piglet"], opponent="bot", first="you")
     result = run_cli("kniffel", "--resume", str(other))

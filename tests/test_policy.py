@@ -3,8 +3,8 @@
 import jax.numpy as jnp
 import numpy as np
 
-from jaxsolve import dice
-from jaxsolve.kniffel import policy
+from jaxsolve.core import dice
+from jaxsolve.games.category import policy
 
 
 def test_keep_ties_within_tolerance_go_to_more_dice():

@@ -4,9 +4,9 @@ import jax
 import numpy as np
 import pytest
 
-from jaxsolve.kniffel import analysis, query, solver, tables
-from jaxsolve.kniffel.position import Position
-from jaxsolve.kniffel.rules import CategoryRules
+from jaxsolve.games.category import analysis, query, solver, tables
+from jaxsolve.games.category.position import Position
+from jaxsolve.games.category.rules import CategoryRules
 
 RULES = CategoryRules(name="reduced-3-dice", dice=3, upper_threshold=6, extra_bonus=10)
 

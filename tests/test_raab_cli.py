@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 from typer.testing import CliRunner
 
-from jaxsolve import export
+from jaxsolve.io import export
 from jaxsolve.cli import app
 
 runner = CliRunner()
@@ -45,7 +45,7 @@ def test_advise_example_position_json():
     assert adv["decision"] == ("roll" if adv["win_if_roll"] > adv["win_if_stop"] else "stop")
     assert adv["my_win"] == max(adv["win_if_roll"], adv["win_if_stop"])
     # the reported figures against an independent look-up in the solved arrays
-    from jaxsolve import raab
+    from jaxsolve.games.raab import solver as raab
 
     f = raab.full(raab.solve(raab.get_rules("raab")))
     ts, m, s, t = raab.check_state(f.rules, 30, 12, 41, True)

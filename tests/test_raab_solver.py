@@ -6,7 +6,7 @@ import jax.numpy as jnp
 import numpy as np
 import pytest
 
-from jaxsolve import raab
+from jaxsolve.games.raab import solver as raab
 from jaxsolve.core.fixpoint import NotConvergedError
 from jaxsolve.errors import JaxsolveError
 from raab_reference import solve_reference

@@ -5,7 +5,7 @@ from fractions import Fraction
 import numpy as np
 import pytest
 
-from jaxsolve import raab
+from jaxsolve.games.raab import solver as raab
 
 RAAB = raab.PRESETS["raab"]
 EPS = 1e-12

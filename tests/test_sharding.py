@@ -9,8 +9,8 @@ SCRIPT = r"""
 import json, jax
 jax.config.update("jax_enable_x64", True)
 import numpy as np
-from jaxsolve.kniffel import distribution as D, target as TG, solver
-from jaxsolve.kniffel.rules import KniffelRules
+from jaxsolve.games.category import distribution as D, target as TG, solver
+from jaxsolve.games.category.rules import KniffelRules
 assert len(jax.devices()) == 4, jax.devices()
 rules = KniffelRules(dice=2, rolls=2, joker="forced", upper_threshold=4, extra_bonus=20)
 mask = solver.filled_mask([2, 3, 4, 5, 6, 7, 10])
@@ -45,8 +45,8 @@ SAVED_SCRIPT = r"""
 import json, jax
 jax.config.update("jax_enable_x64", True)
 import numpy as np
-from jaxsolve import maxi
-from jaxsolve.kniffel import saved
+from jaxsolve.games.category import maxi
+from jaxsolve.games.category import saved
 assert len(jax.devices()) == 2, jax.devices()
 rules = maxi.small().replace(rolls=2)
 one = saved.solve(rules, 2, chunk=64)

@@ -11,8 +11,8 @@ from typer.testing import CliRunner
 
 from jaxsolve.cli import app
 from jaxsolve.errors import JaxsolveError
-from jaxsolve.kniffel import simulate, solver, strategies, tables
-from jaxsolve.kniffel.rules import NUM_BOXES, PRESETS
+from jaxsolve.games.category import simulate, solver, strategies, tables
+from jaxsolve.games.category.rules import NUM_BOXES, PRESETS
 
 runner = CliRunner()
 

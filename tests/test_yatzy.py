@@ -3,11 +3,12 @@
 import numpy as np
 import pytest
 
-from jaxsolve import games, yatzy
+from jaxsolve import games
+from jaxsolve.games.category import yatzy
 from jaxsolve.core.rules import RulesError
-from jaxsolve.kniffel import analysis, simulate, solver, tables
-from jaxsolve.kniffel.position import PositionError, parse_position
-from jaxsolve.kniffel.rules import CategoryRules
+from jaxsolve.games.category import analysis, simulate, solver, tables
+from jaxsolve.games.category.position import PositionError, parse_position
+from jaxsolve.games.category.rules import CategoryRules
 from yatzy_reference import BOXES, game_value, points
 
 # Regression pins: this program's own float64 values (yatzy-solver 1.0 gives the same to 1e-12,

@@ -11,7 +11,7 @@ import pytest
 
 ys = pytest.importorskip("yatzy_solver")
 
-from jaxsolve.kniffel import peer  # noqa: E402
+from jaxsolve.games.category import peer  # noqa: E402
 
 VARIANTS = list(ys.builtin_variants())
 

@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 
 from jaxsolve.core.compile import cache_size as compile_cache_size
-from jaxsolve import zehntausend as z
+from jaxsolve.games.zehntausend import solver as z
 from jaxsolve.errors import JaxsolveError
 
 PETER = z.PRESETS["peter-2013"]

@@ -17,7 +17,7 @@ from fractions import Fraction
 
 import pytest
 
-from jaxsolve import zehntausend as z
+from jaxsolve.games.zehntausend import solver as z
 
 TRIPLE = {1: 1000, 2: 200, 3: 300, 4: 400, 5: 500, 6: 600}
 SINGLE = {1: 100, 5: 50}

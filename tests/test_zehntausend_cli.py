@@ -8,8 +8,8 @@ import numpy as np
 import pytest
 from typer.testing import CliRunner
 
-from jaxsolve import export
-from jaxsolve import zehntausend as z
+from jaxsolve.io import export
+from jaxsolve.games.zehntausend import solver as z
 from jaxsolve.cli import app
 
 runner = CliRunner()

@@ -41,14 +41,14 @@ MoreDice = Annotated[Optional[List[str]], typer.Argument(hidden=True, help="The 
 def _context(game, rules, objective, values, run: Run, *, jax: bool = True):
     """Rules, objective and (if given) the loaded export, after configuring JAX (``jax=False``:
     the solution store only, see ``Run.setup``)."""
-    from jaxsolve.kniffel import analysis, store
-    from jaxsolve.kniffel.rules import check_objective
+    from jaxsolve.games.category import analysis, table_io
+    from jaxsolve.games.category.rules import check_objective
 
     run.setup(jax=jax)
     if values is not None:
         if not values.exists():
             raise JaxsolveError(f"value table {values} does not exist")
-        sol = store.load_solution(values)
+        sol = table_io.load_solution(values)
         if rules is not None and game.get_rules(rules) != sol.rules:
             raise JaxsolveError(f"{values} holds rules {sol.rules.name}, not {rules}")
         if objective is not None and objective != sol.objective:
@@ -82,9 +82,9 @@ def heuristic_ratings(rules, position, dice, rolls_left, **options) -> list[tupl
     import importlib
 
     try:
-        module = importlib.import_module("jaxsolve.kniffel.heuristic")
+        module = importlib.import_module("jaxsolve.games.category.heuristic")
     except ModuleNotFoundError as exc:
-        if exc.name in ("jaxsolve.kniffel.heuristic",):
+        if exc.name in ("jaxsolve.games.category.heuristic",):
             raise JaxsolveError("heuristic strategy not available") from None
         raise
     if not hasattr(module, "ratings"):
@@ -124,8 +124,8 @@ def advise(
 
     The position is a score sheet ("aces=3 twos=- fours=12") or a state ("filled=aces,chance
     upper=3 holds50=0")."""
-    from jaxsolve.kniffel import analysis
-    from jaxsolve.kniffel.position import check_rolls_left, format_dice, parse_dice, parse_position
+    from jaxsolve.games.category import analysis
+    from jaxsolve.games.category.position import check_rolls_left, format_dice, parse_dice, parse_position
 
     if batch is not None:
         if strategy is Strategy.heuristic or scope is Scope.turn or dice or more_dice or position != "start":
@@ -202,8 +202,8 @@ def _answer_batch(rules, sol, source: Path, top: Optional[int]) -> None:
     """
     import numpy as np
 
-    from jaxsolve.kniffel import query
-    from jaxsolve.kniffel.position import check_rolls_left, check_state, parse_dice, parse_position
+    from jaxsolve.games.category import query
+    from jaxsolve.games.category.position import check_rolls_left, check_state, parse_dice, parse_position
 
     lines = _read_lines(source)
     questions, answers = [], [None] * len(lines)
@@ -267,8 +267,8 @@ def analyze(
     run: Run = Run(),
 ):
     """Value of a position as a single turn and within the game; split over boxes and bonuses, SD."""
-    from jaxsolve.kniffel import analysis
-    from jaxsolve.kniffel.position import parse_dice, parse_position
+    from jaxsolve.games.category import analysis
+    from jaxsolve.games.category.position import parse_dice, parse_position
 
     dice_text = _dice_text(dice, more_dice)
     the_rules, the_objective, sol = _context(game, rules, objective, values, run)
@@ -306,9 +306,9 @@ def tables_kniffel(
     run: Run = Run(),
 ):
     """Regenerate the APL article's tables 1, 10, 21, 22 (kniffel-apl, float64) next to the printed figures."""
-    from jaxsolve.kniffel import analysis
+    from jaxsolve.games.category import analysis
 
-    from jaxsolve import export
+    from jaxsolve.io import export
 
     if out.suffix != ".md":
         raise JaxsolveError(f"--out must end in .md, got {out}")

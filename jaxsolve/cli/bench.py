@@ -31,7 +31,7 @@ def bench(
             raise JaxsolveError(f"unknown backend {b!r}; choose cpu or gpu")
         if b not in visible:
             raise JaxsolveError(f"no {b} device is visible to JAX on this machine")
-    from jaxsolve import export
+    from jaxsolve.io import export
 
     export.check_output_dir(out_dir, create=True)
     report = B.run_bench(quick, backend, only, progress=lambda r: typer.echo(f"{r['game']:12} {r['variant']:40} {r['dtype']} x{r['devices']}: warm {r['warm_s']} s, compile {r['compile_s']} s"))

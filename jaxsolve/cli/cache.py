@@ -19,7 +19,7 @@ GameOpt = Annotated[Optional[str], typer.Option("--game", help="Only this game's
 
 
 def _configure(cache_dir: Optional[Path]) -> None:
-    from jaxsolve import cache
+    from jaxsolve.io import cache
 
     cache.configure(cache_dir)
 
@@ -36,7 +36,7 @@ def _check_game(game: Optional[str]) -> Optional[str]:
 @handle_errors
 def list_entries(game: GameOpt = None, cache_dir: CacheOpt = None, as_json: JsonOpt = False):
     """Every cached table: game, rules, objective, dtype, size, date."""
-    from jaxsolve import cache
+    from jaxsolve.io import cache
 
     _configure(cache_dir)
     rows = cache.entries(_check_game(game))
@@ -53,7 +53,7 @@ def list_entries(game: GameOpt = None, cache_dir: CacheOpt = None, as_json: Json
 @handle_errors
 def clear_entries(game: GameOpt = None, cache_dir: CacheOpt = None):
     """Remove the cached tables (all, or one game's); compiled programs are kept."""
-    from jaxsolve import cache
+    from jaxsolve.io import cache
 
     _configure(cache_dir)
     removed = cache.clear(_check_game(game))
@@ -64,7 +64,7 @@ def clear_entries(game: GameOpt = None, cache_dir: CacheOpt = None):
 @handle_errors
 def cache_path(cache_dir: CacheOpt = None):
     """Print the cache folder."""
-    from jaxsolve import cache
+    from jaxsolve.io import cache
 
     _configure(cache_dir)
     typer.echo(str(cache.root()))

@@ -119,7 +119,7 @@ def limited(name: str, value: int, low: int, high: int) -> int:
 
 def setup(device: Device, x64: bool, cache_dir: Optional[Path] = None, no_cache: bool = False):
     """Configure JAX for a command and return the chosen device."""
-    from jaxsolve import runtime
+    from jaxsolve.core import runtime
 
     runtime.configure(x64=x64, cache_dir=cache_dir, use_cache=not no_cache)
     return runtime.get_device(device.value)
@@ -150,7 +150,7 @@ class Run:
         reports on stderr what it loads or writes (unless ``--quiet``). ``jax=False`` configures
         the solution store only (JAX is not imported; returns None): for a command that may
         answer from a cached table with NumPy and calls ``setup()`` only if it must solve."""
-        from jaxsolve import cache
+        from jaxsolve.io import cache
 
         device = setup(self.device, self.x64, self.cache_dir, self.no_cache) if jax else None
         cache.configure(self.cache_dir, enabled=not self.no_cache, say=None if self.quiet else _note)

@@ -29,7 +29,7 @@ ChunkOpt = Annotated[int, typer.Option("--chunk", min=1, max=1 << 16, help="Most
 def check_sheet_state(rules, mask: int, upper: int, holds50: bool) -> None:
     """Refuse an upper total or a Yahtzee-box flag that no game reaches with these filled boxes."""
     from jaxsolve.errors import JaxsolveError
-    from jaxsolve.kniffel.position import check_state
+    from jaxsolve.games.category.position import check_state
 
     if mask == rules.full_mask:
         raise JaxsolveError("every box is filled: the game is over")
@@ -44,7 +44,7 @@ def _devices(n: int):
 
 
 def _mask(filled, rules):
-    from jaxsolve.kniffel import solver
+    from jaxsolve.games.category import solver
 
     return solver.filled_mask(filled or [], rules)
 
@@ -88,11 +88,11 @@ def distribution(
     run: Run = Run(),
 ):
     """Exact distribution of the final score under the score-optimal policy: mean, SD, percentiles, P(score >= T)."""
-    from jaxsolve import export
+    from jaxsolve.io import export
     from jaxsolve.errors import JaxsolveError
-    from jaxsolve.kniffel import distribution as D
-    from jaxsolve.kniffel import store
-    from jaxsolve.progress import layer_bars
+    from jaxsolve.games.category import distribution as D
+    from jaxsolve.games.category import table_io
+    from jaxsolve.core.progress import layer_bars
 
     the_rules = build_rules(game, rules, rolls, joker, extra_bonus)
     mask = _mask(filled, the_rules)
@@ -113,7 +113,7 @@ def distribution(
     memory = None if max_memory is None else max_memory << 20
     sizes = {k: len(D.sub_layer_states(the_rules, k, mask)[0]) for k in range(the_rules.num_boxes)}
     with layer_bars(sizes, quiet or as_json) as advance:
-        sol = store.solved(the_rules, device=dev)
+        sol = table_io.solved(the_rules, device=dev)
         dist = D.distribution(the_rules, sol, chunk=chunk, devices=devs, max_memory=memory, keep="start", prefilled=mask, on_layer=advance)
     p = dist.at(mask)
     summary = D.summarize(p, at_least=at)
@@ -129,7 +129,7 @@ def distribution(
         "layers": dist.timings,
     }
     if target is not None:
-        from jaxsolve.kniffel import target as TG
+        from jaxsolve.games.category import target as TG
 
         with layer_bars(sizes, quiet or as_json, label="target") as advance:
             tab = TG.solve_target(the_rules, chunk=chunk, devices=devs, max_memory=memory or TG.DEFAULT_MAX_MEMORY, keep="start", prefilled=mask, on_layer=advance)
@@ -184,7 +184,7 @@ def advise_target(
     Solves the rest of the game from the position's filled boxes (few open boxes: CPU; the
     whole game: GPU-scale).
     """
-    from jaxsolve.kniffel import target as TG
+    from jaxsolve.games.category import target as TG
 
     the_rules = build_rules(game, rules, rolls, joker, extra_bonus)
     mask = _mask(filled, the_rules)

@@ -54,12 +54,12 @@ def solve(
     """Solve {title} by backward induction and print the game value."""
     import jax
 
-    from jaxsolve import export
+    from jaxsolve.io import export
     from jaxsolve.bench import peak_memory
     from jaxsolve.errors import JaxsolveError
-    from jaxsolve.kniffel import saved, solver, store, tables
-    from jaxsolve.kniffel.rules import check_objective
-    from jaxsolve.progress import layer_bars
+    from jaxsolve.games.category import saved, solver, table_io, tables
+    from jaxsolve.games.category.rules import check_objective
+    from jaxsolve.core.progress import layer_bars
 
     the_rules = build_rules(game, rules, rolls, joker, extra_bonus)
     check_objective(objective)

@@ -245,7 +245,7 @@ def answer(played, text: str, screen: Screen, view: dict, save: Callable[[Path |
         if word in ("h", "heuristic"):
             if played.kind != "category":
                 raise PlayError("the rating heuristic is for category games (the Kniffel sheet)")
-            from jaxsolve.play.category import heuristic_available
+            from jaxsolve.games.category.play import heuristic_available
 
             if not heuristic_available(played.rules):
                 raise PlayError("the rating heuristic is defined for the 5-dice Kniffel sheet only")
@@ -364,7 +364,8 @@ def warm_display(played, plain: bool, top: int, heuristic: bool) -> None:
 def play_interactively(make: Callable, game, rules: Optional[str], resume: Optional[Path], save: Optional[Path], given: dict, plain: bool, top: int, heuristic: bool, timings: bool, run: Run) -> None:
     """Start (``make()``) or resume a game, warm it, and run the loop. ``given``: the
     options that set up a new game (refused with ``--resume``)."""
-    from jaxsolve import export, play
+    from jaxsolve.io import export
+    from jaxsolve import play
 
     if rules is not None:
         game.get_rules(rules)
@@ -391,7 +392,7 @@ def play_interactively(make: Callable, game, rules: Optional[str], resume: Optio
     if heuristic:
         if played.kind != "category":
             raise JaxsolveError("--show-heuristic is for category games")
-        from jaxsolve.play.category import heuristic_available
+        from jaxsolve.games.category.play import heuristic_available
 
         if not heuristic_available(played.rules):
             raise JaxsolveError(f"the rating heuristic is defined for the 5-dice Kniffel sheet only, not {played.rules.name}")

@@ -23,7 +23,7 @@ from jaxsolve.cli.common import (
     solve_app,
     tables_app,
 )
-from jaxsolve.raab_rules import PRESETS
+from jaxsolve.games.raab.rules import PRESETS
 
 RulesOpt = Annotated[str, typer.Option("--rules", "-r", help=f"Rule preset: {', '.join(PRESETS)}.")]
 GoalOpt = Annotated[Optional[int], typer.Option("--goal", help="Override the goal score.")]
@@ -39,13 +39,13 @@ MaxIterOpt = Annotated[int, typer.Option("--max-iter", min=1, help="Most sweeps 
 
 
 def build_rules(rules: str, goal, sides, bust, last_turn, bound):
-    from jaxsolve.raab import get_rules
+    from jaxsolve.games.raab.solver import get_rules
 
     return get_rules(rules, goal=goal, sides=sides, bust=bust, last_turn=last_turn, bound=bound)
 
 
 def _solve(the_rules, run: Run, tol=None, max_iter=10_000):
-    from jaxsolve import raab
+    from jaxsolve.games.raab import solver as raab
 
     dev = run.setup()
     return raab.solve(the_rules, tol=tol, max_iter=max_iter, device=dev)
@@ -71,7 +71,8 @@ def solve_raab(
 
     With --out X.npy writes the win probabilities to X.npy and the policy to X-policy.npy,
     both in the layout [TS, MSP, MAP, TSP] with a .json sidecar each."""
-    from jaxsolve import export, raab
+    from jaxsolve.io import export
+    from jaxsolve.games.raab import solver as raab
 
     positive_finite("--tol", tol)
     the_rules = build_rules(rules, goal, sides, bust, last_turn, bound)
@@ -124,7 +125,7 @@ def advise_raab(
     run: Run = Run(),
 ):
     """Roll or stop? The win probability of each choice at a position."""
-    from jaxsolve import raab
+    from jaxsolve.games.raab import solver as raab
 
     the_rules = build_rules(rules, goal, sides, bust, last_turn, bound)
     raab.check_state(the_rules, mine, turn, theirs, they_started)
@@ -162,8 +163,9 @@ def plot_raab(
     run: Run = Run(),
 ):
     """Heatmaps of the turn total at which to stop, over both banked scores, one per TS."""
-    from jaxsolve import export, raab
-    from jaxsolve.raab_plot import stop_heatmaps
+    from jaxsolve.io import export
+    from jaxsolve.games.raab import solver as raab
+    from jaxsolve.games.raab.plot import stop_heatmaps
 
     the_rules = build_rules(rules, goal, sides, bust, last_turn, bound)
     export.check_output_dir(out_dir)
@@ -188,7 +190,8 @@ def tables_raab(
     as_json: JsonOpt = False,
 ):
     """The one-turn tables of "Würfeln bei Schlag den Raab": distribution after R rolls, P_SUM(S), the 'roll twice' bound."""
-    from jaxsolve import export, raab
+    from jaxsolve.io import export
+    from jaxsolve.games.raab import solver as raab
 
     the_rules = build_rules(rules, goal, sides, bust, last_turn, bound)
     if out_dir is not None:

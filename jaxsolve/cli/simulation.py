@@ -22,7 +22,7 @@ def parse_strategies(text: str) -> list[str]:
 
     ``heuristic:<strength>`` names a bot strength of the heuristic (checked too).
     """
-    from jaxsolve.kniffel import heuristic, strategies
+    from jaxsolve.games.category import heuristic, strategies
 
     names = [s.strip() for s in text.split(",") if s.strip()]
     if not names:
@@ -107,9 +107,9 @@ def simulate_games(
     run: Run = Run(),
 ):
     """Play many games of {title} with each strategy and compare the score distributions."""
-    from jaxsolve.kniffel import heuristic, simulate, strategies
+    from jaxsolve.games.category import heuristic, simulate, strategies
 
-    from jaxsolve import export
+    from jaxsolve.io import export
 
     names = parse_strategies(strategy)
     heuristic.check_reading(heuristic_reading)

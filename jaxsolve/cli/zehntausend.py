@@ -21,7 +21,7 @@ from jaxsolve.cli.common import (
     shared_options,
     solve_app,
 )
-from jaxsolve.zehntausend_rules import PRESETS
+from jaxsolve.games.zehntausend.rules import PRESETS
 
 DEFAULT_FIGURE = Path("results") / "zehntausend" / "delta_e.png"
 P_MAX_LIMIT = 1_000_000  # 20,000 grid points on the figure's p axis
@@ -41,7 +41,7 @@ TwoFivesOpt = Annotated[Optional[TwoFives], typer.Option("--two-fives", help="Tw
 
 
 def build_rules(rules: str, straight, six_of_a_kind, three_pairs, two_fives):
-    from jaxsolve.zehntausend import get_rules
+    from jaxsolve.games.zehntausend.solver import get_rules
 
     return get_rules(rules).replace(
         straight=straight, six_of_a_kind=six_of_a_kind, three_pairs=three_pairs, two_fives=two_fives.value if two_fives else None
@@ -49,7 +49,7 @@ def build_rules(rules: str, straight, six_of_a_kind, three_pairs, two_fives):
 
 
 def _solve(the_rules, run: Run):
-    from jaxsolve import zehntausend as z
+    from jaxsolve.games.zehntausend import solver as z
 
     dev = run.setup()
     return z.solve(the_rules, device=dev)
@@ -69,8 +69,8 @@ def solve_zehntausend(
     run: Run = Run(),
 ):
     """Compute E(p, n) for all p (multiples of 50) and n = 0..6; print E(0, 6) and p1..p6."""
-    from jaxsolve import export
-    from jaxsolve import zehntausend as z
+    from jaxsolve.io import export
+    from jaxsolve.games.zehntausend import solver as z
 
     the_rules = build_rules(rules, straight, six_of_a_kind, three_pairs, two_fives)
     if out is not None:
@@ -141,7 +141,7 @@ def advise_zehntausend(
     run: Run = Run(),
 ):
     """List every legal choice for a throw (write, or set aside u and throw on), best first."""
-    from jaxsolve import zehntausend as z
+    from jaxsolve.games.zehntausend import solver as z
 
     faces = parse_faces(dice, more_dice or [])
     z.check_points(points)
@@ -181,7 +181,7 @@ def plot_zehntausend(
     run: Run = Run(),
 ):
     """Draw Delta E(p, n) = E(p, n) - p for n = 1..6 on a log p axis, with the n = 6 asymptote."""
-    from jaxsolve import zehntausend as z
+    from jaxsolve.games.zehntausend import solver as z
 
     the_rules = build_rules(rules, straight, six_of_a_kind, three_pairs, two_fives)
     z.check_png_path(out)

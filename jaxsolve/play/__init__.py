@@ -39,9 +39,9 @@ KINDS = ("category", "raab", "zehntausend")
 
 def kind_of(game) -> str:
     """The game kind of a registered game (from the type of its rules), or a clear error."""
-    from jaxsolve.kniffel.rules import CategoryRules
-    from jaxsolve.raab_rules import PigRules
-    from jaxsolve.zehntausend_rules import ZehntausendRules
+    from jaxsolve.games.category.rules import CategoryRules
+    from jaxsolve.games.raab.rules import PigRules
+    from jaxsolve.games.zehntausend.rules import ZehntausendRules
 
     rules = game.get_rules()
     for cls, kind in ((CategoryRules, "category"), (PigRules, "raab"), (ZehntausendRules, "zehntausend")):
@@ -52,15 +52,15 @@ def kind_of(game) -> str:
 
 def _game_class(kind: str):
     if kind == "category":
-        from jaxsolve.play.category import CategoryGame
+        from jaxsolve.games.category.play import CategoryGame
 
         return CategoryGame
     if kind == "raab":
-        from jaxsolve.play.raab import RaabGame
+        from jaxsolve.games.raab.play import RaabGame
 
         return RaabGame
     if kind == "zehntausend":
-        from jaxsolve.play.zehntausend import ZehntausendGame
+        from jaxsolve.games.zehntausend.play import ZehntausendGame
 
         return ZehntausendGame
     raise JaxsolveError(f"unknown game kind {kind!r}; choose one of {', '.join(KINDS)}")
@@ -124,7 +124,7 @@ def load_game(path, *, game: str | None = None, solution=None) -> PlayedGame:
 
 def save_game(played: PlayedGame, path) -> Path:
     """Write ``played.to_json()`` to ``path`` atomically (a temporary file renamed over it)."""
-    from jaxsolve import export
+    from jaxsolve.io import export
 
     return export.atomic_write_text(Path(path), json.dumps(played.to_json(), indent=1) + "\n")
 
@@ -165,7 +165,7 @@ class Saver:
             raise err
 
     def _run(self) -> None:
-        from jaxsolve import export
+        from jaxsolve.io import export
 
         while True:
             with self._cond:

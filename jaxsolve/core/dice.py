@@ -1,0 +1,386 @@
+"""Shared dice machinery: multisets of dice, keeps, and the keep -> throw chance operators.
+
+A *throw* is a multiset of ``n`` dice with ``sides`` faces, stored as a count vector.
+A *keep* is a sub-multiset of a throw (0..n dice). All keeps are enumerated once, ordered by
+size (level) and then lexicographically, so the throws are exactly the last level.
+
+Three equivalent ways to turn values of throws into values of keeps (expectation over
+re-throwing the missing dice) are offered:
+
+* ``dense``: one ``[keeps, throws]`` matrix product;
+* ``sparse``: a gather + segment-sum over the nonzeros of that matrix;
+* ``levels``: "a keep of k dice is worth the mean over one more die", applied level by level,
+  which needs far fewer multiply-adds than the dense product.
+
+``best_subkeep`` is the dual operation for the decision: for every throw, the best value over
+all keeps contained in it, again computed level by level (or by a direct gather).
+
+The tables are NumPy. ``expect_keeps``, ``best_subkeep``, ``reroll`` and ``throw_mean`` take
+``xp`` (``jaxsolve.arrays``): ``jax.numpy`` by default, or NumPy to run the same lines eagerly;
+the others are JAX only. JAX is imported when a function first needs it, not with this module.
+"""
+
+from __future__ import annotations
+
+import functools
+import itertools
+import math
+from dataclasses import dataclass
+from fractions import Fraction
+from typing import Literal
+
+import numpy as np
+
+from jaxsolve.core.arrays import namespace
+
+ExpectMethod = Literal["dense", "sparse", "levels"]
+SubkeepMethod = Literal["levels", "gather"]
+
+
+def _multisets(size: int, sides: int) -> list[tuple[int, ...]]:
+    """Count vectors of all multisets of ``size`` dice, lexicographically descending."""
+    out = []
+    for combo in itertools.combinations_with_replacement(range(sides), size):
+        counts = [0] * sides
+        for face in combo:
+            counts[face] += 1
+        out.append(tuple(counts))
+    return sorted(set(out), reverse=True)
+
+
+def multinomial_fraction(counts: tuple[int, ...] | np.ndarray, sides: int) -> Fraction:
+    """Exact probability that ``sum(counts)`` fair dice show exactly this multiset."""
+    m = int(sum(counts))
+    ways = math.factorial(m)
+    for c in counts:
+        ways //= math.factorial(int(c))
+    return Fraction(ways, sides**m)
+
+
+@dataclass(frozen=True, eq=False)
+class DiceSpace:
+    """All keeps and throws of ``n`` dice with ``sides`` faces, with their chance operators.
+
+    Attributes (numpy, built once; ``K`` keeps, ``T`` throws):
+        keeps:        ``[K, sides]`` counts of each keep, levels 0..n in order.
+        keep_size:    ``[K]`` number of dice in each keep.
+        level_start:  ``[n + 2]`` keeps of size k are ``level_start[k]:level_start[k+1]``.
+        throw_prob:   ``[T]`` probability of each throw of all n dice.
+        nz_keep, nz_throw, nz_prob: ``[nnz]`` sparse keep -> throw operator.
+        add_die:      ``[K, sides]`` index of keep + one die of that face (-1 past level n).
+        remove_die:   ``[K, sides]`` index of keep - one die of that face (-1 if absent).
+        subkeeps:     ``[T, S]`` all keeps contained in each throw (padded with repeats).
+    """
+
+    n: int
+    sides: int
+    keeps: np.ndarray
+    keep_size: np.ndarray
+    level_start: np.ndarray
+    throw_prob: np.ndarray
+    nz_keep: np.ndarray
+    nz_throw: np.ndarray
+    nz_prob: np.ndarray
+    add_die: np.ndarray
+    remove_die: np.ndarray
+    subkeeps: np.ndarray
+
+    @property
+    def num_keeps(self) -> int:
+        return int(self.keeps.shape[0])
+
+    @property
+    def num_throws(self) -> int:
+        return int(self.level_start[-1] - self.level_start[-2])
+
+    @property
+    def throws(self) -> np.ndarray:
+        """``[T, sides]`` counts of every throw of all n dice."""
+        return self.keeps[self.level_start[self.n] :]
+
+    @property
+    def throw_offset(self) -> int:
+        return int(self.level_start[self.n])
+
+    def level(self, k: int) -> slice:
+        return slice(int(self.level_start[k]), int(self.level_start[k + 1]))
+
+    @functools.cached_property
+    def index(self) -> dict[tuple[int, ...], int]:
+        return {tuple(int(c) for c in row): i for i, row in enumerate(self.keeps)}
+
+    def keep_index(self, counts) -> int:
+        """Index of a keep given as a count vector."""
+        return self.index[tuple(int(c) for c in counts)]
+
+    def throw_index(self, counts) -> int:
+        """Index (0..T-1) of a throw given as a count vector."""
+        return self.keep_index(counts) - self.throw_offset
+
+    def counts_of_faces(self, faces) -> np.ndarray:
+        """Count vector of dice given by their faces (1-based)."""
+        counts = np.zeros(self.sides, dtype=np.int64)
+        for f in faces:
+            counts[int(f) - 1] += 1
+        return counts
+
+    def faces_of(self, counts) -> list[int]:
+        """Sorted 1-based faces of a count vector."""
+        return [f + 1 for f in range(self.sides) for _ in range(int(counts[f]))]
+
+    @functools.cached_property
+    def dense(self) -> np.ndarray:
+        """``[K, T]`` P(throw | keep, the other dice re-thrown)."""
+        out = np.zeros((self.num_keeps, self.num_throws))
+        out[self.nz_keep, self.nz_throw] = self.nz_prob
+        return out
+
+    @functools.cached_property
+    def level_up(self) -> list[np.ndarray]:
+        """``level_up[k]``: ``[n_{k+1}, n_k]`` matrix, keep of k dice = mean over one more die."""
+        mats = []
+        for k in range(self.n):
+            lo, hi = self.level(k), self.level(k + 1)
+            m = np.zeros((hi.stop - hi.start, lo.stop - lo.start))
+            for j in range(lo.start, lo.stop):
+                for face in range(self.sides):
+                    m[self.add_die[j, face] - hi.start, j - lo.start] += 1.0 / self.sides
+            mats.append(m)
+        return mats
+
+    @functools.cached_property
+    def level_down(self) -> list[np.ndarray]:
+        """``level_down[k]``: ``[n_k, k]`` indices (within level k-1) of the keep minus one die."""
+        out = [np.zeros((1, 0), dtype=np.int32)]
+        for k in range(1, self.n + 1):
+            lv, below = self.level(k), self.level(k - 1)
+            rows = []
+            for j in range(lv.start, lv.stop):
+                subs = sorted({int(self.remove_die[j, f]) for f in range(self.sides)} - {-1})
+                subs = subs + [subs[0]] * (k - len(subs))
+                rows.append([s - below.start for s in subs])
+            out.append(np.asarray(rows, dtype=np.int32))
+        return out
+
+
+def dice_space(n: int, sides: int = 6) -> DiceSpace:
+    """The dice space of ``n`` dice with ``sides`` faces (built once per process)."""
+    if n < 1 or sides < 2:
+        raise ValueError(f"need at least 1 die and 2 sides, got n={n}, sides={sides}")
+    return _dice_space(int(n), int(sides))
+
+
+@functools.lru_cache(maxsize=None)
+def _dice_space(n: int, sides: int) -> DiceSpace:
+    levels = [_multisets(k, sides) for k in range(n + 1)]
+    keeps = np.asarray([m for lv in levels for m in lv], dtype=np.int64).reshape(-1, sides)
+    level_start = np.cumsum([0] + [len(lv) for lv in levels])
+    index = {tuple(int(c) for c in row): i for i, row in enumerate(keeps)}
+    num_keeps = len(keeps)
+    offset = int(level_start[n])
+    throws = keeps[offset:]
+
+    fact = [math.factorial(i) for i in range(n + 1)]
+
+    def prob(counts) -> float:
+        m = int(sum(counts))
+        return fact[m] / math.prod(fact[int(c)] for c in counts) / sides**m
+
+    throw_prob = np.asarray([prob(t) for t in throws])
+
+    nz_keep, nz_throw, nz_prob = [], [], []
+    subkeeps = []
+    for t_idx, t in enumerate(throws):
+        subs = []
+        for sub in itertools.product(*[range(c + 1) for c in t]):
+            k_idx = index[sub]
+            subs.append(k_idx)
+            nz_keep.append(k_idx)
+            nz_throw.append(t_idx)
+            nz_prob.append(prob([c - k for c, k in zip(t, sub)]))
+        subkeeps.append(subs)
+    width = max(len(s) for s in subkeeps)
+    subkeeps = np.asarray([s + [s[0]] * (width - len(s)) for s in subkeeps], dtype=np.int32)
+
+    add_die = -np.ones((num_keeps, sides), dtype=np.int32)
+    remove_die = -np.ones((num_keeps, sides), dtype=np.int32)
+    for i, row in enumerate(keeps):
+        for face in range(sides):
+            up = row.copy()
+            up[face] += 1
+            add_die[i, face] = index.get(tuple(int(c) for c in up), -1)
+            if row[face] > 0:
+                down = row.copy()
+                down[face] -= 1
+                remove_die[i, face] = index[tuple(int(c) for c in down)]
+
+    order = np.lexsort((np.asarray(nz_throw), np.asarray(nz_keep)))
+    return DiceSpace(
+        n=n,
+        sides=sides,
+        keeps=keeps,
+        keep_size=keeps.sum(axis=1),
+        level_start=level_start,
+        throw_prob=throw_prob,
+        nz_keep=np.asarray(nz_keep, dtype=np.int32)[order],
+        nz_throw=np.asarray(nz_throw, dtype=np.int32)[order],
+        nz_prob=np.asarray(nz_prob)[order],
+        add_die=add_die,
+        remove_die=remove_die,
+        subkeeps=subkeeps,
+    )
+
+
+def materialize(x, xp=None):
+    """Identity that XLA cannot fuse through (a conditional on a run-time-true predicate).
+
+    Used where a cheap gather-based producer has gather consumers: without it XLA fuses the
+    producer into each consumer and recomputes it once per gathered element. With NumPy
+    (``xp=numpy``) it is the identity.
+    """
+    if xp is np:
+        return x
+    import jax
+    import jax.numpy as jnp
+
+    leaf = jax.tree_util.tree_leaves(x)[0].reshape(-1)[0]
+    token = (leaf == leaf) | jnp.isnan(leaf)
+    return jax.lax.cond(token, lambda y: y, lambda y: jax.tree_util.tree_map(jnp.negative, y), x)
+
+
+def _expect_levels(space: DiceSpace, flat, xp=None) -> list:
+    """Keep values level by level, ``[level 0, ..., level n]``, each ``[n_k, batch]``.
+
+    A keep of k dice is the mean over the ``sides`` keeps of k + 1 dice that add one die:
+    ``sides`` row gathers per keep instead of a dense product.
+    """
+    xp = namespace(xp)
+    parts = [flat]
+    for k in range(space.n - 1, -1, -1):
+        up = space.add_die[space.level(k)] - space.level_start[k + 1]
+        total = functools.reduce(xp.add, [parts[-1][up[:, f]] for f in range(space.sides)])
+        parts.append(materialize(total * (1.0 / space.sides), xp))
+    return parts[::-1]
+
+
+def _best_subkeep_levels(space: DiceSpace, levels: list, xp=None):
+    """Best contained keep for each throw, from keep values given level by level."""
+    xp = namespace(xp)
+    best = levels[0]
+    for k in range(1, space.n + 1):
+        down = space.level_down[k]
+        below = functools.reduce(xp.maximum, [best[down[:, j]] for j in range(down.shape[1])])
+        best = xp.maximum(levels[k], below)
+    return best
+
+
+def expect_keeps(space: DiceSpace, values, method: ExpectMethod = "levels", xp=None):
+    """Values of all keeps from values of throws: ``[T, ...] -> [K, ...]``.
+
+    The value of a keep is the expected throw value after re-throwing the other dice.
+    The dice axis leads so that a batch of states is the contiguous (minor) axis.
+    """
+    xp = namespace(xp)
+    dtype = values.dtype
+    flat = values.reshape(values.shape[0], -1)
+    if method == "dense":
+        out = xp.asarray(space.dense, dtype) @ flat
+    elif method == "sparse":
+        gathered = flat[space.nz_throw] * xp.asarray(space.nz_prob, dtype)[:, None]
+        if xp is np:
+            out = np.zeros((space.num_keeps,) + flat.shape[1:], dtype)
+            np.add.at(out, space.nz_keep, gathered)
+        else:
+            import jax
+
+            out = jax.ops.segment_sum(gathered, xp.asarray(space.nz_keep), num_segments=space.num_keeps, indices_are_sorted=True)
+    elif method == "levels":
+        out = xp.concatenate(_expect_levels(space, flat, xp), axis=0)
+    else:
+        raise ValueError(f"unknown expectation method {method!r} (dense, sparse, levels)")
+    return out.reshape((space.num_keeps,) + values.shape[1:])
+
+
+def best_subkeep(space: DiceSpace, keep_values, method: SubkeepMethod = "levels", xp=None):
+    """For every throw, the best value over all keeps it contains: ``[K, ...] -> [T, ...]``."""
+    xp = namespace(xp)
+    if method == "gather":
+        return xp.max(keep_values[space.subkeeps], axis=1)
+    if method == "levels":
+        return _best_subkeep_levels(space, [keep_values[space.level(k)] for k in range(space.n + 1)], xp)
+    raise ValueError(f"unknown sub-keep method {method!r} (levels, gather)")
+
+
+def reroll(space: DiceSpace, values, expect: ExpectMethod = "levels", subkeep: SubkeepMethod = "levels", xp=None):
+    """Value of each throw when one more re-throw is allowed: ``[T, ...] -> [T, ...]``."""
+    if expect == "levels" and subkeep == "levels":
+        flat = values.reshape(values.shape[0], -1)
+        return _best_subkeep_levels(space, _expect_levels(space, flat, xp), xp).reshape(values.shape)
+    return best_subkeep(space, expect_keeps(space, values, expect, xp), subkeep, xp)
+
+
+def rethrow_mass(space: DiceSpace, keep_mass):
+    """Distribution of the throw after re-throwing the dice not kept: ``[K, ...] -> [T, ...]``.
+
+    ``keep_mass[k]`` is the probability of keeping ``k``; the result is the probability of each
+    throw of all dice. The transpose of ``expect_keeps``, level by level: a keep of k dice
+    passes a sixth of its mass to each keep of k + 1 dice that adds one die, so each keep of
+    k + 1 dice gathers from the keeps that remove one of its faces.
+    """
+    import jax.numpy as jnp
+
+    flat = keep_mass.reshape(keep_mass.shape[0], -1)
+    mass = flat[space.level(0)]
+    for k in range(space.n):
+        lv = space.level(k + 1)
+        down = space.remove_die[lv] - space.level_start[k]
+        down = np.where(space.remove_die[lv] < 0, space.level_start[k + 1] - space.level_start[k], down)
+        padded = jnp.concatenate([mass, jnp.zeros((1,) + mass.shape[1:], mass.dtype)], axis=0)
+        total = functools.reduce(jnp.add, [padded[down[:, f]] for f in range(space.sides)])
+        mass = flat[lv] + total * (1.0 / space.sides)
+        if k + 1 < space.n:
+            mass = materialize(mass)
+    return mass.reshape((space.num_throws,) + keep_mass.shape[1:])
+
+
+def throw_mean(space: DiceSpace, values, xp=None):
+    """Expected value of a fresh throw of all dice: ``[T, ...] -> [...]``."""
+    xp = namespace(xp)
+    return xp.tensordot(xp.asarray(space.throw_prob, values.dtype), values, axes=1)
+
+
+def best_subkeep_arg(space: DiceSpace, keep_values, rtol: float = 0.0):
+    """Like ``best_subkeep`` but also returns which keep is best: ``[K, ...] -> ([T, ...], [T, ...])``.
+
+    Ties go to a best keep with the most dice (fewest re-thrown), then to the first candidate
+    of the level recursion. Two values are tied when they differ by at most
+    ``rtol * max(1, |value|)``: a keep with fewer dice wins only if it is better by more.
+    Elementwise selects only (an ``argmax`` is many times slower on CPU).
+    """
+    import jax.numpy as jnp
+
+    def tol(v):
+        return rtol * jnp.maximum(1.0, jnp.abs(v)) if rtol else 0.0
+
+    best = keep_values[space.level(0)]
+    arg = jnp.zeros(best.shape, jnp.int32)
+    size = jnp.zeros(best.shape, jnp.int8)
+    for k in range(1, space.n + 1):
+        lv, down = space.level(k), space.level_down[k]
+        below, below_arg, below_size = best[down[:, 0]], arg[down[:, 0]], size[down[:, 0]]
+        for j in range(1, k):
+            cand, cand_size = best[down[:, j]], size[down[:, j]]
+            gap = tol(below)
+            better = (cand > below + gap) | ((cand >= below - gap) & (cand_size > below_size))
+            below = jnp.where(better, cand, below)
+            below_arg = jnp.where(better, arg[down[:, j]], below_arg)
+            below_size = jnp.where(better, cand_size, below_size)
+        own = keep_values[lv]
+        own_idx = jnp.arange(lv.start, lv.stop, dtype=jnp.int32).reshape((-1,) + (1,) * (own.ndim - 1))
+        take_own = own >= below - tol(below)
+        best = jnp.where(take_own, own, below)
+        arg = jnp.where(take_own, own_idx, below_arg)
+        size = jnp.where(take_own, jnp.int8(k), below_size)
+        if k < space.n:
+            best, arg, size = materialize((best, arg, size))
+    return best, arg

@@ -1,0 +1,355 @@
+"""Exact distribution of the remaining score under the ``score``-optimal policy.
+
+Every state carries a vector ``D[k] = P(k more points)`` instead of one value. A turn under the
+optimal policy (box: argmax, ties to the earlier box; keep: argmax, ties to more dice -- the
+policy of ``evaluate``) is a probability ``q[t]`` of ending on each final throw ``t``; that
+throw's chosen box gives a reward ``r`` and a next state ``n``, so::
+
+    D_s[k] = sum_t q_s[t] * D_n(t)[k - r(t)]
+
+``q`` comes from a forward walk over the turn's throws: the first-throw distribution is pushed
+through the chosen keep at each re-throw (a scatter onto keeps, then the keep -> throw matrix),
+so the per-state work is ``T x support`` instead of ``keeps x support`` per re-throw.
+
+Layers (filled boxes) are done 12 -> 0. A turn fills one box, so layer L reads only layer L+1:
+only two layers are held. Each layer has its own support length, an upper bound of the points
+its states can still score (``support_lengths``). Chunks of states are computed on one device
+or sharded over a ``jax.sharding.Mesh`` along the state batch (the previous layer replicated).
+"""
+
+from __future__ import annotations
+
+import functools
+import math
+from dataclasses import dataclass, field
+from typing import Callable
+
+import jax
+import jax.numpy as jnp
+import numpy as np
+
+from jaxsolve.errors import JaxsolveError
+from jaxsolve.core.layered import Layer, LayerSetup, make_mesh, plan_chunk, run_layers
+from jaxsolve.games.category import policy, solver, tables
+from jaxsolve.games.category.rules import KniffelRules
+
+AXIS = "states"
+
+
+# ----------------------------------------------------------------------------- layout
+
+
+box_max_points = tables.box_max_points
+
+
+@functools.lru_cache(maxsize=32)
+def support_lengths(rules: KniffelRules) -> tuple[int, ...]:
+    """Per layer (0..boxes): 1 + an upper bound of the points any of its states can still score.
+
+    Bound per state: the open boxes' maxima, the extra bonus on every turn but the one that
+    fills the Yahtzee box (none while it holds 0), the upper bonus if an upper box is open,
+    and the larger Im-Hieb bonus per turn.
+    """
+    top = box_max_points(rules)
+    nb, yb = rules.num_boxes, rules.yahtzee_box
+    out = []
+    for layer in range(nb + 1):
+        f, _, h = tables.layer_states(rules, layer)
+        if len(f) == 0 or layer == nb:
+            out.append(1)
+            continue
+        pairs = np.unique(np.stack([f.astype(np.int64), h.astype(np.int64)], 1), axis=0)
+        mask, holds = pairs[:, 0], pairs[:, 1]
+        is_open = ((mask[:, None] >> np.arange(nb)[None, :]) & 1) == 0
+        n_open = is_open.sum(1)
+        bound = (is_open * top[None, :]).sum(1)
+        if yb >= 0:
+            y_open = is_open[:, yb]
+            bonus_turns = np.where(y_open, n_open - 1, np.where(holds == 1, n_open, 0))
+            bound = bound + rules.extra_bonus * bonus_turns
+        bound = bound + rules.upper_bonus * is_open[:, :6].any(1)
+        bound = bound + max(rules.instant_kniffel, rules.instant_other) * n_open
+        out.append(int(bound.max()) + 1)
+    return tuple(out)
+
+
+@functools.lru_cache(maxsize=32)
+def max_turn_reward(rules: KniffelRules) -> int:
+    """Most points one turn can bring (box, extra bonus, upper bonus, Im-Hieb bonus)."""
+    return int(box_max_points(rules).max()) + rules.extra_bonus + rules.upper_bonus + max(rules.instant_kniffel, rules.instant_other)
+
+
+def sub_layer_states(rules: KniffelRules, layer: int, prefilled: int = 0):
+    """Reachable states of a layer whose filled boxes include ``prefilled`` (a mask)."""
+    f, u, h = tables.layer_states(rules, layer)
+    if prefilled:
+        sel = (f & prefilled) == prefilled
+        f, u, h = f[sel], u[sel], h[sel]
+    return f, u, h
+
+
+@functools.lru_cache(maxsize=32)
+def layer_rows(rules: KniffelRules, prefilled: int = 0) -> np.ndarray:
+    """``[states]`` int32: row of each state within its layer's table (-1: unreachable or outside)."""
+    rows = np.full(int(np.prod(tables.state_shape(rules))), -1, dtype=np.int32)
+    for layer in range(rules.num_boxes + 1):
+        f, u, h = sub_layer_states(rules, layer, prefilled)
+        rows[np.asarray(tables.state_index(f.astype(np.int64), u, h, rules))] = np.arange(len(f), dtype=np.int32)
+    return rows
+
+
+@dataclass
+class LayerTables:
+    """A vector per reachable state, stored layer by layer.
+
+    ``layers[L]`` is ``[states of layer L, support_lengths[L]]`` in the order of
+    ``tables.layer_states`` (``None`` for layers not kept). ``rows`` maps a flat state index to
+    its row.
+    """
+
+    rules: KniffelRules
+    layers: list
+    rows: np.ndarray
+    kind: str
+    seconds: float = 0.0
+    compile_seconds: float = 0.0
+    device: str = ""
+    timings: dict = field(default_factory=dict)
+
+    def at(self, filled: int = 0, upper: int = 0, holds50: int = 0) -> np.ndarray:
+        """The vector of one state (start of a turn)."""
+        cap = self.rules.upper_threshold
+        if not 0 <= int(filled) < 1 << self.rules.num_boxes or upper < 0 or holds50 not in (0, 1):
+            raise JaxsolveError(f"not a state: filled={filled}, upper={upper}, holds50={holds50}")
+        flat = int(tables.state_index(int(filled), min(int(upper), cap), int(holds50), self.rules))
+        row = int(self.rows[flat])
+        layer = bin(int(filled)).count("1")
+        if row < 0:
+            raise JaxsolveError(f"unreachable state: filled={filled}, upper={upper}, holds50={holds50}")
+        if self.layers[layer] is None:
+            raise JaxsolveError(f"layer {layer} was not kept (solve with keep='all')")
+        return np.asarray(self.layers[layer][row])
+
+
+# ----------------------------------------------------------------------------- devices
+
+
+# ----------------------------------------------------------------------------- one turn
+
+
+def shifted(prev_padded, nrow, shift, width: int, lead: int):
+    """``[B, width]``: ``prev[nrow[b], k - shift[b]]`` from a table padded by ``lead`` on the left."""
+    start = jnp.clip(lead - shift, 0, lead)
+
+    def one(n, s):
+        return jax.lax.dynamic_slice(prev_padded[n], (s,), (width,))
+
+    return jax.vmap(one)(nrow, start)
+
+
+def turn_policy(values, filled, upper, holds50, rules: KniffelRules):
+    """Where the ``score``-optimal turn ends: ``policy.end_of_turn`` of a fresh turn."""
+    return policy.end_of_turn(values, filled, upper, holds50, rules, "score")
+
+
+def turn_distribution(values, rows, prev_padded, filled, upper, holds50, rules: KniffelRules, width: int):
+    """``[B, width]`` distribution of the remaining points of a batch of states.
+
+    ``prev_padded``: the next layer's distributions, ``max_turn_reward`` zeros on the left.
+    """
+    lead = max_turn_reward(rules)
+    acc = jnp.zeros((filled.shape[0], width), prev_padded.dtype)
+    for q, box, first in turn_policy(values, filled, upper, holds50, rules):
+        mv = solver.chosen_moves(box, filled, upper, holds50, rules)
+        reward = mv.score(first)
+        nrow = rows[mv.next_state]
+
+        def body(acc, xs):
+            q_t, n_t, r_t = xs
+            return acc + q_t[:, None] * shifted(prev_padded, n_t, r_t, width, lead), None
+
+        acc, _ = jax.lax.scan(body, acc, (q, nrow, reward.astype(jnp.int32)))
+    return acc
+
+
+def distribution_bytes(rules: KniffelRules, width: int, itemsize: int) -> int:
+    """Rough device working set of one state of a distribution chunk (for ``max_memory``)."""
+    sp = tables.space(rules.dice)
+    return itemsize * (4 * width + 4 * rules.num_boxes * sp.num_throws + 2 * sp.num_keeps)
+
+
+def layer_tables(
+    name: str,
+    turn: Callable,
+    per_state_bytes: Callable[[KniffelRules, int, int], int],
+    rules: KniffelRules,
+    values: np.ndarray,
+    pad_prev: Callable[[np.ndarray, int, int], np.ndarray],
+    *,
+    dtype,
+    chunk: int,
+    devices,
+    max_memory: int | None,
+    keep: str,
+    shapes: str = "auto",
+    prefilled: int = 0,
+    on_layer: Callable[[int, int], None] | None,
+) -> LayerTables:
+    """A vector per state, layer by layer, on the layered core (distribution and target objective).
+
+    ``turn(values, rows, prev_padded, filled, upper, holds50, rules=, width=)`` gives the
+    ``[B, width]`` vectors of a chunk from the next layer's (padded by ``pad_prev``); the core
+    writes them into the layer's output rows. ``shapes``: ``layer`` compiles one step per layer
+    (each layer's own support and row count: least work), ``uniform`` one step for all layers
+    (largest support and row count: least compiling, for small games), ``auto`` picks
+    ``uniform`` when its previous-layer table stays under 256 MiB. ``prefilled``: a mask of
+    boxes closed from the start (a reduced game); only states with these boxes filled are solved.
+    """
+    if keep not in ("all", "start"):
+        raise JaxsolveError(f"keep must be 'all' or 'start', got {keep!r}")
+    if shapes not in ("auto", "layer", "uniform"):
+        raise JaxsolveError(f"shapes must be 'auto', 'layer' or 'uniform', got {shapes!r}")
+    dtype = jnp.dtype(dtype)
+    mesh = make_mesh(devices)
+    ndev = mesh.devices.size
+    lengths = support_lengths(rules)
+    nb = rules.num_boxes
+    if not 0 <= int(prefilled) < 1 << nb or int(prefilled) == (1 << nb) - 1:
+        raise JaxsolveError(f"prefilled must be a mask of 0..{nb - 1} boxes leaving one open, got {prefilled}")
+    prefilled = int(prefilled)
+    rows = layer_rows(rules, prefilled)
+    lead = max_turn_reward(rules)
+    sizes = [len(sub_layer_states(rules, k, prefilled)[0]) for k in range(nb + 1)]
+    first = bin(prefilled).count("1")
+    widest = max(lengths[first:])
+    if shapes == "auto":
+        shapes = "uniform" if max(sizes) * (widest + lead) * dtype.itemsize <= 256 << 20 else "layer"
+    flat_values = jnp.asarray(np.nan_to_num(values.reshape(-1), nan=0.0), dtype)
+    flat_rows = jnp.asarray(rows)
+    layers: list = [None] * (nb + 1)
+    last = np.zeros((sizes[nb], lengths[nb]), dtype)
+    last[:, 0] = 1.0  # nothing more to score: P(0 more) = P(at least 0 more) = 1
+    if keep == "all":
+        layers[nb] = last
+    held = {"prev": last}
+
+    def step(out, operands, rows_in_layer, filled, upper, holds50):
+        got = turn(*operands, filled, upper, holds50, rules=rules, width=out.shape[1])
+        return out.at[rows_in_layer].set(got)
+
+    def begin_layer(layer: Layer, carry) -> LayerSetup:
+        del carry
+        width = lengths[layer.index] if shapes == "layer" else widest
+        padded = pad_prev(held["prev"], lead, width).astype(dtype)
+        height = max(sizes) if shapes == "uniform" else len(layer.states[0])
+        if shapes == "uniform":
+            padded = np.pad(padded, ((0, max(sizes) - padded.shape[0]), (0, widest + lead - padded.shape[1])))
+        out = jnp.zeros((height, width), dtype)
+        fixed = padded.nbytes + flat_values.nbytes + flat_rows.nbytes + out.nbytes
+        size = plan_chunk(per_state_bytes(rules, width, dtype.itemsize), fixed, max_memory, chunk, ndev)
+        if shapes == "layer":
+            size = min(size, -(-height // ndev) * ndev)
+        return LayerSetup(out, (flat_values, flat_rows, jnp.asarray(padded)), size)
+
+    def end_layer(layer: Layer, carry):
+        out = np.asarray(carry)[: len(layer.states[0]), : lengths[layer.index]]
+        held["prev"] = out
+        if keep == "all" or layer.index == first:
+            layers[layer.index] = out
+        return carry
+
+    plan = [Layer(k, sub_layer_states(rules, k, prefilled)) for k in range(nb - 1, first - 1, -1)]
+    run = run_layers(
+        (name, rules, shapes, prefilled), step, plan, jnp.zeros((1, 1), dtype), (),
+        chunk=chunk, mesh=mesh, begin_layer=begin_layer, end_layer=end_layer, on_layer=on_layer,
+    )
+    device = ", ".join(str(d) for d in mesh.devices.flat)
+    return LayerTables(rules, layers, rows, name, run.seconds, run.compile_seconds, device, run.timings)
+
+
+# ----------------------------------------------------------------------------- public
+
+
+def _pad_distribution(prev: np.ndarray, lead: int, width: int) -> np.ndarray:
+    """``lead`` zeros left of the support, zeros right up to ``width`` past ``lead``."""
+    return np.pad(prev, ((0, 0), (lead, max(0, width - prev.shape[1]))))
+
+
+def distribution(
+    rules: KniffelRules,
+    solution: solver.Solution | None = None,
+    *,
+    dtype=None,
+    chunk: int = 256,
+    devices=1,
+    max_memory: int | None = None,
+    keep: str = "all",
+    shapes: str = "auto",
+    prefilled: int = 0,
+    on_layer: Callable[[int, int], None] | None = None,
+) -> LayerTables:
+    """Exact distribution of the remaining score of every state under the ``score`` policy.
+
+    Args:
+        rules: the rule set.
+        solution: a ``score`` solution of these rules (solved here, in ``dtype``, if None).
+        dtype: float dtype (default float64 if x64 is enabled, else float32).
+        chunk: most states per compiled batch (rounded to a multiple of the device count).
+        devices: 1 (default device), an int n (the first n visible devices), a list of
+            devices, or None (all visible): the chunk's states are sharded over them.
+        max_memory: bytes one device may use for the previous layer plus a chunk's working
+            set; the chunk shrinks to fit (error if the previous layer alone does not).
+        keep: ``all`` layers, or only the ``start`` layer (two layers held at any time).
+        shapes: ``layer``, ``uniform`` or ``auto`` compiled shapes (see ``layer_tables``).
+        prefilled: mask of boxes closed from the start (a reduced game; ``solver.filled_mask``).
+    Returns:
+        ``LayerTables`` with ``layers[L][row, k] = P(k more points)``; ``.at(filled, upper,
+        holds50)`` gives one state's vector.
+    """
+    dtype = jnp.dtype(dtype or (jnp.float64 if jax.config.jax_enable_x64 else jnp.float32))
+    if solution is None:
+        from jaxsolve.games.category import table_io
+
+        device = make_mesh(devices).devices.flat[0]
+        solution = table_io.solved(rules, "score", dtype=dtype, device=device)
+    if solution.objective != "score" or solution.rules != rules:
+        raise JaxsolveError("the distribution needs a 'score' solution of the same rules")
+    return layer_tables(
+        "distribution", turn_distribution, distribution_bytes, rules, solution.values, _pad_distribution,
+        dtype=dtype, chunk=chunk, devices=devices, max_memory=max_memory, keep=keep, shapes=shapes, prefilled=prefilled, on_layer=on_layer,
+    )
+
+
+@dataclass(frozen=True)
+class Summary:
+    """Mean, SD, percentiles and tail probabilities of one distribution ``p[k]``."""
+
+    mean: float
+    sd: float
+    mass: float
+    percentiles: dict
+    at_least: dict
+    mode: int
+
+    def to_dict(self) -> dict:
+        return {
+            "mean": self.mean,
+            "sd": self.sd,
+            "mass": self.mass,
+            "mode": self.mode,
+            "percentiles": {str(k): v for k, v in self.percentiles.items()},
+            "at_least": {str(k): v for k, v in self.at_least.items()},
+        }
+
+
+def summarize(p: np.ndarray, percentiles=(1, 5, 10, 25, 50, 75, 90, 95, 99), at_least=()) -> Summary:
+    """Mean, SD, percentiles (smallest k with P(score <= k) >= q) and P(score >= T)."""
+    p = np.asarray(p, dtype=np.float64)
+    k = np.arange(len(p))
+    mass = float(p.sum())
+    mean = float((k * p).sum())
+    sd = float(math.sqrt(max(float((k * k * p).sum()) - mean**2, 0.0)))
+    cdf = np.cumsum(p)
+    pct = {q: int(np.searchsorted(cdf, q / 100 * mass - 1e-12)) for q in percentiles}
+    tail = {t: float(p[max(int(t), 0):].sum()) for t in at_least}
+    return Summary(mean, sd, mass, pct, tail, int(np.argmax(p)))

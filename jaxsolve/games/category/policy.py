@@ -1,0 +1,176 @@
+"""The one optimal turn policy of category games, with one tie rule.
+
+Given a table of start-of-turn state values, a turn's decisions are: after the last throw
+(or when filling early), which box to fill; with re-throws left, which dice to keep; with an
+Im-Hieb bonus, whether to fill right after the first throw. Simulation, policy evaluation,
+score distributions and the advisor all take their decisions from here.
+
+**Tie rule.** Two options whose values differ by at most ``tol = rtol * max(1, |v|)``
+(``rtol`` = 1e-9 in float64, 1e-5 in float32; see ``RTOL``) are tied, and ties are decided by
+preference: ending the turn (filling a box now) before re-throwing, a keep with more dice
+before one with fewer, an earlier box of the sheet before a later one. Options are compared in
+that order and a less preferred option is chosen only if it is better by more than ``tol``.
+The tolerance absorbs float rounding, so the choice does not depend on it.
+
+``rank_with_ties`` applies the same rule to a list of options in plain Python (the advisor,
+the batch answers); the array functions trace with JAX, which is imported on first use.
+"""
+
+from __future__ import annotations
+
+import functools
+from typing import TYPE_CHECKING, Any, NamedTuple, Sequence
+
+import numpy as np
+
+from jaxsolve.core import dice
+from jaxsolve.games.category import solver, tables
+from jaxsolve.games.category.rules import KniffelRules
+
+if TYPE_CHECKING:
+    import jax
+
+RTOL = {"float64": 1e-9, "float32": 1e-5}
+
+
+def rtol(dtype) -> float:
+    """Relative tie tolerance of a float dtype."""
+    return RTOL.get(np.dtype(dtype).name, 1e-5)
+
+
+def tolerance(value):
+    """Absolute tie tolerance around ``value`` (an array of the values' dtype)."""
+    import jax.numpy as jnp
+
+    return rtol(value.dtype) * jnp.maximum(1.0, jnp.abs(value))
+
+
+def best_box(values, filled, upper, holds50, rules: KniffelRules, objective: str = "score", first_throw: bool = False):
+    """``(value, box)`` ``[T, B]`` after each throw: the earliest box within the tolerance of the best.
+
+    Folds over the boxes (``solver.box_options``) instead of stacking ``[boxes, T, B]``: the
+    same choice as ranking ``solver.option_values``, without materializing it.
+    """
+    import jax.numpy as jnp
+
+    regular, five = solver.box_options(values, filled, upper, holds50, rules, objective, first_throw)
+    value, box = _earliest_near_best(regular)
+    if five is None:
+        return value, box
+    five_value, five_box = _earliest_near_best(list(jnp.moveaxis(five, 1, 0)))
+    cols = tables.kniffel_throws(rules.dice)
+    return value.at[cols].set(five_value), box.at[cols].set(five_box)
+
+
+def _earliest_near_best(options):
+    """``(value, index)`` of the first option within the tolerance of the best, elementwise."""
+    import jax.numpy as jnp
+
+    best = functools.reduce(jnp.maximum, options)
+    near = best - tolerance(best)
+    value, box = best, jnp.zeros(best.shape, jnp.int32)
+    for b in range(len(options) - 1, -1, -1):
+        take = options[b] >= near
+        value = jnp.where(take, options[b], value)
+        box = jnp.where(take, jnp.int32(b), box)
+    return value, box
+
+
+def best_keep(space, keep_values):
+    """``(value, keep)`` for every throw: the best contained keep, ties to more dice (see module)."""
+    return dice.best_subkeep_arg(space, keep_values, rtol(keep_values.dtype))
+
+
+def fill_now_wins(now, rethrow):
+    """Im-Hieb choice: filling after the first throw wins ties against re-throwing."""
+    return now >= rethrow - tolerance(rethrow)
+
+
+class TurnDecisions(NamedTuple):
+    """The optimal decisions of one turn for a batch of states (``T`` throws, ``B`` states).
+
+    keep: ``[rolls - 1, T, B]`` keep index after a throw with ``r + 1`` re-throws left (row r).
+    box: ``[T, B]`` box filled after the last throw.
+    fill_now: ``[T, B]`` (Im-Hieb rules) fill right after the first throw instead of re-throwing.
+    box_now: ``[T, B]`` the box filled then.
+    values: ``[rolls, T, B]`` value of each throw with r re-throws left (row r).
+    """
+
+    keep: jax.Array
+    box: jax.Array
+    fill_now: jax.Array
+    box_now: jax.Array
+    values: jax.Array
+
+
+def optimal_turn(values, filled, upper, holds50, rules: KniffelRules, objective: str = "score") -> TurnDecisions:
+    """The turn decisions of the optimal policy for ``values`` (flat start-of-turn table)."""
+    import jax.numpy as jnp
+
+    sp = tables.space(rules.dice)
+    current, box = best_box(values, filled, upper, holds50, rules, objective, rules.rolls == 1 and rules.has_instant_bonus)
+    stages, keeps = [current], []
+    for _ in range(rules.rolls - 1):
+        current, arg = best_keep(sp, dice.expect_keeps(sp, current))
+        stages.append(current)
+        keeps.append(arg)
+    keep = jnp.stack(keeps) if keeps else jnp.zeros((0,) + box.shape, jnp.int32)
+    if rules.has_instant_bonus and rules.rolls > 1:
+        now, box_now = best_box(values, filled, upper, holds50, rules, objective, first_throw=True)
+        fill_now = fill_now_wins(now, current)
+        stages[-1] = jnp.where(fill_now, now, current)
+    else:
+        fill_now, box_now = jnp.zeros(box.shape, bool), box
+    return TurnDecisions(keep, box, fill_now, box_now, jnp.stack(stages))
+
+
+def end_of_turn(values, filled, upper, holds50, rules: KniffelRules, objective: str = "score", start=None, rolls_left: int | None = None):
+    """Where the optimal turn ends: ``[(q [T, B], box [T, B], first_throw)]``.
+
+    ``q[t, b]`` is the probability that the turn of state b is decided on throw t with box
+    ``box[t, b]``; with an Im-Hieb bonus a first entry (``first_throw`` True) holds the stops
+    right after the first throw. ``start`` ``[T]`` or ``[T, B]`` is the distribution of the
+    throw showing with ``rolls_left`` re-throws left (default: a fresh turn, ``rolls - 1``).
+    The throw distribution is pushed through the chosen keep of every re-throw
+    (``dice.rethrow_mass``).
+    """
+    import jax.numpy as jnp
+
+    sp = tables.space(rules.dice)
+    dtype = values.dtype
+    rolls_left = rules.rolls - 1 if rolls_left is None else int(rolls_left)
+    if not 0 <= rolls_left < rules.rolls:
+        raise ValueError(f"rolls_left must be in 0..{rules.rolls - 1}, got {rolls_left}")
+    turn = optimal_turn(values, filled, upper, holds50, rules, objective)
+    B = filled.shape[0]
+    p = jnp.asarray(sp.throw_prob, dtype) if start is None else jnp.asarray(start, dtype)
+    p = jnp.broadcast_to(p.reshape((sp.num_throws, -1)), (sp.num_throws, B))
+    out = []
+    first = rolls_left == rules.rolls - 1
+    if first and rolls_left > 0 and rules.has_instant_bonus:
+        out.append((jnp.where(turn.fill_now, p, 0), turn.box_now, True))
+        p = jnp.where(turn.fill_now, 0, p)
+    cols = jnp.broadcast_to(jnp.arange(B)[None, :], (sp.num_throws, B))
+    for r in range(rolls_left - 1, -1, -1):
+        mass = jnp.zeros((sp.num_keeps, B), dtype).at[turn.keep[r], cols].add(p)
+        p = dice.rethrow_mass(sp, mass)
+    out.append((p, turn.box, rules.rolls == 1))
+    return out
+
+
+def rank_with_ties(items: Sequence[tuple[float, Any, Any]], dtype) -> list:
+    """Order ``(value, preference key, option)`` items best first under the tie rule.
+
+    The best remaining value and every option within its tolerance form a group, ordered by
+    the preference key (smaller = preferred); groups follow each other by value.
+    """
+    r = rtol(dtype)
+    rest = sorted(items, key=lambda it: -it[0])
+    out = []
+    while rest:
+        top = rest[0][0]
+        tol = r * max(1.0, abs(top))
+        group = [it for it in rest if it[0] >= top - tol]
+        rest = [it for it in rest if it[0] < top - tol]
+        out += [it[2] for it in sorted(group, key=lambda it: it[1])]
+    return out

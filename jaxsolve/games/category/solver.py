@@ -1,0 +1,434 @@
+"""Optimal Kniffel / Yahtzee play by backward induction over layers of filled boxes.
+
+A turn is: throw -> (keep, re-throw) x (rolls - 1) -> fill a box. For a batch of states the
+turn is evaluated as arrays: ``option_values`` gives the value of filling every box after every
+final throw (``[B, 13, 252]``), the best box gives the final-throw values, each re-throw is the
+shared ``dice.reroll`` operator, and the mean over the first throw is the state's value.
+Layers (number of filled boxes) are solved from 12 down to 0 in fixed-size chunks, so one
+compilation serves the whole game.
+
+The turn arithmetic (``option_values``, ``moves``, ``turn_throw_values`` and what they use) takes
+``xp`` (``jaxsolve.arrays``): ``jax.numpy`` by default, traced in every compiled program, or
+NumPy, which answers one situation from a cached table without importing JAX
+(``analysis.advise``). JAX is imported on first use, not with this module.
+"""
+
+from __future__ import annotations
+
+import functools
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Callable, NamedTuple
+
+import numpy as np
+
+from jaxsolve.core import dice
+from jaxsolve.core.arrays import namespace, set_at
+from jaxsolve.games.category import tables
+from jaxsolve.errors import JaxsolveError
+from jaxsolve.games.category.rules import KniffelRules, check_objective
+
+if TYPE_CHECKING:
+    import jax
+
+    from jaxsolve.core.layered import Layer
+
+
+def objective_reward(points, objective: str, dtype, xp=None):
+    """Immediate reward of a box filled with ``points`` under the objective."""
+    if objective == "goals":
+        return (points > 0).astype(dtype)
+    return namespace(xp).asarray(points, dtype)
+
+
+def objective_bonus(points, objective: str, dtype, xp=None):
+    """Bonus points count for ``score`` only."""
+    xp = namespace(xp)
+    if objective == "goals":
+        return xp.zeros(xp.shape(points), dtype)
+    return xp.asarray(points, dtype)
+
+
+def _lookup(values, rules: KniffelRules):
+    """Value of a state, read at its class's representative (``tables.canonical``)."""
+
+    def lookup(f, u, h):
+        return values[tables.state_index(f, *tables.canonical(f, u, h, rules), rules)]
+
+    return lookup
+
+
+CLOSED = -1e30  # value of a closed box in the fast path (finite, so one-hot products stay exact)
+
+
+def _instant_bonus(points, box, rules: KniffelRules, xp=None):
+    """Im-Hieb bonus for a box filled with ``points`` right after the first throw."""
+    xp = namespace(xp)
+    amount = xp.where(box == rules.yahtzee_box, rules.instant_kniffel, rules.instant_other)
+    return xp.where(points > 0, amount, 0)
+
+
+def _regular_options(values, filled, upper, holds50, rules: KniffelRules, objective: str, first_throw: bool = False, xp=None):
+    """One array ``[T, B]`` per box: value of filling it after each throw, normal scoring.
+
+    Closed boxes are ``CLOSED`` (very negative). Five-of-a-kind throws are handled by ``_five_options``.
+    """
+    xp = namespace(xp)
+    dtype = values.dtype
+    cap = rules.upper_threshold
+    lookup = _lookup(values, rules)
+    nb = rules.num_boxes
+    boxes = xp.arange(nb)[:, None]
+    may_fill = tables.fillable(filled[None, :], boxes, rules)
+    new_filled = filled[None, :] | (1 << boxes)
+    scores = tables.throw_scores(rules)
+    faces = xp.arange(1, 7)
+
+    lower_holds = holds50[None, :] * (xp.arange(6, nb) != rules.yahtzee_box)[:, None]
+    lower_next = lookup(new_filled[6:], upper[None, :], lower_holds)
+    lower_next = xp.where(may_fill[6:], lower_next, CLOSED)
+    lower_reward = objective_reward(scores[6:], objective, dtype, xp)
+    if first_throw:
+        instant = objective_bonus(_instant_bonus(scores, np.arange(nb)[:, None], rules, xp), objective, dtype, xp)
+        lower_reward = lower_reward + instant[6:]
+
+    up_next = xp.minimum(cap, upper[None, None, :] + (faces[:, None] * xp.arange(rules.dice + 1)[None, :])[:, :, None])
+    crossed = (upper[None, None, :] < cap) & (up_next >= cap)
+    upper_next = lookup(new_filled[:6, None, :], up_next, holds50[None, None, :])
+    upper_next = upper_next + objective_bonus(rules.upper_bonus * crossed, objective, dtype, xp)
+    upper_next = xp.where(may_fill[:6, None, :], upper_next, CLOSED)
+    upper_reward = objective_reward(scores[:6], objective, dtype, xp)
+    if first_throw:
+        upper_reward = upper_reward + instant[:6]
+    # Computed once per state; without the barrier XLA would fuse the table look-ups into the
+    # [T, B] loop below and repeat them for every throw.
+    upper_next, lower_next = dice.materialize((upper_next, lower_next), xp)
+    counts = tables.throw_counts(rules.dice)
+
+    out = [upper_next[f, counts[f]] + upper_reward[f][:, None] for f in range(6)]
+    out += [lower_reward[b][:, None] + lower_next[b][None, :] for b in range(nb - 6)]
+    return out
+
+
+class Moves(NamedTuple):
+    """Every (box, throw) move of a batch of states, as arrays of one common shape.
+
+    points: box points; extra: extra-Kniffel bonus; upper_bonus: upper bonus earned by this
+    move; next_state: flat index of the next state; allowed: legal and open.
+    """
+
+    points: jax.Array
+    extra: jax.Array
+    upper_bonus: jax.Array
+    next_state: jax.Array
+    allowed: jax.Array
+    instant: jax.Array
+
+    def values(self, values, objective: str, first_throw: bool = False, xp=None):
+        """Immediate reward + value of the next state, ``-inf`` where not allowed."""
+        xp = namespace(xp)
+        return xp.where(self.allowed, self.reward(objective, values.dtype, first_throw, xp) + values[self.next_state], -xp.inf)
+
+    def score(self, first_throw: bool = False):
+        """Points each move adds to the score sheet: box points and every bonus it earns."""
+        return self.points + self.extra + self.upper_bonus + (self.instant if first_throw else 0)
+
+    def reward(self, objective: str, dtype, first_throw: bool = False, xp=None):
+        """Immediate reward of each move (bonuses included for ``score``)."""
+        bonus = self.extra + self.upper_bonus + (self.instant if first_throw else 0)
+        return objective_reward(self.points, objective, dtype, xp) + objective_bonus(bonus, objective, dtype, xp)
+
+
+def _five_moves(filled, upper, holds50, rules: KniffelRules, xp=None) -> Moves:
+    """Moves ``[6 faces, boxes, B]`` of placing all dice of one face, joker and bonus included."""
+    xp = namespace(xp)
+    cap = rules.upper_threshold
+    yb = rules.yahtzee_box
+    boxes = xp.arange(rules.num_boxes)[None, :, None]
+    face = xp.arange(6)[:, None, None]
+    box11_filled = ((filled >> yb) & 1 == 1)[None, None, :]
+    upper_face_filled = ((filled[None, None, :] >> face) & 1) == 1
+    holds = (holds50 == 1)[None, None, :]
+    base = xp.asarray(tables.throw_scores(rules)[:, tables.kniffel_throws(rules.dice)].T)[:, :, None]
+    if rules.joker == "none":
+        joker = xp.zeros_like(upper_face_filled)
+    elif rules.joker == "forced":
+        joker = box11_filled
+    elif rules.joker == "free":
+        joker = box11_filled & upper_face_filled
+    else:
+        joker = holds
+    points = xp.where(joker & (xp.asarray(tables.joker_points(rules)) > 0)[None, :, None], xp.asarray(tables.joker_points(rules))[None, :, None], base)
+
+    allowed = tables.fillable(filled[None, None, :], boxes, rules)
+    if rules.joker == "forced":
+        is_open = ((filled[None, None, :] >> boxes) & 1) == 0
+        any_lower_open = xp.any(is_open[:, 6:], axis=1, keepdims=True)
+        forced = xp.where(~upper_face_filled, boxes == face, xp.where(any_lower_open, boxes >= 6, boxes < 6))
+        allowed = allowed & (forced | ~box11_filled)
+
+    extra = rules.extra_bonus * (holds & (rules.bonus_on_scratch | (points > 0)))
+    is_upper = boxes < 6
+    up_next = xp.where(is_upper, xp.minimum(cap, upper[None, None, :] + points), upper[None, None, :])
+    crossed = is_upper & (upper[None, None, :] < cap) & (up_next >= cap)
+    holds_next = xp.where(boxes == yb, 1, holds50[None, None, :])
+    nxt = tables.state_index(filled[None, None, :] | (1 << boxes), up_next, holds_next, rules)
+    instant = _instant_bonus(points, boxes, rules, xp)
+    shape = xp.broadcast_shapes(points.shape, allowed.shape, nxt.shape)
+    parts = (points, extra, rules.upper_bonus * crossed, nxt, allowed, instant)
+    return Moves(*(xp.broadcast_to(a, shape) for a in parts))
+
+
+def _five_options(values, filled, upper, holds50, rules: KniffelRules, objective: str, first_throw: bool = False, xp=None):
+    """``[6 faces, boxes, B]`` values of placing all dice of one face (next states read at their representative)."""
+    xp = namespace(xp)
+    mv = _five_moves(filled, upper, holds50, rules, xp)
+    after = values[tables.canonical_index(mv.next_state, rules)]
+    return xp.where(mv.allowed, mv.reward(objective, values.dtype, first_throw, xp) + after, -xp.inf)
+
+
+def moves(filled, upper, holds50, rules: KniffelRules, xp=None) -> Moves:
+    """All moves ``[boxes, T throws, B]`` of a batch of states (explicit, for analysis)."""
+    xp = namespace(xp)
+    cap = rules.upper_threshold
+    nb = rules.num_boxes
+    boxes = xp.arange(nb)[:, None, None]
+    points = xp.broadcast_to(xp.asarray(tables.throw_scores(rules))[:, :, None], (nb, tables.space(rules.dice).num_throws, filled.shape[0]))
+    allowed = tables.fillable(filled[None, None, :], boxes, rules)
+    is_upper = boxes < 6
+    up_next = xp.where(is_upper, xp.minimum(cap, upper[None, None, :] + points), upper[None, None, :])
+    crossed = is_upper & (upper[None, None, :] < cap) & (up_next >= cap)
+    holds_next = xp.where(boxes == rules.yahtzee_box, 0, holds50[None, None, :])
+    nxt = tables.state_index(filled[None, None, :] | (1 << boxes), up_next, holds_next, rules)
+    zeros = xp.zeros_like(points)
+    instant = _instant_bonus(points, boxes, rules, xp)
+    regular = Moves(points, zeros, rules.upper_bonus * crossed + zeros, nxt + zeros, allowed | (zeros > 0), instant)
+    if rules.yahtzee_box < 0:
+        return regular
+    five = _five_moves(filled, upper, holds50, rules, xp)
+    cols = tables.kniffel_throws(rules.dice)
+    return Moves(*(set_at(r, (slice(None), cols), xp.swapaxes(f, 0, 1).astype(r.dtype), xp) for r, f in zip(regular, five)))
+
+
+def chosen_moves(box, filled, upper, holds50, rules: KniffelRules) -> Moves:
+    """The moves ``[T, B]`` that fill ``box[t, b]`` (one chosen box per throw and state)."""
+    import jax.numpy as jnp
+
+    cap = rules.upper_threshold
+    sp = tables.space(rules.dice)
+    points = jnp.asarray(tables.throw_scores(rules))[box, jnp.arange(sp.num_throws)[:, None]]
+    is_upper = box < 6
+    up_next = jnp.where(is_upper, jnp.minimum(cap, upper[None, :] + points), upper[None, :])
+    crossed = is_upper & (upper[None, :] < cap) & (up_next >= cap)
+    holds_next = jnp.where(box == rules.yahtzee_box, 0, holds50[None, :])
+    nxt = tables.state_index(filled[None, :] | (1 << box), up_next, holds_next, rules)
+    allowed = tables.fillable(filled[None, :], box, rules)
+    regular = Moves(points, jnp.zeros_like(points), rules.upper_bonus * crossed, nxt, allowed, _instant_bonus(points, box, rules))
+    if rules.yahtzee_box < 0:
+        return regular
+    cols = tables.kniffel_throws(rules.dice)
+    five = _five_moves(filled, upper, holds50, rules)
+    five_box = box[cols][:, None, :]
+    return Moves(*(r.at[cols].set(jnp.take_along_axis(f, five_box, axis=1)[:, 0].astype(r.dtype)) for r, f in zip(regular, five)))
+
+
+def box_options(values, filled, upper, holds50, rules: KniffelRules, objective: str = "score", first_throw: bool = False, xp=None):
+    """The values of ``option_values`` in parts, for consumers that fold over the boxes.
+
+    Returns ``(regular, five)``: ``regular`` one ``[T, B]`` array per box (normal scoring for
+    every throw; a closed box is about ``CLOSED``), ``five`` ``[6 faces, boxes, B]`` for the
+    throws of all dice showing one face (``-inf`` where not allowed; ``None`` without a Yahtzee
+    box), which replace those throws' columns (``tables.kniffel_throws``).
+    """
+    regular = _regular_options(values, filled, upper, holds50, rules, objective, first_throw, xp)
+    if rules.yahtzee_box < 0:
+        return regular, None
+    return regular, _five_options(values, filled, upper, holds50, rules, objective, first_throw, xp)
+
+
+def option_values(values, filled, upper, holds50, rules: KniffelRules, objective: str = "score", first_throw: bool = False, xp=None):
+    """Value of filling each box after each final throw, for a batch of states.
+
+    Args:
+        values: ``[states]`` flat value table (later layers filled in).
+        filled, upper, holds50: ``[B]`` int32 state components.
+    Returns:
+        ``[boxes, T, B]`` immediate reward + value of the next state, ``-inf`` where not allowed
+        (equal to ``moves(...).values(...)``, computed with fewer table look-ups).
+    """
+    xp = namespace(xp)
+    out = xp.stack(_regular_options(values, filled, upper, holds50, rules, objective, first_throw, xp))
+    out = xp.where(out <= CLOSED / 2, -xp.inf, out)
+    if rules.yahtzee_box < 0:
+        return out
+    five = _five_options(values, filled, upper, holds50, rules, objective, first_throw, xp)
+    return set_at(out, (slice(None), tables.kniffel_throws(rules.dice)), xp.swapaxes(five, 0, 1), xp)
+
+
+def final_throw_values(values, filled, upper, holds50, rules: KniffelRules, objective: str = "score", first_throw: bool = False, xp=None):
+    """``[T, B]`` value of filling the best box now (``first_throw``: Im-Hieb bonus included)."""
+    xp = namespace(xp)
+    options = _regular_options(values, filled, upper, holds50, rules, objective, first_throw, xp)
+    best = functools.reduce(xp.maximum, options)
+    if rules.yahtzee_box < 0:
+        return best
+    five = xp.max(_five_options(values, filled, upper, holds50, rules, objective, first_throw, xp), axis=1)
+    return set_at(best, tables.kniffel_throws(rules.dice), five, xp)
+
+
+def turn_throw_values(values, filled, upper, holds50, rules: KniffelRules, objective="score", *, expect="levels", subkeep="levels", xp=None):
+    """``[rolls, 252, B]`` value of each throw with r re-throws left (r = 0..rolls-1)."""
+    xp = namespace(xp)
+    sp = tables.space(rules.dice)
+    current = final_throw_values(values, filled, upper, holds50, rules, objective, xp=xp)
+    out = [current]
+    for _ in range(rules.rolls - 1):
+        current = dice.reroll(sp, current, expect, subkeep, xp)
+        out.append(current)
+    if rules.has_instant_bonus:
+        now = final_throw_values(values, filled, upper, holds50, rules, objective, first_throw=True, xp=xp)
+        out[-1] = xp.maximum(out[-1], now)
+    return xp.stack(out)
+
+
+def state_values(values, filled, upper, holds50, rules: KniffelRules, objective="score", *, expect="levels", subkeep="levels", xp=None):
+    """``[B]`` value of each state at the start of a turn (before the first throw)."""
+    xp = namespace(xp)
+    sp = tables.space(rules.dice)
+    current = final_throw_values(values, filled, upper, holds50, rules, objective, xp=xp)
+    for _ in range(rules.rolls - 1):
+        current = dice.reroll(sp, current, expect, subkeep, xp)
+    if rules.has_instant_bonus:
+        now = final_throw_values(values, filled, upper, holds50, rules, objective, first_throw=True, xp=xp)
+        current = xp.maximum(current, now)
+    return dice.throw_mean(sp, current, xp)
+
+
+@dataclass
+class Solution:
+    """Value of every state of one rule set and objective.
+
+    ``values`` has shape ``[2**boxes filled masks, cap + 1 upper totals, 2 holds-50 flags]``;
+    unreachable states are NaN.
+    """
+
+    rules: KniffelRules
+    objective: str
+    values: np.ndarray
+    solve_seconds: float = 0.0
+    compile_seconds: float = 0.0
+    device: str = ""
+    timings: dict = field(default_factory=dict)
+
+    @property
+    def game_value(self) -> float:
+        return float(self.values[0, 0, 0])
+
+    def value(self, filled: int = 0, upper: int = 0, holds50: int = 0) -> float:
+        """Value of a state (start of a turn); NaN for an unreachable one.
+
+        ``filled`` is a mask of filled boxes (see ``filled_mask``), ``upper`` the upper total.
+        """
+        if not 0 <= int(filled) < 1 << self.rules.num_boxes or upper < 0 or holds50 not in (0, 1):
+            raise JaxsolveError(f"not a state: filled={filled}, upper={upper}, holds50={holds50}")
+        return float(self.values[int(filled), min(int(upper), self.rules.upper_threshold), int(holds50)])
+
+
+def layers(rules: KniffelRules, first: int = 0) -> list[Layer]:
+    """Layers of reachable states, last layer to ``first``: ``Layer(filled boxes, (filled, upper, holds))``."""
+    from jaxsolve.core.layered import Layer
+
+    return [Layer(k, tables.layer_states(rules, k)) for k in range(rules.num_boxes - 1, first - 1, -1)]
+
+
+def representative_layers(rules: KniffelRules) -> list[Layer]:
+    """``layers`` with only each class's representative state (what the value solve computes)."""
+    from jaxsolve.core.layered import Layer
+
+    return [Layer(k, tables.representative_states(rules, k)) for k in range(rules.num_boxes - 1, -1, -1)]
+
+
+def fill_classes(values: np.ndarray, rules: KniffelRules, inplace: bool = False) -> np.ndarray:
+    """The flat value table with every reachable state given its representative's value
+    (``inplace``: written into ``values`` itself, no copy)."""
+    out = values if inplace else values.copy()
+    targets, sources = tables.class_copies(rules)
+    out[targets] = out[sources]
+    return out
+
+
+def value_step(rules: KniffelRules, objective: str, expect: str = "levels", subkeep: str = "levels"):
+    """The per-chunk step of the value solve: ``(values, (), rows, filled, upper, holds50) -> values``."""
+
+    def step(values, operands, rows, filled, upper, holds50):
+        del operands, rows
+        v = state_values(values, filled, upper, holds50, rules, objective, expect=expect, subkeep=subkeep)
+        return values.at[tables.state_index(filled, upper, holds50, rules)].set(v)
+
+    return step
+
+
+def solve(
+    rules: KniffelRules,
+    objective: str = "score",
+    *,
+    dtype=None,
+    chunk: int = 1024,
+    expect: str = "levels",
+    subkeep: str = "levels",
+    device=None,
+    on_layer: Callable[[int, int], None] | None = None,
+    representatives: bool = True,
+) -> Solution:
+    """Solve the whole game by backward induction (the layered core with ``value_step``).
+
+    Args:
+        rules: the rule set.
+        objective: ``score`` (expected final score) or ``goals`` (expected boxes met).
+        dtype: float dtype of the values (default: float64 if x64 is enabled, else float32).
+        chunk: states per compiled batch (one compilation per rules/objective/chunk/dtype/device
+            and process; ``compile_seconds`` is 0 when it was already compiled).
+        expect, subkeep: which dice operators to use (see ``jaxsolve.dice``).
+        device: a ``jax.Device``; default device if None.
+        on_layer: called as ``on_layer(layer, states)`` when a layer is done (progress).
+        representatives: compute only one state of each class of equal-valued states
+            (``tables.canonical``) and copy its value to the others; False computes every
+            reachable state (the same values, slower; for tests).
+    """
+    import jax
+    import jax.numpy as jnp
+
+    from jaxsolve.core.layered import run_layers
+
+    check_objective(objective)
+    dtype = jnp.dtype(dtype or (jnp.float64 if jax.config.jax_enable_x64 else jnp.float32))
+    device = device or jax.devices()[0]
+    shape = tables.state_shape(rules)
+    init = np.full(shape, np.nan, dtype=dtype)
+    init[rules.full_mask] = 0.0
+    values = jnp.asarray(init.reshape(-1))
+    del init
+    run = run_layers(
+        ("kniffel-values", rules, objective, expect, subkeep),
+        value_step(rules, objective, expect, subkeep),
+        representative_layers(rules) if representatives else layers(rules),
+        values,
+        chunk=chunk,
+        device=device,
+        on_layer=on_layer,
+    )
+    out = np.array(run.carry)
+    seconds, compile_seconds, timings = run.seconds, run.compile_seconds, run.timings
+    run = None  # frees the device table before the host-side class fill
+    if representatives:
+        fill_classes(out, rules, inplace=True)
+    return Solution(rules, objective, out.reshape(shape), seconds, compile_seconds, str(device), timings)
+
+
+def filled_mask(boxes, rules: KniffelRules | None = None) -> int:
+    """Mask of filled boxes from box names (or aliases) or indices, in the sheet's order."""
+    from jaxsolve.games.category.position import box_index
+
+    mask = 0
+    for b in boxes:
+        mask |= 1 << box_index(b, rules)
+    return mask

@@ -1,0 +1,171 @@
+"""The ``target`` objective: maximal probability of scoring at least t more points, for every t.
+
+A state's value is a vector ``V[t] = max P(at least t more points)`` over t = 0..support-1
+(``V[t] = 1`` for t <= 0, 0 past the support). A turn is the score turn with the max taken
+per target: filling box b after throw x is worth ``V_next[t - reward]``; a keep is worth the
+mean over the re-thrown dice of the best throw values (``dice.reroll`` works per trailing
+channel, so the per-target max over contained keeps is ``dice.best_subkeep`` unchanged).
+
+The work per state is ``keeps x support`` per re-throw (versus ``keeps`` for the score): about
+10^9 values for the standard game, which is GPU work; reduced games run on a CPU. Layers,
+chunking, ``max_memory`` and sharding are those of ``distribution.layer_tables`` (the layered core).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Callable
+
+import jax
+import jax.numpy as jnp
+import numpy as np
+
+from jaxsolve.core import dice
+from jaxsolve.errors import JaxsolveError
+from jaxsolve.games.category import solver, tables
+from jaxsolve.games.category.distribution import LayerTables, layer_tables, max_turn_reward, shifted
+from jaxsolve.games.category.rules import KniffelRules
+
+DEFAULT_MAX_MEMORY = 2 << 30
+
+
+def final_targets(rows, prev_padded, filled, upper, holds50, rules: KniffelRules, width: int, first_throw: bool):
+    """``[boxes, T, B, width]``: P(at least t more) after filling each box after each throw (-1: not allowed)."""
+    lead = max_turn_reward(rules)
+    mv = solver.moves(filled, upper, holds50, rules)
+    reward = mv.score(first_throw).astype(jnp.int32)
+    nrow = jnp.maximum(rows[mv.next_state], 0)
+    shape = nrow.shape[1:]
+
+    def box(b):
+        got = shifted(prev_padded, nrow[b].reshape(-1), reward[b].reshape(-1), width, lead).reshape(shape + (width,))
+        return jnp.where(mv.allowed[b][..., None], got, -1.0)
+
+    return jnp.stack([box(b) for b in range(rules.num_boxes)])
+
+
+def _best_final(rows, prev_padded, filled, upper, holds50, rules, width, first_throw):
+    """``[T, B, width]``: the best box per target, folded box by box (nothing ``[13, ...]`` held)."""
+    lead = max_turn_reward(rules)
+    mv = solver.moves(filled, upper, holds50, rules)
+    reward = mv.score(first_throw).astype(jnp.int32)
+    nrow = jnp.maximum(rows[mv.next_state], 0)
+    shape = nrow.shape[1:]
+    best = None
+    for b in range(rules.num_boxes):
+        got = shifted(prev_padded, nrow[b].reshape(-1), reward[b].reshape(-1), width, lead).reshape(shape + (width,))
+        got = jnp.where(mv.allowed[b][..., None], got, -1.0)
+        best = got if best is None else jnp.maximum(best, got)
+    return best
+
+
+def stage_targets(rows, prev_padded, filled, upper, holds50, rules: KniffelRules, width: int):
+    """``[rolls, T, B, width]``: value of each throw with r re-throws left (r = 0..rolls-1)."""
+    sp = tables.space(rules.dice)
+    current = _best_final(rows, prev_padded, filled, upper, holds50, rules, width, rules.rolls == 1)
+    out = [current]
+    for _ in range(rules.rolls - 1):
+        current = dice.reroll(sp, current)
+        out.append(current)
+    if rules.rolls > 1 and rules.has_instant_bonus:
+        out[-1] = jnp.maximum(out[-1], _best_final(rows, prev_padded, filled, upper, holds50, rules, width, True))
+    return out
+
+
+def turn_target(values, rows, prev_padded, filled, upper, holds50, rules: KniffelRules, width: int):
+    """``[B, width]`` target values of a batch of states (``values`` unused: same signature as the distribution)."""
+    del values
+    sp = tables.space(rules.dice)
+    return dice.throw_mean(sp, stage_targets(rows, prev_padded, filled, upper, holds50, rules, width)[-1])
+
+
+def target_bytes(rules: KniffelRules, width: int, itemsize: int) -> int:
+    """Rough device working set of one state of a target chunk (for ``max_memory``)."""
+    sp = tables.space(rules.dice)
+    return itemsize * (4 * sp.num_throws + 2 * sp.num_keeps) * width
+
+
+def _pad_target(prev: np.ndarray, lead: int, width: int) -> np.ndarray:
+    """``lead`` ones left of the vector (targets already reached), zeros right of it."""
+    out = np.pad(prev, ((0, 0), (lead, max(0, width - prev.shape[1]))))
+    out[:, :lead] = 1.0
+    return out
+
+
+def solve_target(
+    rules: KniffelRules,
+    *,
+    dtype=None,
+    chunk: int = 256,
+    devices=1,
+    max_memory: int | None = DEFAULT_MAX_MEMORY,
+    keep: str = "all",
+    shapes: str = "auto",
+    prefilled: int = 0,
+    on_layer: Callable[[int, int], None] | None = None,
+) -> LayerTables:
+    """``V[t]`` = max P(at least t more points) of every state; options as ``distribution.distribution``.
+
+    ``layers[L][row, t]``; ``.at(filled, upper, holds50)[t]``. The chunk shrinks to fit
+    ``max_memory`` (default 2 GiB: a state's working set is ~(4 throws + 2 keeps) x support).
+    """
+    dtype = jnp.dtype(dtype or (jnp.float64 if jax.config.jax_enable_x64 else jnp.float32))
+    size = int(np.prod(tables.state_shape(rules)))
+    return layer_tables(
+        "target", turn_target, target_bytes, rules, np.zeros(size), _pad_target,
+        dtype=dtype, chunk=chunk, devices=devices, max_memory=max_memory, keep=keep, shapes=shapes, prefilled=prefilled, on_layer=on_layer,
+    )
+
+
+@dataclass(frozen=True)
+class TargetChoice:
+    """One option of a position: a keep (dice to keep) or a box, and P(at least target more)."""
+
+    kind: str
+    what: str
+    probability: float
+
+
+def target_options(table: LayerTables, filled: int, upper: int, holds50: int, faces, rerolls_left: int, target: int) -> list[TargetChoice]:
+    """Every choice of a position ranked by P(at least ``target`` more points), best first.
+
+    ``faces``: the dice showing (e.g. ``[6, 6, 6, 2, 1]``); ``rerolls_left``: re-throws still
+    allowed this turn (0: choose a box). Needs the table of the next layer (``keep='all'``).
+    """
+    rules = table.rules
+    sp = tables.space(rules.dice)
+    layer = bin(int(filled)).count("1")
+    if table.kind != "target":
+        raise JaxsolveError("target_options needs a target table (solve_target)")
+    if not 0 <= layer < rules.num_boxes:
+        raise JaxsolveError("no box is open in this position")
+    if len(faces) != rules.dice or any(not 1 <= int(x) <= 6 for x in faces):
+        raise JaxsolveError(f"need {rules.dice} dice showing 1..6, got {list(faces)}")
+    if not 0 <= rerolls_left < rules.rolls:
+        raise JaxsolveError(f"re-throws left must be 0..{rules.rolls - 1}")
+    table.at(filled, upper, holds50)
+    nxt = table.layers[layer + 1]
+    if nxt is None:
+        raise JaxsolveError(f"layer {layer + 1} was not kept (solve with keep='all')")
+    width = table.layers[layer].shape[1]
+    t = int(np.clip(target, 0, width))
+    if target <= 0:
+        return [TargetChoice("keep", "any", 1.0)]
+    lead = max_turn_reward(rules)
+    padded = jnp.asarray(_pad_target(nxt, lead, width))
+    rows = jnp.asarray(table.rows)
+    f, u, h = (jnp.asarray([int(x)], jnp.int32) for x in (filled, min(upper, rules.upper_threshold), holds50))
+    throw = sp.throw_index(sp.counts_of_faces(faces))
+    boxes = []
+    if rerolls_left == 0 or (rerolls_left == rules.rolls - 1 and rules.has_instant_bonus):
+        first = rerolls_left == rules.rolls - 1
+        opts = np.asarray(final_targets(rows, padded, f, u, h, rules, width, first))[:, throw, 0]
+        val = opts[:, t] if t < width else np.where(opts[:, 0] >= 0, 0.0, -1.0)
+        boxes = [TargetChoice("box", rules.box_names[b], float(val[b])) for b in range(rules.num_boxes) if val[b] >= 0]
+    if rerolls_left > 0:
+        stages = stage_targets(rows, padded, f, u, h, rules, width)
+        keeps = np.asarray(dice.expect_keeps(sp, stages[rerolls_left - 1]))[:, 0]
+        cand = sorted(set(int(k) for k in sp.subkeeps[throw]))
+        val = [0.0 if t == width else float(keeps[k, t]) for k in cand]
+        boxes += [TargetChoice("keep", " ".join(map(str, sp.faces_of(sp.keeps[k]))) or "(none)", v) for k, v in zip(cand, val)]
+    return sorted(boxes, key=lambda c: -c.probability)

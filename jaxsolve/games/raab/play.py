@@ -1,0 +1,251 @@
+"""A Schlag den Raab / Pig duel: you against an opponent, with the exact win probabilities.
+
+You play one side. The other side (``opponent``) is the optimal bot (it decides by the
+solved policy; its throws are typed or thrown like yours) or a person whose throws and
+decisions you type (``opponent="human"``). ``first`` says who starts. A turn starts with a
+throw; after a throw that did not bust, the player to move rolls again or stops and banks.
+Where stopping is the only sensible move it happens by itself: a Pig player whose banked
+score plus turn total reaches the goal banks and wins, and a total past the state bound
+(last-turn rule) is banked as the solver assumes.
+
+A value is the win probability of the player to move (for your decisions: yours); a regret
+is the best option's win probability minus the chosen one's.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from jaxsolve.games.raab import solver as raab
+from jaxsolve.errors import JaxsolveError
+from jaxsolve.play.base import PlayError, PlayOption, PlayedGame, Summary, parse_faces, split_tokens
+
+OPPONENTS = ("bot", "human")
+FIRST = ("you", "them")
+
+
+@dataclass(frozen=True)
+class DuelState:
+    """Banked scores, the turn total of the player to move, whose move, who started; ``rolled``:
+    the mover has thrown this turn without busting (a decision is due); ``winner`` once over."""
+
+    you: int
+    them: int
+    turn_total: int
+    mover: str
+    you_started: bool
+    rolled: bool = False
+    winner: str | None = None
+
+
+def _other(who: str) -> str:
+    return "them" if who == "you" else "you"
+
+
+class RaabGame(PlayedGame):
+    """One duel. ``full`` is ``raab.full(raab.solve(rules))`` (solved here when not given)."""
+
+    kind = "raab"
+    unit = "win probability"
+    rules_type = raab.PigRules
+
+    def __init__(self, game: str, rules: raab.PigRules, full: raab.FullSolution | None = None, *, opponent="bot", first="you", seed=None, auto_roll=False):
+        if opponent not in OPPONENTS:
+            raise JaxsolveError(f"unknown opponent {opponent!r}; choose one of {', '.join(OPPONENTS)}")
+        if first not in FIRST:
+            raise JaxsolveError(f"who starts must be one of {', '.join(FIRST)}, got {first!r}")
+        full = full if full is not None else raab.full(raab.solve(rules))
+        if full.rules != rules:
+            raise PlayError(f"the solution is for {full.rules.name}, not {rules.name}")
+        self.opponent = opponent
+        self.first = first
+        super().__init__(game, rules, full, seed=seed, auto_roll=auto_roll)
+
+    def settings(self) -> dict:
+        return {"opponent": self.opponent, "first": self.first}
+
+    # ------------------------------------------------------------------ state
+
+    def initial_state(self) -> DuelState:
+        return DuelState(0, 0, 0, self.first, self.first == "you")
+
+    def awaiting(self) -> str:
+        s = self.state
+        if s.winner is not None:
+            return "over"
+        return "choice" if s.rolled else "dice"
+
+    def mover(self) -> str:
+        return self.state.mover
+
+    def throw_size(self) -> int:
+        return 1
+
+    def sides(self) -> int:
+        return self.rules.sides
+
+    def read_throw(self, text) -> list[int]:
+        faces = parse_faces(text, self.rules.sides, packed=False)
+        if len(faces) != 1:
+            raise PlayError(f"one throw is one face 1..{self.rules.sides}; got {len(faces)}")
+        return faces
+
+    def _view(self, s: DuelState):
+        """``(mine, theirs, they_started)`` from the view of the player to move."""
+        mine, theirs = (s.you, s.them) if s.mover == "you" else (s.them, s.you)
+        mover_started = s.you_started == (s.mover == "you")
+        return mine, theirs, (not mover_started) and self.rules.last_turn
+
+    def _forced_stop(self, s: DuelState) -> bool:
+        mine, theirs, they_started = self._view(s)
+        rules = self.rules
+        if not rules.last_turn:
+            return mine + s.turn_total >= rules.goal
+        m, _ = (int(v) for v in raab.reduce_scores(rules, mine, theirs))
+        return m + s.turn_total > rules.top
+
+    def _advice(self, s: DuelState) -> raab.Advice:
+        mine, theirs, they_started = self._view(s)
+        return raab.advise(self.solution, mine, s.turn_total, theirs, they_started)
+
+    def _turn_start_value(self, s: DuelState) -> float:
+        """Win probability of the player to move at the start of a turn (the roll is forced)."""
+        mine, theirs, they_started = self._view(s)
+        ts, m, i, t = raab.check_state(self.rules, mine, 0, theirs, they_started)
+        return float(self.solution.value[ts, m, i, t])
+
+    # ------------------------------------------------------------------ options
+
+    def ranked_options(self) -> list[PlayOption]:
+        a = self._advice(self.state)
+        roll = PlayOption("roll", a.win_if_roll, 0.0, {"action": "roll"}, a)
+        stop = PlayOption(f"stop (bank {self.state.turn_total})", a.win_if_stop, 0.0, {"action": "stop"}, a)
+        ranked = [roll, stop] if a.decision == "roll" else [stop, roll]
+        best = ranked[0].value
+        return [PlayOption(o.label, o.value, best - o.value, o.move, a) for o in ranked]
+
+    def help_choice(self) -> str:
+        return "roll (1), stop, a number from the list, or b (Enter) for the best"
+
+    def named_option(self, text: str, options: list[PlayOption]) -> PlayOption:
+        word = " ".join(split_tokens(text.lower()))
+        action = {"roll": "roll", "r": "roll", "again": "roll", "stop": "stop", "s": "stop", "bank": "stop"}.get(word)
+        if action is None:
+            raise PlayError(f"unknown choice {text.strip()!r}: type {self.help_choice()}")
+        return next(o for o in options if o.move["action"] == action)
+
+    def auto_move(self) -> dict | None:
+        s = self.state
+        if not s.rolled:
+            return None
+        if self._forced_stop(s):
+            return {"action": "stop", "by": s.mover, "forced": True}
+        if s.mover == "them" and self.opponent == "bot":
+            return {"action": self._advice(s).decision, "by": "them"}
+        return None
+
+    # ------------------------------------------------------------------ moves
+
+    def _banked(self, s: DuelState) -> int:
+        """What stopping banks: the turn total, except that (last-turn rule) a total beyond the
+        state bound banks the bound, as the solver assumes."""
+        mine, theirs, _ = self._view(s)
+        if not self.rules.last_turn:
+            return s.turn_total
+        m, _ = (int(v) for v in raab.reduce_scores(self.rules, mine + s.turn_total, theirs))
+        return s.turn_total - max(0, m - self.rules.top)
+
+    def _bank(self, s: DuelState) -> tuple[DuelState, str]:
+        gain = self._banked(s)
+        you, them = (s.you + gain, s.them) if s.mover == "you" else (s.you, s.them + gain)
+        nxt = DuelState(you, them, 0, _other(s.mover), s.you_started)
+        mine, theirs, they_started = self._view(nxt)
+        over, val = raab.terminal(self.rules, int(they_started), mine, theirs)
+        if bool(over):
+            winner = nxt.mover if float(val) == 1.0 else s.mover
+            nxt = DuelState(you, them, 0, nxt.mover, s.you_started, False, winner)
+        return nxt, ""
+
+    def apply(self, s: DuelState, move: dict):
+        who = "you" if s.mover == "you" else "they"
+        action = move.get("action")
+        if action == "throw":
+            if s.rolled:
+                raise PlayError("a decision is due, not a throw")
+            dice = move.get("dice", [])
+            if len(dice) != 1 or not 1 <= int(dice[0]) <= self.rules.sides:
+                raise PlayError(f"a throw is one face 1..{self.rules.sides}, got {dice}")
+            face = int(dice[0])
+            if face == self.rules.bust:
+                nxt, end = self._bank(DuelState(s.you, s.them, 0, s.mover, s.you_started))
+                return nxt, f"{who} threw {face}: bust, the turn total {s.turn_total} is lost" + self._over_text(nxt, end)
+            total = s.turn_total + self.rules.points[face - 1]
+            return DuelState(s.you, s.them, total, s.mover, s.you_started, True), f"{who} threw {face}: turn total {total}"
+        if not s.rolled:
+            raise PlayError("a throw is due first")
+        if action == "roll":
+            return DuelState(s.you, s.them, s.turn_total, s.mover, s.you_started, False), f"{who} roll again"
+        if action == "stop":
+            nxt, end = self._bank(s)
+            gain = self._banked(s)
+            forced = ""
+            if move.get("forced"):
+                forced = " (the goal is reached)" if not self.rules.last_turn else f" (beyond the state bound {self.rules.top}: {gain} banked)"
+            return nxt, f"{who} bank {s.turn_total}{forced}" + self._over_text(nxt, end)
+        raise PlayError(f"unknown move {action!r}")
+
+    @staticmethod
+    def _over_text(s: DuelState, end: str) -> str:
+        if s.winner is None:
+            return end
+        return "; you win" if s.winner == "you" else "; they win"
+
+    # ------------------------------------------------------------------ display
+
+    def where(self) -> str:
+        s = self.state
+        return f"you {s.you}, them {s.them}, turn total {s.turn_total}"
+
+    def value_now(self) -> float | None:
+        s = self.state
+        if s.winner is not None:
+            return 1.0 if s.winner == "you" else 0.0
+        if s.rolled:
+            return self.options()[0].value
+        if s.turn_total == 0:
+            return self._turn_start_value(s)
+        return self._advice(DuelState(s.you, s.them, s.turn_total, s.mover, s.you_started, True)).win_if_roll
+
+    def your_win(self) -> float:
+        """Your win probability now (both playing optimally from here)."""
+        v = self.value_now()
+        return v if self.state.mover == "you" or self.over else 1.0 - v
+
+    def start_win(self) -> float:
+        """Your win probability at the start of the game under optimal play by both."""
+        start = raab.check_state(self.rules, 0, 0, 0, False)
+        v = float(self.solution.value[start])
+        return v if self.first == "you" else 1.0 - v
+
+    def status(self) -> list[str]:
+        s, rules = self.state, self.rules
+        starter = "you started" if s.you_started else "they started"
+        opp = "the optimal bot" if self.opponent == "bot" else "a person"
+        lines = [f"{rules.name} (goal {rules.goal}) against {opp}: you {s.you}, them {s.them}; {starter}"]
+        if self.over:
+            lines.append("you won" if s.winner == "you" else "they won")
+            return lines
+        mover = "your" if s.mover == "you" else "their"
+        lines.append(f"{mover} turn, turn total {s.turn_total}")
+        lines.append(f"your win probability now: {self.your_win():.4f}")
+        return lines
+
+    def summary(self) -> Summary:
+        s = self.state
+        result = "won" if s.winner == "you" else ("lost" if s.winner == "them" else "not finished")
+        lines = (f"you {result}: you {s.you}, them {s.them}",)
+        score = 1.0 if s.winner == "you" else 0.0
+        return Summary(score, self.start_win(), self.regret, self.decisions(), self.unit, lines)
+
+    def warm(self) -> None:
+        self.start_win()

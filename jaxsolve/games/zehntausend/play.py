@@ -1,0 +1,170 @@
+"""A game of Zehntausend: a number of turns (``turns``), each played against ``E(p, n)``.
+
+A turn: throw six dice; a throw without a scoring die is a bust (the turn ends with 0);
+otherwise write (bank the points set aside plus the best the throw can score) or set aside a
+usable part and throw the other dice (all six used: throw six again). The running total
+adds up the turns. The solver maximises the expected score of a turn, so the optimal
+expectation of a game of ``turns`` turns is ``turns * E(0, 6)``.
+
+A value is ``E``: the expected final score of this turn from this moment (the points set
+aside this turn included, because a bust still loses them; the running total excluded); a
+regret is the best option's value minus the chosen one's.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from jaxsolve.games.zehntausend import solver as z
+from jaxsolve.errors import JaxsolveError
+from jaxsolve.play.base import PlayError, PlayOption, PlayedGame, Summary, fmt_faces, split_tokens
+
+MAX_TURNS = 1000
+
+
+@dataclass(frozen=True)
+class TurnState:
+    """``turn`` (1-based), ``total`` banked, ``points`` set aside this turn, ``dice`` to throw
+    next, ``throw`` the dice showing (None: a throw is due)."""
+
+    turn: int
+    total: int
+    points: int
+    dice: int
+    throw: tuple[int, ...] | None = None
+
+
+class ZehntausendGame(PlayedGame):
+    """A game of ``turns`` turns. ``solution`` defaults to ``zehntausend.solve(rules)``."""
+
+    kind = "zehntausend"
+    unit = "points"
+    rules_type = z.ZehntausendRules
+
+    def __init__(self, game: str, rules: z.ZehntausendRules, solution: z.Solution | None = None, *, turns: int = 10, seed=None, auto_roll=False):
+        if isinstance(turns, bool) or not isinstance(turns, int) or not 1 <= turns <= MAX_TURNS:
+            raise JaxsolveError(f"turns must be between 1 and {MAX_TURNS}, got {turns!r}")
+        solution = solution if solution is not None else z.solve(rules)
+        if solution.rules != rules:
+            raise PlayError(f"the solution is for {solution.rules.name}, not {rules.name}")
+        self.turns = turns
+        super().__init__(game, rules, solution, seed=seed, auto_roll=auto_roll)
+
+    def settings(self) -> dict:
+        return {"turns": self.turns}
+
+    # ------------------------------------------------------------------ state
+
+    def initial_state(self) -> TurnState:
+        return TurnState(1, 0, 0, z.DICE)
+
+    def awaiting(self) -> str:
+        s = self.state
+        if s.turn > self.turns:
+            return "over"
+        return "dice" if s.throw is None else "choice"
+
+    def throw_size(self) -> int:
+        return self.state.dice
+
+    # ------------------------------------------------------------------ options
+
+    def ranked_options(self) -> list[PlayOption]:
+        s = self.state
+        choices = z.advise(self.solution, s.points, list(s.throw))
+        best = choices[0].value
+        out = []
+        for c in choices:
+            move = {"action": "write"} if c.action == "write" else {"action": "aside", "set_aside": list(c.set_aside)}
+            out.append(PlayOption(c.describe(), c.value, best - c.value, move, c))
+        return out
+
+    def help_choice(self) -> str:
+        return "a number from the list, write, aside <dice> (e.g. aside 1 5; 1* is two 5s as a 1), or b (Enter) for the best"
+
+    def named_option(self, text: str, options: list[PlayOption]) -> PlayOption:
+        tokens = split_tokens(text.lower())
+        if tokens in (["write"], ["w"], ["stop"], ["bank"]):
+            return next(o for o in options if o.move["action"] == "write")
+        if tokens[:2] == ["set", "aside"]:
+            tokens = ["aside"] + tokens[2:]
+        if not tokens or tokens[0] not in ("aside", "keep", "a", "k"):
+            raise PlayError(f"unknown choice {text.strip()!r}: type {self.help_choice()}")
+        faces = []
+        for t in tokens[1:]:
+            parts = [t] if t == "1*" else (list(t) if t.isdigit() else [t])
+            for part in parts:
+                if part not in ("1*",) and part not in "123456":
+                    raise PlayError(f"{part!r} is not a die to set aside (faces 1..6, or 1* for two 5s)")
+                faces.append(part)
+        if not faces:
+            raise PlayError("set aside which dice? e.g. aside 1 5")
+        faces = sorted(faces)
+        for o in options:
+            if o.move.get("set_aside") == faces:
+                return o
+        raise PlayError(f"{' '.join(faces)} is not a usable set-aside of {fmt_faces(self.state.throw)} (1s and 5s score alone, 2 3 4 6 only three or more of a kind)")
+
+    # ------------------------------------------------------------------ moves
+
+    def apply(self, s: TurnState, move: dict):
+        action = move.get("action")
+        if action == "throw":
+            if s.throw is not None:
+                raise PlayError("the dice are showing already")
+            dice = tuple(sorted(int(d) for d in move.get("dice", [])))
+            if len(dice) != s.dice or any(not 1 <= d <= 6 for d in dice):
+                raise PlayError(f"this throw has {s.dice} dice 1..6, got {list(dice)}")
+            if z.write_points(self.rules, z.parse_throw(dice)) == 0:
+                lost = f"; the {s.points} set aside are lost" if s.points else ""
+                return TurnState(s.turn + 1, s.total, 0, z.DICE), f"threw {fmt_faces(dice)}: bust, turn {s.turn} ends with 0{lost}"
+            return TurnState(s.turn, s.total, s.points, s.dice, dice), f"threw {fmt_faces(dice)}"
+        if s.throw is None:
+            raise PlayError("a throw is due first")
+        if action == "write":
+            points = s.points + z.write_points(self.rules, z.parse_throw(s.throw))
+            return TurnState(s.turn + 1, s.total + points, 0, z.DICE), f"wrote {points}: turn {s.turn} ends, total {s.total + points}"
+        if action == "aside":
+            want = sorted(str(f) for f in move.get("set_aside", []))
+            choices = z.advise(self.solution, s.points, list(s.throw))
+            match = next((c for c in choices if c.action == "throw" and list(c.set_aside) == want), None)
+            if match is None:
+                raise PlayError(f"{' '.join(want) or 'nothing'} is not a usable set-aside of {fmt_faces(s.throw)}")
+            again = " (all six used)" if match.dice == z.DICE and len(want) else ""
+            return TurnState(s.turn, s.total, match.points, match.dice), f"set aside {' '.join(want)}: {match.points} this turn, throw {match.dice}{again}"
+        raise PlayError(f"unknown move {action!r}")
+
+    # ------------------------------------------------------------------ display
+
+    def where(self) -> str:
+        s = self.state
+        return f"turn {s.turn}: {s.points} aside, threw {fmt_faces(s.throw)}"
+
+    def value_now(self) -> float | None:
+        s = self.state
+        if self.over:
+            return 0.0
+        if s.throw is not None:
+            return self.options()[0].value
+        return self.solution.value(s.points, s.dice)
+
+    def status(self) -> list[str]:
+        s = self.state
+        lines = [f"zehntausend {self.rules.name}: turn {min(s.turn, self.turns)} of {self.turns}, total {s.total}"]
+        if self.over:
+            return lines
+        if s.throw is None:
+            lines.append(f"{s.points} set aside this turn; throw {s.dice} {'die' if s.dice == 1 else 'dice'}")
+        else:
+            lines.append(f"{s.points} set aside this turn; the dice show {fmt_faces(s.throw)}")
+        lines.append(f"value now: {self.value_now():.2f} points expected from this turn")
+        return lines
+
+    def summary(self) -> Summary:
+        lines = (f"total {self.state.total} after {min(self.state.turn - 1, self.turns)} of {self.turns} turns",)
+        expected = self.turns * self.solution.turn_value
+        return Summary(float(self.state.total), expected, self.regret, self.decisions(), self.unit, lines)
+
+    def warm(self) -> None:
+        z.advise(self.solution, 0, [1, 5, 5, 2, 3, 4])
+        z.write_points(self.rules, z.parse_throw([1, 5, 5, 2, 3, 4]))
