@@ -49,7 +49,7 @@ def in_process(rules_name: str, repeats: int, previous: bool, cache: str) -> dic
     runtime.configure(x64=True, cache_dir=cache)
     from jaxsolve.games.category import analysis, evaluate, solver
     from jaxsolve.games.category.position import Position
-    from jaxsolve.games.category.rules import get_rules
+    from jaxsolve.games.category.kniffel import get_rules
 
     rules = get_rules(rules_name)
     sol, first_solve, _ = timed(lambda: solver.solve(rules, "score"))

@@ -29,7 +29,7 @@ jax.config.update("jax_enable_x64", True)
 from machine import describe  # noqa: E402
 
 from jaxsolve.games.category import analysis, position, query, table_io, tables  # noqa: E402
-from jaxsolve.games.category.rules import get_rules  # noqa: E402
+from jaxsolve.games.category.kniffel import get_rules  # noqa: E402
 
 
 def situations(rules, n, seed=0):
@@ -37,7 +37,7 @@ def situations(rules, n, seed=0):
     parts = [tables.layer_states(rules, k) for k in range(rules.num_boxes)]
     f, u, h = (np.concatenate([p[i] for p in parts]) for i in range(3))
     pick = rng.integers(0, len(f), n)
-    return f[pick], u[pick], h[pick], rng.integers(1, 7, (n, rules.dice)), rng.integers(0, rules.rolls, n)
+    return f[pick], u[pick], h[pick], rng.integers(1, 7, (n, rules.dice)), rng.integers(0, rules.throws, n)
 
 
 def main() -> None:
@@ -64,7 +64,7 @@ def main() -> None:
     worst = 0.0
     for i in range(0, args.n, max(1, args.n // args.sample)):
         filled = [rules.box_names[b] for b in range(rules.num_boxes) if f[i] >> b & 1]
-        pos = position.parse_position(f"filled={','.join(filled) or '-'} upper={u[i]} holds50={h[i]}", rules)
+        pos = position.parse_position(f"filled={','.join(filled) or '-'} upper={u[i]} all_same_held={h[i]}", rules)
         single = analysis.advise(rules, pos, tuple(int(d) for d in dice[i]), int(left[i]), sol=sol)
         assert [o.label for o in single.options] == [o["option"] for o in ranked[i]], i
         worst = max(worst, max(abs(o.value - r["value"]) for o, r in zip(single.options, ranked[i])))
@@ -72,7 +72,7 @@ def main() -> None:
     lines = []
     for i in range(args.n):
         filled = [rules.box_names[b] for b in range(rules.num_boxes) if f[i] >> b & 1]
-        lines.append(json.dumps({"state": {"filled": filled, "upper": int(u[i]), "holds50": int(h[i])}, "dice": dice[i].tolist(), "rolls_left": int(left[i])}))
+        lines.append(json.dumps({"state": {"filled": filled, "upper": int(u[i]), "all_same_held": int(h[i])}, "dice": dice[i].tolist(), "throws_left": int(left[i])}))
     env = {**os.environ, "PYTHONPATH": str(ROOT)}
     t0 = time.perf_counter()
     proc = subprocess.run([sys.executable, "-m", "jaxsolve", "advise", "kniffel", "--rules", args.rules, "--batch", "-", "--quiet"],

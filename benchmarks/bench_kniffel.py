@@ -53,7 +53,7 @@ def warm_jaxsolve(rules_name: str, repeats: int, **kw) -> dict:
     import numpy as np
 
     from jaxsolve.games.category import solver
-    from jaxsolve.games.category.rules import get_rules
+    from jaxsolve.games.category.kniffel import get_rules
 
     rules = get_rules(rules_name)
     first = solver.solve(rules, **kw)

@@ -23,8 +23,9 @@ COLD = """
 import time, jax
 t0 = time.perf_counter()
 jax.config.update("jax_enable_x64", True)
-from jaxsolve.games.raab import solver as raab
-sol = raab.solve(raab.PRESETS[{name!r}], device=jax.devices({device!r})[0])
+from jaxsolve.games.raab import solver
+from jaxsolve.games.raab.rules import PRESETS
+sol = solver.solve(PRESETS[{name!r}], device=jax.devices({device!r})[0])
 print(time.perf_counter() - t0, sol.game_value)
 """
 
@@ -39,18 +40,19 @@ def bench(name: str, device: str, repeats: int) -> dict:
     import jax
     import jax.numpy as jnp
 
-    from jaxsolve.games.raab import solver as raab
+    from jaxsolve.games.raab import solver
+    from jaxsolve.games.raab.rules import PRESETS
 
-    rules = raab.PRESETS[name]
+    rules = PRESETS[name]
     dev = jax.devices(device)[0]
-    first = raab.solve(rules, tol=1e-12, device=dev, dtype=jnp.float64)
+    first = solver.solve(rules, tol=1e-12, device=dev, dtype=jnp.float64)
     compile_s, first_s = first.compile_seconds, first.solve_seconds
     warm = []
     for _ in range(repeats):
-        sol = raab.solve(rules, tol=1e-12, device=dev, dtype=jnp.float64)
+        sol = solver.solve(rules, tol=1e-12, device=dev, dtype=jnp.float64)
         warm.append(sol.solve_seconds)
     value = sol.game_value
-    tight = raab.solve(rules, tol=1e-14, device=dev)
+    tight = solver.solve(rules, tol=1e-14, device=dev)
     cold = []
     for _ in range(2):
         env = {**os.environ, "JAX_ENABLE_COMPILATION_CACHE": "false"}

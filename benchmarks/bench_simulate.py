@@ -14,7 +14,7 @@ import jax
 
 from jaxsolve import bench
 from jaxsolve.games.category import simulate, strategies
-from jaxsolve.games.category.rules import get_rules
+from jaxsolve.games.category.kniffel import get_rules
 
 
 

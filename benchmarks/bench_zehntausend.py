@@ -62,21 +62,22 @@ def main() -> None:
     runtime.configure(x64=True, use_cache=False)
     import jax.numpy as jnp
 
-    from jaxsolve.games.zehntausend import solver as z
+    from jaxsolve.games.zehntausend import scoring, solver
+    from jaxsolve.games.zehntausend.rules import PRESETS, STEP
 
     device = runtime.get_device(args.device)
-    rules = z.PRESETS["seed"]
+    rules = PRESETS["seed"]
 
     t0 = time.perf_counter()
-    tables = z.build_tables(rules)
+    tables = scoring.build_tables(rules)
     tables_s = time.perf_counter() - t0
-    top = -(-tables.top // z.STEP)
-    height = int(top) + int(tables.opt_points.max()) // z.STEP + 1
-    kargs, static = z.kernel_inputs(tables, int(top), height, jnp.float64)
+    top = -(-tables.top // STEP)
+    height = int(top) + int(tables.opt_points.max()) // STEP + 1
+    kargs, static = solver.kernel_inputs(tables, int(top), height, jnp.float64)
     kargs = jax.device_put(kargs, device)
 
     t0 = time.perf_counter()
-    compiled = z._solve_levels.lower(*kargs, **static).compile()
+    compiled = solver._solve_levels.lower(*kargs, **static).compile()
     compile_s = time.perf_counter() - t0
 
     E = compiled(*kargs).block_until_ready()
@@ -87,18 +88,18 @@ def main() -> None:
         warm.append(time.perf_counter() - t0)
     turn_value = float(E[0, 6])
 
-    z.solve(rules, device=device)
+    solver.solve(rules, device=device)
     warm_solve = []
     for _ in range(max(5, args.repeats // 5)):
         t0 = time.perf_counter()
-        sol = z.solve(rules, device=device)
+        sol = solver.solve(rules, device=device)
         warm_solve.append(time.perf_counter() - t0)
 
     env = dict(os.environ)
     env["JAX_PLATFORMS"] = args.device if args.device == "cpu" else ""
     code = (
         "import time; t=time.perf_counter(); from jaxsolve import runtime; runtime.configure(x64=True, use_cache={cache});"
-        "from jaxsolve import zehntausend as z; s=z.solve(device=runtime.get_device('{dev}'));"
+        "from jaxsolve.games.zehntausend import solver; s=solver.solve(device=runtime.get_device('{dev}'));"
         "print(repr(s.turn_value), s.thresholds()[6], time.perf_counter()-t)"
     )
     cold = {}

@@ -29,7 +29,7 @@ def main() -> None:
     args = ap.parse_args()
 
     from jaxsolve.games.category import simulate, strategies
-    from jaxsolve.games.category.rules import get_rules
+    from jaxsolve.games.category.kniffel import get_rules
 
     rules = get_rules(args.rules)
     name = f"heuristic:{args.strength}"

@@ -115,7 +115,7 @@ import jaxsolve.cli
 t1 = time.perf_counter()
 from jaxsolve.io import cache
 from jaxsolve.games.category import analysis, position
-from jaxsolve.games.category.rules import get_rules
+from jaxsolve.games.category.kniffel import get_rules
 cache.configure(None)
 rules = get_rules("kniffel-apl")
 sol = analysis.cached_solution(rules, "score", "float64")

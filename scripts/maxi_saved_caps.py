@@ -57,13 +57,13 @@ QUIET_LOAD = 4.0
 
 def levels(cap: int) -> float:
     """Re-throw levels per state of the solve for ``cap``, averaged over the states it computes:
-    a state with ``k`` boxes filled has ``rows_in_layer(k) + rolls - 2`` (what its time grows with)."""
+    a state with ``k`` boxes filled has ``rows_in_layer(k) + throws - 2`` (what its time grows with)."""
     from jaxsolve.games.category import maxi
     from jaxsolve.games.category import saved, tables
 
     rules = maxi.get_rules("maxi")
     sizes = [len(tables.representative_states(rules, k)[0]) for k in range(rules.num_boxes)]
-    work = sum(n * (saved.rows_in_layer(rules, cap, k) + rules.rolls - 2) for k, n in enumerate(sizes))
+    work = sum(n * (saved.rows_in_layer(rules, cap, k) + rules.throws - 2) for k, n in enumerate(sizes))
     return work / sum(sizes)
 
 
@@ -92,12 +92,12 @@ def reduced_rows() -> dict:
 
     rules = maxi.small()
     rows = []
-    for cap in range(saved.useful_cap(rules) + 1):
+    for cap in range(saved.useful_max_saved(rules) + 1):
         t0 = time.perf_counter()
         sol = saved.solve(rules, cap)
         rows.append({"cap": cap, "game_value": sol.game_value, "seconds": round(time.perf_counter() - t0, 2)})
         print(f"reduced game, cap {cap}: {sol.game_value:.9f}", flush=True)
-    return {"rules": rules.name, "dice": rules.dice, "boxes": list(rules.box_names), "useful_cap": saved.useful_cap(rules), "rows": rows}
+    return {"rules": rules.name, "dice": rules.dice, "boxes": list(rules.box_names), "useful_cap": saved.useful_max_saved(rules), "rows": rows}
 
 
 def markdown(data: dict) -> str:

@@ -25,16 +25,16 @@ class Ambiguous(Exception):
     """Two optimal choices lead to different distributions."""
 
 
-def _moves(rules, dice, filled, upper, holds50, first_throw):
+def _moves(rules, dice, filled, upper, all_same_held, first_throw):
     """(box, reward, next state) of every legal final choice."""
     cap = rules.upper_threshold
     out = []
-    for b, pts, extra in options(rules, dice, filled, holds50):
+    for b, pts, extra in options(rules, dice, filled, all_same_held):
         new_upper = min(cap, upper + pts) if b < 6 else upper
         bonus = rules.upper_bonus if (b < 6 and upper < cap <= new_upper) else 0
         if first_throw and pts > 0:
-            bonus += rules.instant_kniffel if b == KN else rules.instant_other
-        out.append((b, pts + extra + bonus, (filled | {b}, new_upper, holds50 or (b == KN and pts == 50))))
+            bonus += rules.instant_all_same if b == KN else rules.instant_other
+        out.append((b, pts + extra + bonus, (filled | {b}, new_upper, all_same_held or (b == KN and pts == 50))))
     return out
 
 
@@ -59,7 +59,7 @@ def score_distribution(rules, prefilled: frozenset, length: int) -> np.ndarray:
     n = rules.dice
 
     @lru_cache(maxsize=None)
-    def state(filled, upper, holds50):
+    def state(filled, upper, all_same_held):
         """(value, distribution) of a state at the start of a turn."""
         if len(filled) == 13:
             d = np.zeros(length)
@@ -69,7 +69,7 @@ def score_distribution(rules, prefilled: frozenset, length: int) -> np.ndarray:
         @lru_cache(maxsize=None)
         def final(dice, first_throw=False):
             cands = []
-            for b, r, nxt in _moves(rules, dice, filled, upper, holds50, first_throw):
+            for b, r, nxt in _moves(rules, dice, filled, upper, all_same_held, first_throw):
                 v, d = state(*nxt)
                 cands.append((r + v, _shift(d, r)))
             return _pick(cands, f"box {filled} {dice}")
@@ -89,8 +89,8 @@ def score_distribution(rules, prefilled: frozenset, length: int) -> np.ndarray:
             return _pick([keep(k, left - 1) for k in order], f"keep {filled} {dice}")
 
         def first(dice):
-            go = value(dice, rules.rolls - 1) if rules.rolls > 1 else final(dice, True)
-            if rules.rolls > 1 and (rules.instant_kniffel or rules.instant_other):
+            go = value(dice, rules.throws - 1) if rules.throws > 1 else final(dice, True)
+            if rules.throws > 1 and (rules.instant_all_same or rules.instant_other):
                 now = final(dice, True)
                 if now[0] > go[0] + TOL:
                     return now
@@ -110,7 +110,7 @@ def target_table(rules, prefilled: frozenset, length: int) -> np.ndarray:
     ts = np.arange(length)
 
     @lru_cache(maxsize=None)
-    def state(filled, upper, holds50):
+    def state(filled, upper, all_same_held):
         if len(filled) == 13:
             return (ts <= 0).astype(float)
 
@@ -122,7 +122,7 @@ def target_table(rules, prefilled: frozenset, length: int) -> np.ndarray:
 
         @lru_cache(maxsize=None)
         def final(dice, first_throw=False):
-            return np.max([after(r, nxt) for _, r, nxt in _moves(rules, dice, filled, upper, holds50, first_throw)], axis=0)
+            return np.max([after(r, nxt) for _, r, nxt in _moves(rules, dice, filled, upper, all_same_held, first_throw)], axis=0)
 
         @lru_cache(maxsize=None)
         def keep(kept, left):
@@ -137,10 +137,10 @@ def target_table(rules, prefilled: frozenset, length: int) -> np.ndarray:
             return np.max([keep(k, left - 1) for k in kept], axis=0)
 
         def first(dice):
-            if rules.rolls == 1:
+            if rules.throws == 1:
                 return final(dice, True)
-            go = value(dice, rules.rolls - 1)
-            if rules.instant_kniffel or rules.instant_other:
+            go = value(dice, rules.throws - 1)
+            if rules.instant_all_same or rules.instant_other:
                 go = np.maximum(go, final(dice, True))
             return go
 

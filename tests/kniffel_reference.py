@@ -35,7 +35,7 @@ def normal_points(box: int, dice: tuple[int, ...]) -> int:
     return total
 
 
-def options(rules, dice, filled: frozenset, holds50: bool):
+def options(rules, dice, filled: frozenset, all_same_held: bool):
     """Legal (box, points, extra_bonus) for the final dice, per the rule text."""
     open_boxes = [b for b in range(13) if b not in filled]
     all_same = len(set(dice)) == 1
@@ -43,7 +43,7 @@ def options(rules, dice, filled: frozenset, holds50: bool):
     if not all_same or KN not in filled:
         return [(b, normal_points(b, dice), 0) for b in open_boxes]
     mode = rules.joker
-    bonus = rules.extra_bonus if holds50 else 0
+    bonus = rules.extra_bonus if all_same_held else 0
     out = []
     if mode == "none":
         return [(b, normal_points(b, dice), bonus) for b in open_boxes]
@@ -65,7 +65,7 @@ def options(rules, dice, filled: frozenset, holds50: bool):
             out.append((b, pts, bonus))
         return out
     # "kniffel": joker only while the Kniffel box holds 50
-    if not holds50:
+    if not all_same_held:
         return [(b, normal_points(b, dice), 0) for b in open_boxes]
     for b in open_boxes:
         pts = {FH: 25, SS: 30, LS: 40}[b] if b in (FH, SS, LS) else normal_points(b, dice)
@@ -80,41 +80,41 @@ def game_value(rules, prefilled: frozenset, objective: str = "score") -> float:
     cap = rules.upper_threshold
 
     @lru_cache(maxsize=None)
-    def state(filled: frozenset, upper: int, holds50: bool) -> float:
+    def state(filled: frozenset, upper: int, all_same_held: bool) -> float:
         if len(filled) == 13:
             return 0.0
 
         @lru_cache(maxsize=None)
         def final(dice, first_throw=False):
             best = float("-inf")
-            for b, pts, extra in options(rules, dice, filled, holds50):
+            for b, pts, extra in options(rules, dice, filled, all_same_held):
                 new_upper = min(cap, upper + pts) if b < 6 else upper
                 bonus = rules.upper_bonus if (b < 6 and upper < cap <= new_upper) else 0
                 if first_throw and pts > 0:  # "Im-Hieb": filled with points right after the first throw
-                    bonus += rules.instant_kniffel if b == KN else rules.instant_other
-                new_holds = holds50 or (b == KN and pts == 50)
+                    bonus += rules.instant_all_same if b == KN else rules.instant_other
+                new_holds = all_same_held or (b == KN and pts == 50)
                 reward = pts + extra + bonus if objective == "score" else float(pts > 0)
                 best = max(best, reward + state(filled | {b}, new_upper, new_holds))
             return best
 
         @lru_cache(maxsize=None)
-        def keep_value(kept, rerolls_left):
+        def keep_value(kept, throws_left):
             outcomes = list(product(range(1, 7), repeat=n - len(kept)))
-            return sum(value(tuple(sorted(kept + o)), rerolls_left) for o in outcomes) / len(outcomes)
+            return sum(value(tuple(sorted(kept + o)), throws_left) for o in outcomes) / len(outcomes)
 
         @lru_cache(maxsize=None)
-        def value(dice, rerolls_left):
-            if rerolls_left == 0:
+        def value(dice, throws_left):
+            if throws_left == 0:
                 return final(dice)
             best = final(dice)
             for size in range(n + 1):
                 for pos in combinations(range(n), size):
                     kept = tuple(dice[i] for i in pos)
-                    best = max(best, keep_value(kept, rerolls_left - 1))
+                    best = max(best, keep_value(kept, throws_left - 1))
             return best
 
         def first(dice):
-            return max(value(dice, rules.rolls - 1), final(dice, True))
+            return max(value(dice, rules.throws - 1), final(dice, True))
 
         throws = list(product(range(1, 7), repeat=n))
         return sum(first(tuple(sorted(t))) for t in throws) / len(throws)

@@ -38,18 +38,18 @@ def points(box: str, dice: tuple[int, ...]) -> int:
     return best
 
 
-def game_value(open_boxes: tuple[str, ...], *, dice: int, threshold: int, bonus: int = 100, rolls: int = 3, cap: int = 0, saved: int = 0) -> float:
+def game_value(open_boxes: tuple[str, ...], *, dice: int, threshold: int, bonus: int = 100, throws: int = 3, max_saved: int = 0, saved: int = 0) -> float:
     """Optimal expected score still to come with ``open_boxes`` open, upper total 0, ``saved`` throws saved.
 
-    A turn brings ``rolls`` throws, the first is compulsory; the throws a turn does not use are
-    saved, at most ``cap`` of them carried into the next turn.
+    A turn brings ``throws`` throws, the first is compulsory; the throws a turn does not use are
+    saved, at most ``max_saved`` of them carried into the next turn.
     """
 
     @lru_cache(maxsize=None)
     def state(open_: frozenset, upper: int, saved: int) -> float:
         if not open_:
             return 0.0
-        left = saved + rolls - 1
+        left = saved + throws - 1
         outcomes = list(product(range(1, 7), repeat=dice))
         return sum(throw(tuple(sorted(d)), left, open_, upper) for d in outcomes) / len(outcomes)
 
@@ -63,7 +63,7 @@ def game_value(open_boxes: tuple[str, ...], *, dice: int, threshold: int, bonus:
             if box in UPPER:
                 new_upper = min(threshold, upper + pts)
                 extra = bonus if upper < threshold <= upper + pts else 0
-            best = max(best, pts + extra + state(open_ - {box}, new_upper, min(left, cap)))
+            best = max(best, pts + extra + state(open_ - {box}, new_upper, min(left, max_saved)))
         return best
 
     @lru_cache(maxsize=None)

@@ -61,7 +61,7 @@ def situations(rules, n: int, seed: int):
             dice = (int(rng.integers(1, 7)),) * rules.dice
         else:
             dice = tuple(sorted(int(x) for x in rng.integers(1, 7, rules.dice)))
-        left = rules.rolls - 1 if rng.random() < 0.4 else int(rng.integers(rules.rolls))
+        left = rules.throws - 1 if rng.random() < 0.4 else int(rng.integers(rules.throws))
         out.append((SheetState(int(f[j]), int(u[j]), int(h[j]), rules.boxes), dice, left))
     return out
 
@@ -125,7 +125,7 @@ def test_best_option_is_the_policy_choice(game, preset):
     for b, (pos, dice, left) in enumerate(cases):
         best = analysis.advise(rules, pos, dice, left, sol=sol).best
         t = sp.throw_index(sp.counts_of_faces(dice))
-        if left == rules.rolls - 1 and left > 0 and rules.has_instant_bonus and fill_now[t, b]:
+        if left == rules.throws - 1 and left > 0 and rules.has_instant_bonus and fill_now[t, b]:
             assert (best.kind, best.box) == ("box", rules.box_names[box_now[t, b]])
         elif left > 0 and sp.keep_size[keep[left - 1, t, b]] < rules.dice:
             assert best.kind == "keep" and sp.keep_index(sp.counts_of_faces(best.keep)) == keep[left - 1, t, b]

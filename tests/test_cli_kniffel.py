@@ -18,7 +18,7 @@ def test_solve_small_variant_and_export(tmp_path):
     assert meta["objective"] == "score"
     assert meta["dtype"] == "float64"
     assert meta["unreachable"] == "NaN"
-    assert [a["name"] for a in meta["axes"]] == ["filled", "upper", "holds50"]
+    assert [a["name"] for a in meta["axes"]] == ["filled", "upper", "all_same_held"]
 
 
 def test_unknown_rules_is_one_line_error():

@@ -13,15 +13,16 @@ import pytest
 from typer.testing import CliRunner
 
 from jaxsolve.io import export
-from jaxsolve.games.raab import solver as raab
-from jaxsolve.games.zehntausend import solver as z
+from jaxsolve.games.raab import rules as raab_rules, solver as raab_solver, table_io as raab_io
+from jaxsolve.games.zehntausend import rules as z_rules, solver as z_solver, table_io as z_io
 from jaxsolve.cli import app
 from jaxsolve.errors import JaxsolveError
 from jaxsolve.games.category import solver, table_io
-from jaxsolve.games.category.rules import PRESETS, KniffelRules
+from jaxsolve.games.category.rules import CategoryRules
+from jaxsolve.games.category.kniffel import PRESETS
 
 runner = CliRunner()
-SMALL = KniffelRules(dice=2, rolls=2, upper_threshold=5)
+SMALL = CategoryRules(dice=2, throws=2, upper_threshold=5)
 
 
 def one_line_error(result, message):
@@ -57,7 +58,7 @@ def small():
 
 @pytest.fixture(scope="module")
 def zsol():
-    return z.solve()
+    return z_solver.solve()
 
 
 # ----------------------------------------------------------------------------- out of step
@@ -124,27 +125,27 @@ def test_stale_temp_files_are_removed_by_the_next_write(tmp_path, small):
 def test_raab_values_and_policy_cut_anywhere(tmp_path, monkeypatch, call):
     out = tmp_path / "piglet.npy"
     assert runner.invoke(app, ["solve", "raab", "--rules", "piglet", "--out", str(out), "--no-cache"]).exit_code == 0
-    old = raab.load_export(out)
+    old = raab_io.load_export(out)
     fail_on_replace(monkeypatch, call)
     result = runner.invoke(app, ["solve", "raab", "--rules", "piglet", "--goal", "3", "--out", str(out), "--no-cache"])
     monkeypatch.undo()
     one_line_error(result, "cannot write")
     if call == 1:  # nothing renamed yet: the old export is intact
-        again = raab.load_export(out)
+        again = raab_io.load_export(out)
         assert again.rules == old.rules
         np.testing.assert_array_equal(again.values, old.values)
     else:
         with pytest.raises(JaxsolveError, match="out of step"):
-            raab.load_export(out)
+            raab_io.load_export(out)
     assert temps(tmp_path) == []
 
 
 def test_zehntausend_cut_between_renames(tmp_path, monkeypatch, zsol):
     out = tmp_path / "e.npy"
-    z.save_solution(out, zsol)
+    z_io.save_solution(out, zsol)
     fail_on_replace(monkeypatch, 2)
     with pytest.raises(JaxsolveError):
-        z.save_solution(out, z.solve(z.get_rules("doubling")))
+        z_io.save_solution(out, z_solver.solve(z_rules.get_rules("doubling")))
     monkeypatch.undo()
     result = runner.invoke(app, ["advise", "zehntausend", "--points", "250", "--dice", "155222", "--table", str(out)])
     one_line_error(result, "out of step")
@@ -191,6 +192,7 @@ def with_rules(**changes):
         ("sidecar is a list", "a JSON list, not an object"),
         ("sidecar not JSON", "is not a JSON sidecar"),
         ("old format", "older jaxsolve without a content hash"),
+        ("format 2", "was written by an older jaxsolve (export format 2); solve again to re-export it"),
         ("npz renamed npy", "a zip archive (.npz?)"),
         ("empty file", "is empty"),
         ("no sidecar", "has no metadata sidecar"),
@@ -224,13 +226,17 @@ def test_kniffel_loader_refuses(tmp_path, small, case, message):
     elif case == "invalid rules":
         forge(path, v, meta, with_rules(joker="wild"))
     elif case == "rules of the wrong type":
-        forge(path, v, meta, with_rules(rolls="three"))
+        forge(path, v, meta, with_rules(throws="three"))
     elif case == "sidecar is a list":
         forge(path, v, meta, lambda m: "[1, 2]")
     elif case == "sidecar not JSON":
         forge(path, v, meta, lambda m: "{not json")
     elif case == "old format":
         forge(path, v, meta, lambda m: json.dumps({**m, "format": "jaxsolve-export/1"}))
+    elif case == "format 2":  # the rules and axis names of format 2
+        old_rules = {("rolls" if k == "throws" else "instant_kniffel" if k == "instant_all_same" else k): x for k, x in meta["rules"].items()}
+        old_axes = [{**a, "name": "holds50"} if a["name"] == "all_same_held" else a for a in meta["axes"]]
+        forge(path, v, meta, lambda m: json.dumps({**m, "format": "jaxsolve-export/2", "rules": old_rules, "axes": old_axes}))
     elif case == "npz renamed npy":
         forge(path, v, meta)
         np.savez(tmp_path / "x.npz", values=v)
@@ -310,7 +316,7 @@ def test_advise_kniffel_values_one_line_errors(tmp_path, case, message):
 )
 def test_zehntausend_table_refused(tmp_path, zsol, edit, message):
     path = tmp_path / "e.npy"
-    forge(path, zsol.E, z.e_metadata(zsol), edit)
+    forge(path, zsol.E, z_io.e_metadata(zsol), edit)
     result = runner.invoke(app, ["advise", "zehntausend", "--points", "250", "--dice", "155222", "--table", str(path)])
     one_line_error(result, message)
 
@@ -327,35 +333,35 @@ def test_zehntausend_table_refused(tmp_path, zsol, edit, message):
 )
 def test_zehntausend_content_checks(tmp_path, zsol, array, message):
     path = tmp_path / "e.npy"
-    forge(path, array(zsol.E), z.e_metadata(zsol))
+    forge(path, array(zsol.E), z_io.e_metadata(zsol))
     with pytest.raises(JaxsolveError) as info:
-        z.load_solution(path)
+        z_io.load_solution(path)
     assert message in str(info.value)
 
 
 def test_zehntausend_round_trip(tmp_path, zsol):
     path = tmp_path / "e.npy"
-    z.save_solution(path, zsol)
-    back = z.load_solution(path)
+    z_io.save_solution(path, zsol)
+    back = z_io.load_solution(path)
     np.testing.assert_array_equal(back.E, zsol.E)
     assert back.rules == zsol.rules and back.top_level == zsol.top_level
 
 
 def test_pig_loader_checks(tmp_path):
-    sol = raab.solve(raab.get_rules("piglet"))
+    sol = raab_solver.solve(raab_rules.get_rules("piglet"))
     path = tmp_path / "p.npy"
-    raab.save_export(path, sol)
-    back = raab.load_export(path)
+    raab_io.save_export(path, sol)
+    back = raab_io.load_export(path)
     assert back.game_value == pytest.approx(4 / 7, abs=1e-12)
-    f = raab.full(sol)
-    values = raab.turn_total_layout(sol.rules, f.value, np.nan)
-    policy = raab.turn_total_layout(sol.rules, f.policy, raab.NONE)
-    meta = raab.export_metadata(sol)
+    f = raab_solver.full(sol)
+    values = raab_io.turn_total_layout(sol.rules, f.value, np.nan)
+    policy = raab_io.turn_total_layout(sol.rules, f.policy, raab_solver.NONE)
+    meta = raab_io.export_metadata(sol)
 
     def group(v, p, vmeta=meta, pmeta=meta):
-        export.save_group([(path, v, vmeta), (raab.policy_path(path), p, pmeta)])
+        export.save_group([(path, v, vmeta), (raab_io.policy_path(path), p, pmeta)])
         with pytest.raises(JaxsolveError) as info:
-            raab.load_export(path)
+            raab_io.load_export(path)
         return str(info.value)
 
     assert "above 1.0" in group(values * 2, policy)
@@ -365,9 +371,9 @@ def test_pig_loader_checks(tmp_path):
     assert "name different rules" in group(values, policy, pmeta={**meta, "rules": {**meta["rules"], "name": "other"}})
     # a values file from one export with the policy of another: each pair alone is intact
     export.save(path, values, meta)
-    export.save(raab.policy_path(path), policy, meta)
+    export.save(raab_io.policy_path(path), policy, meta)
     with pytest.raises(JaxsolveError, match="does not name the other files"):
-        raab.load_export(path)
+        raab_io.load_export(path)
 
 
 # ----------------------------------------------------------------------------- output paths and limits
@@ -398,7 +404,7 @@ def no_work(monkeypatch):
     from jaxsolve import bench
     from jaxsolve.games.category import analysis, simulate
 
-    for mod, name in [(raab, "solve"), (z, "solve"), (solver, "solve"), (analysis, "apl_tables"), (bench, "run_bench"), (simulate, "simulate")]:
+    for mod, name in [(raab_solver, "solve"), (z_solver, "solve"), (solver, "solve"), (analysis, "apl_tables"), (bench, "run_bench"), (simulate, "simulate")]:
         monkeypatch.setattr(mod, name, boom)
 
 
@@ -477,7 +483,7 @@ def test_stdout_on_a_full_disk_is_one_error_line():
         (["advise-target", "kniffel", "1", "2", "3", "4", "5", "--target", "10", "--upper", "500"], "upper total 500 is impossible"),
         (["advise-target", "kniffel", "1", "2", "3", "4", "5", "--target", "10", "--upper", "19", "--filled", "aces", "--filled", "twos"], "at most 15"),
         (["advise-target", "kniffel", "1", "2", "3", "4", "5", "--target", "10", "--upper", "7", "--filled", "twos"], "only sums"),
-        (["advise-target", "kniffel", "1", "2", "3", "4", "5", "--target", "10", "--holds50"], "--holds50 needs the Yahtzee box"),
+        (["advise-target", "kniffel", "1", "2", "3", "4", "5", "--target", "10", "--holds50"], "--holds50 needs the kniffel box"),
     ],
 )
 def test_usage_and_state_errors_are_one_line(monkeypatch, args, message):

@@ -8,7 +8,7 @@ import kniffel_heuristic_reference as ref
 from jaxsolve.errors import JaxsolveError
 from jaxsolve.games.category import heuristic, strategies
 from jaxsolve.games.category.position import parse_position
-from jaxsolve.games.category.rules import BOX_NAMES, PRESETS
+from jaxsolve.games.category.kniffel import BOX_NAMES, PRESETS
 
 KNIFFEL = PRESETS["kniffel"]
 LAST_SIXES = "aces=3 twos=6 threes=9 fours=12 fives=15"
@@ -133,7 +133,7 @@ def test_fresh_turn_gains_average_zero_over_the_first_throw(rules_name):
         f.append(lf[pick]), u.append(lu[pick]), h.append(lh[pick])
     f, u, h = (jnp.asarray(np.concatenate(a)) for a in (f, u, h))
     prob = tables.space(5).throw_prob
-    first = rules.rolls - 1
+    first = rules.throws - 1
     upper_chain = []
     for reading in heuristic.READINGS:
         gains, allowed, _ = heuristic.level_gains(f, u, h, rules, jnp.float64, reading)

@@ -13,7 +13,7 @@ from jaxsolve.cli import app
 from jaxsolve.errors import JaxsolveError
 from jaxsolve.games.category import heuristic, simulate, strategies, tables
 from jaxsolve.games.category.position import parse_position
-from jaxsolve.games.category.rules import PRESETS
+from jaxsolve.games.category.kniffel import PRESETS
 
 KNIFFEL = PRESETS["kniffel"]
 runner = CliRunner()
@@ -28,7 +28,7 @@ def _states(n, layer=5, seed=0):
 def test_noise_reproducible_and_independent_of_the_batch():
     f, u, h = _states(6)
     z = np.asarray(heuristic.forecast_noise(f, u, h, KNIFFEL, 1.0, seed=4))
-    assert z.shape == (KNIFFEL.rolls, 13, 252, 6)
+    assert z.shape == (KNIFFEL.throws, 13, 252, 6)
     perm = np.array([5, 0, 3])
     zp = np.asarray(heuristic.forecast_noise(f[perm], u[perm], h[perm], KNIFFEL, 1.0, seed=4))
     assert np.array_equal(zp, z[..., perm])
@@ -57,7 +57,7 @@ def test_noise_is_added_to_every_gain():
     gains = jax.jit(lambda sd: heuristic.level_gains(f, u, h, KNIFFEL, jnp.float64, noise_sd=sd, noise_seed=2)[0], static_argnums=0)
     plain, noisy = gains(0.0), gains(3.0)
     z = np.asarray(heuristic.forecast_noise(f, u, h, KNIFFEL, 3.0, seed=2), dtype=np.float64)
-    for r in range(KNIFFEL.rolls):
+    for r in range(KNIFFEL.throws):
         for b in range(13):
             assert np.allclose(np.asarray(noisy[r][b]) - np.asarray(plain[r][b]), z[r, b], atol=1e-5)
 

@@ -14,7 +14,7 @@ from jaxsolve.cli import app
 from jaxsolve.errors import JaxsolveError
 from jaxsolve.games.category import analysis, policy, solver, tables
 from jaxsolve.games.category.position import Position, format_position, parse_dice, parse_position, possible_scores
-from jaxsolve.games.category.rules import BOX_NAMES, get_rules
+from jaxsolve.games.category.kniffel import BOX_NAMES, get_rules
 
 APL = get_rules("kniffel-apl")
 runner = CliRunner()
@@ -48,13 +48,26 @@ def apl_goals():
 def test_parse_and_format_round_trip():
     pos = parse_position("aces=3 twos=- 4er=12, Dreierpasch:24 kniffel=50", APL)
     assert pos.scores[0] == 3 and pos.scores[1] == 0 and pos.scores[3] == 12 and pos.scores[6] == 24 and pos.scores[11] == 50
-    assert pos.upper_total == 15 and pos.holds50 == 1
+    assert pos.upper_total == 15 and pos.all_same_held == 1
     assert pos.state(APL) == (solver.filled_mask([0, 1, 3, 6, 11]), 15, 1)
     assert format_position(pos) == "aces=3 twos=- fours=12 three_kind=24 kniffel=50"
     assert parse_position(format_position(pos), APL) == pos
     assert parse_position("start") == Position() == parse_position("")
     big = parse_position("aces=5 twos=10 threes=15 fours=20 fives=25 sixes=30")
     assert big.upper_total == 105 and big.state(APL)[1] == 63
+
+
+def test_state_notation_new_and_old_spellings():
+    mask = solver.filled_mask(["aces", "kniffel"], APL)
+    new = parse_position("filled=aces,kniffel upper=3 all_same_held=1", APL)
+    assert new.state(APL) == (mask, 3, 1)
+    assert str(new) == "filled=aces,kniffel upper=3 all_same_held=1"
+    for text in ("filled=aces,kniffel upper=3 holds50=1", "upper 3 | filled aces,kniffel | armed", "upper 3 | filled aces,kniffel | holds50"):
+        assert parse_position(text, APL) == new, text
+    with pytest.raises(JaxsolveError, match="given twice"):
+        parse_position("filled=aces,kniffel upper=3 all_same_held=1 holds50=1", APL)
+    with pytest.raises(JaxsolveError, match="all_same_held needs the kniffel box"):
+        parse_position("filled=aces upper=3 holds50=1", APL)
 
 
 @pytest.mark.parametrize(
@@ -93,9 +106,9 @@ def test_possible_scores_follow_rules():
 # --- article figures ----------------------------------------------------------------------
 
 
-@pytest.mark.parametrize("rolls, printed", [(1, TABLE1), (2, TABLE10)], ids=["table1", "table10"])
-def test_single_box_tables(rolls, printed):
-    ours = analysis.single_box_table(APL, rolls)  # compiled once per shape, then cheap
+@pytest.mark.parametrize("throws, printed", [(1, TABLE1), (2, TABLE10)], ids=["table1", "table10"])
+def test_single_box_tables(throws, printed):
+    ours = analysis.single_box_table(APL, throws)  # compiled once per shape, then cheap
     for box, (w, e) in zip(BOX_NAMES, printed):
         assert round(ours[box][0], 2) == pytest.approx(w, abs=1e-9), box
         assert round(ours[box][1], 4) == pytest.approx(e, abs=1e-9), box
@@ -107,11 +120,11 @@ def test_start_position_score(apl_score):
     assert opt.game_value == pytest.approx(189.973320, abs=1e-6)  # regression pin (our float64 value)
     assert round(opt.this_turn, 4) == 18.9584 and round(opt.rest, 4) == 171.0149
     assert round(opt.turn_value, 4) == 25.2669
-    nothrow = analysis.analyze_turn(APL, Position(), objective="score", rolls=1, sol=apl_score)
+    nothrow = analysis.analyze_turn(APL, Position(), objective="score", throws=1, sol=apl_score)
     assert round(nothrow.game_value, 4) == 185.7539  # printed in table 22
     assert nothrow.game_value == pytest.approx(185.753854, abs=1e-6)  # regression pin (our float64 value)
     assert round(nothrow.this_turn, 4) == 12.7894 and round(nothrow.turn_value, 4) == 20.0598
-    ew = analysis.analyze_turn(APL, Position(), dice=(1, 1, 2, 2, 5), rolls_left=1, objective="score", sol=apl_score)
+    ew = analysis.analyze_turn(APL, Position(), dice=(1, 1, 2, 2, 5), throws_left=1, objective="score", sol=apl_score)
     assert round(ew.turn_value, 4) == 21.1489 and round(ew.game_value, 4) == 187.0446 and round(ew.this_turn, 4) == 11.0
     # table 22, last column: the first turn's points per box under the game-optimal policy
     printed = [0.1575, 0.4391, 0.6145, 1.0110, 1.3558, 1.3062, 1.3834, 0.4359, 2.5024, 4.7261, 2.9150, 0.5298, 1.5817]
@@ -122,7 +135,7 @@ def test_start_position_goals(apl_goals):
     opt = analysis.analyze_turn(APL, Position(), objective="goals", sol=apl_goals)
     assert round(100 * opt.game_value, 2) == 1143.55
     assert opt.turn_value == pytest.approx(1.0)
-    nothrow = analysis.analyze_turn(APL, Position(), objective="goals", rolls=1, sol=apl_goals)
+    nothrow = analysis.analyze_turn(APL, Position(), objective="goals", throws=1, sol=apl_goals)
     assert round(100 * nothrow.game_value, 2) == 1135.78
     assert round(100 * nothrow.rest, 2) == 1035.78
 
@@ -159,7 +172,7 @@ def _random_position(rng: random.Random, rules) -> Position:
     return Position(tuple(scores))
 
 
-def _policy_choice(sol, pos, faces, rolls_left):
+def _policy_choice(sol, pos, faces, throws_left):
     """What the engine's one turn policy (``policy.optimal_turn``) does in this situation."""
     rules, objective = sol.rules, sol.objective
     values = jnp.asarray(np.nan_to_num(sol.values.reshape(-1)), sol.values.dtype)
@@ -168,11 +181,11 @@ def _policy_choice(sol, pos, faces, rolls_left):
     counts = sp.counts_of_faces(faces)
     t = sp.throw_index(counts)
     turn = policy.optimal_turn(values, f, u, h, rules, objective)
-    value = float(turn.values[rolls_left, t, 0])
+    value = float(turn.values[throws_left, t, 0])
     box = ("box", BOX_NAMES[int(turn.box[t, 0])], value)
-    if rolls_left == 0:
+    if throws_left == 0:
         return box
-    k = int(turn.keep[rolls_left - 1, t, 0])
+    k = int(turn.keep[throws_left - 1, t, 0])
     if k == sp.keep_index(counts):
         return box
     return ("keep", tuple(sp.faces_of(sp.keeps[k])), value)
@@ -185,7 +198,7 @@ def test_advisor_best_equals_policy(objective, apl_score, apl_goals):
     for _ in range(25):
         pos = _random_position(rng, APL)
         faces = tuple(sorted(rng.randint(1, 6) for _ in range(5)))
-        left = rng.randint(0, APL.rolls - 1)
+        left = rng.randint(0, APL.throws - 1)
         adv = analysis.advise(APL, pos, faces, left, objective, sol=sol)
         kind, what, value = _policy_choice(sol, pos, faces, left)
         assert adv.best.value == pytest.approx(adv.value, abs=1e-9)
@@ -211,7 +224,7 @@ def test_advisor_lists_every_distinct_keep(apl_score):
 
 
 def test_analysis_errors(apl_score):
-    with pytest.raises(JaxsolveError, match="rolls left must be between 0 and 1"):
+    with pytest.raises(JaxsolveError, match="re-throws left must be between 0 and 1"):
         analysis.advise(APL, Position(), (1, 1, 2, 2, 5), 2, "score", sol=apl_score)
     with pytest.raises(JaxsolveError, match="needs the dice"):
         analysis.advise(APL, Position(), None, 0, "score", sol=apl_score)
@@ -238,6 +251,25 @@ def test_cli_advise_json(apl_score):
     assert {o["box"] for o in opts if o["kind"] == "box"} == set(BOX_NAMES) - {"aces", "twos", "kniffel"}
 
 
+def test_cli_batch_reads_the_new_and_the_old_keys(tmp_path, apl_score):
+    from jaxsolve.games.category import table_io
+
+    path = tmp_path / "apl.npy"
+    table_io.save_solution(path, apl_score)
+    lines = [
+        {"state": {"filled": ["aces", "kniffel"], "upper": 3, "all_same_held": 1}, "dice": [1, 1, 2, 2, 5], "throws_left": 1},
+        {"state": {"filled": ["aces", "kniffel"], "upper": 3, "holds50": 1}, "dice": [1, 1, 2, 2, 5], "rolls_left": 1},
+        {"position": "aces=3 kniffel=50", "dice": [1, 1, 2, 2, 5], "throws_left": 1, "rolls_left": 1},
+    ]
+    batch = tmp_path / "questions.jsonl"
+    batch.write_text("".join(json.dumps(q) + "\n" for q in lines))
+    result = runner.invoke(app, ["advise", "kniffel", "--values", str(path), "--batch", str(batch), "--top", "3", "--no-cache"])
+    assert result.exit_code == 1, result.output  # the third line gives both spellings
+    new, old, both = (json.loads(x) for x in result.stdout.splitlines())
+    assert new == old and len(new["options"]) == 3
+    assert both == {"error": "give throws_left or its old spelling rolls_left, not both"}
+
+
 def test_cli_advise_text_and_values_export(tmp_path, apl_score):
     from jaxsolve.games.category import table_io
 
@@ -257,7 +289,7 @@ def test_cli_advise_text_and_values_export(tmp_path, apl_score):
     [
         (["--dice", "1", "1", "2", "2", "7"], "die '7' is not a face 1..6"),
         (["--dice", "1", "1", "2", "2", "5", "6"], "6 dice given"),
-        (["--dice", "11225", "--rolls-left", "2"], "rolls left must be between 0 and 1"),
+        (["--dice", "11225", "--rolls-left", "2"], "re-throws left must be between 0 and 1"),
         (["--position", "aces=7", "--dice", "11225"], "aces=7 is impossible"),
         (["--position", "full_house=20", "--dice", "11225"], "full_house=20 is impossible"),
         (["--position", "bogus=3", "--dice", "11225"], "unknown box 'bogus'"),
@@ -280,8 +312,8 @@ def test_cli_heuristic_strategy_uses_module(monkeypatch):
     fake = types.ModuleType("jaxsolve.games.category.heuristic")
     seen = {}
 
-    def ratings(rules, position, dice, rolls_left):
-        seen.update(rules=rules.name, position=str(position), dice=dice, rolls_left=rolls_left)
+    def ratings(rules, position, dice, throws_left):
+        seen.update(rules=rules.name, position=str(position), dice=dice, throws_left=throws_left)
         return [("fill chance (11)", 11.0), ("keep 1 1 2 2, re-throw 1", 12.5)]
 
     fake.ratings = ratings
@@ -289,7 +321,7 @@ def test_cli_heuristic_strategy_uses_module(monkeypatch):
     result = runner.invoke(app, ["advise", "kniffel", "--rules", "kniffel-apl", "--strategy", "heuristic", "--position", "aces=2", "--dice", "1", "1", "2", "2", "5", "--json"])
     assert result.exit_code == 0, result.output
     out = json.loads(result.stdout)
-    assert seen == {"rules": "kniffel-apl", "position": "aces=2", "dice": (1, 1, 2, 2, 5), "rolls_left": 1}
+    assert seen == {"rules": "kniffel-apl", "position": "aces=2", "dice": (1, 1, 2, 2, 5), "throws_left": 1}
     assert [o["option"] for o in out["options"]] == ["keep 1 1 2 2, re-throw 1", "fill chance (11)"]
     assert out["options"][1]["regret"] == pytest.approx(1.5)
 

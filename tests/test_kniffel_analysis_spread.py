@@ -14,10 +14,11 @@ import pytest
 
 from jaxsolve.games.category import analysis, solver
 from jaxsolve.games.category.position import Position
-from jaxsolve.games.category.rules import BOX_NAMES, KniffelRules
+from jaxsolve.games.category.rules import CategoryRules
+from jaxsolve.games.category.kniffel import BOX_NAMES
 from kniffel_reference import options
 
-RULES = KniffelRules(rolls=2, joker="kniffel", bonus_on_scratch=False, upper_threshold=6, dice=3)
+RULES = CategoryRules(throws=2, joker="kniffel", bonus_on_scratch=False, upper_threshold=6, dice=3)
 OPEN = (0, 2, 6, 11, 12)
 START = Position(tuple(None if b in OPEN else 0 for b in range(13)))
 GAMES = 10_000

@@ -6,18 +6,18 @@ import pytest
 from jaxsolve.errors import JaxsolveError
 from jaxsolve.games.category import distribution as D
 from jaxsolve.games.category import evaluate, solver
-from jaxsolve.games.category.rules import KniffelRules
+from jaxsolve.games.category.rules import CategoryRules
 from kniffel_dist_reference import score_distribution
 
 CASES = [
     # (rules, open boxes)
-    (KniffelRules(dice=3, rolls=3, joker="forced", upper_threshold=6, extra_bonus=10), (0, 2, 8, 11, 12)),
-    (KniffelRules(dice=3, rolls=2, joker="kniffel", bonus_on_scratch=False, upper_threshold=6, extra_bonus=10), (1, 3, 8, 11, 12)),
-    (KniffelRules(dice=2, rolls=1, joker="free", upper_threshold=4, extra_bonus=20), (0, 1, 9, 11, 12)),
+    (CategoryRules(dice=3, throws=3, joker="forced", upper_threshold=6, extra_bonus=10), (0, 2, 8, 11, 12)),
+    (CategoryRules(dice=3, throws=2, joker="kniffel", bonus_on_scratch=False, upper_threshold=6, extra_bonus=10), (1, 3, 8, 11, 12)),
+    (CategoryRules(dice=2, throws=1, joker="free", upper_threshold=4, extra_bonus=20), (0, 1, 9, 11, 12)),
 ]
 # Im-Hieb bonuses make "fill now" and "throw again" tie with different distributions (the
 # enumeration cannot say which one the engine's float comparison takes): moments only.
-IMHIEB = KniffelRules(dice=3, rolls=2, joker="kniffel", bonus_on_scratch=False, upper_threshold=6, extra_bonus=10, instant_kniffel=30, instant_other=5)
+IMHIEB = CategoryRules(dice=3, throws=2, joker="kniffel", bonus_on_scratch=False, upper_threshold=6, extra_bonus=10, instant_all_same=30, instant_other=5)
 
 
 @pytest.fixture(scope="module")
@@ -104,7 +104,7 @@ def test_bad_input(solved):
     with pytest.raises(JaxsolveError, match="unreachable"):
         dist.at(0, 3, 0)
     with pytest.raises(JaxsolveError, match="score"):
-        D.distribution(KniffelRules(dice=2, upper_threshold=3), sol)
+        D.distribution(CategoryRules(dice=2, upper_threshold=3), sol)
     with pytest.raises(JaxsolveError, match="max_memory"):
         D.distribution(rules, sol, max_memory=1000)
     with pytest.raises(JaxsolveError, match="keep"):

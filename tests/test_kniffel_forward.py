@@ -18,11 +18,11 @@ from jaxsolve.games.category.rules import CategoryRules
 from jaxsolve.games.category.sheet import Box, face_boxes
 
 REDUCED = CategoryRules(name="reduced-3-dice", dice=3, upper_threshold=6, extra_bonus=10)
-IMHIEB = CategoryRules(name="reduced-3-dice-imhieb", dice=3, upper_threshold=6, extra_bonus=10, joker="kniffel", instant_kniffel=30, instant_other=5)
+IMHIEB = CategoryRules(name="reduced-3-dice-imhieb", dice=3, upper_threshold=6, extra_bonus=10, joker="kniffel", instant_all_same=30, instant_other=5)
 PAIRS = CategoryRules(
     name="reduced-pairs",
     dice=3,
-    rolls=2,
+    throws=2,
     joker="none",
     extra_bonus=0,
     upper_threshold=9,
@@ -92,10 +92,10 @@ def test_mid_turn_matches_backward_throw_channels(evaluated, rules):
     position = Position(tuple(None if b in (0, 4, 7, 9, 11, 12) else 0 for b in range(rules.num_boxes)))
     state = position.state(rules)
     f, u, h = (jnp.asarray([x], jnp.int32) for x in state)
-    for rolls_left in range(rules.rolls):
-        _, chan = jax.jit(evaluate.throw_channels, static_argnames=("rules", "objective", "rolls_left"))(values, aux, f, u, h, rules=rules, rolls_left=rolls_left)
+    for throws_left in range(rules.throws):
+        _, chan = jax.jit(evaluate.throw_channels, static_argnames=("rules", "objective", "throws_left"))(values, aux, f, u, h, rules=rules, throws_left=throws_left)
         for throw in (0, 17, sp.num_throws - 1):
-            walk = evaluate.forward(sol, *state, throw=throw, rolls_left=rolls_left, chunk=128)
+            walk = evaluate.forward(sol, *state, throw=throw, throws_left=throws_left, chunk=128)
             _close(walk.channels, chan[throw, 0])
 
 

@@ -4,7 +4,8 @@ import numpy as np
 import pytest
 
 from jaxsolve.games.category import solver, table_io, tables
-from jaxsolve.games.category.rules import PRESETS, KniffelRules, RulesError, get_rules
+from jaxsolve.games.category.rules import CategoryRules, RulesError
+from jaxsolve.games.category.kniffel import PRESETS, get_rules
 from kniffel_reference import game_value
 
 # Figures printed by others, asserted only to the digits they were printed with:
@@ -67,7 +68,7 @@ def test_reachable_count_and_nan_marking(solutions):
 
 
 REDUCED = [
-    # (dice, rolls, joker, bonus_on_scratch, threshold, open boxes[, instant bonuses])
+    # (dice, throws, joker, bonus_on_scratch, threshold, open boxes[, instant bonuses])
     (3, 3, "none", True, 6, (0, 2, 8, 10, 11, 12)),
     (3, 2, "kniffel", False, 6, (0, 2, 6, 11, 12), (30, 5)),
     (3, 1, "forced", True, 6, (0, 2, 11, 12), (30, 5)),
@@ -81,10 +82,10 @@ REDUCED = [
 
 @pytest.mark.parametrize("case", REDUCED, ids=lambda c: f"{c[0]}d-{c[1]}r-{c[2]}")
 def test_reduced_games_match_brute_force(case):
-    n, rolls, joker, on_scratch, threshold, open_boxes, *instant = case
+    n, throws, joker, on_scratch, threshold, open_boxes, *instant = case
     kn, other = instant[0] if instant else (0, 0)
-    rules = KniffelRules(
-        rolls=rolls, joker=joker, bonus_on_scratch=on_scratch, upper_threshold=threshold, dice=n, instant_kniffel=kn, instant_other=other
+    rules = CategoryRules(
+        throws=throws, joker=joker, bonus_on_scratch=on_scratch, upper_threshold=threshold, dice=n, instant_all_same=kn, instant_other=other
     )
     prefilled = frozenset(range(13)) - set(open_boxes)
     sol = solver.solve(rules, chunk=256)
@@ -92,7 +93,7 @@ def test_reduced_games_match_brute_force(case):
 
 
 def test_export_round_trip(tmp_path):
-    rules = KniffelRules(dice=2, rolls=2, upper_threshold=5)
+    rules = CategoryRules(dice=2, throws=2, upper_threshold=5)
     sol = solver.solve(rules, chunk=256)
     path = tmp_path / "small.npy"
     table_io.save_solution(path, sol)
@@ -107,6 +108,6 @@ def test_rules_errors():
     with pytest.raises(RulesError, match="unknown Kniffel rules"):
         get_rules("yahtzy")
     with pytest.raises(RulesError, match="joker"):
-        KniffelRules(joker="wild")
+        CategoryRules(joker="wild")
     with pytest.raises(RulesError):
-        KniffelRules(rolls=0)
+        CategoryRules(throws=0)

@@ -14,7 +14,8 @@ import kniffel_heuristic_reference as ref
 from jaxsolve.errors import JaxsolveError
 from jaxsolve.games.category import heuristic, policy, solver, strategies, tables
 from jaxsolve.games.category.position import parse_position
-from jaxsolve.games.category.rules import BOX_NAMES, PRESETS, KniffelRules
+from jaxsolve.games.category.rules import CategoryRules
+from jaxsolve.games.category.kniffel import BOX_NAMES, PRESETS
 
 PRINTED_A = [
     [F(3125, 7776), F(3125, 7776), F(625, 3888), F(125, 3888), F(25, 7776), F(1, 7776)],
@@ -157,7 +158,7 @@ def test_ratings_bad_input():
     with pytest.raises(JaxsolveError):
         heuristic.ratings(KNIFFEL, parse_position("", KNIFFEL), (1, 2, 3, 4, 5), 3)
     with pytest.raises(JaxsolveError):
-        heuristic.heuristic_tables(KniffelRules(dice=4))
+        heuristic.heuristic_tables(CategoryRules(dice=4))
 
 
 def _random_states(rules, n, seed):

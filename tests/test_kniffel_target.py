@@ -7,13 +7,13 @@ from jaxsolve.errors import JaxsolveError
 from jaxsolve.games.category import distribution as D
 from jaxsolve.games.category import solver
 from jaxsolve.games.category import target as TG
-from jaxsolve.games.category.rules import KniffelRules
+from jaxsolve.games.category.rules import CategoryRules
 from kniffel_dist_reference import target_table
 
 CASES = [
-    (KniffelRules(dice=3, rolls=3, joker="forced", upper_threshold=6, extra_bonus=10), (0, 2, 8, 11, 12)),
-    (KniffelRules(dice=3, rolls=2, joker="kniffel", bonus_on_scratch=False, upper_threshold=6, instant_kniffel=30, instant_other=5), (1, 6, 11, 12)),
-    (KniffelRules(dice=2, rolls=1, joker="free", upper_threshold=4, extra_bonus=20), (0, 1, 9, 11, 12)),
+    (CategoryRules(dice=3, throws=3, joker="forced", upper_threshold=6, extra_bonus=10), (0, 2, 8, 11, 12)),
+    (CategoryRules(dice=3, throws=2, joker="kniffel", bonus_on_scratch=False, upper_threshold=6, instant_all_same=30, instant_other=5), (1, 6, 11, 12)),
+    (CategoryRules(dice=2, throws=1, joker="free", upper_threshold=4, extra_bonus=20), (0, 1, 9, 11, 12)),
 ]
 
 

@@ -17,7 +17,7 @@ BOXES = maxi.get_rules("maxi").box_names
 
 def test_sheet_is_the_maxi_card():
     rules = maxi.get_rules("maxi")
-    assert rules.dice == 6 and rules.num_boxes == 20 and rules.rolls == 3
+    assert rules.dice == 6 and rules.num_boxes == 20 and rules.throws == 3
     assert (rules.upper_threshold, rules.upper_bonus, rules.joker, rules.extra_bonus) == (84, 100, "none", 0)
     assert BOXES[6:] == ("one_pair", "two_pairs", "three_pairs", "three_of_a_kind", "four_of_a_kind", "five_of_a_kind", "small_straight",
                          "large_straight", "full_straight", "full_house", "villa", "tower", "chance", "maxi_yatzy")
@@ -84,7 +84,7 @@ def test_reduced_games_match_brute_force(case):
 
 
 SAVED = [
-    # (dice, upper threshold, open boxes, rolls, cap)
+    # (dice, upper threshold, open boxes, throws, max_saved)
     (2, 6, ("ones", "twos", "one_pair", "maxi_yatzy"), 3, 1),
     (2, 6, ("twos", "threes", "one_pair", "chance"), 2, 2),
     (3, 8, ("threes", "sixes", "three_of_a_kind", "maxi_yatzy"), 2, 1),
@@ -92,35 +92,35 @@ SAVED = [
 ]
 
 
-@pytest.mark.parametrize("case", SAVED, ids=[f"{c[0]}dice-{len(c[2])}open-rolls{c[3]}-cap{c[4]}" for c in SAVED])
+@pytest.mark.parametrize("case", SAVED, ids=[f"{c[0]}dice-{len(c[2])}open-throws{c[3]}-max_saved{c[4]}" for c in SAVED])
 def test_saved_throws_match_brute_force(case):
-    dice, threshold, open_boxes, rolls, cap = case
-    rules = _reduced_rules(dice, threshold, open_boxes).replace(rolls=rolls)
+    dice, threshold, open_boxes, throws, max_saved = case
+    rules = _reduced_rules(dice, threshold, open_boxes).replace(throws=throws)
     prefilled = [b for b in rules.box_names if b not in open_boxes]
     mask = solver.filled_mask(prefilled, rules)
-    sol = saved.solve(rules, cap)
-    for s in range(cap + 1):
-        expected = game_value(open_boxes, dice=dice, threshold=threshold, rolls=rolls, cap=cap, saved=s)
+    sol = saved.solve(rules, max_saved)
+    for s in range(max_saved + 1):
+        expected = game_value(open_boxes, dice=dice, threshold=threshold, throws=throws, max_saved=max_saved, saved=s)
         assert sol.value(mask, saved=s) == pytest.approx(expected, abs=1e-9), s
 
 
-def test_cap_zero_is_the_game_without_saving():
+def test_max_saved_zero_is_the_game_without_saving():
     rules = maxi.small()
     plain, zero = solver.solve(rules), saved.solve(rules, 0)
     np.testing.assert_array_equal(zero.values[0], plain.values)
 
 
-def test_value_grows_with_the_cap_and_stops_at_the_useful_cap():
-    rules = _reduced_rules(2, 5, ("ones", "twos", "one_pair", "chance")).replace(rolls=2)
+def test_value_grows_with_max_saved_and_stops_at_the_useful_max_saved():
+    rules = _reduced_rules(2, 5, ("ones", "twos", "one_pair", "chance")).replace(throws=2)
     mask = solver.filled_mask([b for b in rules.box_names if b not in ("ones", "twos", "one_pair", "chance")], rules)
-    values = [saved.solve(rules, cap).value(mask) for cap in range(5)]
+    values = [saved.solve(rules, max_saved).value(mask) for max_saved in range(5)]
     assert all(b >= a - 1e-12 for a, b in itertools.pairwise(values)) and values[1] > values[0] + 1e-3
     # four open boxes: at most three turns can each save one throw for a later turn
     assert values[3] == pytest.approx(values[4], abs=1e-12)
 
 
 def test_value_only_solve_and_unreachable_saved_rows():
-    rules = maxi.small().replace(rolls=2)
+    rules = maxi.small().replace(throws=2)
     full, lean = saved.solve(rules, 3), saved.solve(rules, 3, table=False)
     assert lean.values is None and lean.game_value == full.game_value
     with pytest.raises(JaxsolveError, match="game value only"):
@@ -132,26 +132,26 @@ def test_value_only_solve_and_unreachable_saved_rows():
 
 
 def test_saved_export_round_trip_and_checks(tmp_path):
-    rules = maxi.small().replace(rolls=2)
+    rules = maxi.small().replace(throws=2)
     sol = saved.solve(rules, 2)
     path = tmp_path / "saved.npy"
     saved.save_solution(path, sol, game="maxi")
     back = saved.load_solution(path)
     np.testing.assert_array_equal(back.values, sol.values)
-    assert back.cap == 2 and back.rules == rules and back.game_value == sol.game_value
+    assert back.max_saved == 2 and back.rules == rules and back.game_value == sol.game_value
     from jaxsolve.games.category import table_io
 
     plain = tmp_path / "plain.npy"
     table_io.save_solution(plain, solver.solve(rules), game="maxi")
-    with pytest.raises(JaxsolveError, match="saved_cap"):
+    with pytest.raises(JaxsolveError, match="max_saved"):
         saved.load_solution(plain)
     with pytest.raises(JaxsolveError):
         table_io.load_solution(path)
 
 
 @pytest.mark.parametrize("bad", [-1, 61, 1.5, True, "2"])
-def test_bad_caps_are_refused(bad):
-    with pytest.raises(JaxsolveError, match="cap"):
+def test_bad_max_saved_is_refused(bad):
+    with pytest.raises(JaxsolveError, match="most saved throws"):
         saved.solve(maxi.small(), bad)
 
 
@@ -190,7 +190,7 @@ def test_an_export_larger_than_memory_is_refused_before_solving(monkeypatch, tmp
     monkeypatch.setattr(saved, "available_memory", lambda: 2**30)
     monkeypatch.setattr(saved, "solve", must_not_solve)
     result = CliRunner().invoke(app, ["solve", "maxi", "--saved-rolls", "2", "--quiet", "--no-cache", "--out", str(tmp_path / "t.npy")])
-    assert result.exit_code == 1 and "error: the whole table of cap 2 needs 4.0 GiB" in result.output, result.output
+    assert result.exit_code == 1 and "error: the whole table with up to 2 saved throws needs 4.0 GiB" in result.output, result.output
     assert not list(tmp_path.iterdir())
 
 
@@ -236,7 +236,7 @@ def test_cli_saved_throw_solve_exports_a_table_the_loader_accepts(tmp_path):
     assert result.exit_code == 0, result.output
     summary = json.loads(result.output.strip().splitlines()[-1])
     back = saved.load_solution(path)
-    assert back.cap == 1 and back.values.shape[0] == 2 and back.rules.rolls == 2
-    assert summary["game_value"] == back.game_value and summary["saved_rolls"] == 1
+    assert back.max_saved == 1 and back.values.shape[0] == 2 and back.rules.throws == 2
+    assert summary["game_value"] == back.game_value and summary["max_saved"] == 1
     plain = solver.solve(back.rules)
     assert back.game_value > plain.game_value

@@ -21,7 +21,7 @@ ROOT = Path(__file__).resolve().parents[1]
 # A reduced category game that solves in a second: 3 dice, 2 throws a turn, the upper section,
 # the Yahtzee box and chance (8 turns), an upper bonus of 10 from 20 points.
 MINI = CategoryRules(
-    name="mini", dice=3, rolls=2, joker="none", extra_bonus=0, upper_threshold=20, upper_bonus=10, boxes=KNIFFEL_SHEET[:6] + KNIFFEL_SHEET[11:13]
+    name="mini", dice=3, throws=2, joker="none", extra_bonus=0, upper_threshold=20, upper_bonus=10, boxes=KNIFFEL_SHEET[:6] + KNIFFEL_SHEET[11:13]
 )
 
 
@@ -34,16 +34,18 @@ def mini_solution():
 
 @pytest.fixture(scope="module")
 def piglet_full():
-    from jaxsolve.games.raab import solver as raab
+    from jaxsolve.games.raab import solver
+    from jaxsolve.games.raab.rules import PRESETS
 
-    return raab.full(raab.solve(raab.PRESETS["piglet"]))
+    return solver.full(solver.solve(PRESETS["piglet"]))
 
 
 @pytest.fixture(scope="module")
 def z_solution():
-    from jaxsolve.games.zehntausend import solver as zehntausend
+    from jaxsolve.games.zehntausend import solver
+    from jaxsolve.games.zehntausend.rules import PRESETS
 
-    return zehntausend.solve(zehntausend.PRESETS["peter-2013"])
+    return solver.solve(PRESETS["peter-2013"])
 
 
 def mini(sol, **settings):
@@ -105,7 +107,7 @@ def test_category_rethrow_takes_the_new_dice_or_all_dice(mini_solution):
     with pytest.raises(PlayError, match="do not include the kept 6 6"):
         s.enter("1 2 6")
     s.enter("6 6 3")  # all dice, the kept ones included
-    assert s.state.dice == (3, 6, 6) and s.state.rolls_left == 0
+    assert s.state.dice == (3, 6, 6) and s.state.throws_left == 0
     s.undo()
     s.enter("4")  # only the re-thrown die
     assert s.state.dice == (4, 6, 6)
@@ -224,7 +226,8 @@ def test_a_tampered_save_is_refused_with_the_move(mini_solution, tmp_path):
         ("{not json", "broken JSON"),
         ('{"format": "other"}', "not a saved game of jaxsolve play"),
         ('{"format": "jaxsolve-play", "version": 99}', "version 99"),
-        ('{"format": "jaxsolve-play", "version": 1, "game": "kniffel"}', "'kind' is missing"),
+        ('{"format": "jaxsolve-play", "version": 1, "game": "kniffel"}', "written by an older jaxsolve"),
+        ('{"format": "jaxsolve-play", "version": 2, "game": "kniffel"}', "'kind' is missing"),
         ('[1, 2]', "not a saved game"),
     ],
 )
@@ -239,7 +242,7 @@ def test_heuristic_ratings_sit_beside_the_options_they_match():
     from jaxsolve.cli.play import Screen
     from jaxsolve.games.category import heuristic
     from jaxsolve.games.category.position import Position
-    from jaxsolve.games.category.rules import get_rules
+    from jaxsolve.games.category.kniffel import get_rules
     from jaxsolve.play import PlayOption
 
     rules = get_rules("kniffel-apl")
@@ -308,9 +311,9 @@ def test_raab_human_opponent_and_bad_input(piglet_full):
 
 
 def test_raab_total_beyond_the_state_bound_banks_the_bound():
-    from jaxsolve.games.raab import solver as raab
+    from jaxsolve.games.raab.rules import get_rules
 
-    rules = raab.get_rules("raab", goal=3, bound=4)
+    rules = get_rules("raab", goal=3, bound=4)
     s = play.new_game("raab", rules, seed=1, opponent="human")
     s.enter("5")  # 0 + 5 > 4: stopped by itself, the bound banked (as the solver's state space has it)
     assert s.moves[-1] == {"action": "stop", "by": "you", "forced": True, "auto": True}
@@ -380,7 +383,7 @@ def finish(child) -> int:
 
 
 def write_save(path: Path, game: str, kind: str, rules, **settings):
-    data = {"format": "jaxsolve-play", "version": 1, "game": game, "kind": kind, "rules": rules.to_dict(), "settings": {"seed": 5, "auto_roll": False, **settings}, "moves": []}
+    data = {"format": "jaxsolve-play", "version": 2, "game": game, "kind": kind, "rules": rules.to_dict(), "settings": {"seed": 5, "auto_roll": False, **settings}, "moves": []}
     path.write_text(json.dumps(data))
 
 
@@ -518,13 +521,13 @@ def test_bad_command_lines_are_one_error_line(args, message):
 
 def test_a_foreign_or_broken_resume_file_is_one_error_line(tmp_path):
     other = tmp_path / "raab.json"
-    from jaxsolve.games.raab import solver as raab
+    from jaxsolve.games.raab.rules import PRESETS
 
-    write_save(other, "raab", "raab", raab.PRESETS["piglet"], opponent="bot", first="you")
+    write_save(other, "raab", "raab", PRESETS["piglet"], opponent="bot", first="you")
     result = run_cli("kniffel", "--resume", str(other))
     assert result.exit_code == 1 and result.stderr.strip() == f"error: {other} holds a game of 'raab', not kniffel"
     broken = tmp_path / "broken.json"
-    broken.write_text('{"format": "jaxsolve-play", "version": 1, "game": "raab", "kind": "raab", "rules": {"goal": -3}, "settings": {"seed": 1}, "moves": []}')
+    broken.write_text('{"format": "jaxsolve-play", "version": 2, "game": "raab", "kind": "raab", "rules": {"goal": -3}, "settings": {"seed": 1}, "moves": []}')
     result = run_cli("raab", "--resume", str(broken))
     assert result.exit_code == 1 and result.stderr.startswith(f"error: {broken}: goal must be between")
 

@@ -25,7 +25,7 @@ def random_situations(rules, n, seed=0):
     f, u, h = (np.concatenate(x) for x in (f_all, u_all, h_all))
     pick = rng.integers(0, len(f), n)
     dice = rng.integers(1, 7, (n, rules.dice))
-    left = rng.integers(0, rules.rolls, n)
+    left = rng.integers(0, rules.throws, n)
     return f[pick], u[pick], h[pick], dice, left
 
 
@@ -39,7 +39,7 @@ def _position(rules, f, u, h):
             scores[b], rest = take, rest - take
     for b in range(6, rules.num_boxes):
         if f >> b & 1:
-            scores[b] = rules.boxes[b].points if b == rules.yahtzee_box and h else 0
+            scores[b] = rules.boxes[b].points if b == rules.all_same_box and h else 0
     pos = Position(tuple(scores), rules.boxes)
     return pos if pos.state(rules) == (f, min(u, rules.upper_threshold), h) else None
 
@@ -93,7 +93,7 @@ def test_best_options_are_ties_of_the_best(table):
     [
         (([99999], [0], [0], [[1, 2, 3]], 0), "filled masks"),
         (([0], [-1], [0], [[1, 2, 3]], 0), "upper totals"),
-        (([0], [0], [2], [[1, 2, 3]], 0), "holds50"),
+        (([0], [0], [2], [[1, 2, 3]], 0), "all_same_held"),
         (([0], [0], [0], [[1, 2, 7]], 0), "faces 1..6"),
         (([0], [0], [0], [[1, 2]], 0), "dice must be an array"),
         (([0], [0], [0], [[1, 2, 3]], 5), "re-throws left"),

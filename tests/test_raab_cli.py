@@ -45,10 +45,11 @@ def test_advise_example_position_json():
     assert adv["decision"] == ("roll" if adv["win_if_roll"] > adv["win_if_stop"] else "stop")
     assert adv["my_win"] == max(adv["win_if_roll"], adv["win_if_stop"])
     # the reported figures against an independent look-up in the solved arrays
-    from jaxsolve.games.raab import solver as raab
+    from jaxsolve.games.raab import advisor, solver
+    from jaxsolve.games.raab.rules import get_rules
 
-    f = raab.full(raab.solve(raab.get_rules("raab")))
-    ts, m, s, t = raab.check_state(f.rules, 30, 12, 41, True)
+    f = solver.full(solver.solve(get_rules("raab")))
+    ts, m, s, t = advisor.check_state(f.rules, 30, 12, 41, True)
     assert adv["win_if_roll"] == pytest.approx(float(f.roll[ts, m, s, t]), abs=1e-12)
     assert adv["win_if_stop"] == pytest.approx(float(f.stop[ts, m, s, t]), abs=1e-12)
     # stopping banks 42 against 41 with the turn passing to the start player: the value of

@@ -6,7 +6,8 @@ import jax.numpy as jnp
 import numpy as np
 import pytest
 
-from jaxsolve.games.raab import solver as raab
+from jaxsolve.games.raab import solver, source_tables, table_io
+from jaxsolve.games.raab.rules import PRESETS, PigRules, get_rules
 from jaxsolve.core.fixpoint import NotConvergedError
 from jaxsolve.errors import JaxsolveError
 from raab_reference import solve_reference
@@ -17,14 +18,13 @@ RAAB_PIN = 0.450923222624
 
 @pytest.fixture(scope="module")
 def raab_sol():
-    sol = raab.solve(raab.PRESETS["raab"])
-    return sol, raab.full(sol)
+    sol = solver.solve(PRESETS["raab"])
+    return sol, solver.full(sol)
 
 
 def test_piglet_exact():
-    sol = raab.solve(raab.PRESETS["piglet"], tol=1e-15)
-    f = raab.full(sol)
-    assert sol.converged
+    sol = solver.solve(PRESETS["piglet"], tol=1e-15)
+    f = solver.full(sol)
     assert sol.start[0, 0, 0] == pytest.approx(float(Fraction(4, 7)), abs=1e-14)
     assert f.value[0, 0, 1, 0] == pytest.approx(float(Fraction(5, 7)), abs=1e-14)  # P_{0,0,1}
     assert sol.start[0, 0, 1] == pytest.approx(0.4, abs=1e-14)  # P_{0,1,0} = 2/5
@@ -35,43 +35,43 @@ def test_piglet_exact():
 def test_pig_neller_presser():
     # T. W. Neller and C. G. M. Presser, "Optimal Play of the Dice Game Pig", The UMAP Journal
     # 25(1), 2004: the first player wins with probability 0.5306 (printed to four digits)
-    sol = raab.solve(raab.PRESETS["pig"])
-    assert sol.converged and sol.residual <= 1e-12
+    sol = solver.solve(PRESETS["pig"])
+    assert sol.residual <= 1e-12
     assert round(sol.game_value, 4) == 0.5306
-    tighter = raab.solve(raab.PRESETS["pig"], tol=1e-14)
+    tighter = solver.solve(PRESETS["pig"], tol=1e-14)
     assert abs(tighter.game_value - sol.game_value) < 1e-11
-    assert raab.PRESETS["pig"].shape[1] * (raab.PRESETS["pig"].goal * (raab.PRESETS["pig"].goal + 1) // 2) == 505_000
+    assert PRESETS["pig"].shape[1] * (PRESETS["pig"].goal * (PRESETS["pig"].goal + 1) // 2) == 505_000
 
 
 @pytest.mark.parametrize(
     "rules",
     [
-        raab.PigRules("tiny-raab", goal=6, sides=3, bust=3, last_turn=True, bound=10),
-        raab.PigRules("tiny-raab-tight", goal=5, sides=4, bust=1, last_turn=True, bound=6),
-        raab.PigRules("tiny-pig", goal=9, sides=4, bust=1, last_turn=False),
+        PigRules("tiny-raab", goal=6, sides=3, bust=3, last_turn=True, bound=10),
+        PigRules("tiny-raab-tight", goal=5, sides=4, bust=1, last_turn=True, bound=6),
+        PigRules("tiny-pig", goal=9, sides=4, bust=1, last_turn=False),
     ],
     ids=lambda r: r.name,
 )
 def test_against_plain_python_reference(rules):
-    sol = raab.solve(rules, tol=1e-14)
+    sol = solver.solve(rules, tol=1e-14)
     ref_start, ref_all = solve_reference(rules.goal, rules.points, rules.bust, rules.last_turn, rules.bound)
     for (ts, m, t), p in ref_start.items():
         assert sol.start[ts, m, t] == pytest.approx(p, abs=1e-12), (ts, m, t)
-    f = raab.full(sol)
+    f = solver.full(sol)
     for (ts, m, a, t), p in ref_all.items():
         assert f.value[ts, m, m + a, t] == pytest.approx(p, abs=1e-12), (ts, m, a, t)
 
 
 def test_raab_fixpoint_holds_for_one_roll_bellman(raab_sol):
     sol, f = raab_sol
-    assert sol.converged and sol.residual <= 1e-12 and sol.dtype == "float64"
+    assert sol.residual <= 1e-12 and sol.dtype == "float64"
     rules = sol.rules
-    tab = raab.build_tables(rules)
+    tab = solver.build_tables(rules)
     V = jnp.asarray(np.nan_to_num(f.value, nan=0.0))
-    new = np.asarray(raab.bellman(V, tab, rules))
+    new = np.asarray(solver.bellman(V, tab, rules))
     assert np.max(np.abs(new - np.asarray(V))) < 1e-11
     # And it is not trivially so: a perturbed array is moved by the same operator.
-    assert np.max(np.abs(np.asarray(raab.bellman(V * 0.9, tab, rules)) - np.asarray(V) * 0.9)) > 1e-3
+    assert np.max(np.abs(np.asarray(solver.bellman(V * 0.9, tab, rules)) - np.asarray(V) * 0.9)) > 1e-3
 
 
 def test_raab_start_value_and_symmetry_facts(raab_sol):
@@ -85,7 +85,7 @@ def test_raab_start_value_and_symmetry_facts(raab_sol):
 def test_raab_last_turn_equals_p_sum(raab_sol):
     sol, _ = raab_sol
     rules = sol.rules
-    _, p_sum = raab.reach_table(rules, 400)
+    _, p_sum = source_tables.reach_table(rules, 400)
     for t in range(rules.goal, rules.top + 1):
         for m in range(rules.goal):
             assert sol.start[1, m, t] == pytest.approx(p_sum[t - m + 1], abs=1e-11)
@@ -93,7 +93,7 @@ def test_raab_last_turn_equals_p_sum(raab_sol):
 
 def test_raab_bound_growth_changes_nothing(raab_sol):
     sol, _ = raab_sol
-    bigger = raab.solve(raab.get_rules("raab", bound=160))
+    bigger = solver.solve(get_rules("raab", bound=160))
     assert abs(bigger.game_value - sol.game_value) < 1e-12
     n = sol.rules.top + 1
     assert np.max(np.abs(bigger.start[:, :, :n] - sol.start)) < 1e-10
@@ -103,15 +103,15 @@ def test_raab_policy_consistent_with_values(raab_sol):
     _, f = raab_sol
     rules = f.rules
     decide = f.policy >= 0
-    chosen = np.where(f.policy == raab.ROLL, f.roll, f.stop)
+    chosen = np.where(f.policy == solver.ROLL, f.roll, f.stop)
     assert np.allclose(chosen[decide], f.value[decide], atol=1e-15, rtol=0)
-    other = np.where(f.policy == raab.ROLL, f.stop, f.roll)
+    other = np.where(f.policy == solver.ROLL, f.stop, f.roll)
     has_other = decide & ~np.isnan(other)
     assert np.all(chosen[has_other] >= other[has_other] - 1e-15)
     n_m = rules.shape[1]
     for m in range(n_m):
-        assert np.all(f.policy[:, m, m][~np.isnan(f.value[:, m, m])] != raab.STOP)  # a turn starts with a roll
-    assert np.all(f.policy[:, :, rules.top + 1 :] == raab.NONE)
+        assert np.all(f.policy[:, m, m][~np.isnan(f.value[:, m, m])] != solver.STOP)  # a turn starts with a roll
+    assert np.all(f.policy[:, :, rules.top + 1 :] == solver.NONE)
 
 
 def test_tie_in_last_turn_roll_beats_stop(raab_sol):
@@ -121,12 +121,12 @@ def test_tie_in_last_turn_roll_beats_stop(raab_sol):
         for m in range(min(t, g + 1)):
             if f.policy[1, m, t, t] >= 0:
                 assert f.roll[1, m, t, t] > f.stop[1, m, t, t]
-                assert f.policy[1, m, t, t] == raab.ROLL
+                assert f.policy[1, m, t, t] == solver.ROLL
 
 
 def test_turn_total_layout(raab_sol):
     _, f = raab_sol
-    lay = raab.turn_total_layout(f.rules, f.value, np.nan)
+    lay = table_io.turn_total_layout(f.rules, f.value, np.nan)
     assert lay.shape == (2, 51, 131, 131)
     assert lay[1, 30, 12, 41] == f.value[1, 30, 42, 41]
     assert np.isnan(lay[0, 50, 81, 0])
@@ -147,34 +147,34 @@ def test_turn_total_layout(raab_sol):
 )
 def test_invalid_rules(kwargs, message):
     with pytest.raises(JaxsolveError, match=message):
-        raab.get_rules("raab", **kwargs)
+        get_rules("raab", **kwargs)
 
 
 def test_unknown_preset_and_bad_tolerance():
     with pytest.raises(JaxsolveError, match="unknown Pig-family rules"):
-        raab.get_rules("yahtzee")
+        get_rules("yahtzee")
     with pytest.raises(JaxsolveError, match="tolerance"):
-        raab.solve(raab.PRESETS["piglet"], tol=0.0)
+        solver.solve(PRESETS["piglet"], tol=0.0)
 
 
 def test_second_solve_does_not_recompile(raab_sol):
-    again = raab.solve(raab.PRESETS["raab"])
+    again = solver.solve(PRESETS["raab"])
     assert again.compile_seconds < 0.01
     assert again.game_value == raab_sol[0].game_value and again.iterations == raab_sol[0].iterations
 
 
 def test_float32_runs_to_its_own_tolerance():
-    sol = raab.solve(raab.PRESETS["raab"], dtype=jnp.float32)
-    assert sol.dtype == "float32" and sol.tol == 1e-6 and sol.converged
+    sol = solver.solve(PRESETS["raab"], dtype=jnp.float32)
+    assert sol.dtype == "float32" and sol.tol == 1e-6
     assert abs(sol.game_value - RAAB_PIN) < 1e-5
 
 
 def test_not_converged_is_an_error():
     with pytest.raises(NotConvergedError, match="3 sweeps"):
-        raab.solve(raab.PRESETS["raab"], max_iter=3)
+        solver.solve(PRESETS["raab"], max_iter=3)
 
 
 @pytest.mark.parametrize("tol", [float("inf"), float("nan"), 0.0, -1e-9, "x"])
 def test_tolerance_must_be_positive_finite(tol):
     with pytest.raises(JaxsolveError, match="positive finite"):
-        raab.solve(raab.PRESETS["raab"], tol=tol)
+        solver.solve(PRESETS["raab"], tol=tol)

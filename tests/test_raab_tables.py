@@ -5,9 +5,10 @@ from fractions import Fraction
 import numpy as np
 import pytest
 
-from jaxsolve.games.raab import solver as raab
+from jaxsolve.games.raab import source_tables
+from jaxsolve.games.raab.rules import PRESETS
 
-RAAB = raab.PRESETS["raab"]
+RAAB = PRESETS["raab"]
 EPS = 1e-12
 
 
@@ -38,7 +39,7 @@ E_ROWS = [(0, 0.16666666, 1.0), (1, 0.02777777, 0.83333333), (2, 0.03240740, 0.8
 
 @pytest.fixture(scope="module")
 def dist():
-    return raab.turn_distribution(RAAB, 3)
+    return source_tables.turn_distribution(RAAB, 3)
 
 
 def test_round_one_uniform(dist):
@@ -56,7 +57,7 @@ def test_rounds_two_and_three(dist, r, rows):
 
 
 def test_exact_fraction_r2():
-    assert raab.turn_distribution(RAAB, 2)[1, 1, 6] == pytest.approx(float(Fraction(5, 36)), abs=1e-16)
+    assert source_tables.turn_distribution(RAAB, 2)[1, 1, 6] == pytest.approx(float(Fraction(5, 36)), abs=1e-16)
 
 
 def test_r2_grouped_psum(dist):
@@ -67,7 +68,7 @@ def test_r2_grouped_psum(dist):
 
 
 def test_e_table_and_reach_figures():
-    p, p_sum = raab.reach_table(RAAB, 200)
+    p, p_sum = source_tables.reach_table(RAAB, 200)
     for s, printed_p, printed_sum in E_ROWS:
         assert_printed(p[s], printed_p)
         assert_printed(p_sum[s], printed_sum)
@@ -81,14 +82,14 @@ def test_e_table_and_reach_figures():
 
 
 def test_equalize_bound():
-    assert_printed(raab.equalize_bound(RAAB, 2), 0.75741652)
+    assert_printed(source_tables.equalize_bound(RAAB, 2), 0.75741652)
     # An opponent who stops after one roll is easier to equal than one who rolls twice.
-    assert 1.0 > raab.equalize_bound(RAAB, 1) > raab.equalize_bound(RAAB, 2) > raab.equalize_bound(RAAB, 3)
+    assert 1.0 > source_tables.equalize_bound(RAAB, 1) > source_tables.equalize_bound(RAAB, 2) > source_tables.equalize_bound(RAAB, 3)
 
 
 def test_solitaire_stop_at_15_and_pig_20():
-    stop_from, expected, roll, stop = raab.solitaire(RAAB)
+    stop_from, expected, roll, stop = source_tables.solitaire(RAAB)
     assert stop_from == 15
     assert np.all(roll[1:15] > stop[1:15]) and np.all(roll[15:100] <= stop[15:100] + 1e-12)
     assert roll[15] == pytest.approx(15.0, abs=1e-12)  # (5 * 15 + 15) / 6 = 15: indifferent, the page stops
-    assert raab.solitaire(raab.PRESETS["pig"])[0] == 20  # Pig's well-known "hold at 20"
+    assert source_tables.solitaire(PRESETS["pig"])[0] == 20  # Pig's well-known "hold at 20"

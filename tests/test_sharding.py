@@ -10,9 +10,9 @@ import json, jax
 jax.config.update("jax_enable_x64", True)
 import numpy as np
 from jaxsolve.games.category import distribution as D, target as TG, solver
-from jaxsolve.games.category.rules import KniffelRules
+from jaxsolve.games.category.rules import CategoryRules
 assert len(jax.devices()) == 4, jax.devices()
-rules = KniffelRules(dice=2, rolls=2, joker="forced", upper_threshold=4, extra_bonus=20)
+rules = CategoryRules(dice=2, throws=2, joker="forced", upper_threshold=4, extra_bonus=20)
 mask = solver.filled_mask([2, 3, 4, 5, 6, 7, 10])
 out = {}
 for kind, fn in (("distribution", D.distribution), ("target", TG.solve_target)):
@@ -48,7 +48,7 @@ import numpy as np
 from jaxsolve.games.category import maxi
 from jaxsolve.games.category import saved
 assert len(jax.devices()) == 2, jax.devices()
-rules = maxi.small().replace(rolls=2)
+rules = maxi.small().replace(throws=2)
 one = saved.solve(rules, 2, chunk=64)
 two = saved.solve(rules, 2, chunk=64, devices=2)
 same_nan = bool((np.isnan(one.values) == np.isnan(two.values)).all())

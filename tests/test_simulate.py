@@ -12,7 +12,7 @@ from typer.testing import CliRunner
 from jaxsolve.cli import app
 from jaxsolve.errors import JaxsolveError
 from jaxsolve.games.category import simulate, solver, strategies, tables
-from jaxsolve.games.category.rules import NUM_BOXES, PRESETS
+from jaxsolve.games.category.kniffel import NUM_BOXES, PRESETS
 
 runner = CliRunner()
 
@@ -22,10 +22,10 @@ class FirstOpenBox(strategies.Strategy):
 
     name = "first-open"
 
-    def policy(self, filled, upper, holds50):
+    def policy(self, filled, upper, all_same_held):
         sp = tables.space()
         T, B = sp.num_throws, filled.shape[0]
-        keep_all = jnp.broadcast_to((jnp.arange(T) + sp.throw_offset)[None, :, None], (self.rules.rolls - 1, T, B))
+        keep_all = jnp.broadcast_to((jnp.arange(T) + sp.throw_offset)[None, :, None], (self.rules.throws - 1, T, B))
         is_open = ((filled[None, :] >> jnp.arange(NUM_BOXES)[:, None]) & 1) == 0
         box = jnp.broadcast_to(jnp.argmax(is_open, axis=0)[None, :], (T, B))
         return strategies.TurnPolicy(keep_all, keep_all, box, jnp.zeros((T, B), bool), box)

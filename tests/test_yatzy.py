@@ -30,7 +30,7 @@ def test_sheet_is_the_scandinavian_card():
     rules = yatzy.get_rules("yatzy")
     assert rules.box_names == BOXES
     assert (rules.upper_bonus, rules.upper_threshold, rules.joker, rules.extra_bonus, rules.order) == (50, 63, "none", 0, "free")
-    assert not rules.has_yahtzee_rules
+    assert not rules.has_all_same_rules
 
 
 @pytest.mark.parametrize("fh5", [False, True])
@@ -145,9 +145,9 @@ def test_representatives_give_every_state_its_full_solve_value():
 def test_forced_order_advice_and_simulation():
     rules = yatzy.get_rules("yatzy+forced")
     pos = parse_position("ones=2 twos=6 threes=9", rules)
-    advice = analysis.advise(rules, pos, "4 4 4 1 2", rolls_left=0)
+    advice = analysis.advise(rules, pos, "4 4 4 1 2", throws_left=0)
     assert [o.box for o in advice.options] == ["fours"]
-    advice = analysis.advise(rules, pos, "4 4 4 1 2", rolls_left=1)
+    advice = analysis.advise(rules, pos, "4 4 4 1 2", throws_left=1)
     assert {o.box for o in advice.options if o.kind == "box"} == {"fours"}
     sol = analysis.solution(rules)
     result = simulate.simulate(rules, "optimal", 4000, seed=1, solution=sol)

@@ -9,23 +9,24 @@ import numpy as np
 import pytest
 
 from jaxsolve.core.compile import cache_size as compile_cache_size
-from jaxsolve.games.zehntausend import solver as z
+from jaxsolve.games.zehntausend import advisor, scoring, solver
+from jaxsolve.games.zehntausend.rules import PRESETS, ZehntausendRules, get_rules
 from jaxsolve.errors import JaxsolveError
 
-PETER = z.PRESETS["peter-2013"]
+PETER = PRESETS["peter-2013"]
 
 
 @pytest.fixture(scope="module")
 def sol():
-    return z.solve(PETER)
+    return solver.solve(PETER)
 
 
 def counts(*faces):
-    return z.parse_throw(faces)
+    return scoring.parse_throw(faces)
 
 
 def subsets(*faces):
-    v = z.usable_subsets(PETER, counts(*faces))
+    v = scoring.usable_subsets(PETER, counts(*faces))
     return {(tuple(v.faces(i)), int(v.points[i]), int(v.dice[i])) for i in range(len(v.points))}
 
 
@@ -33,7 +34,7 @@ def subsets(*faces):
 
 
 def test_exact_delta6_and_bust_probability():
-    t = z.build_tables(PETER)
+    t = scoring.build_tables(PETER)
     assert t.delta(6) == Fraction(237875, 648)
     assert t.bust_probability(6) == Fraction(5, 162)
     assert t.stop_point(6) == Fraction(47575, 4)
@@ -62,16 +63,16 @@ def test_exact_delta6_and_bust_probability():
     ],
 )
 def test_write_points(faces, points):
-    assert z.write_points(PETER, counts(*faces)) == points
+    assert scoring.write_points(PETER, counts(*faces)) == points
 
 
 def test_rule_variants_change_scores():
-    assert z.write_points(PETER.replace(straight=1500), counts(1, 2, 3, 4, 5, 6)) == 1500
-    assert z.write_points(PETER.replace(straight=0), counts(1, 2, 3, 4, 5, 6)) == 150
-    assert z.write_points(PETER.replace(six_of_a_kind=0), counts(2, 2, 2, 2, 2, 2)) == 1600
-    assert z.write_points(PETER.replace(six_of_a_kind=0), counts(1, 1, 1, 1, 1, 1)) == 8000
-    assert z.write_points(z.PRESETS["three-pairs"], counts(2, 2, 3, 3, 4, 4)) == 1500
-    assert z.write_points(z.PRESETS["three-pairs"], counts(1, 1, 5, 5, 6, 6)) == 1500
+    assert scoring.write_points(PETER.replace(straight=1500), counts(1, 2, 3, 4, 5, 6)) == 1500
+    assert scoring.write_points(PETER.replace(straight=0), counts(1, 2, 3, 4, 5, 6)) == 150
+    assert scoring.write_points(PETER.replace(six_of_a_kind=0), counts(2, 2, 2, 2, 2, 2)) == 1600
+    assert scoring.write_points(PETER.replace(six_of_a_kind=0), counts(1, 1, 1, 1, 1, 1)) == 8000
+    assert scoring.write_points(PRESETS["three-pairs"], counts(2, 2, 3, 3, 4, 4)) == 1500
+    assert scoring.write_points(PRESETS["three-pairs"], counts(1, 1, 5, 5, 6, 6)) == 1500
 
 
 def test_v_of_seed_example_4():
@@ -90,24 +91,24 @@ def test_v_of_seed_example_4():
 def test_pseudo_one_never_joins_real_ones():
     assert all(points < 1000 for _, points, _ in subsets(1, 1, 5, 5))
     assert (("1", "1", "1*"), 300, 3) in subsets(1, 1, 5, 5)
-    off = z.usable_subsets(z.PRESETS["no-two-fives"], counts(5, 5))
+    off = scoring.usable_subsets(PRESETS["no-two-fives"], counts(5, 5))
     assert off.pseudo.sum() == 0 and sorted(off.points.tolist()) == [50, 100]
 
 
 def test_two_pseudo_ones_only_with_any():
     one = subsets(5, 5, 5, 5)
-    v = z.usable_subsets(PETER.replace(two_fives="any"), counts(5, 5, 5, 5))
+    v = scoring.usable_subsets(PETER.replace(two_fives="any"), counts(5, 5, 5, 5))
     assert not any(f.count("1*") > 1 for f, _, _ in one)
     assert ("1*", "1*") in {tuple(v.faces(i)) for i in range(len(v.points))}
 
 
 def test_bad_rules_and_names():
     with pytest.raises(JaxsolveError, match="unknown Zehntausend rules 'nope'"):
-        z.get_rules("nope")
+        get_rules("nope")
     with pytest.raises(JaxsolveError, match="two-fives"):
-        z.ZehntausendRules(two_fives="maybe")
+        ZehntausendRules(two_fives="maybe")
     with pytest.raises(JaxsolveError, match="multiple of 50"):
-        z.ZehntausendRules(straight=1234)
+        ZehntausendRules(straight=1234)
 
 
 # ----------------------------------------------------------------------------- solver vs Peter (2013)
@@ -130,14 +131,14 @@ def test_p6_is_self_consistent(sol):
 
 def test_moving_the_closed_form_up_changes_nothing(sol):
     """Solving the levels between p6 and p6 + 3000 by recursion reproduces the closed form there."""
-    higher = z.solve(PETER, top_level=sol.top_level + 60)
+    higher = solver.solve(PETER, top_level=sol.top_level + 60)
     common = min(higher.E.shape[0], sol.E.shape[0])
     np.testing.assert_allclose(higher.E[:common], sol.E[:common], rtol=1e-13, atol=1e-9)
 
 
 def test_stopping_too_early_is_worse(sol):
     """Footnote 6: with the closed form (stop after one throw) from below p6, E(0, 6) drops."""
-    lower = z.solve(PETER, top_level=sol.top_level - 1)
+    lower = solver.solve(PETER, top_level=sol.top_level - 1)
     assert lower.turn_value < sol.turn_value - 1e-9
 
 
@@ -183,12 +184,12 @@ def test_one_die_beats_two_and_three_at_small_p_and_lines_cross(sol):
 
 
 def test_two_fives_one_and_any_give_the_same_values(sol):
-    np.testing.assert_array_equal(z.solve(PETER.replace(two_fives="any")).E, sol.E)
-    assert z.solve(z.PRESETS["no-two-fives"]).turn_value < sol.turn_value - 1
+    np.testing.assert_array_equal(solver.solve(PETER.replace(two_fives="any")).E, sol.E)
+    assert solver.solve(PRESETS["no-two-fives"]).turn_value < sol.turn_value - 1
 
 
 def test_float32_is_close(sol):
-    low = z.solve(PETER, dtype=jnp.float32)
+    low = solver.solve(PETER, dtype=jnp.float32)
     assert low.E.dtype == np.float32
     assert low.turn_value == pytest.approx(sol.turn_value, abs=2e-3)
 
@@ -203,11 +204,11 @@ def first_round_states(rules):
     the same groups in another order merge; a state is reachable if some throw allows each step.
     """
     options = {}
-    t = z.build_tables(rules)
+    t = scoring.build_tables(rules)
     for n in range(1, 7):
         opts = set()
         for r in t.rows(n):
-            v = z.usable_subsets(rules, t.row_counts[r])
+            v = scoring.usable_subsets(rules, t.row_counts[r])
             opts |= {(tuple(v.faces(i)), int(v.points[i]), int(v.dice[i])) for i in range(len(v.points))}
         options[n] = opts
     frontier = {(0, 6, ())}
@@ -254,8 +255,8 @@ def test_four_to_six_dice_always_in_the_first_round(sol, first_round):
 
 
 def test_advise_lists_every_choice_best_first(sol):
-    choices = z.advise(sol, 250, [1, 5, 5, 2, 2, 2])
-    assert len(choices) == 1 + len(z.usable_subsets(PETER, counts(1, 5, 5, 2, 2, 2)).points)
+    choices = advisor.advise(sol, 250, [1, 5, 5, 2, 2, 2])
+    assert len(choices) == 1 + len(scoring.usable_subsets(PETER, counts(1, 5, 5, 2, 2, 2)).points)
     values = [c.value for c in choices]
     assert values == sorted(values, reverse=True)
     write = [c for c in choices if c.action == "write"]
@@ -270,13 +271,13 @@ def test_advise_lists_every_choice_best_first(sol):
 
 
 def test_advise_bust_and_bad_input(sol):
-    assert [c.action for c in z.advise(sol, 300, [2, 3, 4, 6])] == ["bust"]
+    assert [c.action for c in advisor.advise(sol, 300, [2, 3, 4, 6])] == ["bust"]
     for bad in ([7], [0, 1], [1, 1, 1, 1, 1, 1, 1], []):
         with pytest.raises(JaxsolveError):
-            z.advise(sol, 0, bad)
+            advisor.advise(sol, 0, bad)
     for points in (-50, 75, 12.5):
         with pytest.raises(JaxsolveError, match="multiple of 50"):
-            z.advise(sol, points, [1])
+            advisor.advise(sol, points, [1])
 
 
 def test_advise_matches_the_recursion(sol):
@@ -286,19 +287,19 @@ def test_advise_matches_the_recursion(sol):
         total = 0.0
         for r in t.rows(n):
             faces = [f + 1 for f in range(6) for _ in range(int(t.row_counts[r, f]))]
-            total += t.row_prob[r] * z.advise(sol, p, faces)[0].value
+            total += t.row_prob[r] * advisor.advise(sol, p, faces)[0].value
         assert total == pytest.approx(sol.value(p, n), rel=1e-12)
 
 
 def test_second_solve_reuses_the_compiled_scan(sol):
     before = compile_cache_size()
-    again = z.solve(PETER)
+    again = solver.solve(PETER)
     assert compile_cache_size() == before and again.compile_seconds == 0.0
     np.testing.assert_array_equal(again.E, sol.E)
 
 
 def test_tables_shapes_and_set_asides_agree():
-    t = z.build_tables(PETER)
+    t = scoring.build_tables(PETER)
     assert t.row_n.shape == (923,) and t.v_real.shape[:2] == t.v_valid.shape
     np.testing.assert_array_equal(t.write, np.where(t.v_valid, t.v_points, 0).max(axis=1))
     assert ((t.v_real.sum(axis=2) + t.v_pseudo == t.v_dice) | ~t.v_valid).all()

@@ -17,7 +17,8 @@ from fractions import Fraction
 
 import pytest
 
-from jaxsolve.games.zehntausend import solver as z
+from jaxsolve.games.zehntausend import scoring, solver
+from jaxsolve.games.zehntausend.rules import PRESETS, ZehntausendRules
 
 TRIPLE = {1: 1000, 2: 200, 3: 300, 4: 400, 5: 500, 6: 600}
 SINGLE = {1: 100, 5: 50}
@@ -60,7 +61,7 @@ def sub_multisets(throw: tuple[int, ...]):
         yield tuple(f for f, k in zip(faces, pick) for _ in range(k))
 
 
-def options(throw: tuple[int, ...], rules: z.ZehntausendRules) -> set[tuple[int, int]]:
+def options(throw: tuple[int, ...], rules: ZehntausendRules) -> set[tuple[int, int]]:
     """Distinct ``(points, dice set aside)`` over every usable set-aside of the throw."""
     max_pairs = {"off": 0, "one": 1, "any": 3}[rules.two_fives]
     fives = throw.count(5)
@@ -77,7 +78,7 @@ def options(throw: tuple[int, ...], rules: z.ZehntausendRules) -> set[tuple[int,
 
 
 @functools.lru_cache(maxsize=None)
-def throws(n: int, rules: z.ZehntausendRules):
+def throws(n: int, rules: ZehntausendRules):
     """``[(w, weight, W(w), options)]`` over the multisets of n dice; weights sum to 6**n."""
     tally = Counter(tuple(sorted(w)) for w in itertools.product(range(1, 7), repeat=n))
     out = []
@@ -87,7 +88,7 @@ def throws(n: int, rules: z.ZehntausendRules):
     return out
 
 
-def exact_p6(rules: z.ZehntausendRules) -> tuple[Fraction, Fraction, int]:
+def exact_p6(rules: ZehntausendRules) -> tuple[Fraction, Fraction, int]:
     rows = throws(6, rules)
     delta = Fraction(sum(weight * write for _, weight, write, _ in rows), 6**6)
     bust = Fraction(sum(weight for _, weight, write, _ in rows if write == 0), 6**6)
@@ -95,7 +96,7 @@ def exact_p6(rules: z.ZehntausendRules) -> tuple[Fraction, Fraction, int]:
 
 
 class BruteForce:
-    def __init__(self, rules: z.ZehntausendRules):
+    def __init__(self, rules: ZehntausendRules):
         self.rules = rules
         self.top = exact_p6(rules)[2]
         self.E = functools.lru_cache(maxsize=None)(self._E)
@@ -123,31 +124,31 @@ class BruteForce:
 
 
 def test_exact_p6_matches_seed():
-    delta, bust, p6 = exact_p6(z.PRESETS["peter-2013"])
+    delta, bust, p6 = exact_p6(PRESETS["peter-2013"])
     assert delta == Fraction(237875, 648)
     assert bust == Fraction(5, 162)
     assert delta / bust == Fraction(47575, 4)
     assert p6 == 11900
 
 
-@pytest.mark.parametrize("preset", list(z.PRESETS))
+@pytest.mark.parametrize("preset", list(PRESETS))
 def test_bruteforce_options_match_tables(preset):
-    rules = z.PRESETS[preset]
-    tables = z.build_tables(rules)
+    rules = PRESETS[preset]
+    tables = scoring.build_tables(rules)
     assert len(tables.row_n) == sum(len(throws(n, rules)) for n in range(1, 7))
     for n in range(1, 7):
         for w, weight, write, opts in throws(n, rules):
-            r = tables.row_index(z.parse_throw(w))
+            r = tables.row_index(scoring.parse_throw(w))
             assert tables.row_n[r] == n and tables.row_weight[r] == weight and tables.write[r] == write
             mine = set(zip(tables.opt_points[r][tables.opt_valid[r]].tolist(), tables.opt_dice[r][tables.opt_valid[r]].tolist()))
             assert mine == set(opts), w
 
 
-@pytest.mark.parametrize("rules", [z.PRESETS["peter-2013"], z.PRESETS["doubling"], z.PRESETS["three-pairs"], z.ZehntausendRules(two_fives="any", straight=0)], ids=["peter-2013", "doubling", "three-pairs", "any-no-straight"])
+@pytest.mark.parametrize("rules", [PRESETS["peter-2013"], PRESETS["doubling"], PRESETS["three-pairs"], ZehntausendRules(two_fives="any", straight=0)], ids=["peter-2013", "doubling", "three-pairs", "any-no-straight"])
 def test_bruteforce_agrees_with_array_solver_on_every_state(rules):
     bf = BruteForce(rules)
     bf.warm(down_to=0)
-    sol = z.solve(rules)
+    sol = solver.solve(rules)
     assert sol.top_level * 50 == bf.top
     worst = 0.0
     for p in range(0, bf.top + 50 * 100, 50):

@@ -9,7 +9,8 @@ import pytest
 from typer.testing import CliRunner
 
 from jaxsolve.io import export
-from jaxsolve.games.zehntausend import solver as z
+from jaxsolve.errors import JaxsolveError
+from jaxsolve.games.zehntausend import table_io
 from jaxsolve.cli import app
 
 runner = CliRunner()
@@ -131,5 +132,5 @@ def test_plot_writes_png(tmp_path):
 def test_load_solution_rejects_other_games(tmp_path):
     path = tmp_path / "other.npy"
     export.save(path, np.zeros((3, 7)), {"game": "pig"})
-    with pytest.raises(z.JaxsolveError, match="not zehntausend"):
-        z.load_solution(path)
+    with pytest.raises(JaxsolveError, match="not zehntausend"):
+        table_io.load_solution(path)

@@ -49,7 +49,7 @@ def points(box: str, dice: tuple[int, ...], *, fh5: bool = False, tp4: bool = Fa
     raise ValueError(box)
 
 
-def game_value(prefilled, *, dice: int, threshold: int, bonus: int = 50, rolls: int = 3, forced: bool = False, fh5: bool = False, tp4: bool = False) -> float:
+def game_value(prefilled, *, dice: int, threshold: int, bonus: int = 50, throws: int = 3, forced: bool = False, fh5: bool = False, tp4: bool = False) -> float:
     """Optimal expected score from the start with the boxes in ``prefilled`` (names) closed."""
 
     @lru_cache(maxsize=None)
@@ -70,20 +70,20 @@ def game_value(prefilled, *, dice: int, threshold: int, bonus: int = 50, rolls: 
             return best
 
         @lru_cache(maxsize=None)
-        def keep_value(kept, rerolls_left):
+        def keep_value(kept, throws_left):
             outcomes = list(product(range(1, 7), repeat=dice - len(kept)))
-            return sum(value(tuple(sorted(kept + o)), rerolls_left) for o in outcomes) / len(outcomes)
+            return sum(value(tuple(sorted(kept + o)), throws_left) for o in outcomes) / len(outcomes)
 
         @lru_cache(maxsize=None)
-        def value(throw, rerolls_left):
+        def value(throw, throws_left):
             best = final(throw)
-            if rerolls_left:
+            if throws_left:
                 for size in range(dice):
                     for pos in combinations(range(dice), size):
-                        best = max(best, keep_value(tuple(throw[i] for i in pos), rerolls_left - 1))
+                        best = max(best, keep_value(tuple(throw[i] for i in pos), throws_left - 1))
             return best
 
-        throws = list(product(range(1, 7), repeat=dice))
-        return sum(value(tuple(sorted(t)), rolls - 1) for t in throws) / len(throws)
+        first_throws = list(product(range(1, 7), repeat=dice))
+        return sum(value(tuple(sorted(t)), throws - 1) for t in first_throws) / len(first_throws)
 
     return state(frozenset(prefilled), 0)

@@ -7,7 +7,7 @@ import sys
 import typer
 from typer.core import TyperGroup
 
-from jaxsolve.cli.common import flush_stdout, advise_app, plot_app, simulate_app, solve_app, tables_app
+from jaxsolve.cli.common import flush_stdout
 
 
 class OneLineErrors(TyperGroup):
@@ -44,37 +44,59 @@ def _error(message: str) -> None:
     sys.exit(1)
 
 
-app = typer.Typer(
-    cls=OneLineErrors,
-    help="Exact optimal strategies for dice games in JAX (`jaxsolve games` lists them).",
-    no_args_is_help=True,
-    pretty_exceptions_enable=False,
-)
-app.add_typer(solve_app, name="solve")
-app.add_typer(advise_app, name="advise")
-app.add_typer(plot_app, name="plot")
-app.add_typer(simulate_app, name="simulate")
-app.add_typer(tables_app, name="tables")
+def build_app() -> typer.Typer:
+    """The command line from the game registry as it stands: the generic commands (``solve``,
+    ``advise``, ``play``, ``plot``, ``tables``) with one subcommand per game offering each, the
+    family commands, and ``games``, ``bench``, ``cache``."""
+    from jaxsolve import games as registry
+    from jaxsolve.cli import bench, cache, category, commands, play
 
-# Every registered game's CLI modules add their commands to the groups above.
-from jaxsolve import games as _games  # noqa: E402
-from jaxsolve.cli import bench, cache, play  # noqa: E402,F401
+    app = typer.Typer(
+        cls=OneLineErrors,
+        help="Exact optimal strategies for dice games in JAX (`jaxsolve games` lists them and their commands).",
+        no_args_is_help=True,
+        pretty_exceptions_enable=False,
+    )
+    found = registry.games()
+    commands.add_generic_commands(app, found)
+    play.add_play_command(app, found)
+    category.add_family_commands(app, found)
+    bench.add_bench_command(app)
+    cache.add_cache_commands(app)
+    app.command("games")(list_games)
+    return app
 
-_games.load_cli_modules()
+
+def game_commands(app: typer.Typer, name: str) -> list[str]:
+    """The commands of ``app`` that have a subcommand for the game ``name``."""
+    out = []
+    for group in app.registered_groups:
+        if any(c.name == name for c in group.typer_instance.registered_commands):
+            out.append(group.name)
+    return out
 
 
-@app.command("games")
 def list_games(as_json: bool = typer.Option(False, "--json", help="Print machine-readable JSON.")):
-    """The registered games, their rule presets and default preset."""
+    """The registered games: presets, default preset, solver core and commands."""
     import json
 
-    rows = [{"game": g.name, "title": g.title, "core": g.core, "default": g.default, "presets": list(g.presets())} for g in _games.games()]
+    from jaxsolve import games as registry
+
+    built = build_app()
+    rows = [
+        {"game": g.name, "title": g.title, "family": g.family, "core": g.core, "default": g.default, "presets": list(g.presets()), "commands": game_commands(built, g.name)}
+        for g in registry.games()
+    ]
     if as_json:
         typer.echo(json.dumps(rows))
         return
     for r in rows:
         typer.echo(f"{r['game']}: {r['title']}")
         typer.echo(f"  presets: {', '.join(r['presets'])} (default {r['default']}); solver core: {r['core']}")
+        typer.echo(f"  commands: {', '.join(r['commands'])}")
+
+
+app = build_app()
 
 
 def main() -> None:

@@ -7,15 +7,17 @@ from typing import Annotated, List, Optional
 
 import typer
 
-from jaxsolve.cli import app
 from jaxsolve.cli.common import handle_errors, out_folder
 
 
-@app.command("bench")
-@handle_errors
+def add_bench_command(app: typer.Typer) -> None:
+    app.command("bench")(handle_errors(bench))
+
+
 def bench(
     quick: Annotated[bool, typer.Option("--quick", help="Small variants only (seconds, for tests).")] = False,
-    backend: Annotated[Optional[List[str]], typer.Option("--backend", help="cpu or gpu (repeat; default all visible).")] = None,
+    device: Annotated[Optional[List[str]], typer.Option("--device", help="cpu or gpu (repeat; default every visible kind).")] = None,
+    backend: Annotated[Optional[List[str]], typer.Option("--backend", hidden=True, help="Old spelling of --device.")] = None,
     only: Annotated[Optional[str], typer.Option("--only", help="Only games whose name contains this (see `jaxsolve games`).")] = None,
     out_dir: Annotated[Path, out_folder("bench_{quick,full}.{md,json}")] = Path("results") / "bench",
 ):
@@ -25,8 +27,9 @@ def bench(
     from jaxsolve import bench as B
     from jaxsolve.errors import JaxsolveError
 
+    backend = (device or []) + (backend or [])
     visible = {d.platform for d in jax.devices()}
-    for b in backend or []:
+    for b in backend:
         if b not in ("cpu", "gpu"):
             raise JaxsolveError(f"unknown backend {b!r}; choose cpu or gpu")
         if b not in visible:
@@ -34,7 +37,7 @@ def bench(
     from jaxsolve.io import export
 
     export.check_output_dir(out_dir, create=True)
-    report = B.run_bench(quick, backend, only, progress=lambda r: typer.echo(f"{r['game']:12} {r['variant']:40} {r['dtype']} x{r['devices']}: warm {r['warm_s']} s, compile {r['compile_s']} s"))
+    report = B.run_bench(quick, backend or None, only, progress=lambda r: typer.echo(f"{r['game']:12} {r['variant']:40} {r['dtype']} x{r['devices']}: warm {r['warm_s']} s, compile {r['compile_s']} s"))
     typer.echo(B.markdown(report))
     for p in B.write(report, out_dir):
         typer.echo(f"wrote {p}")

@@ -1,4 +1,4 @@
-"""``jaxsolve cache list|clear|path``: the solution store's entries."""
+"""``jaxsolve cache list|clear|path``: the solution cache's entries."""
 
 from __future__ import annotations
 
@@ -9,11 +9,13 @@ from typing import Annotated, Optional
 
 import typer
 
-from jaxsolve.cli import app
 from jaxsolve.cli.common import CacheOpt, JsonOpt, handle_errors
 
-cache_app = typer.Typer(help="Show or remove the solved tables in the cache folder.", no_args_is_help=True)
-app.add_typer(cache_app, name="cache")
+cache_app = typer.Typer(help="Show or remove the solved tables in the solution cache folder.", no_args_is_help=True)
+
+
+def add_cache_commands(app: typer.Typer) -> None:
+    app.add_typer(cache_app, name="cache")
 
 GameOpt = Annotated[Optional[str], typer.Option("--game", help="Only this game's tables.")]
 

@@ -11,18 +11,12 @@ import os
 import sys
 from enum import Enum
 from pathlib import Path
-from typing import Annotated, Any, Callable, Optional
+from typing import Annotated, Any, Callable, List, Optional
 
 import typer
 
 from jaxsolve.errors import JaxsolveError
-
-solve_app = typer.Typer(help="Solve a game exactly and optionally export the value tensor.", no_args_is_help=True)
-advise_app = typer.Typer(help="Rank every option of a position, best first.", no_args_is_help=True)
-plot_app = typer.Typer(help="Draw figures as PNG files.", no_args_is_help=True)
-simulate_app = typer.Typer(help="Play many games at once with a strategy.", no_args_is_help=True)
-tables_app = typer.Typer(help="Regenerate the source documents' tables.", no_args_is_help=True)
-
+from jaxsolve.games.game import Param
 
 class Device(str, Enum):
     auto = "auto"
@@ -208,32 +202,86 @@ def shared_options(x64: X64Mode = "float32", quiet_help: str | None = QUIET_HELP
     return decorate
 
 
-def rules_option(game) -> Any:
-    """The ``--rules`` option of a registered game: its presets and default, from the registry."""
+def _option_type(p: Param):
+    if p.type is list:
+        return Optional[List[str]]
+    if p.type is Path:
+        return Path if p.default is not None and not p.argument else Optional[Path]
+    return p.type if (p.required or (p.default is not None and p.type is not bool)) else Optional[p.type]
+
+
+def _help(p: Param) -> str:
+    if p.choices and "one of" not in p.help:
+        return f"{p.help} (one of {', '.join(p.choices)})"
+    return p.help
+
+
+def typer_parameters(p: Param) -> list[inspect.Parameter]:
+    """The typer parameters of a ``Param``: the option (or argument) itself, then one hidden
+    option per old spelling (``aliases``), named ``<name>__<i>``."""
+    P = inspect.Parameter
+    bounds = {k: v for k, v in (("min", p.min), ("max", p.max)) if v is not None}
+    if p.argument:
+        info = typer.Argument(help=_help(p), show_default=False)
+        return [P(p.name, P.POSITIONAL_OR_KEYWORD, annotation=Annotated[_option_type(p), info], default=p.default)]
+    main = typer.Option(*p.spellings, help=_help(p), show_default=p.default not in (None, False, ()), **bounds)
+    default = ... if p.required else p.default
+    out = [P(p.name, P.KEYWORD_ONLY, annotation=Annotated[_option_type(p), main], default=default)]
+    for i, alias in enumerate(p.aliases):
+        info = typer.Option(alias, hidden=True, **bounds)
+        out.append(P(f"{p.name}__{i}", P.KEYWORD_ONLY, annotation=Annotated[Optional[p.type] if p.type is not list else Optional[List[str]], info], default=None))
+    return out
+
+
+def collect(params: list[Param], kwargs: dict) -> dict:
+    """The values of ``params`` from typer's keyword arguments: an old spelling (alias) stands for
+    the option, and a ``str`` option's choices are checked (a ``JaxsolveError`` otherwise)."""
+    out = {}
+    for p in params:
+        value = kwargs.pop(p.name)
+        for i, alias in enumerate(p.aliases):
+            old = kwargs.pop(f"{p.name}__{i}")
+            if old is not None:
+                if value not in (None, p.default):
+                    raise JaxsolveError(f"{alias} is the old spelling of {p.spellings[0].split('/')[0]}: give one of them")
+                value = old
+        if p.choices and value is not None and value not in p.choices:
+            raise JaxsolveError(f"{p.spellings[0].split('/')[0]} must be one of {', '.join(p.choices)}, got {value!r}")
+        out[p.name] = value
+    return out
+
+
+def rules_params(game) -> list[Param]:
+    """``--rules`` (the game's presets, from the registry) and one option per overridable rules field."""
     names = ", ".join(game.presets())
-    return Annotated[Optional[str], typer.Option("--rules", "-r", help=f"Rule preset: {names} (default {game.default}).")]
+    return [Param("rules", str, None, f"Rule preset: {names} (default {game.default}).", flags=("--rules", "-r")), *game.override_params()]
 
 
-def for_each_game(group: typer.Typer, module: str, fn: Callable) -> None:
-    """Add ``fn`` to ``group`` once per registered game that names ``module`` among its CLI
-    modules, as ``group <game>``. ``fn`` takes ``game`` (bound here) and ``rules`` (the game's
-    ``--rules`` option with its own presets); ``{title}`` in its docstring becomes the game's title."""
-    from jaxsolve import games
+def add_game_command(
+    group: typer.Typer,
+    game,
+    body: Callable,
+    params: list[Param],
+    doc: str,
+    *,
+    x64: X64Mode | None = None,
+    quiet_help: str | None = QUIET_HELP,
+) -> None:
+    """Add ``group <game>``: a command with ``params`` (and the shared options, unless ``x64`` is
+    None) that calls ``body(game, values, run)`` with the parsed values by name; errors become
+    one ``error:`` line."""
+    P = inspect.Parameter
+    typed = [q.replace(kind=P.KEYWORD_ONLY) for p in params for q in typer_parameters(p)]
 
-    for game in games.games():
-        if module not in game.cli:
-            continue
-        params = []
-        for p in inspect.signature(fn, eval_str=True).parameters.values():
-            if p.name == "game":
-                continue
-            if p.name == "rules":
-                p = p.replace(annotation=rules_option(game), default=None)
-            params.append(p)
+    def command(**kwargs):
+        values = collect(params, kwargs)
+        return body(game, values, kwargs.pop("run", None))
 
-        def command(*args, _game=game, **kwargs):
-            return fn(*args, game=_game, **kwargs)
-
-        command = _with_signature(fn, command, params)
-        command.__doc__ = (fn.__doc__ or "").replace("{title}", game.title)
-        group.command(game.name)(command)
+    command.__name__ = f"{group.info.name or 'command'}_{game.name}".replace("-", "_")
+    command.__doc__ = doc
+    command.__signature__ = inspect.Signature(typed + [P("run", P.KEYWORD_ONLY, annotation=Run, default=Run())])
+    command.__annotations__ = {q.name: q.annotation for q in command.__signature__.parameters.values()}
+    fn = command if x64 is None else shared_options(x64, quiet_help)(command)
+    if x64 is None:
+        fn.__signature__ = inspect.Signature(typed)
+    group.command(game.name)(handle_errors(fn))

@@ -25,6 +25,7 @@ from __future__ import annotations
 import functools
 import itertools
 import math
+import re
 from dataclasses import dataclass
 from fractions import Fraction
 from typing import Literal
@@ -32,6 +33,7 @@ from typing import Literal
 import numpy as np
 
 from jaxsolve.core.arrays import namespace
+from jaxsolve.errors import JaxsolveError
 
 ExpectMethod = Literal["dense", "sparse", "levels"]
 SubkeepMethod = Literal["levels", "gather"]
@@ -384,3 +386,22 @@ def best_subkeep_arg(space: DiceSpace, keep_values, rtol: float = 0.0):
         if k < space.n:
             best, arg, size = materialize((best, arg, size))
     return best, arg
+
+
+def parse_faces(text, sides: int = 6, *, packed: bool = True) -> list[int]:
+    """Dice as a person types them, the one grammar of every command and game: ``1 1 2 5 6``,
+    ``1,1,2,5,6`` (``;`` too) or, with ``packed`` and dice of fewer than ten sides, ``11256``;
+    a sequence of faces is taken as it is. A token that is not a face 1..``sides`` is a
+    ``JaxsolveError``."""
+    if isinstance(text, str):
+        tokens = [t for t in re.split(r"[\s,;]+", text.strip()) if t]
+        if packed and sides < 10:
+            tokens = [c for t in tokens for c in (list(t) if re.fullmatch(r"\d{2,}", t) else [t])]
+    else:
+        tokens = [str(t) for t in text]
+    faces = []
+    for token in tokens:
+        if not re.fullmatch(r"\d+", token) or not 1 <= int(token) <= sides:
+            raise JaxsolveError(f"{token!r} is not a face of the die (1..{sides})")
+        faces.append(int(token))
+    return faces

@@ -38,13 +38,13 @@ class Rules:
             return self
         if "name" not in changes and any(getattr(self, k) != v for k, v in changes.items()):
             changes["name"] = self.name if self.name.endswith("+custom") else f"{self.name}+custom"
-        fields = {**self._constructor_fields(changes), **changes}
+        fields = {**{f.name: getattr(self, f.name) for f in dataclasses.fields(self)}, **changes}
         return type(self)(**fields)
 
-    def _constructor_fields(self, changes: Mapping) -> dict:
-        """The current fields to rebuild from (subclasses drop derived fields a change resets)."""
-        del changes
-        return {f.name: getattr(self, f.name) for f in dataclasses.fields(self)}
+    @classmethod
+    def option_fields(cls) -> tuple[dataclasses.Field, ...]:
+        """The fields a command line may override: those declared with ``option(...)``."""
+        return tuple(f for f in dataclasses.fields(cls) if "option" in f.metadata)
 
     def to_dict(self) -> dict:
         """Plain JSON-able fields (the export metadata)."""
@@ -63,6 +63,13 @@ class Rules:
             return cls(**{k: _unplain(v) for k, v in data.items()})
         except TypeError as exc:
             raise RulesError(f"bad {cls.__name__} fields: {exc}") from None
+
+
+def option(default, help: str, **meta):
+    """A rules field that commands may override with an option (``--field-name``): ``help`` is
+    its help line; ``meta`` may give ``flags``, ``aliases`` (hidden old spellings), ``choices``,
+    ``min``, ``max``, ``type``."""
+    return dataclasses.field(default=default, metadata={"option": help, **meta})
 
 
 def _plain(value):

@@ -38,8 +38,15 @@ import numpy as np
 
 from jaxsolve.errors import JaxsolveError
 
-FORMAT = "jaxsolve-export/2"
-OLD_FORMATS = ("jaxsolve-export/1",)
+FORMAT = "jaxsolve-export/3"
+OLD_FORMATS = {
+    "jaxsolve-export/1": "was written by an older jaxsolve without a content hash",
+    "jaxsolve-export/2": "was written by an older jaxsolve (export format 2)",
+}
+"""Formats of earlier versions, refused with why. Format 3 renamed the category games' rules
+fields (``rolls`` -> ``throws``, ``instant_kniffel`` -> ``instant_all_same``, box kind
+``yahtzee`` -> ``all_same``), their state axis (``holds50`` -> ``all_same_held``) and the
+saved-throw key (``saved_cap`` -> ``max_saved``)."""
 NPY_MAGIC = b"\x93NUMPY"
 
 
@@ -272,8 +279,8 @@ def _read_sidecar(path: Path) -> dict:
     if not isinstance(meta, dict):
         raise JaxsolveError(f"{side} is not a jaxsolve export sidecar (a JSON {type(meta).__name__}, not an object)")
     fmt = meta.get("format")
-    if fmt in OLD_FORMATS:
-        raise JaxsolveError(f"{side} was written by an older jaxsolve without a content hash; solve again to re-export it")
+    if isinstance(fmt, str) and fmt in OLD_FORMATS:
+        raise JaxsolveError(f"{side} {OLD_FORMATS[fmt]}; solve again to re-export it")
     if fmt != FORMAT:
         raise JaxsolveError(f"{side} is not a {FORMAT} sidecar (format {fmt!r})")
     for key, kind in (("sha256", str), ("npy_bytes", int), ("shape", list), ("dtype", str)):

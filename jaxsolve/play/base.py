@@ -27,7 +27,8 @@ import numpy as np
 from jaxsolve.errors import JaxsolveError
 
 SAVE_FORMAT = "jaxsolve-play"
-SAVE_VERSION = 1
+SAVE_VERSION = 2
+OLD_SAVE_VERSIONS = (1,)  # 1: the category rules fields before the renames (rolls, instant_kniffel, box kind yahtzee)
 BEST_WORDS = ("", "b", "best")
 
 
@@ -115,7 +116,6 @@ class PlayedGame:
     kind: ClassVar[str] = ""
     unit: ClassVar[str] = "points"
     rules_type: ClassVar[type] = object
-    setting_names: ClassVar[tuple[str, ...]] = ()
 
     def __init__(self, game: str, rules, solution, *, seed: int | None = None, auto_roll: bool = False):
         if seed is not None and (isinstance(seed, bool) or not isinstance(seed, (int, np.integer)) or not 0 <= int(seed) < 2**63):
@@ -423,7 +423,10 @@ def read_save(path: str | Path) -> dict:
         raise JaxsolveError(f"{path} is not a saved game (broken JSON: {exc.msg}, line {exc.lineno})") from None
     if not isinstance(data, dict) or data.get("format") != SAVE_FORMAT:
         raise JaxsolveError(f"{path} is not a saved game of jaxsolve play (no \"format\": \"{SAVE_FORMAT}\")")
-    if data.get("version") != SAVE_VERSION:
+    version = data.get("version")
+    if isinstance(version, int) and not isinstance(version, bool) and version in OLD_SAVE_VERSIONS:
+        raise JaxsolveError(f"{path} was written by an older jaxsolve (save format version {version}); it cannot be continued with this version")
+    if version != SAVE_VERSION:
         raise JaxsolveError(f"{path}: save format version {data.get('version')!r} is not supported (this is version {SAVE_VERSION})")
     for key, kind in (("game", str), ("kind", str), ("rules", dict), ("settings", dict), ("moves", list)):
         if not isinstance(data.get(key), kind):

@@ -1,4 +1,4 @@
-"""Kniffel analysis of any position: single-turn and in-game values, the advisor, per-box split.
+"""Analysis of any position of a category game: single-turn and in-game values, the advisor, per-box split.
 
 Two *scopes*, as in the APL article:
 
@@ -7,9 +7,9 @@ Two *scopes*, as in the APL article:
   1 for a box met for ``goals``). Computed with an all-zero table of later states.
 * ``game``: this turn and the rest of the game played optimally (the article's E^SP, W^SP).
 
-A turn in progress is ``(position, dice, rolls_left)``; without dice the position is at the
-start of a turn (before its first throw). ``rolls`` overrides the throws of this turn only
-(``rolls=1``: no re-throw, the article's E(HABE)).
+A turn in progress is ``(position, dice, throws_left)``; without dice the position is at the
+start of a turn (before its first throw). ``throws`` overrides the throws of this turn only
+(``throws=1``: no re-throw, the article's E(HABE)).
 
 Solutions and evaluations are solved on demand and cached per process (``solution``,
 ``evaluation``); ``register`` adds one read from an export, ``cached_solution`` takes one from
@@ -35,9 +35,10 @@ from jaxsolve.core import dice as dicelib
 from jaxsolve.core.arrays import lazy_jit, namespace
 from jaxsolve.errors import JaxsolveError
 from jaxsolve.games.category import solver, tables
-from jaxsolve.games.category.position import Position, PositionError, check_rolls_left, format_dice, parse_dice
+from jaxsolve.games.category.position import Position, PositionError, check_throws_left, format_dice, parse_dice
 from jaxsolve.games.category import policy
-from jaxsolve.games.category.rules import BOX_NAMES, NUM_BOXES, KniffelRules, check_objective
+from jaxsolve.games.category.rules import CategoryRules, check_objective
+from jaxsolve.games.category.kniffel import BOX_NAMES, NUM_BOXES
 
 if TYPE_CHECKING:
     from jaxsolve.games.category import evaluate as evaluation_lib
@@ -46,7 +47,7 @@ SCOPES = ("game", "turn")
 BACKENDS = ("numpy", "jax")
 
 
-def split_names(rules: KniffelRules) -> tuple[str, ...]:
+def split_names(rules: CategoryRules) -> tuple[str, ...]:
     """Names of the split channels: the sheet's boxes and the three bonuses."""
     from jaxsolve.games.category import evaluate as evaluation_lib
 
@@ -65,11 +66,11 @@ def _dtype_name() -> str:
     return "float64" if jax.config.jax_enable_x64 else "float32"
 
 
-def _key(rules: KniffelRules, objective: str, dtype=None) -> tuple:
+def _key(rules: CategoryRules, objective: str, dtype=None) -> tuple:
     return (rules, objective, np.dtype(dtype).name if dtype is not None else _dtype_name())
 
 
-def solution(rules: KniffelRules, objective: str = "score", *, device=None, dtype=None) -> solver.Solution:
+def solution(rules: CategoryRules, objective: str = "score", *, device=None, dtype=None) -> solver.Solution:
     """The solved value table of ``rules``/``objective`` (once per process and dtype; from the
     solution store when it holds it, see ``jaxsolve.cache``). ``dtype``: ``float32`` or
     ``float64`` (default: JAX's x64 setting)."""
@@ -82,7 +83,7 @@ def solution(rules: KniffelRules, objective: str = "score", *, device=None, dtyp
     return _SOLUTIONS[key]
 
 
-def cached_solution(rules: KniffelRules, objective: str = "score", dtype="float64") -> solver.Solution | None:
+def cached_solution(rules: CategoryRules, objective: str = "score", dtype="float64") -> solver.Solution | None:
     """The solved table of ``rules``/``objective`` in ``dtype`` if this process or the solution
     store already holds it (loaded and checked as ``solution`` does), else None. Never solves
     and does not import JAX."""
@@ -126,14 +127,14 @@ def _evaluated(sol: solver.Solution):
 
 
 @functools.lru_cache(maxsize=8)
-def _zeros(rules: KniffelRules, width: int, dtype_name: str):
+def _zeros(rules: CategoryRules, width: int, dtype_name: str):
     import jax.numpy as jnp
 
     shape = (int(np.prod(tables.state_shape(rules))),) + ((width,) if width else ())
     return jnp.zeros(shape, dtype_name)
 
 
-def _flat(sol: solver.Solution | None, rules: KniffelRules, dtype=None):
+def _flat(sol: solver.Solution | None, rules: CategoryRules, dtype=None):
     """Flat value table of later states: the solution's (NaN -> 0), or zeros for one turn alone
     (in ``dtype``, default JAX's x64 setting)."""
     import jax.numpy as jnp
@@ -146,7 +147,7 @@ def _flat(sol: solver.Solution | None, rules: KniffelRules, dtype=None):
     return _FLAT[key][1]
 
 
-def _host_flat(sol: solver.Solution | None, rules: KniffelRules, dtype):
+def _host_flat(sol: solver.Solution | None, rules: CategoryRules, dtype):
     """``_flat`` as a NumPy array in ``dtype``, for the NumPy path."""
     dtype = np.dtype(dtype)
     if sol is None:
@@ -157,7 +158,7 @@ def _host_flat(sol: solver.Solution | None, rules: KniffelRules, dtype):
     return _HOST[key][1]
 
 
-def _state_arrays(position: Position, rules: KniffelRules, xp=None):
+def _state_arrays(position: Position, rules: CategoryRules, xp=None):
     f, u, h = position.state(rules)
     if position.is_over:
         raise PositionError("the game is over: every box is filled")
@@ -165,33 +166,33 @@ def _state_arrays(position: Position, rules: KniffelRules, xp=None):
     return tuple(xp.asarray([x], xp.int32) for x in (f, u, h))
 
 
-def _throw(rules: KniffelRules, dice) -> int:
+def _throw(rules: CategoryRules, dice) -> int:
     sp = tables.space(rules.dice)
     return sp.throw_index(sp.counts_of_faces(dice))
 
 
-@lazy_jit(static_argnames=("rules", "objective", "rolls"))
-def _turn_channels(values, aux, f, u, h, rules, objective, rolls):
+@lazy_jit(static_argnames=("rules", "objective", "throws"))
+def _turn_channels(values, aux, f, u, h, rules, objective, throws):
     from jaxsolve.games.category import evaluate as evaluation_lib
 
-    return evaluation_lib.turn_channels(values, aux, f, u, h, rules=rules, objective=objective, rolls=rolls)
+    return evaluation_lib.turn_channels(values, aux, f, u, h, rules=rules, objective=objective, throws=throws)
 
 
-@lazy_jit(static_argnames=("rules", "objective", "rolls_left", "first_throw"))
-def _throw_channels(values, aux, f, u, h, rules, objective, rolls_left, first_throw=None):
+@lazy_jit(static_argnames=("rules", "objective", "throws_left", "first_throw"))
+def _throw_channels(values, aux, f, u, h, rules, objective, throws_left, first_throw=None):
     from jaxsolve.games.category import evaluate as evaluation_lib
 
-    return evaluation_lib.throw_channels(values, aux, f, u, h, rules=rules, objective=objective, rolls_left=rolls_left, first_throw=first_throw)
+    return evaluation_lib.throw_channels(values, aux, f, u, h, rules=rules, objective=objective, throws_left=throws_left, first_throw=first_throw)
 
 
-def _channels(sol, aux, position, rules, objective, dice, rolls_left, rolls):
+def _channels(sol, aux, position, rules, objective, dice, throws_left, throws):
     """Value and channels ``[C]`` of a position (start of a turn or mid-turn)."""
     values = _flat(sol, rules)
     f, u, h = _state_arrays(position, rules)
     if dice is None:
-        v, c = _turn_channels(values, aux, f, u, h, rules=rules, objective=objective, rolls=rolls)
+        v, c = _turn_channels(values, aux, f, u, h, rules=rules, objective=objective, throws=throws)
         return float(v[0]), np.asarray(c[0])
-    best, chan = _throw_channels(values, aux, f, u, h, rules=rules, objective=objective, rolls_left=rolls_left)
+    best, chan = _throw_channels(values, aux, f, u, h, rules=rules, objective=objective, throws_left=throws_left)
     t = _throw(rules, dice)
     return float(best[t, 0]), np.asarray(chan[t, 0])
 
@@ -208,12 +209,12 @@ class TurnAnalysis:
     ``goals`` values are expected boxes met (x 100 = the article's percent).
     """
 
-    rules: KniffelRules
+    rules: CategoryRules
     objective: str
     position: Position
     dice: tuple[int, ...] | None
-    rolls_left: int
-    rolls: int
+    throws_left: int
+    throws: int
     turn_value: float
     turn_split: dict[str, float]
     game_value: float
@@ -233,53 +234,53 @@ class TurnAnalysis:
             "objective": self.objective,
             "position": str(self.position),
             "dice": list(self.dice) if self.dice else None,
-            "rolls_left": self.rolls_left if self.dice else None,
-            "rolls_this_turn": self.rolls,
+            "throws_left": self.throws_left if self.dice else None,
+            "throws_this_turn": self.throws,
             "turn": {"value": self.turn_value, "split": self.turn_split},
             "game": {"value": self.game_value, "this_turn": self.this_turn, "rest": self.rest, "this_turn_split": self.game_turn_split},
         }
 
 
-def _check_turn(rules, position, dice, rolls_left, rolls):
+def _check_turn(rules, position, dice, throws_left, throws):
     dice = parse_dice(dice, rules) if dice is not None else None
-    rolls_left = check_rolls_left(rolls_left, rules, dice)
-    rolls = rules.rolls if rolls is None else int(rolls)
-    if not 1 <= rolls <= rules.rolls:
-        raise PositionError(f"throws this turn must be between 1 and {rules.rolls}, got {rolls}")
-    if dice is not None and rolls != rules.rolls:
+    throws_left = check_throws_left(throws_left, rules, dice)
+    throws = rules.throws if throws is None else int(throws)
+    if not 1 <= throws <= rules.throws:
+        raise PositionError(f"throws this turn must be between 1 and {rules.throws}, got {throws}")
+    if dice is not None and throws != rules.throws:
         raise PositionError("give either the dice showing or a throw count for the turn, not both")
     if position.is_over:
         raise PositionError("the game is over: every box is filled")
-    return dice, rolls_left, rolls
+    return dice, throws_left, throws
 
 
 def analyze_turn(
-    rules: KniffelRules,
+    rules: CategoryRules,
     position: Position,
     dice=None,
-    rolls_left: int | None = None,
+    throws_left: int | None = None,
     objective: str = "score",
     *,
-    rolls: int | None = None,
+    throws: int | None = None,
     sol: solver.Solution | None = None,
 ) -> TurnAnalysis:
     """Single-turn and in-game value of a position, with this turn's split over the boxes.
 
-    ``rolls`` (start of a turn only) overrides the throws of this turn, e.g. 1 = no re-throw.
+    ``throws`` (start of a turn only) overrides the throws of this turn, e.g. 1 = no re-throw.
     ``sol`` defaults to the cached solution of ``rules``/``objective``.
     """
     from jaxsolve.games.category import evaluate as evaluation_lib
 
     check_objective(objective)
-    dice, rolls_left, rolls = _check_turn(rules, position, dice, rolls_left, rolls)
+    dice, throws_left, throws = _check_turn(rules, position, dice, throws_left, throws)
     sol = sol or solution(rules, objective)
     if sol.objective != objective or sol.rules != rules:
         raise JaxsolveError(f"the value table is for {sol.rules.name}/{sol.objective}, not {rules.name}/{objective}")
     aux = None  # this turn's own channels; nothing carried in from later states
-    tv, tc = _channels(None, aux, position, rules, objective, dice, rolls_left, rolls)
-    gv, gc = _channels(sol, aux, position, rules, objective, dice, rolls_left, rolls)
+    tv, tc = _channels(None, aux, position, rules, objective, dice, throws_left, throws)
+    gv, gc = _channels(sol, aux, position, rules, objective, dice, throws_left, throws)
     split = lambda c: {k: float(x) for k, x in zip(split_names(rules), c[:-1])}  # noqa: E731
-    return TurnAnalysis(rules, objective, position, dice, rolls_left, rolls, tv, split(tc), gv, split(gc))
+    return TurnAnalysis(rules, objective, position, dice, throws_left, throws, tv, split(tc), gv, split(gc))
 
 
 @dataclass
@@ -290,11 +291,11 @@ class Breakdown:
     what is still to come (``score``: points; ``goals``: boxes met) under the optimal policy.
     """
 
-    rules: KniffelRules
+    rules: CategoryRules
     objective: str
     position: Position
     dice: tuple[int, ...] | None
-    rolls_left: int
+    throws_left: int
     split: dict[str, float]
     mean: float
     sd: float
@@ -307,7 +308,7 @@ class Breakdown:
             "position": str(self.position),
             "sheet_total": self.position.total,
             "dice": list(self.dice) if self.dice else None,
-            "rolls_left": self.rolls_left if self.dice else None,
+            "throws_left": self.throws_left if self.dice else None,
             "value": self.value,
             "mean": self.mean,
             "sd": self.sd,
@@ -316,10 +317,10 @@ class Breakdown:
 
 
 def breakdown(
-    rules: KniffelRules,
+    rules: CategoryRules,
     position: Position,
     dice=None,
-    rolls_left: int | None = None,
+    throws_left: int | None = None,
     objective: str = "score",
     *,
     sol: solver.Solution | None = None,
@@ -333,16 +334,16 @@ def breakdown(
     from jaxsolve.games.category import evaluate as evaluation_lib
 
     check_objective(objective)
-    dice, rolls_left, _ = _check_turn(rules, position, dice, rolls_left, None)
+    dice, throws_left, _ = _check_turn(rules, position, dice, throws_left, None)
     sol = sol or solution(rules, objective)
-    value, _ = _channels(sol, None, position, rules, objective, dice, rolls_left, rules.rolls)
+    value, _ = _channels(sol, None, position, rules, objective, dice, throws_left, rules.throws)
     throw = None if dice is None else _throw(rules, dice)
-    walk = evaluation_lib.forward(sol, *position.state(rules), throw=throw, rolls_left=rolls_left if dice is not None else None)
+    walk = evaluation_lib.forward(sol, *position.state(rules), throw=throw, throws_left=throws_left if dice is not None else None)
     chan = walk.channels
     split = {k: float(x) for k, x in zip(split_names(rules), chan[:-1])}
     mean = float(chan[:-1].sum())
     var = float(chan[-1]) - mean**2
-    return Breakdown(rules, objective, position, dice, rolls_left, split, mean, float(np.sqrt(max(var, 0.0))), value)
+    return Breakdown(rules, objective, position, dice, throws_left, split, mean, float(np.sqrt(max(var, 0.0))), value)
 
 
 @dataclass(frozen=True)
@@ -382,12 +383,12 @@ class Advice:
     every die) before re-throwing, then more dice kept, then table / keep order.
     """
 
-    rules: KniffelRules
+    rules: CategoryRules
     objective: str
     scope: str
     position: Position
     dice: tuple[int, ...]
-    rolls_left: int
+    throws_left: int
     value: float
     options: list[Option] = field(default_factory=list)
 
@@ -402,24 +403,24 @@ class Advice:
             "scope": self.scope,
             "position": str(self.position),
             "dice": list(self.dice),
-            "rolls_left": self.rolls_left,
+            "throws_left": self.throws_left,
             "value": self.value,
             "options": [o.to_dict() for o in self.options],
         }
 
 
-def turn_arrays(values, f, u, h, rules, objective, rolls_left, xp=None):
-    """Fill values and points ``[boxes, T, B]``, throw values ``[rolls, T, B]``, keep values ``[K, B]``
-    of states ``f, u, h`` ``[B]`` with ``rolls_left`` re-throws left (``xp``: see ``jaxsolve.arrays``)."""
-    first = rules.has_instant_bonus and rolls_left == rules.rolls - 1
+def turn_arrays(values, f, u, h, rules, objective, throws_left, xp=None):
+    """Fill values and points ``[boxes, T, B]``, throw values ``[throws, T, B]``, keep values ``[K, B]``
+    of states ``f, u, h`` ``[B]`` with ``throws_left`` re-throws left (``xp``: see ``jaxsolve.arrays``)."""
+    first = rules.has_instant_bonus and throws_left == rules.throws - 1
     fills = solver.option_values(values, f, u, h, rules, objective, first, xp=xp)
     points = solver.moves(f, u, h, rules, xp=xp).points
     throw_values = solver.turn_throw_values(values, f, u, h, rules, objective, xp=xp)
-    keep_values = dicelib.expect_keeps(tables.space(rules.dice), throw_values[max(rolls_left - 1, 0)], xp=xp)
+    keep_values = dicelib.expect_keeps(tables.space(rules.dice), throw_values[max(throws_left - 1, 0)], xp=xp)
     return fills, points, throw_values, keep_values
 
 
-_turn_arrays = lazy_jit(static_argnames=("rules", "objective", "rolls_left"))(turn_arrays)
+_turn_arrays = lazy_jit(static_argnames=("rules", "objective", "throws_left"))(turn_arrays)
 
 
 def _sub_keeps(counts):
@@ -431,10 +432,10 @@ def _sub_keeps(counts):
 
 
 def advise(
-    rules: KniffelRules,
+    rules: CategoryRules,
     position: Position,
     dice,
-    rolls_left: int | None = None,
+    throws_left: int | None = None,
     objective: str = "score",
     *,
     scope: str = "game",
@@ -459,7 +460,7 @@ def advise(
         raise JaxsolveError(f"unknown backend {backend!r}; choose numpy or jax")
     if dice is None or (isinstance(dice, str) and not dice.strip()):
         raise PositionError("the advisor needs the dice showing (--dice)")
-    dice, rolls_left, _ = _check_turn(rules, position, dice, rolls_left, None)
+    dice, throws_left, _ = _check_turn(rules, position, dice, throws_left, None)
     if scope == "game":
         sol = sol or solution(rules, objective, dtype=dtype)
         if sol.objective != objective or sol.rules != rules:
@@ -474,18 +475,18 @@ def advise(
             dtype = np.dtype(table.values.dtype)  # a float32 table is answered in float32, as on JAX
         values = _host_flat(table, rules, dtype)
         f, u, h = _state_arrays(position, rules, np)
-        arrays = turn_arrays(values, f, u, h, rules, objective, rolls_left, xp=np)
+        arrays = turn_arrays(values, f, u, h, rules, objective, throws_left, xp=np)
     else:
         values = _flat(table, rules, dtype)
         f, u, h = _state_arrays(position, rules)
-        arrays = _turn_arrays(values, f, u, h, rules=rules, objective=objective, rolls_left=rolls_left)
+        arrays = _turn_arrays(values, f, u, h, rules=rules, objective=objective, throws_left=throws_left)
     fills, points, throw_values, keep_values = (np.asarray(a) for a in arrays)
     fills, points = fills[:, t, 0], points[:, t, 0]
     ranked = []
     for b in range(rules.num_boxes):
         if np.isfinite(fills[b]):
             ranked.append(((0, -rules.dice, b), Option("box", float(fills[b]), 0.0, box=rules.box_names[b], points=int(points[b]))))
-    if rolls_left > 0:
+    if throws_left > 0:
         keep_values = keep_values[:, 0]
         for sub in _sub_keeps(counts):
             k = sp.keep_index(sub)
@@ -495,27 +496,27 @@ def advise(
     ranked = policy.rank_with_ties([(o.value, key, o) for key, o in ranked], np.dtype(values.dtype))
     best = ranked[0].value
     options = [Option(o.kind, o.value, best - o.value, o.keep, o.rethrow, o.box, o.points) for o in ranked]
-    value = float(throw_values[rolls_left, t, 0])
-    return Advice(rules, objective, scope, position, dice, rolls_left, value, options)
+    value = float(throw_values[throws_left, t, 0])
+    return Advice(rules, objective, scope, position, dice, throws_left, value, options)
 
 
-def describe_turn(dice, rolls_left) -> str:
-    return f"dice {format_dice(dice)}, {rolls_left} re-throw{'s' if rolls_left != 1 else ''} left" if dice else "start of a turn"
+def describe_turn(dice, throws_left) -> str:
+    return f"dice {format_dice(dice)}, {throws_left} re-throw{'s' if throws_left != 1 else ''} left" if dice else "start of a turn"
 
 
-def single_box_table(rules: KniffelRules, rolls: int | None = None, *, sol_free: bool = True) -> dict[str, tuple[float, float]]:
-    """Article tables 1 (``rolls=1``) and 10 (``rolls=rules.rolls``): one box open, one turn.
+def single_box_table(rules: CategoryRules, throws: int | None = None, *, sol_free: bool = True) -> dict[str, tuple[float, float]]:
+    """Article tables 1 (``throws=1``) and 10 (``throws=rules.throws``): one box open, one turn.
 
     Returns ``box -> (success probability in %, expected points)`` for a sheet where only that
-    box is open (upper total 0, Kniffel box not holding 50), this turn alone.
+    box is open (upper total 0, the all-same box not holding its points), this turn alone.
     """
-    rolls = rules.rolls if rolls is None else rolls
+    throws = rules.throws if throws is None else throws
     aux = None
     out = {}
     for b, name in enumerate(rules.box_names):
         pos = Position(tuple(None if i == b else 0 for i in range(rules.num_boxes)), rules.boxes)
-        w, _ = _channels(None, aux, pos, rules, "goals", None, 0, rolls)
-        e, _ = _channels(None, aux, pos, rules, "score", None, 0, rolls)
+        w, _ = _channels(None, aux, pos, rules, "goals", None, 0, throws)
+        e, _ = _channels(None, aux, pos, rules, "score", None, 0, throws)
         out[name] = (100.0 * w, e)
     return out
 
@@ -523,7 +524,7 @@ def single_box_table(rules: KniffelRules, rolls: int | None = None, *, sol_free:
 TIE_TOL = 1e-9  # options within this (relative to the best option's size) count as tied
 
 
-def tie_groups(rules: KniffelRules, objective: str, scope: str, position: Position | None = None, tol: float = TIE_TOL) -> tuple[tuple[str, ...], ...]:
+def tie_groups(rules: CategoryRules, objective: str, scope: str, position: Position | None = None, tol: float = TIE_TOL) -> tuple[tuple[str, ...], ...]:
     """Boxes whose fill values tie for the best choice after some throw, found from the values.
 
     For every throw of ``position`` (default: the start), the boxes whose option value is
@@ -538,7 +539,7 @@ def tie_groups(rules: KniffelRules, objective: str, scope: str, position: Positi
     position = position or Position()
     values = _flat(solution(rules, objective) if scope == "game" else None, rules)
     f, u, h = _state_arrays(position, rules)
-    fills = np.asarray(_turn_arrays(values, f, u, h, rules=rules, objective=objective, rolls_left=0)[0])[:, :, 0]
+    fills = np.asarray(_turn_arrays(values, f, u, h, rules=rules, objective=objective, throws_left=0)[0])[:, :, 0]
     fills = np.where(np.isfinite(fills), fills, -np.inf)
     best = fills.max(axis=0)
     tied = fills >= best - tol * np.maximum(1.0, np.abs(best))
@@ -565,7 +566,7 @@ def _mark(ours, printed, digits):
     return "=" if round(ours, digits) == round(printed, digits) else "≠"
 
 
-def apl_tables(rules: KniffelRules | None = None) -> dict:
+def apl_tables(rules: CategoryRules | None = None) -> dict:
     """The article's tables 1, 10, 21 and 22 recomputed, next to the printed figures.
 
     Every cell carries ``ours``, ``printed`` and ``mark``: ``=`` (equal to the printed digits),
@@ -574,12 +575,12 @@ def apl_tables(rules: KniffelRules | None = None) -> dict:
     article prints 0 as the game value of a single-turn column).
     """
     from jaxsolve.games.category import apl_article as art
-    from jaxsolve.games.category.rules import get_rules
+    from jaxsolve.games.category.kniffel import get_rules
 
     rules = rules or get_rules("kniffel-apl")
     out: dict = {"rules": rules.name, "ew": list(art.EW)}
-    for name, rolls, printed in (("table1", 1, art.TABLE1), ("table10", rules.rolls, art.TABLE10)):
-        ours = single_box_table(rules, rolls)
+    for name, throws, printed in (("table1", 1, art.TABLE1), ("table10", rules.throws, art.TABLE10)):
+        ours = single_box_table(rules, throws)
         out[name] = {
             box: {
                 "W_percent": {"ours": ours[box][0], "printed": printed[box][0], "mark": _mark(ours[box][0], printed[box][0], 2)},
@@ -590,7 +591,7 @@ def apl_tables(rules: KniffelRules | None = None) -> dict:
     start = Position()
     for name, objective, printed, scale, digits in (("table21", "goals", art.TABLE21, 100.0, 2), ("table22", "score", art.TABLE22, 1.0, 4)):
         cols = {}
-        cases = {"nothrow": dict(rolls=1), "ew": dict(dice=art.EW, rolls_left=rules.rolls - 1), "opt": {}}
+        cases = {"nothrow": dict(throws=1), "ew": dict(dice=art.EW, throws_left=rules.throws - 1), "opt": {}}
         for case, kwargs in cases.items():
             a = analyze_turn(rules, start, objective=objective, **kwargs)
             cols[f"turn_{case}"] = {**{b: scale * a.turn_split[b] for b in BOX_NAMES}, "sum": scale * a.turn_value, "rest": 0.0, "game": None}
@@ -616,7 +617,7 @@ def apl_tables(rules: KniffelRules | None = None) -> dict:
             table["rows"][row] = cells
         keeps = {}
         for scope in SCOPES:
-            adv = advise(rules, start, art.EW, rules.rolls - 1, objective, scope=scope)
+            adv = advise(rules, start, art.EW, rules.throws - 1, objective, scope=scope)
             keeps[scope] = {"ours": adv.best.label, "printed": art.KEEPS_PRINTED[(objective, scope)]}
         table["best_option_for_ew"] = keeps
         out[name] = table

@@ -9,7 +9,7 @@ dice glyphs are lost in the transcription; this throw reproduces E(HABE; EW) = 2
 
 from __future__ import annotations
 
-from jaxsolve.games.category.rules import BOX_NAMES
+from jaxsolve.games.category.kniffel import BOX_NAMES
 
 EW = (1, 1, 2, 2, 5)
 

@@ -31,7 +31,7 @@ import numpy as np
 from jaxsolve.errors import JaxsolveError
 from jaxsolve.core.layered import Layer, LayerSetup, make_mesh, plan_chunk, run_layers
 from jaxsolve.games.category import policy, solver, tables
-from jaxsolve.games.category.rules import KniffelRules
+from jaxsolve.games.category.rules import CategoryRules
 
 AXIS = "states"
 
@@ -43,15 +43,15 @@ box_max_points = tables.box_max_points
 
 
 @functools.lru_cache(maxsize=32)
-def support_lengths(rules: KniffelRules) -> tuple[int, ...]:
+def support_lengths(rules: CategoryRules) -> tuple[int, ...]:
     """Per layer (0..boxes): 1 + an upper bound of the points any of its states can still score.
 
     Bound per state: the open boxes' maxima, the extra bonus on every turn but the one that
-    fills the Yahtzee box (none while it holds 0), the upper bonus if an upper box is open,
+    fills the all-same box (none while it holds 0), the upper bonus if an upper box is open,
     and the larger Im-Hieb bonus per turn.
     """
     top = box_max_points(rules)
-    nb, yb = rules.num_boxes, rules.yahtzee_box
+    nb, asb = rules.num_boxes, rules.all_same_box
     out = []
     for layer in range(nb + 1):
         f, _, h = tables.layer_states(rules, layer)
@@ -63,23 +63,23 @@ def support_lengths(rules: KniffelRules) -> tuple[int, ...]:
         is_open = ((mask[:, None] >> np.arange(nb)[None, :]) & 1) == 0
         n_open = is_open.sum(1)
         bound = (is_open * top[None, :]).sum(1)
-        if yb >= 0:
-            y_open = is_open[:, yb]
-            bonus_turns = np.where(y_open, n_open - 1, np.where(holds == 1, n_open, 0))
+        if asb >= 0:
+            asb_open = is_open[:, asb]
+            bonus_turns = np.where(asb_open, n_open - 1, np.where(holds == 1, n_open, 0))
             bound = bound + rules.extra_bonus * bonus_turns
         bound = bound + rules.upper_bonus * is_open[:, :6].any(1)
-        bound = bound + max(rules.instant_kniffel, rules.instant_other) * n_open
+        bound = bound + max(rules.instant_all_same, rules.instant_other) * n_open
         out.append(int(bound.max()) + 1)
     return tuple(out)
 
 
 @functools.lru_cache(maxsize=32)
-def max_turn_reward(rules: KniffelRules) -> int:
+def max_turn_reward(rules: CategoryRules) -> int:
     """Most points one turn can bring (box, extra bonus, upper bonus, Im-Hieb bonus)."""
-    return int(box_max_points(rules).max()) + rules.extra_bonus + rules.upper_bonus + max(rules.instant_kniffel, rules.instant_other)
+    return int(box_max_points(rules).max()) + rules.extra_bonus + rules.upper_bonus + max(rules.instant_all_same, rules.instant_other)
 
 
-def sub_layer_states(rules: KniffelRules, layer: int, prefilled: int = 0):
+def sub_layer_states(rules: CategoryRules, layer: int, prefilled: int = 0):
     """Reachable states of a layer whose filled boxes include ``prefilled`` (a mask)."""
     f, u, h = tables.layer_states(rules, layer)
     if prefilled:
@@ -89,7 +89,7 @@ def sub_layer_states(rules: KniffelRules, layer: int, prefilled: int = 0):
 
 
 @functools.lru_cache(maxsize=32)
-def layer_rows(rules: KniffelRules, prefilled: int = 0) -> np.ndarray:
+def layer_rows(rules: CategoryRules, prefilled: int = 0) -> np.ndarray:
     """``[states]`` int32: row of each state within its layer's table (-1: unreachable or outside)."""
     rows = np.full(int(np.prod(tables.state_shape(rules))), -1, dtype=np.int32)
     for layer in range(rules.num_boxes + 1):
@@ -107,7 +107,7 @@ class LayerTables:
     its row.
     """
 
-    rules: KniffelRules
+    rules: CategoryRules
     layers: list
     rows: np.ndarray
     kind: str
@@ -116,16 +116,16 @@ class LayerTables:
     device: str = ""
     timings: dict = field(default_factory=dict)
 
-    def at(self, filled: int = 0, upper: int = 0, holds50: int = 0) -> np.ndarray:
+    def at(self, filled: int = 0, upper: int = 0, all_same_held: int = 0) -> np.ndarray:
         """The vector of one state (start of a turn)."""
         cap = self.rules.upper_threshold
-        if not 0 <= int(filled) < 1 << self.rules.num_boxes or upper < 0 or holds50 not in (0, 1):
-            raise JaxsolveError(f"not a state: filled={filled}, upper={upper}, holds50={holds50}")
-        flat = int(tables.state_index(int(filled), min(int(upper), cap), int(holds50), self.rules))
+        if not 0 <= int(filled) < 1 << self.rules.num_boxes or upper < 0 or all_same_held not in (0, 1):
+            raise JaxsolveError(f"not a state: filled={filled}, upper={upper}, all_same_held={all_same_held}")
+        flat = int(tables.state_index(int(filled), min(int(upper), cap), int(all_same_held), self.rules))
         row = int(self.rows[flat])
         layer = bin(int(filled)).count("1")
         if row < 0:
-            raise JaxsolveError(f"unreachable state: filled={filled}, upper={upper}, holds50={holds50}")
+            raise JaxsolveError(f"unreachable state: filled={filled}, upper={upper}, all_same_held={all_same_held}")
         if self.layers[layer] is None:
             raise JaxsolveError(f"layer {layer} was not kept (solve with keep='all')")
         return np.asarray(self.layers[layer][row])
@@ -147,20 +147,20 @@ def shifted(prev_padded, nrow, shift, width: int, lead: int):
     return jax.vmap(one)(nrow, start)
 
 
-def turn_policy(values, filled, upper, holds50, rules: KniffelRules):
+def turn_policy(values, filled, upper, all_same_held, rules: CategoryRules):
     """Where the ``score``-optimal turn ends: ``policy.end_of_turn`` of a fresh turn."""
-    return policy.end_of_turn(values, filled, upper, holds50, rules, "score")
+    return policy.end_of_turn(values, filled, upper, all_same_held, rules, "score")
 
 
-def turn_distribution(values, rows, prev_padded, filled, upper, holds50, rules: KniffelRules, width: int):
+def turn_distribution(values, rows, prev_padded, filled, upper, all_same_held, rules: CategoryRules, width: int):
     """``[B, width]`` distribution of the remaining points of a batch of states.
 
     ``prev_padded``: the next layer's distributions, ``max_turn_reward`` zeros on the left.
     """
     lead = max_turn_reward(rules)
     acc = jnp.zeros((filled.shape[0], width), prev_padded.dtype)
-    for q, box, first in turn_policy(values, filled, upper, holds50, rules):
-        mv = solver.chosen_moves(box, filled, upper, holds50, rules)
+    for q, box, first in turn_policy(values, filled, upper, all_same_held, rules):
+        mv = solver.chosen_moves(box, filled, upper, all_same_held, rules)
         reward = mv.score(first)
         nrow = rows[mv.next_state]
 
@@ -172,7 +172,7 @@ def turn_distribution(values, rows, prev_padded, filled, upper, holds50, rules: 
     return acc
 
 
-def distribution_bytes(rules: KniffelRules, width: int, itemsize: int) -> int:
+def distribution_bytes(rules: CategoryRules, width: int, itemsize: int) -> int:
     """Rough device working set of one state of a distribution chunk (for ``max_memory``)."""
     sp = tables.space(rules.dice)
     return itemsize * (4 * width + 4 * rules.num_boxes * sp.num_throws + 2 * sp.num_keeps)
@@ -181,8 +181,8 @@ def distribution_bytes(rules: KniffelRules, width: int, itemsize: int) -> int:
 def layer_tables(
     name: str,
     turn: Callable,
-    per_state_bytes: Callable[[KniffelRules, int, int], int],
-    rules: KniffelRules,
+    per_state_bytes: Callable[[CategoryRules, int, int], int],
+    rules: CategoryRules,
     values: np.ndarray,
     pad_prev: Callable[[np.ndarray, int, int], np.ndarray],
     *,
@@ -197,7 +197,7 @@ def layer_tables(
 ) -> LayerTables:
     """A vector per state, layer by layer, on the layered core (distribution and target objective).
 
-    ``turn(values, rows, prev_padded, filled, upper, holds50, rules=, width=)`` gives the
+    ``turn(values, rows, prev_padded, filled, upper, all_same_held, rules=, width=)`` gives the
     ``[B, width]`` vectors of a chunk from the next layer's (padded by ``pad_prev``); the core
     writes them into the layer's output rows. ``shapes``: ``layer`` compiles one step per layer
     (each layer's own support and row count: least work), ``uniform`` one step for all layers
@@ -233,8 +233,8 @@ def layer_tables(
         layers[nb] = last
     held = {"prev": last}
 
-    def step(out, operands, rows_in_layer, filled, upper, holds50):
-        got = turn(*operands, filled, upper, holds50, rules=rules, width=out.shape[1])
+    def step(out, operands, rows_in_layer, filled, upper, all_same_held):
+        got = turn(*operands, filled, upper, all_same_held, rules=rules, width=out.shape[1])
         return out.at[rows_in_layer].set(got)
 
     def begin_layer(layer: Layer, carry) -> LayerSetup:
@@ -276,7 +276,7 @@ def _pad_distribution(prev: np.ndarray, lead: int, width: int) -> np.ndarray:
 
 
 def distribution(
-    rules: KniffelRules,
+    rules: CategoryRules,
     solution: solver.Solution | None = None,
     *,
     dtype=None,
@@ -304,7 +304,7 @@ def distribution(
         prefilled: mask of boxes closed from the start (a reduced game; ``solver.filled_mask``).
     Returns:
         ``LayerTables`` with ``layers[L][row, k] = P(k more points)``; ``.at(filled, upper,
-        holds50)`` gives one state's vector.
+        all_same_held)`` gives one state's vector.
     """
     dtype = jnp.dtype(dtype or (jnp.float64 if jax.config.jax_enable_x64 else jnp.float32))
     if solution is None:

@@ -6,7 +6,7 @@ the keep with more dice), while carrying *channels* instead of one value:
 
 * one channel per box: expected points (``score``) or probability of meeting it (``goals``)
   that the rest of the game puts into that box;
-* upper bonus, extra-Kniffel bonus and Im-Hieb bonus (``score`` only);
+* upper bonus, extra all-same bonus and Im-Hieb bonus (``score`` only);
 * the second moment of the remaining total (for its standard deviation).
 
 All channels but the last sum to the state's value.
@@ -29,7 +29,7 @@ from jaxsolve.core import dice
 from jaxsolve.errors import JaxsolveError
 from jaxsolve.core.layered import Layer, real_rows, run_layers
 from jaxsolve.games.category import policy, solver, tables
-from jaxsolve.games.category.rules import KniffelRules
+from jaxsolve.games.category.rules import CategoryRules
 
 EXTRA_CHANNELS: tuple[str, ...] = ("upper_bonus", "extra_bonus", "instant_bonus", "second_moment")
 
@@ -37,7 +37,7 @@ EXTRA_CHANNELS: tuple[str, ...] = ("upper_bonus", "extra_bonus", "instant_bonus"
 MOMENT_CHANNELS: tuple[str, ...] = ("total", "second_moment")
 
 
-def channels(rules: KniffelRules, split: bool = True) -> tuple[str, ...]:
+def channels(rules: CategoryRules, split: bool = True) -> tuple[str, ...]:
     """Channel names: one per box of the sheet, the three bonuses, the second moment; without
     ``split`` only the total and the second moment (the mean and SD of every state in a
     twelfth of the memory for a 20-box sheet)."""
@@ -63,29 +63,29 @@ def _fill(aux, best, box, state, rules, objective: str, first_throw: bool, split
     return best, jnp.concatenate([first, moment[..., None]], -1)
 
 
-def throw_channels(values, aux, filled, upper, holds50, rules: KniffelRules, objective: str = "score", rolls_left: int | None = None, first_throw: bool | None = None, split: bool = True):
-    """``([T, B], [T, B, C])``: value and channels of every throw with ``rolls_left`` re-throws left.
+def throw_channels(values, aux, filled, upper, all_same_held, rules: CategoryRules, objective: str = "score", throws_left: int | None = None, first_throw: bool | None = None, split: bool = True):
+    """``([T, B], [T, B, C])``: value and channels of every throw with ``throws_left`` re-throws left.
 
     ``values``/``aux`` are the flat tables of later states (``aux=None``: no channels after
     this turn, the turn's own split only). ``first_throw`` (default: when
-    ``rolls_left == rules.rolls - 1``) offers the Im-Hieb fill of the turn's first throw.
+    ``throws_left == rules.throws - 1``) offers the Im-Hieb fill of the turn's first throw.
     """
-    rolls_left = rules.rolls - 1 if rolls_left is None else rolls_left
-    first_throw = (rolls_left == rules.rolls - 1) if first_throw is None else first_throw
+    throws_left = rules.throws - 1 if throws_left is None else throws_left
+    first_throw = (throws_left == rules.throws - 1) if first_throw is None else first_throw
     instant = first_throw and rules.has_instant_bonus
     sp = tables.space(rules.dice)
 
     def fill(with_instant):
-        best, box = policy.best_box(values, filled, upper, holds50, rules, objective, with_instant)
-        return _fill(aux, best, box, (filled, upper, holds50), rules, objective, with_instant, split)
+        best, box = policy.best_box(values, filled, upper, all_same_held, rules, objective, with_instant)
+        return _fill(aux, best, box, (filled, upper, all_same_held), rules, objective, with_instant, split)
 
-    best, chan = fill(instant and rolls_left == 0)
-    for _ in range(rolls_left):
+    best, chan = fill(instant and throws_left == 0)
+    for _ in range(throws_left):
         keep_best = dice.expect_keeps(sp, best)
         keep_chan = dice.expect_keeps(sp, chan)
         best, arg = policy.best_keep(sp, keep_best)
         chan = jnp.take_along_axis(keep_chan, jnp.broadcast_to(arg[..., None], arg.shape + (keep_chan.shape[-1],)), axis=0)
-    if instant and rolls_left > 0:
+    if instant and throws_left > 0:
         now, now_chan = fill(True)
         better = policy.fill_now_wins(now, best)
         best = jnp.where(better, now, best)
@@ -93,35 +93,35 @@ def throw_channels(values, aux, filled, upper, holds50, rules: KniffelRules, obj
     return best, chan
 
 
-def turn_channels(values, aux, filled, upper, holds50, rules: KniffelRules, objective: str = "score", rolls: int | None = None, split: bool = True):
+def turn_channels(values, aux, filled, upper, all_same_held, rules: CategoryRules, objective: str = "score", throws: int | None = None, split: bool = True):
     """``([B], [B, C])``: value and channels of states at the start of a turn.
 
-    ``rolls`` overrides the throws of this turn only (e.g. 1 = no re-throw in this turn).
+    ``throws`` overrides the throws of this turn only (e.g. 1 = no re-throw in this turn).
     """
-    rolls = rules.rolls if rolls is None else rolls
-    best, chan = throw_channels(values, aux, filled, upper, holds50, rules, objective, rolls - 1, first_throw=True, split=split)
+    throws = rules.throws if throws is None else throws
+    best, chan = throw_channels(values, aux, filled, upper, all_same_held, rules, objective, throws - 1, first_throw=True, split=split)
     sp = tables.space(rules.dice)
     return dice.throw_mean(sp, best), dice.throw_mean(sp, chan)
 
 
 @dataclass
 class Evaluation:
-    """Channels of every state under the optimal policy: ``channels[filled, upper, holds50, C]``."""
+    """Channels of every state under the optimal policy: ``channels[filled, upper, all_same_held, C]``."""
 
     solution: solver.Solution
     channels: np.ndarray
     split: bool = True
 
-    def at(self, filled: int = 0, upper: int = 0, holds50: int = 0) -> dict[str, float]:
-        row = self.channels[filled, min(upper, self.solution.rules.upper_threshold), holds50]
+    def at(self, filled: int = 0, upper: int = 0, all_same_held: int = 0) -> dict[str, float]:
+        row = self.channels[filled, min(upper, self.solution.rules.upper_threshold), all_same_held]
         return dict(zip(channels(self.solution.rules, self.split), (float(x) for x in row)))
 
-    def mean(self, filled: int = 0, upper: int = 0, holds50: int = 0) -> float:
-        row = self.channels[filled, min(upper, self.solution.rules.upper_threshold), holds50]
+    def mean(self, filled: int = 0, upper: int = 0, all_same_held: int = 0) -> float:
+        row = self.channels[filled, min(upper, self.solution.rules.upper_threshold), all_same_held]
         return float(row[:-1].sum())
 
-    def sd(self, filled: int = 0, upper: int = 0, holds50: int = 0) -> float:
-        row = self.channels[filled, min(upper, self.solution.rules.upper_threshold), holds50]
+    def sd(self, filled: int = 0, upper: int = 0, all_same_held: int = 0) -> float:
+        row = self.channels[filled, min(upper, self.solution.rules.upper_threshold), all_same_held]
         mean = row[:-1].sum()
         return float(np.sqrt(max(row[-1] - mean**2, 0.0)))
 
@@ -140,12 +140,12 @@ def evaluate(solution: solver.Solution, *, split: bool = True, chunk: int = 512,
     values = jnp.asarray(np.nan_to_num(solution.values.reshape(-1), nan=0.0), dtype)
     aux = jnp.zeros((values.shape[0], width), dtype)
 
-    def step(aux, values, rows, filled, upper, holds50):
+    def step(aux, values, rows, filled, upper, all_same_held):
         del rows
-        _, chan = turn_channels(values, aux, filled, upper, holds50, rules, objective, split=split)
-        return aux.at[tables.state_index(filled, upper, holds50, rules)].set(chan)
+        _, chan = turn_channels(values, aux, filled, upper, all_same_held, rules, objective, split=split)
+        return aux.at[tables.state_index(filled, upper, all_same_held, rules)].set(chan)
 
-    run = run_layers(("kniffel-evaluate", rules, objective, split), step, solver.representative_layers(rules), aux, values, chunk=chunk, on_layer=on_layer)
+    run = run_layers(("category-evaluate", rules, objective, split), step, solver.representative_layers(rules), aux, values, chunk=chunk, on_layer=on_layer)
     out = np.array(run.carry)
     run = None
     solver.fill_classes(out, rules, inplace=True)
@@ -184,7 +184,7 @@ class Forward:
         return float(np.sqrt(max(self.channels[-1] - mean**2, 0.0)))
 
 
-def forward_step(rules: KniffelRules, objective: str, rolls_left: int | None = None):
+def forward_step(rules: CategoryRules, objective: str, throws_left: int | None = None):
     """The per-chunk step of the forward walk: ``((reach, totals), (values, start), rows, *state)``.
 
     ``reach[s] = (P, A)``: the probability that the game reaches state s (start of a turn) and
@@ -193,19 +193,19 @@ def forward_step(rules: KniffelRules, objective: str, rolls_left: int | None = N
     next state n, probability ``q[t]``; it adds ``q P`` to ``P[n]``, ``q (A + r P)`` to
     ``A[n]``, ``q P`` times its points to the box and bonus totals, and ``q (r^2 P + 2 r A)``
     to the second moment of the final total. ``start`` (None: a fresh turn) is the throw
-    showing, with ``rolls_left`` re-throws left.
+    showing, with ``throws_left`` re-throws left.
     """
     nb = rules.num_boxes
 
-    def step(carry, operands, rows, filled, upper, holds50):
+    def step(carry, operands, rows, filled, upper, all_same_held):
         reach, totals = carry
         values, start = operands
         dtype = values.dtype
-        idx = tables.state_index(filled, upper, holds50, rules)
+        idx = tables.state_index(filled, upper, all_same_held, rules)
         here = jnp.where(real_rows(rows)[:, None], reach[idx], 0)
         p, a = here[:, 0], here[:, 1]
-        for q, box, first_throw in policy.end_of_turn(values, filled, upper, holds50, rules, objective, start, rolls_left):
-            mv = solver.chosen_moves(box, filled, upper, holds50, rules)
+        for q, box, first_throw in policy.end_of_turn(values, filled, upper, all_same_held, rules, objective, start, throws_left):
+            mv = solver.chosen_moves(box, filled, upper, all_same_held, rules)
             pts = solver.objective_reward(mv.points, objective, dtype)
             bonus = [solver.objective_bonus(x, objective, dtype) for x in (mv.upper_bonus, mv.extra, mv.instant * first_throw)]
             reward = pts + sum(bonus)
@@ -223,10 +223,10 @@ def forward(
     solution: solver.Solution,
     filled: int = 0,
     upper: int = 0,
-    holds50: int = 0,
+    all_same_held: int = 0,
     *,
     throw: int | None = None,
-    rolls_left: int | None = None,
+    throws_left: int | None = None,
     chunk: int = 512,
     on_layer=None,
 ) -> Forward:
@@ -235,7 +235,7 @@ def forward(
     The same channels as ``evaluate`` gives for every state, for one position only: the
     probability of reaching each state under the optimal policy (``policy.end_of_turn``) is
     carried forward over the layers, and only states reached with a positive probability are
-    evaluated. ``throw`` (index into ``tables.space(rules.dice)``'s throws) with ``rolls_left``
+    evaluated. ``throw`` (index into ``tables.space(rules.dice)``'s throws) with ``throws_left``
     re-throws left starts mid-turn; without it the position is at the start of a turn.
     ``chunk``: states per compiled batch (512 was fastest on a 2-core CPU: 256 and 1024 were
     slower per state).
@@ -243,9 +243,9 @@ def forward(
     t0 = time.perf_counter()
     rules, objective = solution.rules, solution.objective
     dtype = solution.values.dtype
-    start_state = (int(filled), min(int(upper), rules.upper_threshold), int(holds50))
+    start_state = (int(filled), min(int(upper), rules.upper_threshold), int(all_same_held))
     if not 0 <= start_state[0] < rules.full_mask or start_state[1] < 0 or start_state[2] not in (0, 1) or np.isnan(solution.values[start_state]):
-        raise JaxsolveError(f"not a reachable state with a box open: filled={filled}, upper={upper}, holds50={holds50}")
+        raise JaxsolveError(f"not a reachable state with a box open: filled={filled}, upper={upper}, all_same_held={all_same_held}")
     sp = tables.space(rules.dice)
     if throw is not None and not 0 <= int(throw) < sp.num_throws:
         raise JaxsolveError(f"throw must be an index 0..{sp.num_throws - 1}, got {throw}")
@@ -256,12 +256,12 @@ def forward(
     layer = bin(start_state[0]).count("1")
     compile_seconds, timings, states = 0.0, {}, 0
     if throw is not None:
-        rolls_left = rules.rolls - 1 if rolls_left is None else int(rolls_left)
+        throws_left = rules.throws - 1 if throws_left is None else int(throws_left)
         start = jnp.zeros(sp.num_throws, dtype).at[int(throw)].set(1.0)
         one = tuple(np.asarray([x], np.int32) for x in start_state)
         run = run_layers(
-            ("kniffel-forward-throw", rules, objective, rolls_left),
-            forward_step(rules, objective, rolls_left),
+            ("category-forward-throw", rules, objective, throws_left),
+            forward_step(rules, objective, throws_left),
             [Layer(layer, one)], carry, (values, start), chunk=1,
         )
         carry, compile_seconds = run.carry, run.compile_seconds
@@ -273,7 +273,7 @@ def forward(
         prob = np.asarray(carry[0][:, 0])
         reached = prob[np.asarray(tables.state_index(f.astype(np.int64), u, h, rules))] > 0
         plan = [Layer(k, (f[reached], u[reached], h[reached]))]
-        run = run_layers(("kniffel-forward", rules, objective), step, plan, carry, (values, None), chunk=chunk, on_layer=on_layer)
+        run = run_layers(("category-forward", rules, objective), step, plan, carry, (values, None), chunk=chunk, on_layer=on_layer)
         carry = run.carry
         compile_seconds += run.compile_seconds
         timings[k] = run.timings[k]

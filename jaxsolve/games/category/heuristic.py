@@ -49,7 +49,8 @@ import numpy as np
 
 from jaxsolve.errors import JaxsolveError
 from jaxsolve.games.category import solver, tables
-from jaxsolve.games.category.rules import BOX_NAMES, KNIFFEL_BOX, NUM_BOXES, KniffelRules
+from jaxsolve.games.category.rules import CategoryRules
+from jaxsolve.games.category.kniffel import BOX_NAMES, KNIFFEL_BOX, NUM_BOXES
 from jaxsolve.games.category.sheet import KNIFFEL_SHEET
 
 DICE = 5
@@ -199,16 +200,16 @@ def keep_rule(box: int, counts, rethrows: int) -> tuple[np.ndarray, np.ndarray]:
 
 
 @functools.lru_cache(maxsize=None)
-def keep_tables(rolls: int) -> np.ndarray:
-    """``[2, 13, rolls, T]`` keep index of each box's rule (alternatives a/b) per re-throws left.
+def keep_tables(throws: int) -> np.ndarray:
+    """``[2, 13, throws, T]`` keep index of each box's rule (alternatives a/b) per re-throws left.
 
     Row ``r = 0`` (no re-throw left) keeps the whole throw.
     """
     sp = tables.space(DICE)
-    out = np.zeros((2, NUM_BOXES, rolls, sp.num_throws), dtype=np.int32)
+    out = np.zeros((2, NUM_BOXES, throws, sp.num_throws), dtype=np.int32)
     out[:, :, 0, :] = np.arange(sp.num_throws) + sp.throw_offset
     for b in range(NUM_BOXES):
-        for r in range(1, rolls):
+        for r in range(1, throws):
             for t, c in enumerate(sp.throws):
                 ka, kb = keep_rule(b, c, r)
                 out[0, b, r, t] = sp.keep_index(ka)
@@ -216,16 +217,16 @@ def keep_tables(rolls: int) -> np.ndarray:
     return out
 
 
-def rule_chain(terminal: np.ndarray, box: int, rolls: int) -> np.ndarray:
-    """``[rolls, T, ...]`` expectation of ``terminal[T, ...]`` under one box's keep rule.
+def rule_chain(terminal: np.ndarray, box: int, throws: int) -> np.ndarray:
+    """``[throws, T, ...]`` expectation of ``terminal[T, ...]`` under one box's keep rule.
 
     Level ``r`` is the expectation from a throw with ``r`` re-throws left (exact, float64).
     """
     sp = tables.space(DICE)
-    keeps = keep_tables(rolls)
+    keeps = keep_tables(throws)
     dense = sp.dense
     out = [np.asarray(terminal, dtype=np.float64)]
-    for r in range(1, rolls):
+    for r in range(1, throws):
         step = 0.5 * (dense[keeps[0, box, r]] + dense[keeps[1, box, r]])
         out.append(np.tensordot(step, out[-1], axes=1))
     return np.stack(out)
@@ -313,17 +314,17 @@ def matrix_V(throws: int = 3) -> np.ndarray:
 class HeuristicTables:
     """Per-rules constants of the heuristic (numpy, float64).
 
-    points: ``[13, rolls, T]`` expected points of each box under its rule (level r = r re-throws left).
+    points: ``[13, throws, T]`` expected points of each box under its rule (level r = r re-throws left).
     start: ``[13]`` expectation at the start of a turn (Im-Hieb: + P(first throw scores) x bonus).
     first_scores: ``[13]`` P(the first throw scores in the box).
-    counts: ``[6, rolls, T, 6]`` distribution of the final count of face f under its upper rule.
+    counts: ``[6, throws, T, 6]`` distribution of the final count of face f under its upper rule.
     start_counts: ``[6, 6]`` the same distribution over a fresh turn (binomial).
     V: ``[7, 32]`` minimum-length matrix (row = free upper boxes).
-    keeps: ``[2, 13, rolls, T]`` keep index of each box's rule (alternatives).
+    keeps: ``[2, 13, throws, T]`` keep index of each box's rule (alternatives).
     random: whether any keep rule has two alternatives.
     """
 
-    rules: KniffelRules
+    rules: CategoryRules
     points: np.ndarray
     start: np.ndarray
     first_scores: np.ndarray
@@ -337,7 +338,7 @@ class HeuristicTables:
         return bool(np.any(self.keeps[0] != self.keeps[1]))
 
 
-def _check_rules(rules: KniffelRules) -> None:
+def _check_rules(rules: CategoryRules) -> None:
     if rules.dice != DICE:
         raise JaxsolveError(f"the rating heuristic is defined for 5 dice, got {rules.dice}")
     if tuple(rules.boxes) != KNIFFEL_SHEET:
@@ -345,22 +346,22 @@ def _check_rules(rules: KniffelRules) -> None:
 
 
 @functools.lru_cache(maxsize=None)
-def heuristic_tables(rules: KniffelRules) -> HeuristicTables:
+def heuristic_tables(rules: CategoryRules) -> HeuristicTables:
     """Exact per-box expectations of the keep rules for one rule set."""
     _check_rules(rules)
     sp = tables.space(DICE)
     scores = tables.throw_scores(DICE).astype(np.float64)
-    points = np.stack([rule_chain(scores[b], b, rules.rolls) for b in range(NUM_BOXES)])
+    points = np.stack([rule_chain(scores[b], b, rules.throws) for b in range(NUM_BOXES)])
     prob = sp.throw_prob
     start = points[:, -1] @ prob
     first_scores = (scores > 0).astype(np.float64) @ prob
     instant = np.full(NUM_BOXES, float(rules.instant_other))
-    instant[KNIFFEL_BOX] = rules.instant_kniffel
+    instant[KNIFFEL_BOX] = rules.instant_all_same
     start = start + first_scores * instant
     onehot = (tables.throw_counts(DICE).T[:, :, None] == np.arange(DICE + 1)).astype(np.float64)
-    counts = np.stack([rule_chain(onehot[:, f], f, rules.rolls) for f in range(6)])
+    counts = np.stack([rule_chain(onehot[:, f], f, rules.throws) for f in range(6)])
     start_counts = np.einsum("t,ftk->fk", prob, counts[:, -1])
-    return HeuristicTables(rules, points, start, first_scores, counts, start_counts, matrix_V(rules.rolls), keep_tables(rules.rolls))
+    return HeuristicTables(rules, points, start, first_scores, counts, start_counts, matrix_V(rules.throws), keep_tables(rules.throws))
 
 
 # ----------------------------------------------------------------------------- batched ratings
@@ -378,12 +379,12 @@ def _length_prob(V, free, need, face_sum):
     return jnp.where(need <= 0, 1.0, V[free, length])
 
 
-def final_moves(filled, upper, holds50, rules: KniffelRules):
+def final_moves(filled, upper, all_same_held, rules: CategoryRules):
     """``(points, extra, allowed, instant)``, each ``[13, T, B]``: filling each box after each throw.
 
     The fields of ``solver.moves`` the heuristic needs (under ``jit`` the others are dropped).
     """
-    mv = solver.moves(filled, upper, holds50, rules)
+    mv = solver.moves(filled, upper, all_same_held, rules)
     return mv.points, mv.extra, mv.allowed, mv.instant
 
 
@@ -402,8 +403,8 @@ def strength_sd(strength: str) -> float:
         raise JaxsolveError(f"unknown bot strength {strength!r}; choose one of {', '.join(STRENGTHS)}") from None
 
 
-def forecast_noise(filled, upper, holds50, rules: KniffelRules, sd: float, seed: int = 0):
-    """``[rolls, 13, T, B]`` forecast errors: ``sd`` x standard normal, float32.
+def forecast_noise(filled, upper, all_same_held, rules: CategoryRules, sd: float, seed: int = 0):
+    """``[throws, 13, T, B]`` forecast errors: ``sd`` x standard normal, float32.
 
     Each state draws from its own key, ``fold_in(PRNGKey(seed), state index)``, so the same
     bot (seed) meets the same situation with the same error, whatever the batch it is
@@ -411,15 +412,15 @@ def forecast_noise(filled, upper, holds50, rules: KniffelRules, sd: float, seed:
     """
     T = tables.space(DICE).num_throws
     base = jax.random.PRNGKey(int(seed) & 0xFFFFFFFF)
-    index = tables.state_index(filled, upper, holds50, rules)
+    index = tables.state_index(filled, upper, all_same_held, rules)
 
     def one(i):
-        return jax.random.normal(jax.random.fold_in(base, i), (rules.rolls, NUM_BOXES, T), jnp.float32)
+        return jax.random.normal(jax.random.fold_in(base, i), (rules.throws, NUM_BOXES, T), jnp.float32)
 
     return jnp.float32(sd) * jnp.moveaxis(jax.vmap(one)(index), 0, -1)
 
 
-def level_gains(filled, upper, holds50, rules: KniffelRules, dtype=jnp.float32, reading: str = DEFAULT_READING, noise_sd: float = 0.0, noise_seed: int = 0):
+def level_gains(filled, upper, all_same_held, rules: CategoryRules, dtype=jnp.float32, reading: str = DEFAULT_READING, noise_sd: float = 0.0, noise_seed: int = 0):
     """Gains of every box for a batch of states (batch last), level by level.
 
     Returns ``(gains, allowed, fill_now)``: ``gains[r][b]`` is ``[T, B]``, the gain of box ``b``
@@ -456,14 +457,14 @@ def level_gains(filled, upper, holds50, rules: KniffelRules, dtype=jnp.float32, 
         start_bonus = bonus * jnp.einsum("fk,fkb->fb", jnp.asarray(th.start_counts, dtype), p_after)
     start = jnp.asarray(th.start, dtype)[:, None] + jnp.concatenate([start_bonus, jnp.zeros((NUM_BOXES - 6,) + p_start.shape, dtype)])
 
-    points, extra, final_allowed, instant = final_moves(filled, upper, holds50, rules)
+    points, extra, final_allowed, instant = final_moves(filled, upper, all_same_held, rules)
     exp_points = jnp.asarray(th.points, dtype)
 
     def upper_term(f, r):
         return bonus * jnp.einsum("tk,kb->tb", counts[f, r], p_after[f])
 
     gains, allowed = [], []
-    for r in range(rules.rolls):
+    for r in range(rules.throws):
         level, ok = [], []
         for b in range(NUM_BOXES):
             if r == 0:
@@ -480,7 +481,7 @@ def level_gains(filled, upper, holds50, rules: KniffelRules, dtype=jnp.float32, 
 
     fill_now = None
     if rules.has_instant_bonus:
-        first = rules.rolls - 1
+        first = rules.throws - 1
         fill_now = []
         for b in range(NUM_BOXES):
             now = points[b].astype(dtype) + extra[b].astype(dtype) + instant[b].astype(dtype) - start[b][None, :]
@@ -495,7 +496,7 @@ def level_gains(filled, upper, holds50, rules: KniffelRules, dtype=jnp.float32, 
             gains[first][b] = jnp.where(fill, now, gains[first][b])
             allowed[first][b] = allowed[first][b] | fill
     if noise_sd > 0:
-        noise = forecast_noise(filled, upper, holds50, rules, noise_sd, noise_seed).astype(dtype)
+        noise = forecast_noise(filled, upper, all_same_held, rules, noise_sd, noise_seed).astype(dtype)
         gains = [[g + noise[r, b] for b, g in enumerate(level)] for r, level in enumerate(gains)]
     return gains, allowed, fill_now
 
@@ -525,11 +526,11 @@ def rate(gains, allowed):
 
 
 @functools.lru_cache(maxsize=16)
-def _jitted_gains(rules: KniffelRules, dtype, reading: str, noise_sd: float, noise_seed: int):
+def _jitted_gains(rules: CategoryRules, dtype, reading: str, noise_sd: float, noise_seed: int):
     return jax.jit(lambda f, u, h: level_gains(f, u, h, rules, dtype, reading, noise_sd, noise_seed))
 
 
-def ratings(rules: KniffelRules, position, dice, rolls_left: int, reading: str = DEFAULT_READING, strength: str = DEFAULT_STRENGTH, seed: int = 0) -> list[dict]:
+def ratings(rules: CategoryRules, position, dice, throws_left: int, reading: str = DEFAULT_READING, strength: str = DEFAULT_STRENGTH, seed: int = 0) -> list[dict]:
     """Ratings (0..1) of every open box for a position, the dice showing and re-throws left.
 
     ``position`` is a ``jaxsolve.kniffel.position.Position`` (or anything with ``state(rules)``
@@ -543,8 +544,8 @@ def ratings(rules: KniffelRules, position, dice, rolls_left: int, reading: str =
     _check_rules(rules)
     check_reading(reading)
     sd = strength_sd(strength)
-    if not 0 <= int(rolls_left) < rules.rolls:
-        raise JaxsolveError(f"re-throws left must be between 0 and {rules.rolls - 1}, got {rolls_left}")
+    if not 0 <= int(throws_left) < rules.throws:
+        raise JaxsolveError(f"re-throws left must be between 0 and {rules.throws - 1}, got {throws_left}")
     if len(dice) != DICE:
         raise JaxsolveError(f"the heuristic needs {DICE} dice, got {len(dice)}")
     sp = tables.space(DICE)
@@ -554,20 +555,20 @@ def ratings(rules: KniffelRules, position, dice, rolls_left: int, reading: str =
     dtype = jnp.float64 if jax.config.jax_enable_x64 else jnp.float32
     gains, allowed, fill_now = _jitted_gains(rules, dtype, reading, sd, int(seed))(arr(f), arr(u), arr(h))
     T = tables.space(DICE).num_throws
-    g = np.asarray([np.broadcast_to(x, (T, 1))[t, 0] for x in gains[rolls_left]], dtype=np.float64)
-    ok = np.asarray([np.broadcast_to(x, (T, 1))[t, 0] for x in allowed[rolls_left]])
+    g = np.asarray([np.broadcast_to(x, (T, 1))[t, 0] for x in gains[throws_left]], dtype=np.float64)
+    ok = np.asarray([np.broadcast_to(x, (T, 1))[t, 0] for x in allowed[throws_left]])
     r = np.asarray(rate(jnp.asarray(g), jnp.asarray(ok)))
     now = np.zeros(NUM_BOXES, bool)
-    if fill_now is not None and rolls_left == rules.rolls - 1:
+    if fill_now is not None and throws_left == rules.throws - 1:
         now = np.asarray([np.broadcast_to(x, (T, 1))[t, 0] for x in fill_now])
     th = heuristic_tables(rules)
     out = []
     for b in np.flatnonzero(ok):
-        if rolls_left == 0 or now[b]:
+        if throws_left == 0 or now[b]:
             kept = list(dice)
-            label = f"fill {BOX_NAMES[b]}" + (" now" if rolls_left else "")
+            label = f"fill {BOX_NAMES[b]}" + (" now" if throws_left else "")
         else:
-            ka, kb = th.keeps[0, b, rolls_left, t], th.keeps[1, b, rolls_left, t]
+            ka, kb = th.keeps[0, b, throws_left, t], th.keeps[1, b, throws_left, t]
             kept = sp.faces_of(sp.keeps[ka])
             alt = "" if ka == kb else f" or {' '.join(map(str, sp.faces_of(sp.keeps[kb]))) or '-'}"
             label = f"{BOX_NAMES[b]}: keep {' '.join(map(str, kept)) or '-'}{alt}"

@@ -10,17 +10,18 @@ tower (four of a kind and a pair of different faces), each the sum of the dice u
 Maxi Yatzy. Three throws a turn.
 
 The official game also saves unused throws for later turns (one throw is compulsory each
-turn). That is not a sheet rule but a larger state space: ``jaxsolve.kniffel.saved`` solves
-any category game with saved throws up to a cap; the presets here are the three-throw game.
+turn). That is not a sheet rule but a larger state space: ``jaxsolve.games.category.saved``
+solves any category game with saved throws (at most ``max_saved`` carried into a turn); the
+presets here are the three-throw game.
 See docs/maxi.md.
 """
 
 from __future__ import annotations
 
 from jaxsolve.core.rules import Presets
+from jaxsolve.games.category.registration import category_game
 from jaxsolve.games.category.rules import CategoryRules
-from jaxsolve.games.category.sheet import Box, face_boxes
-from jaxsolve.games.category.yatzy import UPPER_ALIASES, UPPER_NAMES
+from jaxsolve.games.category.sheet import UPPER_ALIASES, UPPER_NAMES, Box, face_boxes
 
 MAXI_SHEET: tuple[Box, ...] = face_boxes(UPPER_NAMES, UPPER_ALIASES) + (
     Box("one_pair", "groups", (2,), aliases=("pair", "1p", "par", "ett_par")),
@@ -36,16 +37,16 @@ MAXI_SHEET: tuple[Box, ...] = face_boxes(UPPER_NAMES, UPPER_ALIASES) + (
     Box("villa", "groups", (3, 3), aliases=("castle", "hus")),
     Box("tower", "groups", (4, 2), aliases=("torn",)),
     Box("chance", "chance", aliases=("ch", "chans")),
-    Box("maxi_yatzy", "yahtzee", points=100, aliases=("yatzy", "maxi", "yz", "six_of_a_kind")),
+    Box("maxi_yatzy", "all_same", points=100, aliases=("yatzy", "maxi", "yz", "six_of_a_kind")),
 )
 """The Maxi Yatzy sheet (20 boxes, score-card order)."""
 
 
-def maxi(name: str = "maxi", rolls: int = 3) -> CategoryRules:
-    """Maxi Yatzy without saved throws: six dice, ``rolls`` throws a turn, the 20-box sheet."""
+def maxi(name: str = "maxi", throws: int = 3) -> CategoryRules:
+    """Maxi Yatzy without saved throws: six dice, ``throws`` throws a turn, the 20-box sheet."""
     return CategoryRules(
         name=name,
-        rolls=rolls,
+        throws=throws,
         joker="none",
         extra_bonus=0,
         upper_bonus=100,
@@ -80,3 +81,9 @@ def reduced(dice: int, boxes: tuple[str, ...], upper_threshold: int, name: str |
 def small() -> CategoryRules:
     """A reduced Maxi Yatzy that solves in seconds: 4 dice, upper bonus at 12, eleven boxes."""
     return reduced(4, ("two_pairs", "three_of_a_kind", "villa", "chance", "maxi_yatzy"), 12, name="maxi-reduced-4-dice")
+
+
+GAME = category_game(
+    "maxi", "Maxi Yatzy (six dice, 20 boxes; saved throws with solve --saved-throws)", lambda: PRESETS, "maxi", small,
+    bench_presets=("maxi",),
+)

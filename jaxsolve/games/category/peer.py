@@ -14,7 +14,7 @@ game and preset that plays each. For one variant ``compare`` checks
 
 Both solvers index states the same way: bit b of ``filled`` is box b in score-card order,
 ``upper`` is the upper total capped at the bonus threshold, and yatzy-solver's ``armed`` is
-jaxsolve's ``holds50``. yatzy-solver is imported on first use (``pip install yatzy-solver``).
+jaxsolve's ``all_same_held``. yatzy-solver is imported on first use (``pip install yatzy-solver``).
 """
 
 from __future__ import annotations
@@ -73,8 +73,8 @@ def sheet_mismatches(variant, rules: CategoryRules) -> list[str]:
         same = False
     if not same:
         return [f"categories {list(variant.categories)} are not the boxes {list(rules.box_names)} (names or aliases, in order)"]
-    if variant.dice != rules.dice or variant.rolls != rules.rolls:
-        out.append(f"dice/rolls {variant.dice}/{variant.rolls} != {rules.dice}/{rules.rolls}")
+    if variant.dice != rules.dice or variant.rolls != rules.throws:
+        out.append(f"dice/throws {variant.dice}/{variant.rolls} != {rules.dice}/{rules.throws}")
     sp = tables.space(rules.dice)
     ours = tables.throw_scores(rules)
     for t, counts in enumerate(sp.throws):
@@ -87,32 +87,32 @@ def sheet_mismatches(variant, rules: CategoryRules) -> list[str]:
 
 
 def sample_states(rules: CategoryRules, n: int, rng: np.random.Generator):
-    """``n`` reachable start-of-turn states (``filled``, ``upper``, ``holds50``), uniform, game not over."""
+    """``n`` reachable start-of-turn states (``filled``, ``upper``, ``all_same_held``), uniform, game not over."""
     f, u, h = (np.concatenate(a) for a in zip(*(tables.layer_states(rules, k) for k in range(rules.num_boxes))))
     pick = rng.integers(0, len(f), n)
     return f[pick].astype(np.int64), u[pick].astype(np.int64), h[pick].astype(np.int64)
 
 
-def state_notation(variant, rules: CategoryRules, filled: int, upper: int, holds50: int) -> str:
+def state_notation(variant, rules: CategoryRules, filled: int, upper: int, all_same_held: int) -> str:
     """A state in yatzy-solver's notation, e.g. ``upper 12 | filled ones,five_of_a_kind | five_of_a_kind 50``."""
     names = [variant.categories[b] for b in range(rules.num_boxes) if (filled >> b) & 1]
     text = f"upper {upper} | filled {','.join(names) or '-'}"
-    yb = rules.yahtzee_box
-    if rules.has_yahtzee_rules and (filled >> yb) & 1:
-        text += f" | {variant.categories[yb]} {rules.boxes[yb].points if holds50 else 0}"
+    asb = rules.all_same_box
+    if rules.has_all_same_rules and (filled >> asb) & 1:
+        text += f" | {variant.categories[asb]} {rules.boxes[asb].points if all_same_held else 0}"
     return text
 
 
 def parse_state(variant, rules: CategoryRules, text: str) -> tuple[int, int, int]:
-    """``(filled, upper capped at the threshold, holds50)`` of a state in yatzy-solver's notation."""
+    """``(filled, upper capped at the threshold, all_same_held)`` of a state in yatzy-solver's notation."""
     fields = dict(part.strip().split(" ", 1) for part in text.split("|"))
     names = list(variant.categories)
     filled = 0
     for name in fields["filled"].split(","):
         if name != "-":
             filled |= 1 << names.index(name)
-    yb = rules.yahtzee_box
-    holds = int(yb >= 0 and int(fields.get(names[yb], 0)) > 0)
+    asb = rules.all_same_box
+    holds = int(asb >= 0 and int(fields.get(names[asb], 0)) > 0)
     return filled, min(int(fields["upper"]), rules.upper_threshold), holds
 
 
@@ -127,7 +127,7 @@ def move_mismatches(variant_id: str, situations: int = 300, seed: int = 0, rules
     f, u, h = sample_states(rules, situations, rng)
     sp = tables.space(rules.dice)
     faces = np.sort(rng.integers(1, 7, (situations, rules.dice)), axis=1)
-    if rules.yahtzee_box >= 0:  # every fourth throw all of one face: the joker and extra-bonus rules
+    if rules.all_same_box >= 0:  # every fourth throw all of one face: the joker and extra-bonus rules
         faces[::4] = rng.integers(1, 7, (len(faces[::4]), 1))
     throw = np.asarray([sp.throw_index(np.bincount(d - 1, minlength=6)) for d in faces])
     mv = solver.moves(*(jnp.asarray(a, jnp.int32) for a in (f, u, h)), rules)
@@ -135,7 +135,7 @@ def move_mismatches(variant_id: str, situations: int = 300, seed: int = 0, rules
     allowed = np.asarray(mv.allowed)[:, throw, lane]
     score = np.asarray(mv.score())[:, throw, lane]
     nxt = np.asarray(mv.next_state)[:, throw, lane]
-    if not rules.has_yahtzee_rules:  # holds50 then does not change a state's future; yatzy-solver does not record it
+    if not rules.has_all_same_rules:  # all_same_held then does not change a state's future; yatzy-solver does not record it
         nxt = nxt - nxt % 2
     out = []
     for i in range(situations):
@@ -180,12 +180,12 @@ def _turn(values, f, u, h, rules):
     sp = tables.space(rules.dice)
     fills = solver.option_values(values, f, u, h, rules)
     throws = solver.turn_throw_values(values, f, u, h, rules)
-    keeps = jnp.stack([dicelib.expect_keeps(sp, throws[r]) for r in range(rules.rolls - 1)])
+    keeps = jnp.stack([dicelib.expect_keeps(sp, throws[r]) for r in range(rules.throws - 1)])
     turn = policy.optimal_turn(values, f, u, h, rules)
     return fills, keeps, turn.box, turn.keep
 
 
-def option_table(sol: solver.Solution, variant_id: str, f, u, h, throw, rolls_left, chunk: int = 512):
+def option_table(sol: solver.Solution, variant_id: str, f, u, h, throw, throws_left, chunk: int = 512):
     """``([n, codes] values, [n] best code)`` of jaxsolve in yatzy-solver's action codes (NaN: not legal)."""
     rules = sol.rules
     sp = tables.space(rules.dice)
@@ -202,7 +202,7 @@ def option_table(sol: solver.Solution, variant_id: str, f, u, h, throw, rolls_le
         fills, keeps, box, keep = (np.asarray(a) for a in _turn(flat, *(jnp.asarray(a[pad], jnp.int32) for a in (f, u, h)), rules=rules))
         lane = np.arange(len(idx))
         t = throw[idx]
-        r = rolls_left[idx]
+        r = throws_left[idx]
         fill = fills[:, t, lane].T  # [n, boxes]
         vals = np.where(code_box[None, :] >= 0, fill[:, np.maximum(code_box, 0)], np.nan)
         kv = keeps[np.maximum(r - 1, 0)[:, None], np.maximum(code_keep, 0)[None, :], lane[:, None]]
@@ -212,7 +212,7 @@ def option_table(sol: solver.Solution, variant_id: str, f, u, h, throw, rolls_le
         vals = np.where(np.isfinite(vals), vals, np.nan)
         out[idx] = vals
         chosen_box = box[t, lane]
-        chosen_keep = keep[np.maximum(r - 1, 0), t, lane] if rules.rolls > 1 else np.zeros(len(idx), np.int64)
+        chosen_keep = keep[np.maximum(r - 1, 0), t, lane] if rules.throws > 1 else np.zeros(len(idx), np.int64)
         fill_now = (r == 0) | (sp.keep_size[chosen_keep] == rules.dice)
         box_code = np.argmax(code_box[None, :] == chosen_box[:, None], axis=1)
         keep_code = np.argmax(code_keep[None, :] == chosen_keep[:, None], axis=1)
@@ -220,10 +220,10 @@ def option_table(sol: solver.Solution, variant_id: str, f, u, h, throw, rolls_le
     return out, best
 
 
-def _armed(holds50, rules: CategoryRules) -> np.ndarray:
-    """yatzy-solver's ``armed``: ``holds50`` where a repeated Yahtzee scores differently, else False
+def _armed(all_same_held, rules: CategoryRules) -> np.ndarray:
+    """yatzy-solver's ``armed``: ``all_same_held`` where a repeated all-same throw scores differently, else False
     (it does not record the flag then; jaxsolve's states with either flag have the same value)."""
-    return holds50.astype(bool) & rules.has_yahtzee_rules
+    return all_same_held.astype(bool) & rules.has_all_same_rules
 
 
 def compare(variant_id: str, *, states: int = 2000, situations: int = 2000, seed: int = 0, peer_solver=None, sol=None) -> dict:
@@ -259,9 +259,9 @@ def compare(variant_id: str, *, states: int = 2000, situations: int = 2000, seed
     sp = tables.space(rules.dice)
     faces = np.sort(rng.integers(1, 7, (situations, rules.dice)), axis=1)
     throw = np.asarray([sp.throw_index(np.bincount(d - 1, minlength=6)) for d in faces])
-    rolls_left = rng.integers(0, rules.rolls, situations)
-    mine, my_best = option_table(sol, variant_id, f, u, h, throw, rolls_left)
-    codes, values, counts = peer_solver.option_values_batch(f.astype(np.uint32), u.astype(np.uint16), _armed(h, rules), faces.astype(np.uint8), rolls_left.astype(np.uint8))
+    throws_left = rng.integers(0, rules.throws, situations)
+    mine, my_best = option_table(sol, variant_id, f, u, h, throw, throws_left)
+    codes, values, counts = peer_solver.option_values_batch(f.astype(np.uint32), u.astype(np.uint16), _armed(h, rules), faces.astype(np.uint8), throws_left.astype(np.uint8))
     peer_dense = np.asarray(variant.dense(codes, values, counts))
     out["situations"] = situations
     out["legal_mismatches"] = int(np.sum(np.isnan(mine) != np.isnan(peer_dense)))

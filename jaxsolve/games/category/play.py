@@ -1,7 +1,7 @@
-"""A game of a category game (Kniffel / Yahtzee and any other registered score sheet) against
-the exact solution: the score sheet, the dice, the ranked options of ``kniffel.analysis.advise``.
+"""A game of a category game (Kniffel / Yahtzee, Yatzy, Maxi Yatzy, any registered score sheet)
+against the exact solution: the score sheet, the dice, the ranked options of ``analysis.advise``.
 
-A turn: throw all dice; up to ``rules.rolls - 1`` times keep some and re-throw the rest; fill
+A turn: throw all dice; up to ``rules.throws - 1`` times keep some and re-throw the rest; fill
 one open box (allowed at any throw). A value is the expected points still to come from this
 moment under optimal play (this turn's box and any bonus it earns included, the points on the
 sheet so far excluded); a regret is the best option's value minus the chosen one's.
@@ -26,14 +26,14 @@ from jaxsolve.play.base import PlayError, PlayOption, PlayedGame, Summary, fmt_f
 @dataclass(frozen=True)
 class CategoryState:
     """``dice``: showing (None: a throw is due); ``kept``: dice kept for the due throw;
-    ``rolls_left``: re-throws left after the dice showing (or after the due throw);
-    ``bonus``: bonus points earned so far (upper bonus, extra Yahtzees, Im-Hieb)."""
+    ``throws_left``: re-throws left after the dice showing (or after the due throw);
+    ``bonus``: bonus points earned so far (upper bonus, extra all-same bonuses, Im-Hieb)."""
 
     position: Position
     bonus: int
     dice: tuple[int, ...] | None
     kept: tuple[int, ...]
-    rolls_left: int
+    throws_left: int
     keep_value: float | None = None
 
 
@@ -64,7 +64,7 @@ class CategoryGame(PlayedGame):
     # ------------------------------------------------------------------ state
 
     def initial_state(self) -> CategoryState:
-        return CategoryState(Position.empty(self.rules), 0, None, (), self.rules.rolls - 1)
+        return CategoryState(Position.empty(self.rules), 0, None, (), self.rules.throws - 1)
 
     def awaiting(self) -> str:
         if self.state.position.is_over:
@@ -104,7 +104,7 @@ class CategoryGame(PlayedGame):
 
     def advice(self) -> analysis.Advice:
         s = self.state
-        return analysis.advise(self.rules, s.position, s.dice, s.rolls_left, "score", sol=self.solution)
+        return analysis.advise(self.rules, s.position, s.dice, s.throws_left, "score", sol=self.solution)
 
     def ranked_options(self) -> list[PlayOption]:
         out = []
@@ -144,11 +144,11 @@ class CategoryGame(PlayedGame):
         for o in options:
             if o.move.get("box") == box:
                 return o
-        raise PlayError(f"box {box} cannot take these dice now (a Yahtzee must go where the joker rule says)")
+        raise PlayError(f"box {box} cannot take these dice now (an all-same throw must go where the joker rule says)")
 
     def _keep_option(self, tokens: list[str], options: list[PlayOption]) -> PlayOption:
         dice = self.state.dice
-        if self.state.rolls_left == 0:
+        if self.state.throws_left == 0:
             raise PlayError("no re-throw left: fill a box")
         if not tokens or tokens in (["nothing"], ["none"], ["-"]):
             faces = []
@@ -182,18 +182,18 @@ class CategoryGame(PlayedGame):
             if any(dice.count(f) < s.kept.count(f) for f in set(s.kept)):
                 raise PlayError(f"the dice {fmt_faces(dice)} do not include the kept {fmt_faces(s.kept)}")
             who = "you threw" if not move.get("virtual") else "the virtual dice show"
-            return CategoryState(s.position, s.bonus, dice, (), s.rolls_left), f"{who} {format_dice(dice)}"
+            return CategoryState(s.position, s.bonus, dice, (), s.throws_left), f"{who} {format_dice(dice)}"
         if s.dice is None:
             raise PlayError("a throw is due first")
         if action == "keep":
-            if s.rolls_left == 0:
+            if s.throws_left == 0:
                 raise PlayError("no re-throw left: fill a box")
             keep = tuple(sorted(int(d) for d in move.get("keep", [])))
             if len(keep) >= len(s.dice) or any(s.dice.count(f) < keep.count(f) for f in set(keep)):
                 raise PlayError(f"cannot keep {fmt_faces(keep)} of {format_dice(s.dice)}")
             value = next((o.value for o in self.options() if o.move.get("keep") == list(keep)), None) if s is self.state else None
             n = rules.dice - len(keep)
-            return CategoryState(s.position, s.bonus, None, keep, s.rolls_left - 1, value), f"kept {fmt_faces(keep)}, re-throw {n}"
+            return CategoryState(s.position, s.bonus, None, keep, s.throws_left - 1, value), f"kept {fmt_faces(keep)}, re-throw {n}"
         if action == "fill":
             return self._fill(s, move.get("box"))
         raise PlayError(f"unknown move {action!r}")
@@ -214,17 +214,17 @@ class CategoryGame(PlayedGame):
             why = "is already filled" if s.position.scores[b] is not None else "cannot take these dice now (joker rule)"
             raise PlayError(f"box {rules.box_names[b]} {why}")
         points = pick(mv.points)
-        first = rules.has_instant_bonus and s.rolls_left == rules.rolls - 1
+        first = rules.has_instant_bonus and s.throws_left == rules.throws - 1
         bonus = pick(mv.extra) + pick(mv.upper_bonus) + (pick(mv.instant) if first else 0)
         position = s.position.fill(b, points)
         text = f"filled {rules.box_names[b]} with {points}" + (f" (+{bonus} bonus)" if bonus else "")
-        return CategoryState(position, s.bonus + bonus, None, (), rules.rolls - 1), text
+        return CategoryState(position, s.bonus + bonus, None, (), rules.throws - 1), text
 
     # ------------------------------------------------------------------ display
 
     def where(self) -> str:
         s = self.state
-        left = s.rolls_left
+        left = s.throws_left
         return f"turn {self.turn}: {format_dice(s.dice)}, {left} re-throw{'s' if left != 1 else ''} left"
 
     def value_now(self) -> float | None:
@@ -233,7 +233,7 @@ class CategoryGame(PlayedGame):
             return 0.0
         if s.dice is not None:
             return self.options()[0].value
-        if s.kept or s.rolls_left != self.rules.rolls - 1:
+        if s.kept or s.throws_left != self.rules.throws - 1:
             return s.keep_value
         f, u, h = s.position.state(self.rules)
         return self.solution.value(f, u, h)
@@ -255,14 +255,14 @@ class CategoryGame(PlayedGame):
             throw = f"throw {n} {'die' if n == 1 else 'dice'}"
             lines.append(f"kept {fmt_faces(s.kept)}; {throw}" if s.kept else throw)
         else:
-            lines.append(analysis.describe_turn(s.dice, s.rolls_left))
+            lines.append(analysis.describe_turn(s.dice, s.throws_left))
         v = self.value_now()
         if v is not None:
             lines.append(f"value now: {v:.4f} points still to come")
         return lines
 
     def heuristic(self) -> list[dict]:
-        """The rating heuristic's ratings of this moment (``kniffel.heuristic.ratings``), best first."""
+        """The rating heuristic's ratings of this moment (``heuristic.ratings``), best first."""
         if not heuristic_available(self.rules):
             raise PlayError("the rating heuristic is defined for the 5-dice Kniffel sheet only")
         if self.awaiting() != "choice":
@@ -271,7 +271,7 @@ class CategoryGame(PlayedGame):
 
         s = self.state
         if self._ratings is None or self._ratings[0] is not s:
-            self._ratings = (s, heuristic.ratings(self.rules, s.position, s.dice, s.rolls_left))
+            self._ratings = (s, heuristic.ratings(self.rules, s.position, s.dice, s.throws_left))
         return self._ratings[1]
 
     def summary(self) -> Summary:
@@ -283,7 +283,7 @@ class CategoryGame(PlayedGame):
         rules = self.rules
         pos = Position.empty(rules)
         dice = tuple(range(1, rules.dice + 1)) if rules.dice <= 6 else (1,) * rules.dice
-        for left in range(rules.rolls):
+        for left in range(rules.throws):
             analysis.advise(rules, pos, dice, left, "score", sol=self.solution)
             if heuristic_available(rules):
                 from jaxsolve.games.category import heuristic

@@ -25,7 +25,7 @@ import numpy as np
 
 from jaxsolve.core import dice
 from jaxsolve.games.category import solver, tables
-from jaxsolve.games.category.rules import KniffelRules
+from jaxsolve.games.category.rules import CategoryRules
 
 if TYPE_CHECKING:
     import jax
@@ -45,7 +45,7 @@ def tolerance(value):
     return rtol(value.dtype) * jnp.maximum(1.0, jnp.abs(value))
 
 
-def best_box(values, filled, upper, holds50, rules: KniffelRules, objective: str = "score", first_throw: bool = False):
+def best_box(values, filled, upper, all_same_held, rules: CategoryRules, objective: str = "score", first_throw: bool = False):
     """``(value, box)`` ``[T, B]`` after each throw: the earliest box within the tolerance of the best.
 
     Folds over the boxes (``solver.box_options``) instead of stacking ``[boxes, T, B]``: the
@@ -53,13 +53,13 @@ def best_box(values, filled, upper, holds50, rules: KniffelRules, objective: str
     """
     import jax.numpy as jnp
 
-    regular, five = solver.box_options(values, filled, upper, holds50, rules, objective, first_throw)
+    regular, same = solver.box_options(values, filled, upper, all_same_held, rules, objective, first_throw)
     value, box = _earliest_near_best(regular)
-    if five is None:
+    if same is None:
         return value, box
-    five_value, five_box = _earliest_near_best(list(jnp.moveaxis(five, 1, 0)))
-    cols = tables.kniffel_throws(rules.dice)
-    return value.at[cols].set(five_value), box.at[cols].set(five_box)
+    same_value, same_box = _earliest_near_best(list(jnp.moveaxis(same, 1, 0)))
+    cols = tables.all_same_throws(rules.dice)
+    return value.at[cols].set(same_value), box.at[cols].set(same_box)
 
 
 def _earliest_near_best(options):
@@ -89,11 +89,11 @@ def fill_now_wins(now, rethrow):
 class TurnDecisions(NamedTuple):
     """The optimal decisions of one turn for a batch of states (``T`` throws, ``B`` states).
 
-    keep: ``[rolls - 1, T, B]`` keep index after a throw with ``r + 1`` re-throws left (row r).
+    keep: ``[throws - 1, T, B]`` keep index after a throw with ``r + 1`` re-throws left (row r).
     box: ``[T, B]`` box filled after the last throw.
     fill_now: ``[T, B]`` (Im-Hieb rules) fill right after the first throw instead of re-throwing.
     box_now: ``[T, B]`` the box filled then.
-    values: ``[rolls, T, B]`` value of each throw with r re-throws left (row r).
+    values: ``[throws, T, B]`` value of each throw with r re-throws left (row r).
     """
 
     keep: jax.Array
@@ -103,20 +103,20 @@ class TurnDecisions(NamedTuple):
     values: jax.Array
 
 
-def optimal_turn(values, filled, upper, holds50, rules: KniffelRules, objective: str = "score") -> TurnDecisions:
+def optimal_turn(values, filled, upper, all_same_held, rules: CategoryRules, objective: str = "score") -> TurnDecisions:
     """The turn decisions of the optimal policy for ``values`` (flat start-of-turn table)."""
     import jax.numpy as jnp
 
     sp = tables.space(rules.dice)
-    current, box = best_box(values, filled, upper, holds50, rules, objective, rules.rolls == 1 and rules.has_instant_bonus)
+    current, box = best_box(values, filled, upper, all_same_held, rules, objective, rules.throws == 1 and rules.has_instant_bonus)
     stages, keeps = [current], []
-    for _ in range(rules.rolls - 1):
+    for _ in range(rules.throws - 1):
         current, arg = best_keep(sp, dice.expect_keeps(sp, current))
         stages.append(current)
         keeps.append(arg)
     keep = jnp.stack(keeps) if keeps else jnp.zeros((0,) + box.shape, jnp.int32)
-    if rules.has_instant_bonus and rules.rolls > 1:
-        now, box_now = best_box(values, filled, upper, holds50, rules, objective, first_throw=True)
+    if rules.has_instant_bonus and rules.throws > 1:
+        now, box_now = best_box(values, filled, upper, all_same_held, rules, objective, first_throw=True)
         fill_now = fill_now_wins(now, current)
         stages[-1] = jnp.where(fill_now, now, current)
     else:
@@ -124,13 +124,13 @@ def optimal_turn(values, filled, upper, holds50, rules: KniffelRules, objective:
     return TurnDecisions(keep, box, fill_now, box_now, jnp.stack(stages))
 
 
-def end_of_turn(values, filled, upper, holds50, rules: KniffelRules, objective: str = "score", start=None, rolls_left: int | None = None):
+def end_of_turn(values, filled, upper, all_same_held, rules: CategoryRules, objective: str = "score", start=None, throws_left: int | None = None):
     """Where the optimal turn ends: ``[(q [T, B], box [T, B], first_throw)]``.
 
     ``q[t, b]`` is the probability that the turn of state b is decided on throw t with box
     ``box[t, b]``; with an Im-Hieb bonus a first entry (``first_throw`` True) holds the stops
     right after the first throw. ``start`` ``[T]`` or ``[T, B]`` is the distribution of the
-    throw showing with ``rolls_left`` re-throws left (default: a fresh turn, ``rolls - 1``).
+    throw showing with ``throws_left`` re-throws left (default: a fresh turn, ``throws - 1``).
     The throw distribution is pushed through the chosen keep of every re-throw
     (``dice.rethrow_mass``).
     """
@@ -138,23 +138,23 @@ def end_of_turn(values, filled, upper, holds50, rules: KniffelRules, objective: 
 
     sp = tables.space(rules.dice)
     dtype = values.dtype
-    rolls_left = rules.rolls - 1 if rolls_left is None else int(rolls_left)
-    if not 0 <= rolls_left < rules.rolls:
-        raise ValueError(f"rolls_left must be in 0..{rules.rolls - 1}, got {rolls_left}")
-    turn = optimal_turn(values, filled, upper, holds50, rules, objective)
+    throws_left = rules.throws - 1 if throws_left is None else int(throws_left)
+    if not 0 <= throws_left < rules.throws:
+        raise ValueError(f"throws_left must be in 0..{rules.throws - 1}, got {throws_left}")
+    turn = optimal_turn(values, filled, upper, all_same_held, rules, objective)
     B = filled.shape[0]
     p = jnp.asarray(sp.throw_prob, dtype) if start is None else jnp.asarray(start, dtype)
     p = jnp.broadcast_to(p.reshape((sp.num_throws, -1)), (sp.num_throws, B))
     out = []
-    first = rolls_left == rules.rolls - 1
-    if first and rolls_left > 0 and rules.has_instant_bonus:
+    first = throws_left == rules.throws - 1
+    if first and throws_left > 0 and rules.has_instant_bonus:
         out.append((jnp.where(turn.fill_now, p, 0), turn.box_now, True))
         p = jnp.where(turn.fill_now, 0, p)
     cols = jnp.broadcast_to(jnp.arange(B)[None, :], (sp.num_throws, B))
-    for r in range(rolls_left - 1, -1, -1):
+    for r in range(throws_left - 1, -1, -1):
         mass = jnp.zeros((sp.num_keeps, B), dtype).at[turn.keep[r], cols].add(p)
         p = dice.rethrow_mass(sp, mass)
-    out.append((p, turn.box, rules.rolls == 1))
+    out.append((p, turn.box, rules.throws == 1))
     return out
 
 

@@ -1,20 +1,21 @@
-"""Kniffel positions a person can type and read: filled boxes with their scores, dice, rolls left.
+"""Positions of category games a person can type and read: filled boxes with their scores, dice, re-throws left.
 
-A *position* is the score sheet: every filled box with its score, e.g.::
+A *position* is the score sheet: every filled box with its score, e.g. on the Kniffel sheet::
 
     aces=3 twos=- fours=12 three_kind=24 kniffel=50
 
 * ``name=score`` (or ``name:score``), separated by spaces or commas, in any order.
 * ``-`` (or ``x``) is a scratch, the same as ``0``.
 * Boxes not named are open. An empty text, ``start`` or ``-`` is the empty sheet.
-* Names: the English table names (``aces .. sixes, three_kind, four_kind, full_house,
+* Names: the sheet's box names (Kniffel: ``aces .. sixes, three_kind, four_kind, full_house,
   small_straight, large_straight, kniffel, chance``) or a short/German alias
   (``1s``/``1er``/``ones`` .. ``6s``, ``3k``/``dreierpasch``, ``4k``/``viererpasch``,
   ``fh``, ``ss``/``kleine_strasse``, ``ls``/``grosse_strasse``, ``yahtzee``/``kn``, ``ch``).
 
-The upper total (capped at the bonus threshold in the state) and whether the Kniffel box
-holds 50 follow from the scores. The dice showing and the re-throws left are separate
-(``parse_dice``, ``check_rolls_left``): a turn in progress is (position, dice, rolls_left).
+The upper total (capped at the bonus threshold in the state) and whether the all-same box
+(all dice showing one face: Yahtzee, Kniffel, Yatzy) holds its points follow from the scores.
+The dice showing and the re-throws left are separate (``parse_dice``, ``check_throws_left``):
+a turn in progress is (position, dice, throws_left).
 """
 
 from __future__ import annotations
@@ -27,7 +28,7 @@ from typing import Iterable, Sequence
 import numpy as np
 
 from jaxsolve.errors import JaxsolveError
-from jaxsolve.games.category.rules import KniffelRules
+from jaxsolve.games.category.rules import CategoryRules
 from jaxsolve.games.category.sheet import KNIFFEL_SHEET
 
 __all__ = [
@@ -37,7 +38,7 @@ __all__ = [
     "format_position",
     "parse_dice",
     "format_dice",
-    "check_rolls_left",
+    "check_throws_left",
     "possible_scores",
     "box_index",
 ]
@@ -63,11 +64,12 @@ def _sheet(rules) -> tuple:
 
 
 _SCRATCH = ("-", "x", "scratch")
+_HELD_WORDS = ("all_same_held", "holds50", "armed")  # holds50: the old notation, still read
 _EMPTY = ("", "-", "start", "empty")
 
 
 class PositionError(JaxsolveError):
-    """A position, dice or rolls-left value that cannot occur."""
+    """A position, dice or throws-left value that cannot occur."""
 
 
 @dataclass(frozen=True)
@@ -87,7 +89,7 @@ class Position:
             raise PositionError(f"a position has {len(self.sheet)} boxes, got {len(self.scores)}")
 
     @classmethod
-    def empty(cls, rules: KniffelRules | None = None) -> "Position":
+    def empty(cls, rules: CategoryRules | None = None) -> "Position":
         return cls(None, _sheet(rules))
 
     @property
@@ -103,7 +105,7 @@ class Position:
     def open_boxes(self) -> tuple[int, ...]:
         return tuple(b for b, s in enumerate(self.scores) if s is None)
 
-    def fillable_boxes(self, rules: KniffelRules) -> tuple[int, ...]:
+    def fillable_boxes(self, rules: CategoryRules) -> tuple[int, ...]:
         """The boxes the next turn may fill under ``rules`` (all open boxes, or the next one in order)."""
         from jaxsolve.games.category import tables
 
@@ -115,10 +117,10 @@ class Position:
         return sum(s for s in self.scores[:6] if s is not None)
 
     @property
-    def holds50(self) -> int:
-        """1 if the Yahtzee box holds its points (never for a sheet without one)."""
-        yb = next((i for i, b in enumerate(self.sheet) if b.kind == "yahtzee"), -1)
-        return int(yb >= 0 and bool(self.scores[yb]))
+    def all_same_held(self) -> int:
+        """1 if the all-same box holds its points (never for a sheet without one)."""
+        asb = next((i for i, b in enumerate(self.sheet) if b.kind == "all_same"), -1)
+        return int(asb >= 0 and bool(self.scores[asb]))
 
     @property
     def total(self) -> int:
@@ -129,14 +131,14 @@ class Position:
     def is_over(self) -> bool:
         return all(s is not None for s in self.scores)
 
-    def state(self, rules: KniffelRules) -> tuple[int, int, int]:
-        """The engine's state ``(filled, upper capped at the threshold, holds50)``."""
+    def state(self, rules: CategoryRules) -> tuple[int, int, int]:
+        """The engine's state ``(filled, upper capped at the threshold, all_same_held)``."""
         if tuple(self.sheet) != tuple(rules.boxes):
             raise PositionError(f"this position is on another score sheet than the rules {rules.name}")
         filled = self.filled
         if rules.order == "forced" and filled & (filled + 1):
             raise PositionError(f"under {rules.name} the boxes are filled in sheet order ({', '.join(self.box_names)}): a position fills the first boxes of that order")
-        return self.filled, min(self.upper_total, rules.upper_threshold), self.holds50
+        return self.filled, min(self.upper_total, rules.upper_threshold), self.all_same_held
 
     def fill(self, box: int | str, score: int) -> "Position":
         """The position after filling ``box`` with ``score`` (no legality check)."""
@@ -147,7 +149,7 @@ class Position:
         return format_position(self)
 
 
-def box_index(name: int | str, rules: KniffelRules | None = None, *, sheet: tuple | None = None) -> int:
+def box_index(name: int | str, rules: CategoryRules | None = None, *, sheet: tuple | None = None) -> int:
     """Box index (sheet order) of a name, an alias or an index (default sheet: Kniffel)."""
     sheet = sheet if sheet is not None else _sheet(rules)
     if isinstance(name, (int, np.integer)):
@@ -161,11 +163,11 @@ def box_index(name: int | str, rules: KniffelRules | None = None, *, sheet: tupl
     return table[key]
 
 
-def possible_scores(box: int | str, rules: KniffelRules | None = None) -> frozenset[int]:
+def possible_scores(box: int | str, rules: CategoryRules | None = None) -> frozenset[int]:
     """Every score box ``box`` can hold under ``rules`` (0 included, joker points included)."""
     from jaxsolve.games.category import tables
 
-    rules = rules or KniffelRules()
+    rules = rules or CategoryRules()
     b = box_index(box, rules)
     scores = {0, *(int(x) for x in tables.throw_scores(rules)[b])}
     if rules.joker != "none" and tables.joker_points(rules)[b] > 0:
@@ -189,12 +191,12 @@ def _ranges(values: Iterable[int]) -> str:
 @dataclass(frozen=True)
 class SheetState:
     """A position given as the engine's state instead of a score sheet: the filled boxes, the
-    upper total so far and whether the Yahtzee box holds its points (the box scores themselves
+    upper total so far and whether the all-same box holds its points (the box scores themselves
     are unknown, so ``total`` is None). Checked on construction by ``parse_state``."""
 
     filled: int
     upper_total: int
-    holds50: int
+    all_same_held: int
     sheet: tuple = KNIFFEL_SHEET
     total = None
 
@@ -210,20 +212,20 @@ class SheetState:
     def is_over(self) -> bool:
         return self.filled == (1 << len(self.sheet)) - 1
 
-    def state(self, rules: KniffelRules) -> tuple[int, int, int]:
+    def state(self, rules: CategoryRules) -> tuple[int, int, int]:
         if tuple(self.sheet) != tuple(rules.boxes):
             raise PositionError(f"this state is on another score sheet than the rules {rules.name}")
-        return self.filled, min(self.upper_total, rules.upper_threshold), self.holds50
+        return self.filled, min(self.upper_total, rules.upper_threshold), self.all_same_held
 
     def __str__(self) -> str:
         names = [self.box_names[b] for b in range(len(self.sheet)) if self.filled >> b & 1]
-        return f"filled={','.join(names) or '-'} upper={self.upper_total} holds50={self.holds50}"
+        return f"filled={','.join(names) or '-'} upper={self.upper_total} all_same_held={self.all_same_held}"
 
 
-def check_state(rules: KniffelRules, filled: int, upper: int, holds50: int) -> None:
+def check_state(rules: CategoryRules, filled: int, upper: int, all_same_held: int) -> None:
     """Refuse a state no game reaches: an upper total the filled upper boxes cannot sum to
     (a total at the threshold stands for "the threshold or more", as in the engine's state),
-    a Yahtzee flag without a filled Yahtzee box (or without one on the sheet)."""
+    an all-same flag without a filled all-same box (or without one on the sheet)."""
     if not 0 <= filled <= rules.full_mask:
         raise PositionError(f"filled mask {filled} is not a set of the {rules.num_boxes} boxes")
     totals = {0}
@@ -236,25 +238,27 @@ def check_state(rules: KniffelRules, filled: int, upper: int, holds50: int) -> N
         if totals == {0}:
             raise PositionError(f"upper total {upper} is impossible with no upper box filled: it must be 0")
         raise PositionError(f"upper total {upper} is impossible with {which} filled (at most {max(totals)}, and only sums of those boxes' scores)")
-    if holds50 not in (0, 1):
-        raise PositionError(f"holds50 must be 0 or 1, got {holds50}")
-    if holds50 and (rules.yahtzee_box < 0 or not filled >> rules.yahtzee_box & 1):
-        raise PositionError("holds50 needs the Yahtzee box among the filled boxes")
+    if all_same_held not in (0, 1):
+        raise PositionError(f"all_same_held must be 0 or 1, got {all_same_held}")
+    if all_same_held and (rules.all_same_box < 0 or not filled >> rules.all_same_box & 1):
+        if rules.all_same_box < 0:
+            raise PositionError("all_same_held needs an all-same box, which this sheet does not have")
+        raise PositionError(f"all_same_held needs the {rules.box_names[rules.all_same_box]} box among the filled boxes")
 
 
-def parse_state(text: str, rules: KniffelRules | None = None) -> SheetState:
-    """Read a state: ``"filled=ones,chance upper=12 holds50=1"`` or ``"upper 12 | filled ones,chance
-    | holds50"`` (box names or aliases; ``filled`` may also be a mask number; ``holds50``, also
-    written ``armed``, alone means 1)."""
-    rules = rules or KniffelRules()
+def parse_state(text: str, rules: CategoryRules | None = None) -> SheetState:
+    """Read a state: ``"filled=ones,chance upper=12 all_same_held=1"`` or ``"upper 12 | filled ones,chance
+    | all_same_held"`` (box names or aliases; ``filled`` may also be a mask number; ``all_same_held``, also
+    written ``armed`` or in the old notation ``holds50``, alone means 1)."""
+    rules = rules or CategoryRules()
     fields: dict[str, str] = {}
-    for part in re.split(r"\s*\|\s*|\s+(?=(?:filled|upper|holds50|armed)\b)", text.strip()):
+    for part in re.split(r"\s*\|\s*|\s+(?=(?:filled|upper|all_same_held|holds50|armed)\b)", text.strip()):
         if not part:
             continue
-        m = re.fullmatch(r"(filled|upper|holds50|armed)\s*(?:[=:]\s*|\s+)?(.*)", part.strip(), re.I)
+        m = re.fullmatch(r"(filled|upper|all_same_held|holds50|armed)\s*(?:[=:]\s*|\s+)?(.*)", part.strip(), re.I)
         if not m:
-            raise PositionError(f"cannot read {part!r} in the state: write filled=<boxes> upper=<total> holds50=<0|1>")
-        key = "holds50" if m.group(1).lower() == "armed" else m.group(1).lower()
+            raise PositionError(f"cannot read {part!r} in the state: write filled=<boxes> upper=<total> all_same_held=<0|1>")
+        key = "all_same_held" if m.group(1).lower() in _HELD_WORDS else m.group(1).lower()
         if key in fields:
             raise PositionError(f"{key} is given twice in the state")
         fields[key] = m.group(2).strip()
@@ -266,25 +270,25 @@ def parse_state(text: str, rules: KniffelRules | None = None) -> SheetState:
         for name in (n for n in re.split(r"[\s,;]+", raw) if n and n != "-"):
             filled |= 1 << box_index(name, rules)
     upper_raw = fields.get("upper", "0") or "0"
-    holds_raw = fields.get("holds50", "0") or "1"
-    if not re.fullmatch(r"\d+", upper_raw) or not re.fullmatch(r"[01]", holds_raw):
-        raise PositionError(f"upper must be a number and holds50 0 or 1, got upper={upper_raw!r} holds50={holds_raw!r}")
-    state = SheetState(filled, int(upper_raw), int(holds_raw), rules.boxes)
-    check_state(rules, state.filled, state.upper_total, state.holds50)
+    held_raw = fields.get("all_same_held", "0") or "1"
+    if not re.fullmatch(r"\d+", upper_raw) or not re.fullmatch(r"[01]", held_raw):
+        raise PositionError(f"upper must be a number and all_same_held 0 or 1, got upper={upper_raw!r} all_same_held={held_raw!r}")
+    state = SheetState(filled, int(upper_raw), int(held_raw), rules.boxes)
+    check_state(rules, state.filled, state.upper_total, state.all_same_held)
     return state
 
 
-def parse_position(text: str | None, rules: KniffelRules | None = None) -> Position | SheetState:
+def parse_position(text: str | None, rules: CategoryRules | None = None) -> Position | SheetState:
     """Read a position: a score sheet such as ``"aces=3 twos=- fours=12 kniffel=50"`` (see module
-    docs), or a state (``"filled=ones,chance upper=12 holds50=0"``, see ``parse_state``).
+    docs), or a state (``"filled=ones,chance upper=12 all_same_held=0"``, see ``parse_state``).
 
     Every score is checked against what the box can hold under ``rules`` (default: 5 dice,
-    Yahtzee rules); a malformed or impossible position raises ``PositionError``.
+    the Yahtzee rules); a malformed or impossible position raises ``PositionError``.
     """
-    rules = rules or KniffelRules()
+    rules = rules or CategoryRules()
     text = (text or "").strip()
     names = rules.box_names
-    if re.match(r"(filled|upper|holds50|armed)\b", text, re.I):
+    if re.match(r"(filled|upper|all_same_held|holds50|armed)\b", text, re.I):
         return parse_state(text, rules)
     if text.lower() in _EMPTY:
         return Position.empty(rules)
@@ -319,12 +323,12 @@ def format_position(position: Position) -> str:
     return " ".join(parts) if parts else "start"
 
 
-def parse_dice(dice: str | Sequence[int | str] | None, rules: KniffelRules | None = None) -> tuple[int, ...] | None:
+def parse_dice(dice: str | Sequence[int | str] | None, rules: CategoryRules | None = None) -> tuple[int, ...] | None:
     """Dice showing as sorted faces: ``"1 1 2 2 5"``, ``"11225"``, ``"1,1,2,2,5"`` or ``[1, 1, 2, 2, 5]``.
 
     ``None`` or an empty text means no dice showing (start of a turn).
     """
-    rules = rules or KniffelRules()
+    rules = rules or CategoryRules()
     if dice is None:
         return None
     if isinstance(dice, str):
@@ -349,18 +353,18 @@ def format_dice(dice: Sequence[int] | None) -> str:
     return " ".join(str(d) for d in dice) if dice else "-"
 
 
-def check_rolls_left(rolls_left: int | None, rules: KniffelRules, dice=None) -> int:
+def check_throws_left(throws_left: int | None, rules: CategoryRules, dice=None) -> int:
     """Re-throws still allowed in this turn, checked against the rules.
 
-    With dice showing the default is ``rules.rolls - 1`` (the first throw was just made);
+    With dice showing the default is ``rules.throws - 1`` (the first throw was just made);
     0 means a box must be filled now.
     """
     if dice is None:
-        if rolls_left not in (None, rules.rolls - 1):
+        if throws_left not in (None, rules.throws - 1):
             raise PositionError("--rolls-left needs the dice showing (--dice)")
-        return rules.rolls - 1
-    if rolls_left is None:
-        return rules.rolls - 1
-    if not 0 <= int(rolls_left) <= rules.rolls - 1:
-        raise PositionError(f"rolls left must be between 0 and {rules.rolls - 1} under {rules.name} ({rules.rolls} throws a turn), got {rolls_left}")
-    return int(rolls_left)
+        return rules.throws - 1
+    if throws_left is None:
+        return rules.throws - 1
+    if not 0 <= int(throws_left) <= rules.throws - 1:
+        raise PositionError(f"re-throws left must be between 0 and {rules.throws - 1} under {rules.name} ({rules.throws} throws a turn), got {throws_left}")
+    return int(throws_left)

@@ -1,19 +1,19 @@
 """Questions in bulk: state values, option values, best options and regrets for arrays of
 situations, answered from one solved table in one process.
 
-A *state* is ``(filled, upper, holds50)``: the mask of filled boxes (bit b = box b in the
+A *state* is ``(filled, upper, all_same_held)``: the mask of filled boxes (bit b = box b in the
 sheet's order), the upper-section total so far (any non-negative total; it is capped at the
-threshold here, never by the caller) and whether the Yahtzee box holds its points. A
+threshold here, never by the caller) and whether the all-same box holds its points. A
 *situation* is a state plus the dice showing and the re-throws left this turn.
 
 What a value includes: the expected points still to come from that moment under optimal play
 (the rest of the game: every box still open, the upper bonus if it is still to be earned,
-extra-Yahtzee bonuses to come). The score already on the sheet and an upper bonus already earned
+extra all-same bonuses to come). The score already on the sheet and an upper bonus already earned
 are not included (add them to compare totals). With the ``goals`` objective, the expected number
 of boxes still to be filled with their condition met.
 
 Every value comes from the same engine functions and the same turn policy as the solve
-(``jaxsolve.kniffel.solver``, ``policy``). A float64 table is answered in float64 whether or
+(``jaxsolve.games.category.solver``, ``policy``). A float64 table is answered in float64 whether or
 not JAX's x64 mode is on in the caller's process.
 """
 
@@ -40,9 +40,9 @@ def _precision(dtype):
     return jax.enable_x64(True) if np.dtype(dtype) == np.float64 else contextlib.nullcontext()
 
 
-@functools.partial(jax.jit, static_argnames=("rules", "objective", "rolls_left", "first"))
-def _situations(values, f, u, h, t, rules, objective, rolls_left, first):
-    """For situations with ``rolls_left`` re-throws left: the value of filling each box with
+@functools.partial(jax.jit, static_argnames=("rules", "objective", "throws_left", "first"))
+def _situations(values, f, u, h, t, rules, objective, throws_left, first):
+    """For situations with ``throws_left`` re-throws left: the value of filling each box with
     throw ``t`` (``[B, boxes]``, -inf where not allowed), of each keep contained in ``t``
     (``[B, S]`` over ``space.subkeeps[t]``) and of the throw itself (``[B]``)."""
     sp = tables.space(rules.dice)
@@ -50,11 +50,11 @@ def _situations(values, f, u, h, t, rules, objective, rolls_left, first):
     rows = jnp.arange(f.shape[0])
     fill_t = fills[:, t, rows].T
     points = solver.moves(f, u, h, rules).points[:, t, rows].T
-    throw_values = solver.turn_throw_values(values, f, u, h, rules, objective)  # [rolls, T, B]
-    throw_value = throw_values[rolls_left, t, rows]
-    if rolls_left == 0:
+    throw_values = solver.turn_throw_values(values, f, u, h, rules, objective)  # [throws, T, B]
+    throw_value = throw_values[throws_left, t, rows]
+    if throws_left == 0:
         return fill_t, points, jnp.full((f.shape[0], sp.subkeeps.shape[1]), -jnp.inf, values.dtype), throw_value
-    keep_values = dicelib.expect_keeps(sp, throw_values[rolls_left - 1])  # [K, B]
+    keep_values = dicelib.expect_keeps(sp, throw_values[throws_left - 1])  # [K, B]
     subs = jnp.asarray(sp.subkeeps)[t]  # [B, S]
     return fill_t, points, keep_values[subs, rows[:, None]], throw_value
 
@@ -94,7 +94,7 @@ class OptionValues:
 
 
 class Table:
-    """A solved table (``jaxsolve.kniffel.solver.Solution``) that answers arrays of questions."""
+    """A solved table (``jaxsolve.games.category.solver.Solution``) that answers arrays of questions."""
 
     def __init__(self, solution):
         self.solution = solution
@@ -105,10 +105,10 @@ class Table:
 
     # ------------------------------------------------------------------ states
 
-    def states(self, filled, upper, holds50):
-        """Checked int arrays ``(filled, upper capped, holds50)`` broadcast to one shape."""
-        f, u, h = (np.asarray(x) for x in np.broadcast_arrays(filled, upper, holds50))
-        for name, x in (("filled", f), ("upper", u), ("holds50", h)):
+    def states(self, filled, upper, all_same_held):
+        """Checked int arrays ``(filled, upper capped, all_same_held)`` broadcast to one shape."""
+        f, u, h = (np.asarray(x) for x in np.broadcast_arrays(filled, upper, all_same_held))
+        for name, x in (("filled", f), ("upper", u), ("all_same_held", h)):
             if x.dtype.kind not in "iub":
                 raise JaxsolveError(f"{name} must be integers, got {x.dtype}")
         rules = self.rules
@@ -117,12 +117,12 @@ class Table:
         if np.any(u < 0):
             raise JaxsolveError("upper totals must be >= 0")
         if np.any((h != 0) & (h != 1)):
-            raise JaxsolveError("holds50 must be 0 or 1")
+            raise JaxsolveError("all_same_held must be 0 or 1")
         return f.astype(np.int64), np.minimum(u, rules.upper_threshold).astype(np.int64), h.astype(np.int64)
 
-    def state_values(self, filled, upper, holds50) -> np.ndarray:
+    def state_values(self, filled, upper, all_same_held) -> np.ndarray:
         """Value of each state at the start of a turn (NaN where no game reaches it)."""
-        f, u, h = self.states(filled, upper, holds50)
+        f, u, h = self.states(filled, upper, all_same_held)
         return self.solution.values[f, u, h]
 
     # ------------------------------------------------------------------ situations
@@ -144,17 +144,17 @@ class Table:
         counts = np.stack([(d == face).sum(axis=1) for face in range(1, 7)], axis=1)
         return _throw_lookup(n)[counts @ _radix(n)], counts
 
-    def option_values(self, filled, upper, holds50, dice, rolls_left) -> OptionValues:
+    def option_values(self, filled, upper, all_same_held, dice, throws_left) -> OptionValues:
         """Every option of ``N`` situations: fill a box, or keep some dice and re-throw."""
-        f, u, h = self.states(filled, upper, holds50)
+        f, u, h = self.states(filled, upper, all_same_held)
         f, u, h = f.reshape(-1), u.reshape(-1), h.reshape(-1)
         t, _ = self.throws(dice)
-        r = np.broadcast_to(np.asarray(rolls_left), f.shape).astype(np.int64)
+        r = np.broadcast_to(np.asarray(throws_left), f.shape).astype(np.int64)
         if t.shape != f.shape:
             raise JaxsolveError(f"{len(t)} throws for {len(f)} states")
         rules = self.rules
-        if np.any((r < 0) | (r > rules.rolls - 1)):
-            raise JaxsolveError(f"re-throws left must be between 0 and {rules.rolls - 1}")
+        if np.any((r < 0) | (r > rules.throws - 1)):
+            raise JaxsolveError(f"re-throws left must be between 0 and {rules.throws - 1}")
         if np.any(f == rules.full_mask):
             raise JaxsolveError("a situation needs an open box (every box is filled)")
         sp = tables.space(rules.dice)
@@ -165,14 +165,14 @@ class Table:
         value = np.full(n, np.nan, self.dtype)
         values = self._device_values()
         for left in np.unique(r):
-            first = bool(rules.has_instant_bonus and left == rules.rolls - 1)
+            first = bool(rules.has_instant_bonus and left == rules.throws - 1)
             idx = np.flatnonzero(r == left)
             for start in range(0, len(idx), CHUNK):
                 part = idx[start : start + CHUNK]
                 pad = np.concatenate([part, np.repeat(part[-1:], CHUNK - len(part))])
                 with _precision(self.dtype):
                     args = [jnp.asarray(a[pad], jnp.int32) for a in (f, u, h, t)]
-                    b, p, k, v = _situations(values, *args, rules=rules, objective=self.objective, rolls_left=int(left), first=first)
+                    b, p, k, v = _situations(values, *args, rules=rules, objective=self.objective, throws_left=int(left), first=first)
                 boxes[part] = np.asarray(b)[: len(part)]
                 points[part] = np.asarray(p)[: len(part)]
                 keeps[part] = np.asarray(k)[: len(part)]

@@ -1,9 +1,10 @@
-"""Rules of category dice games (Kniffel / Yahtzee and its family) as values, with presets.
+"""Rules of category dice games (Kniffel / Yahtzee, Yatzy, Maxi Yatzy, ...) as values, with presets.
 
 A ``CategoryRules`` value holds the whole game: the score sheet (``boxes``, see
-``jaxsolve.kniffel.sheet``), the number of dice, the throws per turn, the upper threshold and
-bonus, and the joker / extra-bonus semantics of a repeated Yahtzee. The Kniffel / Yahtzee
-presets are values of this type with the 13-box ``KNIFFEL_SHEET``.
+``jaxsolve.games.category.sheet``), the number of dice, the throws per turn, the upper
+threshold and bonus, and the joker / extra-bonus semantics of a repeated all-same throw (all
+dice showing one face: a Yahtzee, Kniffel or Yatzy). The Kniffel / Yahtzee presets are values
+of this type with the 13-box ``KNIFFEL_SHEET``.
 """
 
 from __future__ import annotations
@@ -11,7 +12,7 @@ from __future__ import annotations
 import dataclasses
 from typing import Literal
 
-from jaxsolve.core.rules import Presets, Rules, RulesError
+from jaxsolve.core.rules import Rules, RulesError, option
 from jaxsolve.games.category.sheet import KNIFFEL_SHEET, Box, check_sheet
 
 JokerMode = Literal["none", "forced", "free", "kniffel"]
@@ -22,10 +23,6 @@ JOKER_MODES: tuple[str, ...] = ("none", "forced", "free", "kniffel")
 ORDERS: tuple[str, ...] = ("free", "forced")
 OBJECTIVES: tuple[str, ...] = ("score", "goals")
 
-# The standard 13-box sheet, for code that is specific to it (the rating heuristic, the APL tables).
-BOX_NAMES: tuple[str, ...] = tuple(b.name for b in KNIFFEL_SHEET)
-NUM_BOXES = len(BOX_NAMES)
-KNIFFEL_BOX = BOX_NAMES.index("kniffel")
 MAX_STATES = 1 << 31
 
 
@@ -35,31 +32,31 @@ class CategoryRules(Rules):
 
     Attributes:
         name: preset name, or ``"custom"``.
-        rolls: throws per turn (first throw included): 3 standard, 2 in the APL article.
-        joker: what a Yahtzee may do once the Yahtzee box is filled
+        throws: throws per turn (first throw included): 3 standard, 2 in the APL article.
+        joker: what an all-same throw may do once the all-same box is filled
             (``none``, ``forced``, ``free``, ``kniffel``; see docs/kniffel.md).
-        extra_bonus: points for each further Yahtzee while the Yahtzee box holds its points.
-        bonus_on_scratch: whether that extra bonus is paid when the roll scratches an upper
+        extra_bonus: points for each further all-same throw while the all-same box holds its points.
+        bonus_on_scratch: whether that extra bonus is paid when the throw scratches an upper
             box of another face.
         upper_bonus: points for reaching ``upper_threshold`` in the upper section.
         upper_threshold: upper total needed for the bonus (the state caps the total here).
         dice: number of dice (5 or 6; fewer for reduced games in tests).
-        instant_kniffel, instant_other: "Im-Hieb" bonuses for filling a box with points right
-            after the first throw of a turn (Yahtzee box / any other box); 0 = off.
+        instant_all_same, instant_other: "Im-Hieb" bonuses for filling a box with points right
+            after the first throw of a turn (all-same box / any other box); 0 = off.
         boxes: the score sheet.
         order: ``free`` (any open box may be filled) or ``forced`` (the boxes are filled in
             sheet order, one a turn: the only choice of a turn is which dice to keep).
     """
 
-    rolls: int = 3
-    joker: str = "forced"
-    extra_bonus: int = 100
+    throws: int = option(3, "Override throws per turn.", aliases=("--rolls",), min=1, max=6)
+    joker: str = option("forced", "Override the joker mode.", choices=JOKER_MODES)
+    extra_bonus: int = option(100, "Override the bonus for a further all-same throw (extra Yahtzee).", min=0)
     bonus_on_scratch: bool = True
     upper_bonus: int = 35
     upper_threshold: int = 63
     dice: int = 5
-    instant_kniffel: int = 0
-    instant_other: int = 0
+    instant_all_same: int = option(0, "Im-Hieb bonus for the all-same box filled right after the first throw (kniffel-imhieb: 30).", aliases=("--instant-kniffel",), min=0)
+    instant_other: int = option(0, "Im-Hieb bonus for any other box scored right after the first throw (kniffel-imhieb: 5).", min=0)
     boxes: tuple = KNIFFEL_SHEET
     order: str = "free"
 
@@ -71,18 +68,18 @@ class CategoryRules(Rules):
         if self.order not in ORDERS:
             raise RulesError(f"unknown box order {self.order!r}; choose one of {', '.join(ORDERS)}")
         if self.order == "forced" and self.joker == "forced":
-            raise RulesError("the forced joker picks the box a Yahtzee goes to, which a forced box order already fixes: use joker 'free', 'kniffel' or 'none'")
-        if not 1 <= self.rolls <= 6:
-            raise RulesError(f"rolls per turn must be between 1 and 6, got {self.rolls}")
-        if min(self.extra_bonus, self.upper_bonus, self.instant_kniffel, self.instant_other) < 0:
+            raise RulesError("the forced joker picks the box an all-same throw goes to, which a forced box order already fixes: use joker 'free', 'kniffel' or 'none'")
+        if not 1 <= self.throws <= 6:
+            raise RulesError(f"throws per turn must be between 1 and 6, got {self.throws}")
+        if min(self.extra_bonus, self.upper_bonus, self.instant_all_same, self.instant_other) < 0:
             raise RulesError("bonuses must be >= 0")
         if not 1 <= self.upper_threshold <= 21 * self.dice:
             raise RulesError(f"upper threshold must be between 1 and {21 * self.dice}, got {self.upper_threshold}")
         if not all(isinstance(b, Box) for b in self.boxes):
             raise RulesError("boxes must be Box values")
         check_sheet(self.boxes)
-        if self.yahtzee_box < 0 and (self.joker != "none" or self.extra_bonus or self.instant_kniffel):
-            raise RulesError("without a yahtzee box the joker must be 'none' and the extra and instant Yahtzee bonuses 0")
+        if self.all_same_box < 0 and (self.joker != "none" or self.extra_bonus or self.instant_all_same):
+            raise RulesError("without an all-same box the joker must be 'none' and the extra and instant all-same bonuses 0")
         if self.num_states >= MAX_STATES:
             raise RulesError(f"{self.num_states:,} states do not fit a flat int32 index (limit {MAX_STATES:,})")
 
@@ -95,14 +92,14 @@ class CategoryRules(Rules):
         return tuple(b.name for b in self.boxes)
 
     @property
-    def yahtzee_box(self) -> int:
+    def all_same_box(self) -> int:
         """Index of the box the joker and extra-bonus rules refer to; -1 if the sheet has none."""
-        return next((i for i, b in enumerate(self.boxes) if b.kind == "yahtzee"), -1)
+        return next((i for i, b in enumerate(self.boxes) if b.kind == "all_same"), -1)
 
     @property
-    def has_yahtzee_rules(self) -> bool:
-        """Whether a Yahtzee thrown after the Yahtzee box is filled scores differently (joker/bonus)."""
-        return self.yahtzee_box >= 0 and (self.joker != "none" or self.extra_bonus > 0)
+    def has_all_same_rules(self) -> bool:
+        """Whether an all-same throw after the all-same box is filled scores differently (joker/bonus)."""
+        return self.all_same_box >= 0 and (self.joker != "none" or self.extra_bonus > 0)
 
     @property
     def full_mask(self) -> int:
@@ -118,7 +115,7 @@ class CategoryRules(Rules):
 
     @property
     def has_instant_bonus(self) -> bool:
-        return bool(self.instant_kniffel or self.instant_other)
+        return bool(self.instant_all_same or self.instant_other)
 
     def to_dict(self) -> dict:
         out = super().to_dict()
@@ -137,29 +134,6 @@ class CategoryRules(Rules):
                 raise RulesError(f"bad box in rules metadata: {exc}") from None
             data = {**data, "boxes": sheet}
         return super().from_dict(data)
-
-
-KniffelRules = CategoryRules
-
-PRESETS: Presets[CategoryRules] = Presets(
-    "Kniffel",
-    {
-        "yahtzee": CategoryRules("yahtzee", rolls=3, joker="forced", extra_bonus=100),
-        "yahtzee-free": CategoryRules("yahtzee-free", rolls=3, joker="free", extra_bonus=100),
-        "yahtzee-nojoker": CategoryRules("yahtzee-nojoker", rolls=3, joker="none", extra_bonus=100),
-        "yahtzee-nobonus": CategoryRules("yahtzee-nobonus", rolls=3, joker="none", extra_bonus=0),
-        "kniffel": CategoryRules("kniffel", rolls=3, joker="kniffel", extra_bonus=100, bonus_on_scratch=False),
-        "kniffel-apl": CategoryRules("kniffel-apl", rolls=2, joker="kniffel", extra_bonus=100, bonus_on_scratch=False),
-        "kniffel-imhieb": CategoryRules(
-            "kniffel-imhieb", rolls=3, joker="kniffel", extra_bonus=100, bonus_on_scratch=False, instant_kniffel=30, instant_other=5
-        ),
-    },
-)
-
-
-def get_rules(name: str) -> CategoryRules:
-    """The preset called ``name``; a clear error listing the presets otherwise."""
-    return PRESETS.get_rules(name)
 
 
 def check_objective(objective: str) -> str:

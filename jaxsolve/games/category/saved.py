@@ -1,30 +1,30 @@
 """Category games with saved throws: throws a turn leaves unused are kept for later turns.
 
-The official Maxi Yatzy rule: each turn brings ``rules.rolls`` new throws, the first throw of
+The official Maxi Yatzy rule: each turn brings ``rules.throws`` new throws, the first throw of
 a turn is compulsory, and a box may be filled after any throw; the throws not used are saved
-and added to a later turn. Here at most ``cap`` throws may be carried into a turn (throws
-saved beyond the cap are lost; ``cap=0`` is the game without saving). The number of saved
+and added to a later turn. Here at most ``max_saved`` throws may be carried into a turn (throws
+saved beyond that are lost; ``max_saved=0`` is the game without saving). The number of saved
 throws becomes a state component:
 
-* a state is ``(saved, filled, upper, holds50)``. A turn saves at most ``rolls - 1`` throws,
-  so a state with ``k`` boxes filled is reachable with at most ``min((rolls - 1) x k, cap)``
+* a state is ``(saved, filled, upper, all_same_held)``. A turn saves at most ``throws - 1`` throws,
+  so a state with ``k`` boxes filled is reachable with at most ``min((throws - 1) x k, max_saved)``
   saved throws (``rows_in_layer``); only those rows are computed, the others are NaN;
-* a turn that starts with ``s`` saved throws has ``s + rolls - 1`` throws left after its first
+* a turn that starts with ``s`` saved throws has ``s + throws - 1`` throws left after its first
   throw. With ``r`` throws left, the value of a throw is
-  ``W_r = max(fill the best box now -> next state with min(r, cap) saved,
+  ``W_r = max(fill the best box now -> next state with min(r, max_saved) saved,
   keep some dice and throw the others -> W_{r-1})``, and ``W_0`` = fill now with 0 saved.
   Filling uses the same box options as the engine (``solver.final_throw_values``) with the
-  next states read from row ``min(r, cap)``; a re-throw is the shared ``dice.reroll``. One
+  next states read from row ``min(r, max_saved)``; a re-throw is the shared ``dice.reroll``. One
   ``lax.scan`` over ``r`` gives every row of a chunk of states, so the compiled program does
-  not grow with the cap;
+  not grow with ``max_saved``;
 * every move fills one box, so a layer of states (``k`` boxes filled) reads only the next
   layer. The solve keeps two layer tables, each ``[rows, masks of the layer x upper totals
-  (x 2 flags with Yahtzee rules)]`` (``LayerTable``: masks by their colex rank), not the
-  whole ``[cap + 1, states]`` table: for Maxi Yatzy's uncapped game (cap 38) two layer tables
+  (x 2 flags with all-same rules)]`` (``LayerTable``: masks by their colex rank), not the
+  whole ``[max_saved + 1, states]`` table: for Maxi Yatzy's unlimited game (max_saved 38) two layer tables
   take at most 2.45 GiB where the whole table takes 25.9 GiB. ``table=True`` gathers the layers into the full table on the host.
 
 The layers, chunking, class representatives and sharding are the layered core's, as for the
-game without saving (``solver.solve``); ``cap=0`` gives the same values.
+game without saving (``solver.solve``); ``max_saved=0`` gives the same values.
 """
 
 from __future__ import annotations
@@ -46,33 +46,34 @@ from jaxsolve.games.category import table_io, tables
 from jaxsolve.games.category.rules import OBJECTIVES, CategoryRules, check_objective
 from jaxsolve.games.category.solver import Solution, final_throw_values, representative_layers
 
-MAX_CAP = 60
+MAX_SAVED_LIMIT = 60
 
 
-def check_cap(cap: int, rules: CategoryRules) -> int:
-    """``cap`` as an int, with a clear error when it is not a saved-throw cap of ``rules``."""
-    if isinstance(cap, bool) or not isinstance(cap, (int, np.integer)) or not 0 <= int(cap) <= MAX_CAP:
-        raise JaxsolveError(f"saved-throw cap must be an integer between 0 and {MAX_CAP}, got {cap!r}")
+def check_max_saved(max_saved: int, rules: CategoryRules) -> int:
+    """``max_saved`` (the most throws that may be carried into a turn) as an int, with a clear
+    error when it is not one ``rules`` can take."""
+    if isinstance(max_saved, bool) or not isinstance(max_saved, (int, np.integer)) or not 0 <= int(max_saved) <= MAX_SAVED_LIMIT:
+        raise JaxsolveError(f"the most saved throws must be an integer between 0 and {MAX_SAVED_LIMIT}, got {max_saved!r}")
     if rules.has_instant_bonus:
         raise JaxsolveError("saved throws are not combined with the Im-Hieb first-throw bonus")
-    return int(cap)
+    return int(max_saved)
 
 
-def useful_cap(rules: CategoryRules) -> int:
-    """The largest number of throws a turn can bring in: (turns - 1) x (rolls - 1).
+def useful_max_saved(rules: CategoryRules) -> int:
+    """The largest number of throws a turn can bring in: (turns - 1) x (throws - 1).
 
-    A cap at least this large never loses a throw: it is the uncapped game.
+    A ``max_saved`` at least this large never loses a throw: it is the unlimited game.
     """
-    return (rules.num_boxes - 1) * (rules.rolls - 1)
+    return (rules.num_boxes - 1) * (rules.throws - 1)
 
 
-def rows_in_layer(rules: CategoryRules, cap: int, layer: int) -> int:
-    """Saved-throw rows a layer can reach: ``min((rolls - 1) x layer, cap) + 1``.
+def rows_in_layer(rules: CategoryRules, max_saved: int, layer: int) -> int:
+    """Saved-throw rows a layer can reach: ``min((throws - 1) x layer, max_saved) + 1``.
 
-    A turn saves at most ``rolls - 1`` throws, so after ``layer`` turns no more than
-    ``(rolls - 1) x layer`` are carried; the other rows of a layer are unreachable (NaN).
+    A turn saves at most ``throws - 1`` throws, so after ``layer`` turns no more than
+    ``(throws - 1) x layer`` are carried; the other rows of a layer are unreachable (NaN).
     """
-    return min((rules.rolls - 1) * layer, cap) + 1
+    return min((rules.throws - 1) * layer, max_saved) + 1
 
 
 @functools.lru_cache(maxsize=4)
@@ -94,19 +95,19 @@ def layer_masks(rules: CategoryRules) -> list[int]:
 
 
 def layer_width(rules: CategoryRules) -> int:
-    """Entries per filled mask in a layer table: upper totals x (2 flags with Yahtzee rules, else 1).
+    """Entries per filled mask in a layer table: upper totals x (2 flags with all-same rules, else 1).
 
-    Without Yahtzee rules every state is read at ``holds50 = 0`` (``tables.canonical``), so
+    Without all-same rules every state is read at ``all_same_held = 0`` (``tables.canonical``), so
     the flag axis is dropped.
     """
-    return (rules.upper_threshold + 1) * (2 if rules.has_yahtzee_rules else 1)
+    return (rules.upper_threshold + 1) * (2 if rules.has_all_same_rules else 1)
 
 
 class LayerTable:
     """One layer's values ``[states of the layer]`` read by flat state index (``tables.state_index``).
 
     ``final_throw_values`` reads every next state by its flat index at its class representative;
-    this maps that index to the layer's compact position ``(rank(filled), upper, holds50)``,
+    this maps that index to the layer's compact position ``(rank(filled), upper, all_same_held)``,
     so the solve keeps two layers in memory instead of the whole table.
     """
 
@@ -116,71 +117,71 @@ class LayerTable:
 
     def __getitem__(self, index):
         width = self.rules.upper_threshold + 1
-        holds50, rest = index % 2, index // 2
-        return self.data[layer_position(self.ranks, rest // width, rest % width, holds50, self.rules)]
+        all_same_held, rest = index % 2, index // 2
+        return self.data[layer_position(self.ranks, rest // width, rest % width, all_same_held, self.rules)]
 
 
-def layer_position(ranks, filled, upper, holds50, rules: CategoryRules):
+def layer_position(ranks, filled, upper, all_same_held, rules: CategoryRules):
     """Position of states in their layer's table (``ranks``: ``mask_ranks``; NumPy or JAX ints)."""
-    flags = 2 if rules.has_yahtzee_rules else 1
-    return (ranks[filled] * (rules.upper_threshold + 1) + upper) * flags + holds50 * (flags - 1)
+    flags = 2 if rules.has_all_same_rules else 1
+    return (ranks[filled] * (rules.upper_threshold + 1) + upper) * flags + all_same_held * (flags - 1)
 
 
-def state_values(next_rows, ranks, filled, upper, holds50, rules: CategoryRules, rows: int, objective: str = "score"):
+def state_values(next_rows, ranks, filled, upper, all_same_held, rules: CategoryRules, rows: int, objective: str = "score"):
     """``[rows, B]`` value of each state with 0 .. rows - 1 saved throws, start of a turn.
 
     ``next_rows`` ``[rows of the next layer, entries]`` holds the next layer's values
-    (``LayerTable`` layout) for 0, 1, ... saved throws; its last row is the cap's.
+    (``LayerTable`` layout) for 0, 1, ... saved throws; its last row is ``max_saved``'s.
     """
     sp = tables.space(rules.dice)
     top = next_rows.shape[0] - 1
 
     def fill(saved):
         row = jax.lax.dynamic_index_in_dim(next_rows, saved, keepdims=False)
-        return final_throw_values(LayerTable(row, ranks, rules), filled, upper, holds50, rules, objective)
+        return final_throw_values(LayerTable(row, ranks, rules), filled, upper, all_same_held, rules, objective)
 
     def more(fill_now, current, left):  # one more throw left: fill now (saving them) or throw again
         current = jnp.maximum(fill_now(left), dice.reroll(sp, current))
         return current, dice.throw_mean(sp, current)
 
     start = fill(0)
-    last_left = rows + rules.rolls - 2
+    last_left = rows + rules.throws - 2
     if last_left == 0:
         return dice.throw_mean(sp, start)[None]
-    # throws left 1 .. top read their own row of the next layer; more throws left than the cap
-    # all fill into the cap's row, computed once
+    # throws left 1 .. top read their own row of the next layer; more throws left than max_saved
+    # all fill into max_saved's row, computed once
     own = min(last_left, top)
     current, means = jax.lax.scan(functools.partial(more, fill), start, jnp.arange(1, own + 1))
     if last_left > own:
-        capped = fill(top) if top else start
-        current, rest = jax.lax.scan(functools.partial(more, lambda _: capped), current, jnp.arange(own + 1, last_left + 1))
+        at_max = fill(top) if top else start
+        current, rest = jax.lax.scan(functools.partial(more, lambda _: at_max), current, jnp.arange(own + 1, last_left + 1))
         means = jnp.concatenate([means, rest])
-    return means[rules.rolls - 2 :]
+    return means[rules.throws - 2 :]
 
 
 def value_step(rules: CategoryRules, objective: str):
-    """The per-chunk step: ``(layer rows, (next rows, ranks), rows, filled, upper, holds50) -> layer rows``."""
+    """The per-chunk step: ``(layer rows, (next rows, ranks), rows, filled, upper, all_same_held) -> layer rows``."""
 
-    def step(carry, operands, rows, filled, upper, holds50):
+    def step(carry, operands, rows, filled, upper, all_same_held):
         del rows
         next_rows, ranks = operands
-        v = state_values(next_rows, ranks, filled, upper, holds50, rules, carry.shape[0], objective)
-        return carry.at[:, layer_position(ranks, filled, upper, holds50, rules)].set(v)
+        v = state_values(next_rows, ranks, filled, upper, all_same_held, rules, carry.shape[0], objective)
+        return carry.at[:, layer_position(ranks, filled, upper, all_same_held, rules)].set(v)
 
     return step
 
 
 @dataclass
 class SavedSolution(Solution):
-    """Values of a category game with up to ``cap`` saved throws.
+    """Values of a category game with up to ``max_saved`` saved throws.
 
-    ``values`` has shape ``[cap + 1 saved, 2**boxes filled, cap_upper + 1, 2 holds50]``, NaN at
+    ``values`` has shape ``[max_saved + 1 saved, 2**boxes filled, upper_threshold + 1, 2 all_same_held]``, NaN at
     unreachable states (as ``solver.Solution``, one row per number of saved throws; a state with
-    ``k`` boxes filled is reachable with at most ``(rolls - 1) x k`` saved throws). A solve
+    ``k`` boxes filled is reachable with at most ``(throws - 1) x k`` saved throws). A solve
     with ``table=False`` keeps only the game value: ``values`` is None.
     """
 
-    cap: int = 0
+    max_saved: int = 0
     start_value: float = float("nan")
 
     @property
@@ -188,39 +189,39 @@ class SavedSolution(Solution):
         """Value of the start: empty sheet, nothing saved."""
         return float(self.values[0, 0, 0, 0]) if self.values is not None else self.start_value
 
-    def value(self, filled: int = 0, upper: int = 0, holds50: int = 0, saved: int = 0) -> float:
+    def value(self, filled: int = 0, upper: int = 0, all_same_held: int = 0, saved: int = 0) -> float:
         if self.values is None:
             raise JaxsolveError("this saved-throw solve kept the game value only (solved with table=False)")
-        if not 0 <= int(saved) <= self.cap:
-            raise JaxsolveError(f"saved throws must be between 0 and the cap {self.cap}, got {saved}")
-        if not 0 <= int(filled) < 1 << self.rules.num_boxes or upper < 0 or holds50 not in (0, 1):
-            raise JaxsolveError(f"not a state: filled={filled}, upper={upper}, holds50={holds50}")
-        return float(self.values[int(saved), int(filled), min(int(upper), self.rules.upper_threshold), int(holds50)])
+        if not 0 <= int(saved) <= self.max_saved:
+            raise JaxsolveError(f"saved throws must be between 0 and max_saved {self.max_saved}, got {saved}")
+        if not 0 <= int(filled) < 1 << self.rules.num_boxes or upper < 0 or all_same_held not in (0, 1):
+            raise JaxsolveError(f"not a state: filled={filled}, upper={upper}, all_same_held={all_same_held}")
+        return float(self.values[int(saved), int(filled), min(int(upper), self.rules.upper_threshold), int(all_same_held)])
 
 
-def defined_mask(rules: CategoryRules, cap: int) -> np.ndarray:
-    """``[cap + 1] + state shape`` bool: where a saved-throw table holds a value (NaN elsewhere)."""
+def defined_mask(rules: CategoryRules, max_saved: int) -> np.ndarray:
+    """``[max_saved + 1] + state shape`` bool: where a saved-throw table holds a value (NaN elsewhere)."""
     layers = tables.popcount(np.arange(1 << rules.num_boxes))
-    reach = np.arange(cap + 1)[:, None] <= (rules.rolls - 1) * layers[None, :]
+    reach = np.arange(max_saved + 1)[:, None] <= (rules.throws - 1) * layers[None, :]
     return table_io.reachable_mask(rules)[None] & reach[:, :, None, None]
 
 
-def layer_bytes(rules: CategoryRules, cap: int, dtype="float32") -> dict[int, int]:
+def layer_bytes(rules: CategoryRules, max_saved: int, dtype="float32") -> dict[int, int]:
     """Bytes of each layer's table in the solve (``rows_in_layer`` x masks x ``layer_width``)."""
     masks = layer_masks(rules)
     item = np.dtype(dtype).itemsize
-    return {k: rows_in_layer(rules, cap, k) * masks[k] * layer_width(rules) * item for k in range(rules.num_boxes + 1)}
+    return {k: rows_in_layer(rules, max_saved, k) * masks[k] * layer_width(rules) * item for k in range(rules.num_boxes + 1)}
 
 
-def working_bytes(rules: CategoryRules, cap: int, dtype="float32") -> int:
+def working_bytes(rules: CategoryRules, max_saved: int, dtype="float32") -> int:
     """The solve's largest pair of adjacent layer tables: what it holds besides one chunk's work."""
-    sizes = layer_bytes(rules, cap, dtype)
+    sizes = layer_bytes(rules, max_saved, dtype)
     return max(sizes[k] + sizes[k + 1] for k in range(rules.num_boxes))
 
 
-def table_bytes(rules: CategoryRules, cap: int, dtype="float32") -> int:
-    """Bytes of the whole value table for ``cap`` (what ``table=True`` returns and an export holds)."""
-    return (cap + 1) * rules.num_states * np.dtype(dtype).itemsize
+def table_bytes(rules: CategoryRules, max_saved: int, dtype="float32") -> int:
+    """Bytes of the whole value table for ``max_saved`` (what ``table=True`` returns and an export holds)."""
+    return (max_saved + 1) * rules.num_states * np.dtype(dtype).itemsize
 
 
 def available_memory() -> int | None:
@@ -235,19 +236,19 @@ def available_memory() -> int | None:
     return None
 
 
-def check_table_fits(rules: CategoryRules, cap: int, dtype="float32", copies: int = 1) -> None:
+def check_table_fits(rules: CategoryRules, max_saved: int, dtype="float32", copies: int = 1) -> None:
     """A clear error, before any work, when ``copies`` full tables do not fit the host's memory."""
-    need, free = copies * table_bytes(rules, cap, dtype), available_memory()
+    need, free = copies * table_bytes(rules, max_saved, dtype), available_memory()
     if free is not None and need > free:
         raise JaxsolveError(
-            f"the whole table of cap {cap} needs {need / 2**30:.1f} GiB of host memory, {free / 2**30:.1f} GiB available; "
-            "solve without an export for the game value (two layers at a time), or with a smaller cap"
+            f"the whole table with up to {max_saved} saved throws needs {need / 2**30:.1f} GiB of host memory, {free / 2**30:.1f} GiB available; "
+            "solve without an export for the game value (two layers at a time), or with fewer saved throws"
         )
 
 
 def solve(
     rules: CategoryRules,
-    cap: int,
+    max_saved: int,
     objective: str = "score",
     *,
     dtype=None,
@@ -257,7 +258,7 @@ def solve(
     table: bool = True,
     on_layer: Callable[[int, int], None] | None = None,
 ) -> SavedSolution:
-    """Solve ``rules`` with up to ``cap`` saved throws by backward induction.
+    """Solve ``rules`` with up to ``max_saved`` saved throws by backward induction.
 
     Layer by layer from the full sheet back: the solve holds only the layer it computes and the
     one after it (``working_bytes``), each with its reachable saved-throw rows. ``table``: also
@@ -267,7 +268,7 @@ def solve(
     ``devices``: shard every chunk over a mesh of these devices (an int: the first n visible,
     a list of devices); ``device``: one device (JAX's default if both are None).
     """
-    cap = check_cap(cap, rules)
+    max_saved = check_max_saved(max_saved, rules)
     check_objective(objective)
     dtype = jnp.dtype(dtype or (jnp.float64 if jax.config.jax_enable_x64 else jnp.float32))
     nb, width = rules.num_boxes, layer_width(rules)
@@ -278,18 +279,18 @@ def solve(
     home = device if mesh is None else mesh.devices.flat[0]
     ranks_np = mask_ranks(nb)
     if table:
-        check_table_fits(rules, cap, dtype)
-    out = np.full((cap + 1, rules.num_states), np.nan, dtype) if table else None
+        check_table_fits(rules, max_saved, dtype)
+    out = np.full((max_saved + 1, rules.num_states), np.nan, dtype) if table else None
     if out is not None:
         full = tables.state_index(rules.full_mask, np.arange(rules.upper_threshold + 1)[:, None], np.arange(2)[None, :], rules).reshape(-1)
-        out[: rows_in_layer(rules, cap, nb), full] = 0.0
+        out[: rows_in_layer(rules, max_saved, nb), full] = 0.0
     with jax.default_device(home):
         ranks = jnp.asarray(ranks_np)
-        last = jnp.zeros((rows_in_layer(rules, cap, nb), masks[nb] * width), dtype)
+        last = jnp.zeros((rows_in_layer(rules, max_saved, nb), masks[nb] * width), dtype)
 
     def begin_layer(layer, carry):
         with jax.default_device(home):
-            rows = jnp.full((rows_in_layer(rules, cap, layer.index), masks[layer.index] * width), jnp.nan, dtype)
+            rows = jnp.full((rows_in_layer(rules, max_saved, layer.index), masks[layer.index] * width), jnp.nan, dtype)
         return LayerSetup(rows, (carry, ranks), chunk)
 
     def end_layer(layer, carry):
@@ -301,7 +302,7 @@ def solve(
         return carry
 
     run = run_layers(
-        ("kniffel-saved", rules, cap, objective),
+        ("category-saved", rules, max_saved, objective),
         value_step(rules, objective),
         representative_layers(rules),
         last,
@@ -315,18 +316,18 @@ def solve(
     )
     start = float(run.carry[0, 0])
     where = ", ".join(str(d) for d in mesh.devices.flat) if mesh is not None else str(device)
-    values = out.reshape((cap + 1,) + rules.state_shape) if out is not None else None
-    return SavedSolution(rules, objective, values, run.seconds, run.compile_seconds, where, run.timings, cap=cap, start_value=start)
+    values = out.reshape((max_saved + 1,) + rules.state_shape) if out is not None else None
+    return SavedSolution(rules, objective, values, run.seconds, run.compile_seconds, where, run.timings, max_saved=max_saved, start_value=start)
 
 
 # ----------------------------------------------------------------------------- export
 
 
 def metadata(sol: SavedSolution, game: str | None = None) -> dict:
-    """The sidecar of a saved-throw table: the category metadata plus the saved axis and cap."""
+    """The sidecar of a saved-throw table: the category metadata plus the saved axis and ``max_saved``."""
     base = table_io.metadata(Solution(sol.rules, sol.objective, sol.values[0], sol.solve_seconds, sol.compile_seconds, sol.device), game)
-    base["axes"] = [{"name": "saved", "size": sol.cap + 1, "meaning": f"throws saved from earlier turns (0 .. cap {sol.cap})"}] + base["axes"]
-    base["saved_cap"] = sol.cap
+    base["axes"] = [{"name": "saved", "size": sol.max_saved + 1, "meaning": f"throws saved from earlier turns (0 .. max_saved {sol.max_saved})"}] + base["axes"]
+    base["max_saved"] = sol.max_saved
     base["state_moment"] = "start of a turn, before the first throw, with the saved throws carried in"
     return base
 
@@ -339,24 +340,24 @@ def save_solution(path: str | os.PathLike, sol: SavedSolution, *, game: str | No
 
 
 def load_solution(path: str | os.PathLike, *, game: str | None = None) -> SavedSolution:
-    """Read a saved-throw export back, with every check of ``table_io.load_solution`` plus the cap.
+    """Read a saved-throw export back, with every check of ``table_io.load_solution`` plus ``max_saved``.
 
-    The sidecar must carry ``saved_cap`` (an export without it is a table of the game without
+    The sidecar must carry ``max_saved`` (an export without it is a table of the game without
     saving: load it with ``table_io.load_solution``), the array's shape must be
-    ``[cap + 1] + rules' state shape`` and NaN exactly at the unreachable states of every row.
+    ``[max_saved + 1] + rules' state shape`` and NaN exactly at the unreachable states of every row.
     """
     values, meta = export.load(path, game=game)
     if meta.get("game") not in table_io.category_games():
         raise JaxsolveError(f"{path} holds a {meta.get('game')!r} export, not a category game")
-    cap = meta.get("saved_cap")
-    if isinstance(cap, bool) or not isinstance(cap, int) or not 0 <= cap <= MAX_CAP:
-        raise JaxsolveError(f"{export.sidecar_path(path)}: no valid 'saved_cap'; not a saved-throw table")
+    max_saved = meta.get("max_saved")
+    if isinstance(max_saved, bool) or not isinstance(max_saved, int) or not 0 <= max_saved <= MAX_SAVED_LIMIT:
+        raise JaxsolveError(f"{export.sidecar_path(path)}: no valid 'max_saved'; not a saved-throw table")
     rules = export.rules_from(path, meta, CategoryRules)
     objective = meta.get("objective")
     if objective not in OBJECTIVES:
         raise JaxsolveError(f"{export.sidecar_path(path)}: objective {objective!r} is not one of {', '.join(OBJECTIVES)}")
-    defined = defined_mask(rules, cap)
-    export.check_array(path, values, shape=(cap + 1,) + rules.state_shape, dtypes=("float32", "float64"), defined=defined, low=0.0, what=f"rules {rules.name}, cap {cap}")
+    defined = defined_mask(rules, max_saved)
+    export.check_array(path, values, shape=(max_saved + 1,) + rules.state_shape, dtypes=("float32", "float64"), defined=defined, low=0.0, what=f"rules {rules.name}, max_saved {max_saved}")
     seconds = [meta.get(k, 0.0) for k in ("solve_seconds", "compile_seconds")]
     seconds = [float(x) if isinstance(x, (int, float)) and not isinstance(x, bool) else 0.0 for x in seconds]
-    return SavedSolution(rules, objective, np.asarray(values), seconds[0], seconds[1], str(meta.get("device", "")), cap=cap)
+    return SavedSolution(rules, objective, np.asarray(values), seconds[0], seconds[1], str(meta.get("device", "")), max_saved=max_saved)

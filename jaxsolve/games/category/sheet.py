@@ -13,15 +13,15 @@ section and a scoring rule applied to the dice counts of a throw:
   (a "two pairs" box that also takes a single pair: ``(2, 2)``, ``min_groups=1``);
 * ``straight``: one die each of every face of any set in ``param`` (faces 1..6 written as a
   number: ``(1234, 2345, 3456)`` is any four in a row); it scores ``points`` (or the sum);
-* ``yahtzee``: all dice show one face; it scores ``points``;
+* ``all_same``: all dice show one face (a Yahtzee, Kniffel or Yatzy); it scores ``points``;
 * ``chance``: the sum of all dice.
 
-``joker_points`` is what a lower box pays when a Yahtzee is placed there as a joker (the
+``joker_points`` is what a lower box pays when an all-same throw is placed there as a joker (the
 American rule pays fixed 25 / 30 / 40 for the full house and the straights); ``None`` means
 the box is scored normally.
 
 The engine requires the first six boxes to be the upper section, faces 1..6 in order, and at
-most one ``yahtzee`` box (the one the joker and extra-bonus rules refer to).
+most one ``all_same`` box (the one the joker and extra-bonus rules refer to).
 """
 
 from __future__ import annotations
@@ -35,8 +35,8 @@ import numpy as np
 
 from jaxsolve.core.rules import RulesError
 
-Kind = Literal["face", "groups", "straight", "yahtzee", "chance"]
-KINDS = ("face", "groups", "straight", "yahtzee", "chance")
+Kind = Literal["face", "groups", "straight", "all_same", "chance"]
+KINDS = ("face", "groups", "straight", "all_same", "chance")
 FACES = np.arange(1, 7)
 
 
@@ -96,7 +96,7 @@ def _score_one(box: Box, c: tuple) -> int:
         return c[f - 1] * f
     if box.kind == "chance":
         return total
-    if box.kind == "yahtzee":
+    if box.kind == "all_same":
         dice = sum(c)
         return int(box.points if box.points is not None else total) if dice and max(c) == dice else 0
     if box.kind == "straight":
@@ -129,7 +129,7 @@ def face_boxes(names=("aces", "twos", "threes", "fours", "fives", "sixes"), alia
 
 
 def check_sheet(boxes: tuple[Box, ...]) -> None:
-    """The layout the engine needs: faces 1..6 first, at most one ``yahtzee`` box, unique names."""
+    """The layout the engine needs: faces 1..6 first, at most one ``all_same`` box, unique names."""
     if not 7 <= len(boxes) <= 24:
         raise RulesError(f"a score sheet needs 7 to 24 boxes, got {len(boxes)}")
     for f, box in enumerate(boxes[:6], start=1):
@@ -137,13 +137,24 @@ def check_sheet(boxes: tuple[Box, ...]) -> None:
             raise RulesError(f"box {f} must be the upper box of face {f}, got {box.name!r}")
     if any(box.kind == "face" for box in boxes[6:]):
         raise RulesError("only the first six boxes may be upper (face) boxes")
-    if sum(box.kind == "yahtzee" for box in boxes) > 1:
-        raise RulesError("a sheet has at most one yahtzee box")
+    if sum(box.kind == "all_same" for box in boxes) > 1:
+        raise RulesError("a sheet has at most one all_same box")
     names = [n for box in boxes for n in (box.name,) + tuple(box.aliases)]
     dup = sorted({n for n in names if names.count(n) > 1})
     if dup:
         raise RulesError(f"box names must be unique, repeated: {', '.join(dup)}")
 
+
+# The English names of the upper boxes on the Scandinavian sheets (Yatzy, Maxi Yatzy).
+UPPER_NAMES = ("ones", "twos", "threes", "fours", "fives", "sixes")
+UPPER_ALIASES = (
+    ("1", "1s", "aces", "ettor", "enere"),
+    ("2", "2s", "tvaor", "tvåor", "toere"),
+    ("3", "3s", "treor", "treere"),
+    ("4", "4s", "fyror", "firere"),
+    ("5", "5s", "femmor", "femmere"),
+    ("6", "6s", "sexor", "seksere"),
+)
 
 _UPPER_ALIASES = (
     ("ones", "1", "1s", "1er", "einser"),
@@ -162,7 +173,7 @@ KNIFFEL_SHEET: tuple[Box, ...] = face_boxes(aliases=_UPPER_ALIASES) + (
         aliases=("ss", "sm", "smallstraight", "kleine_strasse", "kleine_straße", "ks")),
     Box("large_straight", "straight", (12345, 23456), points=40, joker_points=40,
         aliases=("ls", "lg", "largestraight", "grosse_strasse", "große_straße", "gs")),
-    Box("kniffel", "yahtzee", points=50, aliases=("kn", "yahtzee", "yz", "five_of_a_kind")),
+    Box("kniffel", "all_same", points=50, aliases=("kn", "yahtzee", "yz", "five_of_a_kind")),
     Box("chance", "chance", aliases=("ch",)),
 )
 """The Kniffel / Yahtzee sheet (13 boxes)."""

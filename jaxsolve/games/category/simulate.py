@@ -1,4 +1,4 @@
-"""Play many Kniffel games at once with a strategy (vectorised, reproducible by seed).
+"""Play many games of a category game at once with a strategy (vectorised, reproducible by seed).
 
 Per turn all games are at the start of a turn with the same number of filled boxes. The
 distinct states among them are found (``np.unique`` on the state index) and the strategy's
@@ -6,11 +6,11 @@ distinct states among them are found (``np.unique`` on the state index) and the 
 are computed for those states only, in fixed-size chunks (one compilation), on the chosen
 device. Each game then only looks up its decisions: its first throw, keeps, re-throws and box.
 For the optimal strategy 1M games cost about as much as one solve: the distinct states over
-all 13 turns are at most the game's reachable states.
+all turns are at most the game's reachable states.
 
 Randomness: all dice of a turn are drawn up front with ``jax.random`` from
-``fold_in(PRNGKey(seed), turn)`` as ``[rolls, games, 5]`` faces; a re-throw of ``n`` dice uses
-the first ``n`` of that roll's five. The results depend only on (rules, strategy, games, seed),
+``fold_in(PRNGKey(seed), turn)`` as ``[throws, games, dice]`` faces; a re-throw of ``n`` dice uses
+the first ``n`` of that throw's dice. The results depend only on (rules, strategy, games, seed),
 not on the chunk size or the device's float rounding of the dice (integers).
 """
 
@@ -27,7 +27,7 @@ import numpy as np
 
 from jaxsolve.errors import JaxsolveError
 from jaxsolve.games.category import solver, strategies, tables
-from jaxsolve.games.category.rules import KniffelRules
+from jaxsolve.games.category.rules import CategoryRules
 
 PERCENTILES = (1, 5, 10, 25, 50, 75, 90, 95, 99)
 THRESHOLDS = (200, 250, 300)
@@ -41,7 +41,7 @@ class SimulationResult:
     points summed over games and the number of games that scored in it (not scratched).
     """
 
-    rules: KniffelRules
+    rules: CategoryRules
     strategy: str
     games: int
     seed: int
@@ -164,7 +164,7 @@ class _ChunkFn:
 
 
 def simulate(
-    rules: KniffelRules,
+    rules: CategoryRules,
     strategy: strategies.Strategy | str,
     games: int,
     seed: int = 0,
@@ -207,7 +207,7 @@ def simulate(
     offset = sp.throw_offset
     cap = rules.upper_threshold
     instant = rules.has_instant_bonus
-    rolls = rules.rolls
+    throws = rules.throws
     key = jax.random.PRNGKey(int(seed))
 
     filled = np.zeros(games, np.int64)
@@ -225,8 +225,8 @@ def simulate(
         t0 = time.perf_counter()
         with jax.default_device(device):
             k_dice, k_coin = jax.random.split(jax.random.fold_in(key, turn))
-            all_dice = np.asarray(jax.random.randint(k_dice, (rolls, games, n_dice), 0, 6, dtype=jnp.int32)).astype(np.int8)
-            coins = np.asarray(jax.random.bernoulli(k_coin, 0.5, (max(rolls - 1, 1), games))) if strategy.random else None
+            all_dice = np.asarray(jax.random.randint(k_dice, (throws, games, n_dice), 0, 6, dtype=jnp.int32)).astype(np.int8)
+            coins = np.asarray(jax.random.bernoulli(k_coin, 0.5, (max(throws - 1, 1), games))) if strategy.random else None
         index = tables.state_index(filled, upper, holds, rules)
         uniq, inv = np.unique(index, return_inverse=True)
         inv = inv.reshape(-1)
@@ -251,8 +251,8 @@ def simulate(
             d = all_dice[:, g]
             t = throw_of(d[0])
             now = tab["fill_now"][t, loc] if instant else None
-            for step in range(1, rolls):
-                r = rolls - step
+            for step in range(1, throws):
+                r = throws - step
                 k = tab["keep"][r - 1, t, loc].astype(np.int64)
                 if coins is not None:
                     k = np.where(coins[step - 1, g], tab["keep_alt"][r - 1, t, loc], k)

@@ -1,10 +1,10 @@
-"""Optimal Kniffel / Yahtzee play by backward induction over layers of filled boxes.
+"""Optimal play of a category game by backward induction over layers of filled boxes.
 
-A turn is: throw -> (keep, re-throw) x (rolls - 1) -> fill a box. For a batch of states the
+A turn is: throw -> (keep, re-throw) x (throws - 1) -> fill a box. For a batch of states the
 turn is evaluated as arrays: ``option_values`` gives the value of filling every box after every
-final throw (``[B, 13, 252]``), the best box gives the final-throw values, each re-throw is the
+final throw (``[boxes, T, B]``), the best box gives the final-throw values, each re-throw is the
 shared ``dice.reroll`` operator, and the mean over the first throw is the state's value.
-Layers (number of filled boxes) are solved from 12 down to 0 in fixed-size chunks, so one
+Layers (number of filled boxes) are solved from boxes - 1 down to 0 in fixed-size chunks, so one
 compilation serves the whole game.
 
 The turn arithmetic (``option_values``, ``moves``, ``turn_throw_values`` and what they use) takes
@@ -25,7 +25,7 @@ from jaxsolve.core import dice
 from jaxsolve.core.arrays import namespace, set_at
 from jaxsolve.games.category import tables
 from jaxsolve.errors import JaxsolveError
-from jaxsolve.games.category.rules import KniffelRules, check_objective
+from jaxsolve.games.category.rules import CategoryRules, check_objective
 
 if TYPE_CHECKING:
     import jax
@@ -48,7 +48,7 @@ def objective_bonus(points, objective: str, dtype, xp=None):
     return xp.asarray(points, dtype)
 
 
-def _lookup(values, rules: KniffelRules):
+def _lookup(values, rules: CategoryRules):
     """Value of a state, read at its class's representative (``tables.canonical``)."""
 
     def lookup(f, u, h):
@@ -60,17 +60,17 @@ def _lookup(values, rules: KniffelRules):
 CLOSED = -1e30  # value of a closed box in the fast path (finite, so one-hot products stay exact)
 
 
-def _instant_bonus(points, box, rules: KniffelRules, xp=None):
+def _instant_bonus(points, box, rules: CategoryRules, xp=None):
     """Im-Hieb bonus for a box filled with ``points`` right after the first throw."""
     xp = namespace(xp)
-    amount = xp.where(box == rules.yahtzee_box, rules.instant_kniffel, rules.instant_other)
+    amount = xp.where(box == rules.all_same_box, rules.instant_all_same, rules.instant_other)
     return xp.where(points > 0, amount, 0)
 
 
-def _regular_options(values, filled, upper, holds50, rules: KniffelRules, objective: str, first_throw: bool = False, xp=None):
+def _regular_options(values, filled, upper, all_same_held, rules: CategoryRules, objective: str, first_throw: bool = False, xp=None):
     """One array ``[T, B]`` per box: value of filling it after each throw, normal scoring.
 
-    Closed boxes are ``CLOSED`` (very negative). Five-of-a-kind throws are handled by ``_five_options``.
+    Closed boxes are ``CLOSED`` (very negative). All-same throws (all dice showing one face) are handled by ``_all_same_options``.
     """
     xp = namespace(xp)
     dtype = values.dtype
@@ -83,7 +83,7 @@ def _regular_options(values, filled, upper, holds50, rules: KniffelRules, object
     scores = tables.throw_scores(rules)
     faces = xp.arange(1, 7)
 
-    lower_holds = holds50[None, :] * (xp.arange(6, nb) != rules.yahtzee_box)[:, None]
+    lower_holds = all_same_held[None, :] * (xp.arange(6, nb) != rules.all_same_box)[:, None]
     lower_next = lookup(new_filled[6:], upper[None, :], lower_holds)
     lower_next = xp.where(may_fill[6:], lower_next, CLOSED)
     lower_reward = objective_reward(scores[6:], objective, dtype, xp)
@@ -93,7 +93,7 @@ def _regular_options(values, filled, upper, holds50, rules: KniffelRules, object
 
     up_next = xp.minimum(cap, upper[None, None, :] + (faces[:, None] * xp.arange(rules.dice + 1)[None, :])[:, :, None])
     crossed = (upper[None, None, :] < cap) & (up_next >= cap)
-    upper_next = lookup(new_filled[:6, None, :], up_next, holds50[None, None, :])
+    upper_next = lookup(new_filled[:6, None, :], up_next, all_same_held[None, None, :])
     upper_next = upper_next + objective_bonus(rules.upper_bonus * crossed, objective, dtype, xp)
     upper_next = xp.where(may_fill[:6, None, :], upper_next, CLOSED)
     upper_reward = objective_reward(scores[:6], objective, dtype, xp)
@@ -112,7 +112,7 @@ def _regular_options(values, filled, upper, holds50, rules: KniffelRules, object
 class Moves(NamedTuple):
     """Every (box, throw) move of a batch of states, as arrays of one common shape.
 
-    points: box points; extra: extra-Kniffel bonus; upper_bonus: upper bonus earned by this
+    points: box points; extra: extra all-same bonus; upper_bonus: upper bonus earned by this
     move; next_state: flat index of the next state; allowed: legal and open.
     """
 
@@ -138,23 +138,23 @@ class Moves(NamedTuple):
         return objective_reward(self.points, objective, dtype, xp) + objective_bonus(bonus, objective, dtype, xp)
 
 
-def _five_moves(filled, upper, holds50, rules: KniffelRules, xp=None) -> Moves:
+def _all_same_moves(filled, upper, all_same_held, rules: CategoryRules, xp=None) -> Moves:
     """Moves ``[6 faces, boxes, B]`` of placing all dice of one face, joker and bonus included."""
     xp = namespace(xp)
     cap = rules.upper_threshold
-    yb = rules.yahtzee_box
+    asb = rules.all_same_box
     boxes = xp.arange(rules.num_boxes)[None, :, None]
     face = xp.arange(6)[:, None, None]
-    box11_filled = ((filled >> yb) & 1 == 1)[None, None, :]
+    all_same_filled = ((filled >> asb) & 1 == 1)[None, None, :]
     upper_face_filled = ((filled[None, None, :] >> face) & 1) == 1
-    holds = (holds50 == 1)[None, None, :]
-    base = xp.asarray(tables.throw_scores(rules)[:, tables.kniffel_throws(rules.dice)].T)[:, :, None]
+    holds = (all_same_held == 1)[None, None, :]
+    base = xp.asarray(tables.throw_scores(rules)[:, tables.all_same_throws(rules.dice)].T)[:, :, None]
     if rules.joker == "none":
         joker = xp.zeros_like(upper_face_filled)
     elif rules.joker == "forced":
-        joker = box11_filled
+        joker = all_same_filled
     elif rules.joker == "free":
-        joker = box11_filled & upper_face_filled
+        joker = all_same_filled & upper_face_filled
     else:
         joker = holds
     points = xp.where(joker & (xp.asarray(tables.joker_points(rules)) > 0)[None, :, None], xp.asarray(tables.joker_points(rules))[None, :, None], base)
@@ -164,13 +164,13 @@ def _five_moves(filled, upper, holds50, rules: KniffelRules, xp=None) -> Moves:
         is_open = ((filled[None, None, :] >> boxes) & 1) == 0
         any_lower_open = xp.any(is_open[:, 6:], axis=1, keepdims=True)
         forced = xp.where(~upper_face_filled, boxes == face, xp.where(any_lower_open, boxes >= 6, boxes < 6))
-        allowed = allowed & (forced | ~box11_filled)
+        allowed = allowed & (forced | ~all_same_filled)
 
     extra = rules.extra_bonus * (holds & (rules.bonus_on_scratch | (points > 0)))
     is_upper = boxes < 6
     up_next = xp.where(is_upper, xp.minimum(cap, upper[None, None, :] + points), upper[None, None, :])
     crossed = is_upper & (upper[None, None, :] < cap) & (up_next >= cap)
-    holds_next = xp.where(boxes == yb, 1, holds50[None, None, :])
+    holds_next = xp.where(boxes == asb, 1, all_same_held[None, None, :])
     nxt = tables.state_index(filled[None, None, :] | (1 << boxes), up_next, holds_next, rules)
     instant = _instant_bonus(points, boxes, rules, xp)
     shape = xp.broadcast_shapes(points.shape, allowed.shape, nxt.shape)
@@ -178,15 +178,15 @@ def _five_moves(filled, upper, holds50, rules: KniffelRules, xp=None) -> Moves:
     return Moves(*(xp.broadcast_to(a, shape) for a in parts))
 
 
-def _five_options(values, filled, upper, holds50, rules: KniffelRules, objective: str, first_throw: bool = False, xp=None):
+def _all_same_options(values, filled, upper, all_same_held, rules: CategoryRules, objective: str, first_throw: bool = False, xp=None):
     """``[6 faces, boxes, B]`` values of placing all dice of one face (next states read at their representative)."""
     xp = namespace(xp)
-    mv = _five_moves(filled, upper, holds50, rules, xp)
+    mv = _all_same_moves(filled, upper, all_same_held, rules, xp)
     after = values[tables.canonical_index(mv.next_state, rules)]
     return xp.where(mv.allowed, mv.reward(objective, values.dtype, first_throw, xp) + after, -xp.inf)
 
 
-def moves(filled, upper, holds50, rules: KniffelRules, xp=None) -> Moves:
+def moves(filled, upper, all_same_held, rules: CategoryRules, xp=None) -> Moves:
     """All moves ``[boxes, T throws, B]`` of a batch of states (explicit, for analysis)."""
     xp = namespace(xp)
     cap = rules.upper_threshold
@@ -197,19 +197,19 @@ def moves(filled, upper, holds50, rules: KniffelRules, xp=None) -> Moves:
     is_upper = boxes < 6
     up_next = xp.where(is_upper, xp.minimum(cap, upper[None, None, :] + points), upper[None, None, :])
     crossed = is_upper & (upper[None, None, :] < cap) & (up_next >= cap)
-    holds_next = xp.where(boxes == rules.yahtzee_box, 0, holds50[None, None, :])
+    holds_next = xp.where(boxes == rules.all_same_box, 0, all_same_held[None, None, :])
     nxt = tables.state_index(filled[None, None, :] | (1 << boxes), up_next, holds_next, rules)
     zeros = xp.zeros_like(points)
     instant = _instant_bonus(points, boxes, rules, xp)
     regular = Moves(points, zeros, rules.upper_bonus * crossed + zeros, nxt + zeros, allowed | (zeros > 0), instant)
-    if rules.yahtzee_box < 0:
+    if rules.all_same_box < 0:
         return regular
-    five = _five_moves(filled, upper, holds50, rules, xp)
-    cols = tables.kniffel_throws(rules.dice)
-    return Moves(*(set_at(r, (slice(None), cols), xp.swapaxes(f, 0, 1).astype(r.dtype), xp) for r, f in zip(regular, five)))
+    same = _all_same_moves(filled, upper, all_same_held, rules, xp)
+    cols = tables.all_same_throws(rules.dice)
+    return Moves(*(set_at(r, (slice(None), cols), xp.swapaxes(f, 0, 1).astype(r.dtype), xp) for r, f in zip(regular, same)))
 
 
-def chosen_moves(box, filled, upper, holds50, rules: KniffelRules) -> Moves:
+def chosen_moves(box, filled, upper, all_same_held, rules: CategoryRules) -> Moves:
     """The moves ``[T, B]`` that fill ``box[t, b]`` (one chosen box per throw and state)."""
     import jax.numpy as jnp
 
@@ -219,86 +219,86 @@ def chosen_moves(box, filled, upper, holds50, rules: KniffelRules) -> Moves:
     is_upper = box < 6
     up_next = jnp.where(is_upper, jnp.minimum(cap, upper[None, :] + points), upper[None, :])
     crossed = is_upper & (upper[None, :] < cap) & (up_next >= cap)
-    holds_next = jnp.where(box == rules.yahtzee_box, 0, holds50[None, :])
+    holds_next = jnp.where(box == rules.all_same_box, 0, all_same_held[None, :])
     nxt = tables.state_index(filled[None, :] | (1 << box), up_next, holds_next, rules)
     allowed = tables.fillable(filled[None, :], box, rules)
     regular = Moves(points, jnp.zeros_like(points), rules.upper_bonus * crossed, nxt, allowed, _instant_bonus(points, box, rules))
-    if rules.yahtzee_box < 0:
+    if rules.all_same_box < 0:
         return regular
-    cols = tables.kniffel_throws(rules.dice)
-    five = _five_moves(filled, upper, holds50, rules)
-    five_box = box[cols][:, None, :]
-    return Moves(*(r.at[cols].set(jnp.take_along_axis(f, five_box, axis=1)[:, 0].astype(r.dtype)) for r, f in zip(regular, five)))
+    cols = tables.all_same_throws(rules.dice)
+    same = _all_same_moves(filled, upper, all_same_held, rules)
+    same_box = box[cols][:, None, :]
+    return Moves(*(r.at[cols].set(jnp.take_along_axis(f, same_box, axis=1)[:, 0].astype(r.dtype)) for r, f in zip(regular, same)))
 
 
-def box_options(values, filled, upper, holds50, rules: KniffelRules, objective: str = "score", first_throw: bool = False, xp=None):
+def box_options(values, filled, upper, all_same_held, rules: CategoryRules, objective: str = "score", first_throw: bool = False, xp=None):
     """The values of ``option_values`` in parts, for consumers that fold over the boxes.
 
-    Returns ``(regular, five)``: ``regular`` one ``[T, B]`` array per box (normal scoring for
-    every throw; a closed box is about ``CLOSED``), ``five`` ``[6 faces, boxes, B]`` for the
-    throws of all dice showing one face (``-inf`` where not allowed; ``None`` without a Yahtzee
-    box), which replace those throws' columns (``tables.kniffel_throws``).
+    Returns ``(regular, all_same)``: ``regular`` one ``[T, B]`` array per box (normal scoring for
+    every throw; a closed box is about ``CLOSED``), ``all_same`` ``[6 faces, boxes, B]`` for the
+    throws of all dice showing one face (``-inf`` where not allowed; ``None`` without an
+    all-same box), which replace those throws' columns (``tables.all_same_throws``).
     """
-    regular = _regular_options(values, filled, upper, holds50, rules, objective, first_throw, xp)
-    if rules.yahtzee_box < 0:
+    regular = _regular_options(values, filled, upper, all_same_held, rules, objective, first_throw, xp)
+    if rules.all_same_box < 0:
         return regular, None
-    return regular, _five_options(values, filled, upper, holds50, rules, objective, first_throw, xp)
+    return regular, _all_same_options(values, filled, upper, all_same_held, rules, objective, first_throw, xp)
 
 
-def option_values(values, filled, upper, holds50, rules: KniffelRules, objective: str = "score", first_throw: bool = False, xp=None):
+def option_values(values, filled, upper, all_same_held, rules: CategoryRules, objective: str = "score", first_throw: bool = False, xp=None):
     """Value of filling each box after each final throw, for a batch of states.
 
     Args:
         values: ``[states]`` flat value table (later layers filled in).
-        filled, upper, holds50: ``[B]`` int32 state components.
+        filled, upper, all_same_held: ``[B]`` int32 state components.
     Returns:
         ``[boxes, T, B]`` immediate reward + value of the next state, ``-inf`` where not allowed
         (equal to ``moves(...).values(...)``, computed with fewer table look-ups).
     """
     xp = namespace(xp)
-    out = xp.stack(_regular_options(values, filled, upper, holds50, rules, objective, first_throw, xp))
+    out = xp.stack(_regular_options(values, filled, upper, all_same_held, rules, objective, first_throw, xp))
     out = xp.where(out <= CLOSED / 2, -xp.inf, out)
-    if rules.yahtzee_box < 0:
+    if rules.all_same_box < 0:
         return out
-    five = _five_options(values, filled, upper, holds50, rules, objective, first_throw, xp)
-    return set_at(out, (slice(None), tables.kniffel_throws(rules.dice)), xp.swapaxes(five, 0, 1), xp)
+    same = _all_same_options(values, filled, upper, all_same_held, rules, objective, first_throw, xp)
+    return set_at(out, (slice(None), tables.all_same_throws(rules.dice)), xp.swapaxes(same, 0, 1), xp)
 
 
-def final_throw_values(values, filled, upper, holds50, rules: KniffelRules, objective: str = "score", first_throw: bool = False, xp=None):
+def final_throw_values(values, filled, upper, all_same_held, rules: CategoryRules, objective: str = "score", first_throw: bool = False, xp=None):
     """``[T, B]`` value of filling the best box now (``first_throw``: Im-Hieb bonus included)."""
     xp = namespace(xp)
-    options = _regular_options(values, filled, upper, holds50, rules, objective, first_throw, xp)
+    options = _regular_options(values, filled, upper, all_same_held, rules, objective, first_throw, xp)
     best = functools.reduce(xp.maximum, options)
-    if rules.yahtzee_box < 0:
+    if rules.all_same_box < 0:
         return best
-    five = xp.max(_five_options(values, filled, upper, holds50, rules, objective, first_throw, xp), axis=1)
-    return set_at(best, tables.kniffel_throws(rules.dice), five, xp)
+    same = xp.max(_all_same_options(values, filled, upper, all_same_held, rules, objective, first_throw, xp), axis=1)
+    return set_at(best, tables.all_same_throws(rules.dice), same, xp)
 
 
-def turn_throw_values(values, filled, upper, holds50, rules: KniffelRules, objective="score", *, expect="levels", subkeep="levels", xp=None):
-    """``[rolls, 252, B]`` value of each throw with r re-throws left (r = 0..rolls-1)."""
+def turn_throw_values(values, filled, upper, all_same_held, rules: CategoryRules, objective="score", *, expect="levels", subkeep="levels", xp=None):
+    """``[throws, T, B]`` value of each throw with r re-throws left (r = 0..throws-1)."""
     xp = namespace(xp)
     sp = tables.space(rules.dice)
-    current = final_throw_values(values, filled, upper, holds50, rules, objective, xp=xp)
+    current = final_throw_values(values, filled, upper, all_same_held, rules, objective, xp=xp)
     out = [current]
-    for _ in range(rules.rolls - 1):
+    for _ in range(rules.throws - 1):
         current = dice.reroll(sp, current, expect, subkeep, xp)
         out.append(current)
     if rules.has_instant_bonus:
-        now = final_throw_values(values, filled, upper, holds50, rules, objective, first_throw=True, xp=xp)
+        now = final_throw_values(values, filled, upper, all_same_held, rules, objective, first_throw=True, xp=xp)
         out[-1] = xp.maximum(out[-1], now)
     return xp.stack(out)
 
 
-def state_values(values, filled, upper, holds50, rules: KniffelRules, objective="score", *, expect="levels", subkeep="levels", xp=None):
+def state_values(values, filled, upper, all_same_held, rules: CategoryRules, objective="score", *, expect="levels", subkeep="levels", xp=None):
     """``[B]`` value of each state at the start of a turn (before the first throw)."""
     xp = namespace(xp)
     sp = tables.space(rules.dice)
-    current = final_throw_values(values, filled, upper, holds50, rules, objective, xp=xp)
-    for _ in range(rules.rolls - 1):
+    current = final_throw_values(values, filled, upper, all_same_held, rules, objective, xp=xp)
+    for _ in range(rules.throws - 1):
         current = dice.reroll(sp, current, expect, subkeep, xp)
     if rules.has_instant_bonus:
-        now = final_throw_values(values, filled, upper, holds50, rules, objective, first_throw=True, xp=xp)
+        now = final_throw_values(values, filled, upper, all_same_held, rules, objective, first_throw=True, xp=xp)
         current = xp.maximum(current, now)
     return dice.throw_mean(sp, current, xp)
 
@@ -307,11 +307,11 @@ def state_values(values, filled, upper, holds50, rules: KniffelRules, objective=
 class Solution:
     """Value of every state of one rule set and objective.
 
-    ``values`` has shape ``[2**boxes filled masks, cap + 1 upper totals, 2 holds-50 flags]``;
+    ``values`` has shape ``[2**boxes filled masks, cap + 1 upper totals, 2 all-same-held flags]``;
     unreachable states are NaN.
     """
 
-    rules: KniffelRules
+    rules: CategoryRules
     objective: str
     values: np.ndarray
     solve_seconds: float = 0.0
@@ -323,31 +323,31 @@ class Solution:
     def game_value(self) -> float:
         return float(self.values[0, 0, 0])
 
-    def value(self, filled: int = 0, upper: int = 0, holds50: int = 0) -> float:
+    def value(self, filled: int = 0, upper: int = 0, all_same_held: int = 0) -> float:
         """Value of a state (start of a turn); NaN for an unreachable one.
 
         ``filled`` is a mask of filled boxes (see ``filled_mask``), ``upper`` the upper total.
         """
-        if not 0 <= int(filled) < 1 << self.rules.num_boxes or upper < 0 or holds50 not in (0, 1):
-            raise JaxsolveError(f"not a state: filled={filled}, upper={upper}, holds50={holds50}")
-        return float(self.values[int(filled), min(int(upper), self.rules.upper_threshold), int(holds50)])
+        if not 0 <= int(filled) < 1 << self.rules.num_boxes or upper < 0 or all_same_held not in (0, 1):
+            raise JaxsolveError(f"not a state: filled={filled}, upper={upper}, all_same_held={all_same_held}")
+        return float(self.values[int(filled), min(int(upper), self.rules.upper_threshold), int(all_same_held)])
 
 
-def layers(rules: KniffelRules, first: int = 0) -> list[Layer]:
-    """Layers of reachable states, last layer to ``first``: ``Layer(filled boxes, (filled, upper, holds))``."""
+def layers(rules: CategoryRules, first: int = 0) -> list[Layer]:
+    """Layers of reachable states, last layer to ``first``: ``Layer(filled boxes, (filled, upper, all_same_held))``."""
     from jaxsolve.core.layered import Layer
 
     return [Layer(k, tables.layer_states(rules, k)) for k in range(rules.num_boxes - 1, first - 1, -1)]
 
 
-def representative_layers(rules: KniffelRules) -> list[Layer]:
+def representative_layers(rules: CategoryRules) -> list[Layer]:
     """``layers`` with only each class's representative state (what the value solve computes)."""
     from jaxsolve.core.layered import Layer
 
     return [Layer(k, tables.representative_states(rules, k)) for k in range(rules.num_boxes - 1, -1, -1)]
 
 
-def fill_classes(values: np.ndarray, rules: KniffelRules, inplace: bool = False) -> np.ndarray:
+def fill_classes(values: np.ndarray, rules: CategoryRules, inplace: bool = False) -> np.ndarray:
     """The flat value table with every reachable state given its representative's value
     (``inplace``: written into ``values`` itself, no copy)."""
     out = values if inplace else values.copy()
@@ -356,19 +356,19 @@ def fill_classes(values: np.ndarray, rules: KniffelRules, inplace: bool = False)
     return out
 
 
-def value_step(rules: KniffelRules, objective: str, expect: str = "levels", subkeep: str = "levels"):
-    """The per-chunk step of the value solve: ``(values, (), rows, filled, upper, holds50) -> values``."""
+def value_step(rules: CategoryRules, objective: str, expect: str = "levels", subkeep: str = "levels"):
+    """The per-chunk step of the value solve: ``(values, (), rows, filled, upper, all_same_held) -> values``."""
 
-    def step(values, operands, rows, filled, upper, holds50):
+    def step(values, operands, rows, filled, upper, all_same_held):
         del operands, rows
-        v = state_values(values, filled, upper, holds50, rules, objective, expect=expect, subkeep=subkeep)
-        return values.at[tables.state_index(filled, upper, holds50, rules)].set(v)
+        v = state_values(values, filled, upper, all_same_held, rules, objective, expect=expect, subkeep=subkeep)
+        return values.at[tables.state_index(filled, upper, all_same_held, rules)].set(v)
 
     return step
 
 
 def solve(
-    rules: KniffelRules,
+    rules: CategoryRules,
     objective: str = "score",
     *,
     dtype=None,
@@ -408,7 +408,7 @@ def solve(
     values = jnp.asarray(init.reshape(-1))
     del init
     run = run_layers(
-        ("kniffel-values", rules, objective, expect, subkeep),
+        ("category-values", rules, objective, expect, subkeep),
         value_step(rules, objective, expect, subkeep),
         representative_layers(rules) if representatives else layers(rules),
         values,
@@ -424,7 +424,7 @@ def solve(
     return Solution(rules, objective, out.reshape(shape), seconds, compile_seconds, str(device), timings)
 
 
-def filled_mask(boxes, rules: KniffelRules | None = None) -> int:
+def filled_mask(boxes, rules: CategoryRules | None = None) -> int:
     """Mask of filled boxes from box names (or aliases) or indices, in the sheet's order."""
     from jaxsolve.games.category.position import box_index
 

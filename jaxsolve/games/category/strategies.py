@@ -1,4 +1,4 @@
-"""Strategies for playing Kniffel: decisions as tables over throws for a batch of states.
+"""Strategies for playing a category game: decisions as tables over throws for a batch of states.
 
 A strategy answers, for a batch of start-of-turn states (batch on the last axis), every
 decision of the turn for every throw at once (``TurnPolicy``):
@@ -9,7 +9,7 @@ decision of the turn for every throw at once (``TurnPolicy``):
 * Im-Hieb rules only: ``fill_now[t, b]`` (fill right after the first throw) and
   ``box_now[t, b]`` (which box then).
 
-A simulation then only looks decisions up per game (see ``jaxsolve.kniffel.simulate``), so a
+A simulation then only looks decisions up per game (see ``jaxsolve.games.category.simulate``), so a
 strategy costs one evaluation per distinct state, not per game. New strategies subclass
 ``Strategy`` (implement ``policy``) and register a factory with ``register``.
 """
@@ -24,7 +24,7 @@ import numpy as np
 
 from jaxsolve.errors import JaxsolveError
 from jaxsolve.games.category import heuristic, policy, solver, tables
-from jaxsolve.games.category.rules import KniffelRules
+from jaxsolve.games.category.rules import CategoryRules
 
 
 class TurnPolicy(NamedTuple):
@@ -38,7 +38,7 @@ class TurnPolicy(NamedTuple):
 
 
 class Strategy:
-    """Base class: ``policy(filled, upper, holds50) -> TurnPolicy`` for ``[B]`` int32 states.
+    """Base class: ``policy(filled, upper, all_same_held) -> TurnPolicy`` for ``[B]`` int32 states.
 
     ``policy`` must be a pure JAX function (it is jitted once per chunk size). ``random`` says
     whether ``keep_alt`` can differ from ``keep``.
@@ -47,10 +47,10 @@ class Strategy:
     name: str = "strategy"
     random: bool = False
 
-    def __init__(self, rules: KniffelRules):
+    def __init__(self, rules: CategoryRules):
         self.rules = rules
 
-    def policy(self, filled, upper, holds50) -> TurnPolicy:  # pragma: no cover - interface
+    def policy(self, filled, upper, all_same_held) -> TurnPolicy:  # pragma: no cover - interface
         raise NotImplementedError
 
 
@@ -66,18 +66,18 @@ class ValueStrategy(Strategy):
     earlier box, the keep with more dice.
     """
 
-    def __init__(self, rules: KniffelRules, values, name: str, dtype=jnp.float32):
+    def __init__(self, rules: CategoryRules, values, name: str, dtype=jnp.float32):
         super().__init__(rules)
         self.name = name
         self.values = jnp.asarray(np.nan_to_num(np.asarray(values, dtype=np.float64).reshape(-1)), dtype)
 
-    def policy(self, filled, upper, holds50) -> TurnPolicy:
-        turn = policy.optimal_turn(self.values, filled, upper, holds50, self.rules)
+    def policy(self, filled, upper, all_same_held) -> TurnPolicy:
+        turn = policy.optimal_turn(self.values, filled, upper, all_same_held, self.rules)
         return TurnPolicy(turn.keep, turn.keep, turn.box, turn.fill_now, turn.box_now)
 
 
 class HeuristicStrategy(Strategy):
-    """The rating heuristic "Berechnung der Bewertungen" (``jaxsolve.kniffel.heuristic``).
+    """The rating heuristic "Berechnung der Bewertungen" (``jaxsolve.games.category.heuristic``).
 
     ``reading``: the start value's bonus term (``heuristic.READINGS``); ``strength``: the bot
     strength (``heuristic.STRENGTHS``, the SD of the forecast errors), ``seed`` its errors.
@@ -85,7 +85,7 @@ class HeuristicStrategy(Strategy):
     for a reading other than the default.
     """
 
-    def __init__(self, rules: KniffelRules, dtype=jnp.float32, reading: str = heuristic.DEFAULT_READING, strength: str = heuristic.DEFAULT_STRENGTH, seed: int = 0):
+    def __init__(self, rules: CategoryRules, dtype=jnp.float32, reading: str = heuristic.DEFAULT_READING, strength: str = heuristic.DEFAULT_STRENGTH, seed: int = 0):
         super().__init__(rules)
         self.tables = heuristic.heuristic_tables(rules)
         self.random = self.tables.random
@@ -97,17 +97,17 @@ class HeuristicStrategy(Strategy):
         self.name = "heuristic" + ("" if strength == heuristic.DEFAULT_STRENGTH else f":{strength}")
         self.name += "" if reading == heuristic.DEFAULT_READING else f"[{reading}]"
 
-    def policy(self, filled, upper, holds50) -> TurnPolicy:
+    def policy(self, filled, upper, all_same_held) -> TurnPolicy:
         rules = self.rules
-        gains, allowed, fill_now = heuristic.level_gains(filled, upper, holds50, rules, self.dtype, self.reading, self.noise_sd, self.seed)
+        gains, allowed, fill_now = heuristic.level_gains(filled, upper, all_same_held, rules, self.dtype, self.reading, self.noise_sd, self.seed)
         best = [heuristic.best_boxes(g, a)[1] for g, a in zip(gains, allowed)]
         t = jnp.arange(self.tables.keeps.shape[-1])[:, None]
         keeps = jnp.asarray(self.tables.keeps)
-        keep = jnp.stack([keeps[0, best[r], r, t] for r in range(1, rules.rolls)]) if rules.rolls > 1 else jnp.zeros((0,) + best[0].shape, jnp.int32)
-        keep_alt = jnp.stack([keeps[1, best[r], r, t] for r in range(1, rules.rolls)]) if rules.rolls > 1 else keep
+        keep = jnp.stack([keeps[0, best[r], r, t] for r in range(1, rules.throws)]) if rules.throws > 1 else jnp.zeros((0,) + best[0].shape, jnp.int32)
+        keep_alt = jnp.stack([keeps[1, best[r], r, t] for r in range(1, rules.throws)]) if rules.throws > 1 else keep
         box = best[0]
         if fill_now is not None:
-            box_now = best[rules.rolls - 1]
+            box_now = best[rules.throws - 1]
             now = jnp.stack([jnp.broadcast_to(x, box_now.shape) for x in fill_now])
             now = jnp.take_along_axis(now, box_now[None], axis=0)[0]
         else:
@@ -127,7 +127,7 @@ def names() -> tuple[str, ...]:
     return tuple(_REGISTRY)
 
 
-def make(name: str, rules: KniffelRules, **options) -> Strategy:
+def make(name: str, rules: CategoryRules, **options) -> Strategy:
     """A strategy by name: ``optimal``, ``heuristic``, ``greedy`` or a registered one.
 
     ``heuristic:<strength>`` picks a bot strength (``heuristic.STRENGTHS``). Options:
@@ -147,7 +147,7 @@ def make(name: str, rules: KniffelRules, **options) -> Strategy:
     return factory(rules, **options)
 
 
-def _optimal(rules: KniffelRules, solution=None, device=None, dtype=jnp.float32) -> Strategy:
+def _optimal(rules: CategoryRules, solution=None, device=None, dtype=jnp.float32) -> Strategy:
     if solution is None:
         from jaxsolve.games.category import table_io
 
@@ -157,11 +157,11 @@ def _optimal(rules: KniffelRules, solution=None, device=None, dtype=jnp.float32)
     return ValueStrategy(rules, solution.values, "optimal", dtype)
 
 
-def _greedy(rules: KniffelRules, device=None, dtype=jnp.float32, **_) -> Strategy:
+def _greedy(rules: CategoryRules, device=None, dtype=jnp.float32, **_) -> Strategy:
     return ValueStrategy(rules, np.zeros(int(np.prod(tables.state_shape(rules)))), "greedy", dtype)
 
 
-def _heuristic(rules: KniffelRules, device=None, dtype=jnp.float32, reading: str = heuristic.DEFAULT_READING, strength: str = heuristic.DEFAULT_STRENGTH, seed: int = 0, **_) -> Strategy:
+def _heuristic(rules: CategoryRules, device=None, dtype=jnp.float32, reading: str = heuristic.DEFAULT_READING, strength: str = heuristic.DEFAULT_STRENGTH, seed: int = 0, **_) -> Strategy:
     return HeuristicStrategy(rules, dtype, reading, strength, seed)
 
 

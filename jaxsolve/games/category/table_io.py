@@ -14,7 +14,7 @@ import numpy as np
 from jaxsolve.io import cache, export
 from jaxsolve.errors import JaxsolveError
 from jaxsolve.games.category import tables
-from jaxsolve.games.category.rules import OBJECTIVES, KniffelRules
+from jaxsolve.games.category.rules import OBJECTIVES, CategoryRules
 from jaxsolve.games.category.solver import Solution
 
 
@@ -22,10 +22,10 @@ def category_games() -> tuple[str, ...]:
     """Names of the registered games whose rules are category rules (they share this format)."""
     from jaxsolve import games
 
-    return tuple(g.name for g in games.games() if isinstance(g.small(), KniffelRules))
+    return tuple(g.name for g in games.games() if isinstance(g.small(), CategoryRules))
 
 
-def game_of(rules: KniffelRules) -> str:
+def game_of(rules: CategoryRules) -> str:
     """The registered category game whose presets use ``rules``' sheet (``kniffel`` for any other sheet)."""
     from jaxsolve import games
 
@@ -55,7 +55,7 @@ def metadata(sol: Solution, game: str | None = None) -> dict:
                 "boxes": list(sol.rules.box_names),
             },
             {"name": "upper", "size": cap + 1, "meaning": f"upper-section total, capped at {cap}"},
-            {"name": "holds50", "size": 2, "meaning": "1 if the Kniffel/Yahtzee box holds its points"},
+            {"name": "all_same_held", "size": 2, "meaning": "1 if the all-same box (all dice showing one face: Yahtzee, Kniffel, Yatzy) holds its points"},
         ],
         "state_moment": "start of a turn, before the first throw",
         "unreachable": "NaN",
@@ -72,7 +72,7 @@ def save_solution(path: str | os.PathLike, sol: Solution, *, game: str | None = 
 
 
 @functools.lru_cache(maxsize=8)
-def reachable_mask(rules: KniffelRules) -> np.ndarray:
+def reachable_mask(rules: CategoryRules) -> np.ndarray:
     """``[2**boxes, cap + 1, 2]`` bool: the states a solve gives a value (reachable ones, and
     every slot of the full sheet, which is worth 0); all others are NaN in a solution."""
     mask = np.zeros(tables.state_shape(rules), bool)
@@ -85,7 +85,7 @@ def reachable_mask(rules: KniffelRules) -> np.ndarray:
 
 
 def load_solution(path: str | os.PathLike, *, game: str | None = None) -> Solution:
-    """Read a category-game export back as a ``Solution`` (``.value(filled, upper, holds50)``).
+    """Read a category-game export back as a ``Solution`` (``.value(filled, upper, all_same_held)``).
 
     Checks (``jaxsolve.export``): the sidecar and the array agree (size, SHA-256, shape,
     dtype), the sidecar is a value table of ``game`` (default: any registered category game)
@@ -96,7 +96,7 @@ def load_solution(path: str | os.PathLike, *, game: str | None = None) -> Soluti
     values, meta = export.load(path, game=game)
     if game is None and meta.get("game") not in category_games():
         raise JaxsolveError(f"{path} holds a {meta.get('game')!r} export, not {' or '.join(category_games())}")
-    rules = export.rules_from(path, meta, KniffelRules)
+    rules = export.rules_from(path, meta, CategoryRules)
     objective = meta.get("objective")
     if objective not in OBJECTIVES:
         raise JaxsolveError(f"{export.sidecar_path(path)}: objective {objective!r} is not one of {', '.join(OBJECTIVES)}")
@@ -109,7 +109,7 @@ def load_solution(path: str | os.PathLike, *, game: str | None = None) -> Soluti
     return Solution(rules, objective, np.asarray(values), seconds[0], seconds[1], device if isinstance(device, str) else "")
 
 
-def cached(rules: KniffelRules, objective: str = "score", *, dtype="float64") -> Solution | None:
+def cached(rules: CategoryRules, objective: str = "score", *, dtype="float64") -> Solution | None:
     """The solution store's table of ``rules``/``objective`` in ``dtype`` if it holds a valid
     one, else None: ``solved`` without solving (and without importing JAX)."""
     from jaxsolve.games.category.rules import check_objective
@@ -119,7 +119,7 @@ def cached(rules: KniffelRules, objective: str = "score", *, dtype="float64") ->
     return cache.cached(game, rules, objective=objective, dtype=np.dtype(dtype).name, load=lambda path: load_solution(path, game=game))
 
 
-def solved(rules: KniffelRules, objective: str = "score", *, dtype=None, device=None) -> Solution:
+def solved(rules: CategoryRules, objective: str = "score", *, dtype=None, device=None) -> Solution:
     """The solved table of ``rules``/``objective`` in ``dtype`` (default: float64 if JAX's x64
     is on, else float32), from the solution store (``jaxsolve.cache``) or solved and stored."""
     from jaxsolve.games.category import solver

@@ -1,9 +1,10 @@
 """Static tables of a category game: points of every box for every throw, and the state layout.
 
-State layout (flat index): ``((filled * (cap + 1)) + upper) * 2 + holds50`` with ``filled``
+State layout (flat index): ``((filled * (cap + 1)) + upper) * 2 + all_same_held`` with ``filled``
 the mask of filled boxes (bit b = box b in sheet order; 13 bits for Kniffel, 20 for Maxi
-Yatzy), ``upper`` the upper total capped at the bonus threshold, and ``holds50`` whether the
-Yahtzee box holds its points (only states with the Yahtzee box filled have ``holds50 = 1``).
+Yatzy), ``upper`` the upper total capped at the bonus threshold, and ``all_same_held`` whether the
+all-same box (Yahtzee, Kniffel, Yatzy: all dice showing one face) holds its points (only states
+with that box filled have ``all_same_held = 1``).
 
 Which boxes a turn may fill is decided in one place, ``fillable``: any open box, or under
 ``order="forced"`` only the first open box of the sheet (then the filled masks are the prefixes
@@ -30,7 +31,7 @@ def space(dice: int = 5):
 def throw_scores(rules: CategoryRules | int = 5) -> np.ndarray:
     """``[boxes, T]`` points of each box for each throw (normal scoring, no joker).
 
-    An int stands for the Kniffel sheet with that many dice.
+    An int stands for the standard 13-box sheet (``KNIFFEL_SHEET``) with that many dice.
     """
     if isinstance(rules, int):
         rules = CategoryRules(dice=rules)
@@ -57,7 +58,7 @@ def throw_counts(dice: int = 5) -> np.ndarray:
 
 
 @functools.lru_cache(maxsize=None)
-def kniffel_throws(dice: int = 5) -> np.ndarray:
+def all_same_throws(dice: int = 5) -> np.ndarray:
     """``[6]`` throw index of all dice showing face f+1."""
     sp = space(dice)
     return np.asarray([sp.throw_index(np.eye(SIDES, dtype=int)[f] * dice) for f in range(SIDES)], dtype=np.int32)
@@ -67,8 +68,8 @@ def state_shape(rules: CategoryRules) -> tuple[int, int, int]:
     return rules.state_shape
 
 
-def state_index(filled, upper, holds50, rules: CategoryRules):
-    return (filled * (rules.upper_threshold + 1) + upper) * 2 + holds50
+def state_index(filled, upper, all_same_held, rules: CategoryRules):
+    return (filled * (rules.upper_threshold + 1) + upper) * 2 + all_same_held
 
 
 def fillable(filled, box, rules: CategoryRules):
@@ -89,29 +90,29 @@ def fillable_boxes(filled: int, rules: CategoryRules) -> tuple[int, ...]:
     return tuple(b for b in range(rules.num_boxes) if fillable(int(filled), b, rules))
 
 
-def canonical(filled, upper, holds50, rules: CategoryRules):
-    """``(upper, holds50)`` of the representative of a state's class of equal-valued states.
+def canonical(filled, upper, all_same_held, rules: CategoryRules):
+    """``(upper, all_same_held)`` of the representative of a state's class of equal-valued states.
 
     Two states with the same filled boxes have the same value (and the same future) when
 
     * the upper bonus is out of reach in both: ``upper + dice x (faces of the open upper
       boxes) < threshold``; the class is represented by ``upper = 0`` (always reachable);
-    * they differ only in ``holds50`` and a repeated Yahtzee scores like any other throw
-      (``not rules.has_yahtzee_rules``); the class is represented by ``holds50 = 0``.
+    * they differ only in ``all_same_held`` and a repeated all-same throw scores like any other throw
+      (``not rules.has_all_same_rules``); the class is represented by ``all_same_held = 0``.
 
     Broadcasts over NumPy or JAX ints. The value solve computes representatives only.
     """
     filled_faces = sum(((filled >> f) & 1) * (f + 1) for f in range(6))
     reachable = upper + rules.dice * (21 - filled_faces) >= rules.upper_threshold
-    return upper * reachable, holds50 * int(rules.has_yahtzee_rules)
+    return upper * reachable, all_same_held * int(rules.has_all_same_rules)
 
 
 def canonical_index(index, rules: CategoryRules):
     """``state_index`` of the representative (``canonical``) of flat state indices."""
     width = rules.upper_threshold + 1
-    holds50, rest = index % 2, index // 2
+    all_same_held, rest = index % 2, index // 2
     upper, filled = rest % width, rest // width
-    return state_index(filled, *canonical(filled, upper, holds50, rules), rules)
+    return state_index(filled, *canonical(filled, upper, all_same_held, rules), rules)
 
 
 def popcount(masks: np.ndarray) -> np.ndarray:
@@ -144,20 +145,20 @@ def _masks_by_layer(num_boxes: int) -> tuple[np.ndarray, ...]:
 
 @functools.lru_cache(maxsize=None)
 def layer_states(rules: CategoryRules, layer: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """Reachable states with ``layer`` boxes filled, as (filled, upper, holds50) int32 arrays."""
+    """Reachable states with ``layer`` boxes filled, as (filled, upper, all_same_held) int32 arrays."""
     if rules.order == "forced":
         masks = np.asarray([(1 << layer) - 1], dtype=np.int64)
     else:
         masks = _masks_by_layer(rules.num_boxes)[layer]
     rows, upper = np.nonzero(reachable_uppers(rules.upper_threshold, rules.dice)[masks & 63])
     filled = masks[rows]
-    if rules.yahtzee_box >= 0:
-        kniffel_filled = ((filled >> rules.yahtzee_box) & 1) == 1
+    if rules.all_same_box >= 0:
+        all_same_filled = ((filled >> rules.all_same_box) & 1) == 1
     else:
-        kniffel_filled = np.zeros(len(filled), bool)
-    filled = np.concatenate([filled, filled[kniffel_filled]])
-    upper = np.concatenate([upper, upper[kniffel_filled]])
-    holds = np.concatenate([np.zeros(len(rows), np.int64), np.ones(int(kniffel_filled.sum()), np.int64)])
+        all_same_filled = np.zeros(len(filled), bool)
+    filled = np.concatenate([filled, filled[all_same_filled]])
+    upper = np.concatenate([upper, upper[all_same_filled]])
+    holds = np.concatenate([np.zeros(len(rows), np.int64), np.ones(int(all_same_filled.sum()), np.int64)])
     return filled.astype(np.int32), upper.astype(np.int32), holds.astype(np.int32)
 
 

@@ -24,15 +24,15 @@ from jaxsolve.core import dice
 from jaxsolve.errors import JaxsolveError
 from jaxsolve.games.category import solver, tables
 from jaxsolve.games.category.distribution import LayerTables, layer_tables, max_turn_reward, shifted
-from jaxsolve.games.category.rules import KniffelRules
+from jaxsolve.games.category.rules import CategoryRules
 
 DEFAULT_MAX_MEMORY = 2 << 30
 
 
-def final_targets(rows, prev_padded, filled, upper, holds50, rules: KniffelRules, width: int, first_throw: bool):
+def final_targets(rows, prev_padded, filled, upper, all_same_held, rules: CategoryRules, width: int, first_throw: bool):
     """``[boxes, T, B, width]``: P(at least t more) after filling each box after each throw (-1: not allowed)."""
     lead = max_turn_reward(rules)
-    mv = solver.moves(filled, upper, holds50, rules)
+    mv = solver.moves(filled, upper, all_same_held, rules)
     reward = mv.score(first_throw).astype(jnp.int32)
     nrow = jnp.maximum(rows[mv.next_state], 0)
     shape = nrow.shape[1:]
@@ -44,10 +44,10 @@ def final_targets(rows, prev_padded, filled, upper, holds50, rules: KniffelRules
     return jnp.stack([box(b) for b in range(rules.num_boxes)])
 
 
-def _best_final(rows, prev_padded, filled, upper, holds50, rules, width, first_throw):
-    """``[T, B, width]``: the best box per target, folded box by box (nothing ``[13, ...]`` held)."""
+def _best_final(rows, prev_padded, filled, upper, all_same_held, rules, width, first_throw):
+    """``[T, B, width]``: the best box per target, folded box by box (nothing ``[boxes, ...]`` held)."""
     lead = max_turn_reward(rules)
-    mv = solver.moves(filled, upper, holds50, rules)
+    mv = solver.moves(filled, upper, all_same_held, rules)
     reward = mv.score(first_throw).astype(jnp.int32)
     nrow = jnp.maximum(rows[mv.next_state], 0)
     shape = nrow.shape[1:]
@@ -59,27 +59,27 @@ def _best_final(rows, prev_padded, filled, upper, holds50, rules, width, first_t
     return best
 
 
-def stage_targets(rows, prev_padded, filled, upper, holds50, rules: KniffelRules, width: int):
-    """``[rolls, T, B, width]``: value of each throw with r re-throws left (r = 0..rolls-1)."""
+def stage_targets(rows, prev_padded, filled, upper, all_same_held, rules: CategoryRules, width: int):
+    """``[throws, T, B, width]``: value of each throw with r re-throws left (r = 0..throws-1)."""
     sp = tables.space(rules.dice)
-    current = _best_final(rows, prev_padded, filled, upper, holds50, rules, width, rules.rolls == 1)
+    current = _best_final(rows, prev_padded, filled, upper, all_same_held, rules, width, rules.throws == 1)
     out = [current]
-    for _ in range(rules.rolls - 1):
+    for _ in range(rules.throws - 1):
         current = dice.reroll(sp, current)
         out.append(current)
-    if rules.rolls > 1 and rules.has_instant_bonus:
-        out[-1] = jnp.maximum(out[-1], _best_final(rows, prev_padded, filled, upper, holds50, rules, width, True))
+    if rules.throws > 1 and rules.has_instant_bonus:
+        out[-1] = jnp.maximum(out[-1], _best_final(rows, prev_padded, filled, upper, all_same_held, rules, width, True))
     return out
 
 
-def turn_target(values, rows, prev_padded, filled, upper, holds50, rules: KniffelRules, width: int):
+def turn_target(values, rows, prev_padded, filled, upper, all_same_held, rules: CategoryRules, width: int):
     """``[B, width]`` target values of a batch of states (``values`` unused: same signature as the distribution)."""
     del values
     sp = tables.space(rules.dice)
-    return dice.throw_mean(sp, stage_targets(rows, prev_padded, filled, upper, holds50, rules, width)[-1])
+    return dice.throw_mean(sp, stage_targets(rows, prev_padded, filled, upper, all_same_held, rules, width)[-1])
 
 
-def target_bytes(rules: KniffelRules, width: int, itemsize: int) -> int:
+def target_bytes(rules: CategoryRules, width: int, itemsize: int) -> int:
     """Rough device working set of one state of a target chunk (for ``max_memory``)."""
     sp = tables.space(rules.dice)
     return itemsize * (4 * sp.num_throws + 2 * sp.num_keeps) * width
@@ -93,7 +93,7 @@ def _pad_target(prev: np.ndarray, lead: int, width: int) -> np.ndarray:
 
 
 def solve_target(
-    rules: KniffelRules,
+    rules: CategoryRules,
     *,
     dtype=None,
     chunk: int = 256,
@@ -106,7 +106,7 @@ def solve_target(
 ) -> LayerTables:
     """``V[t]`` = max P(at least t more points) of every state; options as ``distribution.distribution``.
 
-    ``layers[L][row, t]``; ``.at(filled, upper, holds50)[t]``. The chunk shrinks to fit
+    ``layers[L][row, t]``; ``.at(filled, upper, all_same_held)[t]``. The chunk shrinks to fit
     ``max_memory`` (default 2 GiB: a state's working set is ~(4 throws + 2 keeps) x support).
     """
     dtype = jnp.dtype(dtype or (jnp.float64 if jax.config.jax_enable_x64 else jnp.float32))
@@ -126,10 +126,10 @@ class TargetChoice:
     probability: float
 
 
-def target_options(table: LayerTables, filled: int, upper: int, holds50: int, faces, rerolls_left: int, target: int) -> list[TargetChoice]:
+def target_options(table: LayerTables, filled: int, upper: int, all_same_held: int, faces, throws_left: int, target: int) -> list[TargetChoice]:
     """Every choice of a position ranked by P(at least ``target`` more points), best first.
 
-    ``faces``: the dice showing (e.g. ``[6, 6, 6, 2, 1]``); ``rerolls_left``: re-throws still
+    ``faces``: the dice showing (e.g. ``[6, 6, 6, 2, 1]``); ``throws_left``: re-throws still
     allowed this turn (0: choose a box). Needs the table of the next layer (``keep='all'``).
     """
     rules = table.rules
@@ -141,9 +141,9 @@ def target_options(table: LayerTables, filled: int, upper: int, holds50: int, fa
         raise JaxsolveError("no box is open in this position")
     if len(faces) != rules.dice or any(not 1 <= int(x) <= 6 for x in faces):
         raise JaxsolveError(f"need {rules.dice} dice showing 1..6, got {list(faces)}")
-    if not 0 <= rerolls_left < rules.rolls:
-        raise JaxsolveError(f"re-throws left must be 0..{rules.rolls - 1}")
-    table.at(filled, upper, holds50)
+    if not 0 <= throws_left < rules.throws:
+        raise JaxsolveError(f"re-throws left must be 0..{rules.throws - 1}")
+    table.at(filled, upper, all_same_held)
     nxt = table.layers[layer + 1]
     if nxt is None:
         raise JaxsolveError(f"layer {layer + 1} was not kept (solve with keep='all')")
@@ -154,17 +154,17 @@ def target_options(table: LayerTables, filled: int, upper: int, holds50: int, fa
     lead = max_turn_reward(rules)
     padded = jnp.asarray(_pad_target(nxt, lead, width))
     rows = jnp.asarray(table.rows)
-    f, u, h = (jnp.asarray([int(x)], jnp.int32) for x in (filled, min(upper, rules.upper_threshold), holds50))
+    f, u, h = (jnp.asarray([int(x)], jnp.int32) for x in (filled, min(upper, rules.upper_threshold), all_same_held))
     throw = sp.throw_index(sp.counts_of_faces(faces))
     boxes = []
-    if rerolls_left == 0 or (rerolls_left == rules.rolls - 1 and rules.has_instant_bonus):
-        first = rerolls_left == rules.rolls - 1
+    if throws_left == 0 or (throws_left == rules.throws - 1 and rules.has_instant_bonus):
+        first = throws_left == rules.throws - 1
         opts = np.asarray(final_targets(rows, padded, f, u, h, rules, width, first))[:, throw, 0]
         val = opts[:, t] if t < width else np.where(opts[:, 0] >= 0, 0.0, -1.0)
         boxes = [TargetChoice("box", rules.box_names[b], float(val[b])) for b in range(rules.num_boxes) if val[b] >= 0]
-    if rerolls_left > 0:
+    if throws_left > 0:
         stages = stage_targets(rows, padded, f, u, h, rules, width)
-        keeps = np.asarray(dice.expect_keeps(sp, stages[rerolls_left - 1]))[:, 0]
+        keeps = np.asarray(dice.expect_keeps(sp, stages[throws_left - 1]))[:, 0]
         cand = sorted(set(int(k) for k in sp.subkeeps[throw]))
         val = [0.0 if t == width else float(keeps[k, t]) for k in cand]
         boxes += [TargetChoice("keep", " ".join(map(str, sp.faces_of(sp.keeps[k]))) or "(none)", v) for k, v in zip(cand, val)]

@@ -7,7 +7,7 @@ matching dice only), small straight 1-2-3-4-5 = 15, large straight 2-3-4-5-6 = 2
 Yatzy (five of a kind) = 50. No joker, no bonus for a second Yatzy. Five dice, three throws a
 turn. See docs/yatzy.md for the variants and the sources.
 
-Every preset is a ``CategoryRules`` value (``jaxsolve.kniffel.rules``); ``scandinavian()``
+Every preset is a ``CategoryRules`` value (``jaxsolve.games.category.rules``); ``scandinavian()``
 builds the base game and each variant:
 
 * ``fh5``: the full house may be five of a kind (triple and pair of the same face);
@@ -21,18 +21,10 @@ an alias of ``yatzy+fh5+tp4+forced``).
 from __future__ import annotations
 
 from jaxsolve.core.rules import Presets, RulesError
+from jaxsolve.games.category.registration import category_game
 from jaxsolve.games.category.rules import CategoryRules
-from jaxsolve.games.category.sheet import Box, face_boxes
+from jaxsolve.games.category.sheet import UPPER_ALIASES, UPPER_NAMES, Box, face_boxes
 
-UPPER_NAMES = ("ones", "twos", "threes", "fours", "fives", "sixes")
-UPPER_ALIASES = (
-    ("1", "1s", "aces", "ettor", "enere"),
-    ("2", "2s", "tvaor", "tvåor", "toere"),
-    ("3", "3s", "treor", "treere"),
-    ("4", "4s", "fyror", "firere"),
-    ("5", "5s", "femmor", "femmere"),
-    ("6", "6s", "sexor", "seksere"),
-)
 
 
 def sheet(*, fh5: bool = False, tp4: bool = False, tp1: bool = False) -> tuple[Box, ...]:
@@ -47,7 +39,7 @@ def sheet(*, fh5: bool = False, tp4: bool = False, tp1: bool = False) -> tuple[B
         Box("large_straight", "straight", (23456,), points=20, aliases=("ls", "stor_stege", "store_straight", "stor_straight")),
         Box("full_house", "groups", (3, 2), total=True, distinct=not fh5, aliases=("fh", "kak", "kåk", "hus", "fuldt_hus")),
         Box("chance", "chance", aliases=("ch", "chans", "sjanse")),
-        Box("yatzy", "yahtzee", points=50, aliases=("yz", "yahtzee")),
+        Box("yatzy", "all_same", points=50, aliases=("yz", "yahtzee")),
     )
 
 
@@ -66,7 +58,7 @@ def scandinavian(*, fh5: bool = False, tp4: bool = False, tp1: bool = False, ord
     suffix = "".join(f"+{v}" for v, on in (("fh5", fh5), ("tp4", tp4), ("tp1", tp1), ("forced", order == "forced")) if on)
     return CategoryRules(
         name=name or f"yatzy{suffix}",
-        rolls=3,
+        throws=3,
         joker="none",
         extra_bonus=0,
         upper_bonus=50,
@@ -112,3 +104,9 @@ def small() -> CategoryRules:
         dice=3,
         boxes=YATZY_SHEET[:6] + tuple(boxes[n] for n in ("one_pair", "three_of_a_kind", "chance", "yatzy")),
     )
+
+
+GAME = category_game(
+    "yatzy", "Scandinavian Yatzy (15 boxes) and its variants, on the category engine", lambda: PRESETS, "yatzy", small,
+    bench_presets=("yatzy", "yatzy+forced"),
+)

@@ -1,0 +1,59 @@
+"""Schlag den Raab and the Pig family: two-player "roll or stop" duels, win probabilities as a
+fixpoint (``solver``), the advisor, exports, the source page's tables, plots and play."""
+
+from jaxsolve.games.game import Command, Game, Param
+from jaxsolve.games.raab import commands
+
+
+def _presets():
+    from jaxsolve.games.raab.rules import PRESETS
+
+    return PRESETS
+
+
+def _play_game():
+    from jaxsolve.games.raab.play import RaabGame
+
+    return RaabGame
+
+
+GAMES = (
+    Game(
+        name="raab",
+        title="Schlag den Raab dice duel and the Pig family (win probabilities as a fixpoint)",
+        family="raab",
+        core="fixpoint",
+        presets=_presets,
+        default="raab",
+        small=lambda: _presets()["piglet"],
+        solve=commands.solve,
+        values=lambda sol: sol.start,
+        outputs=commands.outputs,
+        commands={
+            "solve": Command(
+                commands.solve_command,
+                commands.SOLVE_PARAMS,
+                "Win probabilities of Schlag den Raab / Pig under optimal play by both (fixpoint iteration). With --out X.npy "
+                "writes the win probabilities to X.npy and the policy to X-policy.npy, both in the layout [TS, MSP, MAP, TSP] "
+                "with a .json sidecar each.",
+            ),
+            "advise": Command(commands.advise_command, commands.ADVISE_PARAMS, "Roll or stop? The win probability of each choice at a position."),
+            "plot": Command(
+                commands.plot_command, commands.PLOT_PARAMS, "Heatmaps of the turn total at which to stop, over both banked scores, one per TS.",
+                precision="fixed64", quiet_help=None, json=False,
+            ),
+            "tables": Command(
+                commands.tables_command,
+                commands.TABLES_PARAMS,
+                'The one-turn tables of "Würfeln bei Schlag den Raab": distribution after R throws, P_SUM(S), the \'roll twice\' bound.',
+                precision="fixed64", quiet_help=None,
+            ),
+        },
+        play_game=_play_game,
+        play_params=(
+            Param("opponent", str, "bot", "bot: the optimal bot decides for them; human: you type their decisions.", choices=("bot", "human")),
+            Param("first", str, "you", "Who starts: you or them.", choices=("you", "them")),
+        ),
+        bench_presets=("raab", "pig"),
+    ),
+)

@@ -16,7 +16,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from jaxsolve.games.raab import solver as raab
+from jaxsolve.games.raab import advisor, solver
+from jaxsolve.games.raab.rules import PigRules
 from jaxsolve.errors import JaxsolveError
 from jaxsolve.play.base import PlayError, PlayOption, PlayedGame, Summary, parse_faces, split_tokens
 
@@ -43,18 +44,18 @@ def _other(who: str) -> str:
 
 
 class RaabGame(PlayedGame):
-    """One duel. ``full`` is ``raab.full(raab.solve(rules))`` (solved here when not given)."""
+    """One duel. ``full`` is ``solver.full(solver.solve(rules))`` (solved here when not given)."""
 
     kind = "raab"
     unit = "win probability"
-    rules_type = raab.PigRules
+    rules_type = PigRules
 
-    def __init__(self, game: str, rules: raab.PigRules, full: raab.FullSolution | None = None, *, opponent="bot", first="you", seed=None, auto_roll=False):
+    def __init__(self, game: str, rules: PigRules, full: solver.FullSolution | None = None, *, opponent="bot", first="you", seed=None, auto_roll=False):
         if opponent not in OPPONENTS:
             raise JaxsolveError(f"unknown opponent {opponent!r}; choose one of {', '.join(OPPONENTS)}")
         if first not in FIRST:
             raise JaxsolveError(f"who starts must be one of {', '.join(FIRST)}, got {first!r}")
-        full = full if full is not None else raab.full(raab.solve(rules))
+        full = full if full is not None else solver.full(solver.solve(rules))
         if full.rules != rules:
             raise PlayError(f"the solution is for {full.rules.name}, not {rules.name}")
         self.opponent = opponent
@@ -101,17 +102,17 @@ class RaabGame(PlayedGame):
         rules = self.rules
         if not rules.last_turn:
             return mine + s.turn_total >= rules.goal
-        m, _ = (int(v) for v in raab.reduce_scores(rules, mine, theirs))
+        m, _ = (int(v) for v in solver.reduce_scores(rules, mine, theirs))
         return m + s.turn_total > rules.top
 
-    def _advice(self, s: DuelState) -> raab.Advice:
+    def _advice(self, s: DuelState) -> advisor.Advice:
         mine, theirs, they_started = self._view(s)
-        return raab.advise(self.solution, mine, s.turn_total, theirs, they_started)
+        return advisor.advise(self.solution, mine, s.turn_total, theirs, they_started)
 
     def _turn_start_value(self, s: DuelState) -> float:
         """Win probability of the player to move at the start of a turn (the roll is forced)."""
         mine, theirs, they_started = self._view(s)
-        ts, m, i, t = raab.check_state(self.rules, mine, 0, theirs, they_started)
+        ts, m, i, t = advisor.check_state(self.rules, mine, 0, theirs, they_started)
         return float(self.solution.value[ts, m, i, t])
 
     # ------------------------------------------------------------------ options
@@ -152,7 +153,7 @@ class RaabGame(PlayedGame):
         mine, theirs, _ = self._view(s)
         if not self.rules.last_turn:
             return s.turn_total
-        m, _ = (int(v) for v in raab.reduce_scores(self.rules, mine + s.turn_total, theirs))
+        m, _ = (int(v) for v in solver.reduce_scores(self.rules, mine + s.turn_total, theirs))
         return s.turn_total - max(0, m - self.rules.top)
 
     def _bank(self, s: DuelState) -> tuple[DuelState, str]:
@@ -160,7 +161,7 @@ class RaabGame(PlayedGame):
         you, them = (s.you + gain, s.them) if s.mover == "you" else (s.you, s.them + gain)
         nxt = DuelState(you, them, 0, _other(s.mover), s.you_started)
         mine, theirs, they_started = self._view(nxt)
-        over, val = raab.terminal(self.rules, int(they_started), mine, theirs)
+        over, val = solver.terminal(self.rules, int(they_started), mine, theirs)
         if bool(over):
             winner = nxt.mover if float(val) == 1.0 else s.mover
             nxt = DuelState(you, them, 0, nxt.mover, s.you_started, False, winner)
@@ -223,7 +224,7 @@ class RaabGame(PlayedGame):
 
     def start_win(self) -> float:
         """Your win probability at the start of the game under optimal play by both."""
-        start = raab.check_state(self.rules, 0, 0, 0, False)
+        start = advisor.check_state(self.rules, 0, 0, 0, False)
         v = float(self.solution.value[start])
         return v if self.first == "you" else 1.0 - v
 

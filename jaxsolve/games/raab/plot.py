@@ -6,7 +6,20 @@ from pathlib import Path
 
 import numpy as np
 
-from jaxsolve.games.raab.solver import FullSolution, stop_totals
+from jaxsolve.games.raab.solver import STOP, FullSolution, terminal
+
+
+def stop_totals(f: FullSolution) -> np.ndarray:
+    """``[T, M, N]``: the turn total at which a player who starts a turn stops (NaN if the game is
+    over there, or if the policy rolls on to the state bound)."""
+    n_t, n_m, n_s, n_n = f.rules.shape
+    s = np.arange(n_s)[None, None, :, None]
+    m = np.arange(n_m)[None, :, None, None]
+    stops = (f.policy == STOP) & (s > m)
+    first = np.argmax(stops, axis=2)
+    found = stops.any(axis=2)
+    over = np.asarray(terminal(f.rules, np.arange(n_t)[:, None, None], np.arange(n_m)[None, :, None], np.arange(n_n)[None, None, :])[0])
+    return np.where(found & ~over, first - np.arange(n_m)[None, :, None], np.nan)
 
 
 def stop_heatmaps(f: FullSolution, out_dir: Path, theirs_max: int | None = None) -> list[Path]:

@@ -1,6 +1,6 @@
 """Rules of the Pig-family dice duels (Schlag den Raab, Pig, Piglet) and their presets.
 
-Kept apart from the solver (``jaxsolve.raab``) so that the rules, the presets and the command
+Kept apart from the solver (``jaxsolve.games.raab.solver``) so that the rules, the presets and the command
 line's help can be read without importing JAX.
 """
 
@@ -11,12 +11,9 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from jaxsolve.core.rules import Presets, Rules, RulesError
+from jaxsolve.core.rules import Presets, Rules, RulesError, option
 
 MAX_STATES = 60_000_000
-
-
-PigRulesError = RulesError
 
 
 @dataclass(frozen=True)
@@ -36,38 +33,38 @@ class PigRules(Rules):
             A start player whose total passes it banks the bound.
     """
 
-    goal: int = 50
-    sides: int = 6
-    bust: int = 6
+    goal: int = option(50, "Override the goal score.")
+    sides: int = option(6, "Override the die's sides (faces add their number).")
+    bust: int = option(6, "Override the face that loses the turn total.")
     points: tuple[int, ...] = ()
-    last_turn: bool = True
-    bound: int | None = None
+    last_turn: bool = option(True, "Override the last-turn rule (the other player answers a start player's goal).", flags=("--last-turn/--no-last-turn",))
+    bound: int | None = option(None, "Largest banked score kept (last-turn rule; default goal + 80).")
 
     def __post_init__(self):
         if not 2 <= self.sides <= 100:
-            raise PigRulesError(f"the die needs 2 to 100 sides, got {self.sides}")
+            raise RulesError(f"the die needs 2 to 100 sides, got {self.sides}")
         if not 1 <= self.bust <= self.sides:
-            raise PigRulesError(f"bust face must be between 1 and {self.sides}, got {self.bust}")
+            raise RulesError(f"bust face must be between 1 and {self.sides}, got {self.bust}")
         if not 1 <= self.goal <= 1000:
-            raise PigRulesError(f"goal must be between 1 and 1000, got {self.goal}")
+            raise RulesError(f"goal must be between 1 and 1000, got {self.goal}")
         points = tuple(int(p) for p in self.points) or tuple(range(1, self.sides + 1))
         if len(points) != self.sides:
-            raise PigRulesError(f"need one points value per face ({self.sides}), got {len(points)}")
+            raise RulesError(f"need one points value per face ({self.sides}), got {len(points)}")
         points = tuple(0 if f == self.bust else p for f, p in enumerate(points, start=1))
         if min(p for f, p in enumerate(points, start=1) if f != self.bust) < 1:
-            raise PigRulesError("every face except the bust face must add at least 1 point")
+            raise RulesError("every face except the bust face must add at least 1 point")
         object.__setattr__(self, "points", points)
         if self.last_turn:
             bound = self.goal + 80 if self.bound is None else int(self.bound)
             if bound < self.goal:
-                raise PigRulesError(f"bound must be >= goal ({self.goal}), got {bound}")
+                raise RulesError(f"bound must be >= goal ({self.goal}), got {bound}")
         else:
             if self.bound is not None and self.bound != self.goal - 1:
-                raise PigRulesError("a bound applies only to the last-turn rule (without it scores stop below the goal)")
+                raise RulesError("a bound applies only to the last-turn rule (without it scores stop below the goal)")
             bound = self.goal - 1
         object.__setattr__(self, "bound", bound)
         if self.num_states > MAX_STATES:
-            raise PigRulesError(f"state array of {self.num_states:,} entries is too large (limit {MAX_STATES:,}); lower goal or bound")
+            raise RulesError(f"state array of {self.num_states:,} entries is too large (limit {MAX_STATES:,}); lower goal or bound")
 
     def replace(self, **changes) -> "PigRules":
         """A copy with some fields changed (``None`` = keep); derived fields are recomputed."""

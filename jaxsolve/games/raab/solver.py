@@ -24,6 +24,9 @@ once: a ``lax.scan`` over the total ``s`` from the top down (rolling only raises
 the opponent's turn-start values of the previous iterate giving the bust and bank outcomes.
 Sweeps repeat in the fixpoint core (``jaxsolve.core.fixpoint``) until the max-norm change is at most ``tol``. The
 result satisfies the one-roll Bellman equations (``bellman``) of the whole state array.
+
+The advisor lives in ``advisor``, the export in ``table_io``, the one-turn tables and claims of
+the source page in ``source_tables`` and the figures in ``plot``.
 """
 
 from __future__ import annotations
@@ -37,8 +40,7 @@ import jax.numpy as jnp
 import numpy as np
 
 from jaxsolve.core.fixpoint import solve_fixpoint
-from jaxsolve.errors import JaxsolveError
-from jaxsolve.games.raab.rules import MAX_STATES, PRESETS, PigRules, PigRulesError, get_rules  # noqa: F401 (the rules live there)
+from jaxsolve.games.raab.rules import PigRules
 
 ROLL, STOP, NONE = 1, 0, -1
 
@@ -243,7 +245,6 @@ class PigSolution:
     iterations: int
     residual: float
     tol: float
-    converged: bool
     dtype: str
     device: str
     compile_seconds: float
@@ -284,7 +285,6 @@ def solve(
         iterations=run.iterations,
         residual=run.residual,
         tol=float(tol),
-        converged=True,
         dtype=str(dtype),
         device=str(device),
         compile_seconds=run.compile_seconds,
@@ -319,277 +319,3 @@ def full(sol: PigSolution) -> FullSolution:
     stop = np.where((s <= m) | over, np.nan, stop)
     roll = np.where((s < m) | (s > rules.top) | over, np.nan, roll)
     return FullSolution(rules, value, roll, stop, policy)
-
-
-def turn_total_layout(rules: PigRules, array: np.ndarray, fill) -> np.ndarray:
-    """``[T, M, S, N]`` (indexed by my total) -> ``[TS, MSP, MAP, TSP]`` (indexed by my turn
-    total MAP = 0..top), ``fill`` where MSP + MAP > top. The layout of the exports."""
-    n_t, n_m, n_s, n_n = rules.shape
-    a = np.arange(rules.top + 1)
-    total = np.arange(n_m)[:, None] + a[None, :]
-    out = array[:, np.arange(n_m)[:, None], np.minimum(total, n_s - 1), :]
-    return np.where((total <= rules.top)[None, :, :, None], out, fill).astype(array.dtype)
-
-
-def policy_path(path) -> "Path":
-    """``X.npy`` -> ``X-policy.npy``: where ``save_export`` writes the policy."""
-    from pathlib import Path
-
-    path = Path(path)
-    return path.with_name(path.stem + "-policy.npy")
-
-
-def export_metadata(sol: PigSolution) -> dict:
-    """What both files of an export share: rules, axes, reduction, run facts."""
-    rules = sol.rules
-    n_t, n_m, _, n_n = rules.shape
-    return {
-        "game": "raab",
-        "rules": rules.to_dict(),
-        "axes": [
-            {"name": "TS", "size": n_t, "meaning": "1 if the other player started (last-turn rule), else always 0"},
-            {"name": "MSP", "size": n_m, "meaning": "my banked score 0..MSP"},
-            {"name": "MAP", "size": rules.top + 1, "meaning": "my turn total; MSP + MAP <= bound"},
-            {"name": "TSP", "size": n_n, "meaning": "their banked score"},
-        ],
-        "view": "the player to decide",
-        "reduction": "states with MSP and TSP both >= goal are stored lowered by min(MSP, TSP) - goal; "
-        "every other state with MSP > goal is over, so MSP stops at the goal",
-        "game_value": sol.game_value,
-        "iterations": sol.iterations,
-        "residual": sol.residual,
-        "tol": sol.tol,
-        "dtype": sol.dtype,
-        "device": sol.device,
-    }
-
-
-def save_export(path, sol: PigSolution, full_sol: FullSolution | None = None):
-    """Win probabilities to ``path`` and the policy to ``X-policy.npy``, both ``[TS, MSP, MAP,
-    TSP]`` with a sidecar each, written as one group (``jaxsolve.export.save_group``)."""
-    from jaxsolve.io import export
-
-    f = full_sol or full(sol)
-    common = export_metadata(sol)
-    values = turn_total_layout(sol.rules, f.value, np.nan)
-    policy = turn_total_layout(sol.rules, f.policy, NONE)
-    encoding = {"1": "roll", "0": "stop", "-1": "no decision (game over / no such state)"}
-    return export.save_group(
-        [
-            (path, values, {**common, "content": "win probability of the player to decide", "impossible": "NaN"}),
-            (policy_path(path), policy, {**common, "content": "optimal decision", "encoding": encoding}),
-        ]
-    )
-
-
-@dataclass(frozen=True)
-class PigExport:
-    """A loaded export: ``values`` (win probabilities) and ``policy`` in ``[TS, MSP, MAP, TSP]``."""
-
-    rules: PigRules
-    values: np.ndarray
-    policy: np.ndarray
-    meta: dict
-
-    @property
-    def game_value(self) -> float:
-        return float(self.values[0, 0, 0, 0])
-
-
-def load_export(path) -> PigExport:
-    """Read ``X.npy`` and ``X-policy.npy`` back, with every check of ``jaxsolve.export``.
-
-    Refused: files not from one export (hashes), other games, invalid rules or rules that
-    differ between the two sidecars, a shape other than the rules' ``[T, M, bound + 1, N]``,
-    values not float or outside [0, 1], NaN other than exactly where MSP + MAP > bound, a policy
-    not int8 in {-1, 0, 1} or with a decision where no state is.
-    """
-    from jaxsolve.io import export
-
-    (values, meta), (policy, pmeta) = export.load_group([path, policy_path(path)], game="raab")
-    rules = export.rules_from(path, meta, PigRules)
-    if export.rules_from(policy_path(path), pmeta, PigRules) != rules:
-        raise JaxsolveError(f"{path} and {policy_path(path)} name different rules")
-    n_t, n_m, _, n_n = rules.shape
-    shape = (n_t, n_m, rules.top + 1, n_n)
-    total = np.arange(n_m)[:, None] + np.arange(rules.top + 1)[None, :]
-    defined = np.broadcast_to((total <= rules.top)[None, :, :, None], shape)
-    what = f"rules {rules.name}"
-    export.check_array(path, values, shape=shape, dtypes=("float32", "float64"), defined=defined, low=0.0, high=1.0, what=what)
-    export.check_array(policy_path(path), policy, shape=shape, dtypes=("int8",), low=NONE, high=ROLL, what=what)
-    if (policy[~defined] != NONE).any():
-        raise JaxsolveError(f"{policy_path(path)}: a decision where MSP + MAP exceeds the bound {rules.top}")
-    return PigExport(rules, values, policy, meta)
-
-
-def check_state(rules: PigRules, mine: int, turn: int, theirs: int, they_started: bool) -> tuple[int, int, int, int]:
-    """Validate a position and return its array index ``(ts, msp, s, tsp)`` (after reduction)."""
-    if min(mine, turn, theirs) < 0:
-        raise JaxsolveError("scores and turn total must be >= 0")
-    if they_started and not rules.last_turn:
-        raise JaxsolveError(f"{rules.name} has no last-turn rule, so who started does not matter; drop --they-started")
-    ts = int(they_started)
-    over, val = terminal(rules, ts, mine, theirs)
-    if bool(over):
-        who = "you" if float(val) == 1.0 else "they"
-        raise JaxsolveError(f"the game is already over at mine={mine}, theirs={theirs} ({who} won)")
-    m, t = (int(v) for v in reduce_scores(rules, mine, theirs))
-    if t > rules.top:
-        raise JaxsolveError(f"their score {theirs} is beyond the state bound {rules.top} (use a larger --bound)")
-    if not rules.last_turn and mine + turn >= rules.goal:
-        raise JaxsolveError(f"banked plus turn total {mine + turn} reaches the goal {rules.goal}: stop and win")
-    if m + turn > rules.top:
-        raise JaxsolveError(f"banked plus turn total {mine + turn} is beyond the state bound {rules.top} (use a larger --bound)")
-    return ts, m, m + turn, t
-
-
-@dataclass(frozen=True)
-class Advice:
-    decision: str
-    win_if_roll: float
-    win_if_stop: float | None
-
-    @property
-    def win(self) -> float:
-        return self.win_if_roll if self.win_if_stop is None else max(self.win_if_roll, self.win_if_stop)
-
-
-def advise(full_sol: FullSolution, mine: int, turn: int, theirs: int, they_started: bool = False) -> Advice:
-    """Roll or stop at a position, with the win probability of each choice."""
-    rules = full_sol.rules
-    ts, m, s, t = check_state(rules, mine, turn, theirs, they_started)
-    roll = float(full_sol.roll[ts, m, s, t])
-    stop = None if turn == 0 else float(full_sol.stop[ts, m, s, t])
-    decision = "roll" if full_sol.policy[ts, m, s, t] == ROLL else "stop"
-    return Advice(decision, roll, stop)
-
-
-# ---------------------------------------------------------------------------------------------
-# One-turn tables of "Würfeln bei Schlag den Raab" ("Vorüberlegung A/B", "Zwischenüberlegung")
-
-
-@functools.partial(jax.jit, static_argnames=("rolls", "width"))
-def _turn_distribution(weights, bust_prob, rolls: int, width: int):
-    active0 = jnp.zeros(width, weights.dtype).at[0].set(1.0)
-    inactive0 = jnp.zeros(width, weights.dtype)
-
-    def step(carry, _):
-        active, inactive = carry
-        inactive = inactive + bust_prob * active
-        padded = jnp.concatenate([jnp.zeros(weights.shape[0], active.dtype), active])
-        active = sum(weights[k] * padded[weights.shape[0] - k - 1 : weights.shape[0] - k - 1 + width] for k in range(weights.shape[0]))
-        return (active, inactive), jnp.stack([inactive, active])
-
-    _, ys = jax.lax.scan(step, (active0, inactive0), None, length=rolls)
-    return ys
-
-
-def turn_distribution(rules: PigRules, rolls: int) -> np.ndarray:
-    """``p[R - 1, A, S]``: after ``R`` rolls of a player who never stops, the probability that
-    the turn total reached is ``S`` and the player is still active (``A = 1``) or has busted
-    (``A = 0``, ``S`` = the total before the bust), for ``R = 1..rolls``."""
-    if rolls < 1:
-        raise JaxsolveError(f"rolls must be >= 1, got {rolls}")
-    width = rolls * rules.max_points + 1
-    return np.asarray(_turn_distribution(jnp.asarray(rules.weights), rules.bust_prob, rolls, width))
-
-
-def reach_table(rules: PigRules, rolls: int = 200) -> tuple[np.ndarray, np.ndarray]:
-    """``(P, P_SUM)`` over ``S``: after ``rolls`` rolls, P(total reached = S) and P(>= S) —
-    the probability to make at least ``S`` in one turn when rolling until ``S`` is reached."""
-    dist = turn_distribution(rules, rolls)[-1].sum(axis=0)
-    return dist, np.cumsum(dist[::-1])[::-1]
-
-
-def equalize_bound(rules: PigRules, opponent_rolls: int = 2, rolls: int = 200) -> float:
-    """Probability to at least equal an opponent who rolls ``opponent_rolls`` times then stops."""
-    opp = turn_distribution(rules, opponent_rolls)[-1]
-    _, p_sum = reach_table(rules, rolls)
-    need = np.arange(opp.shape[1])
-    return float(opp[0].sum() + (opp[1] * p_sum[need]).sum())
-
-
-def solitaire(rules: PigRules, horizon: int = 400) -> tuple[int, float, np.ndarray, np.ndarray]:
-    """Maximise expected banked points per turn: ``(stop_from, E(0), roll[a], stop[a])``.
-
-    ``stop_from`` is the smallest turn total from which stopping is optimal at every larger
-    total too (ties count as stop)."""
-    w = np.asarray(rules.weights)
-    roll = jnp.zeros(horizon + 1)
-    value = jnp.arange(horizon + 1 + rules.max_points, dtype=roll.dtype)
-
-    def step(value, a):
-        r = jnp.dot(jnp.asarray(w), jax.lax.dynamic_slice(value, (a + 1,), (rules.max_points,)))
-        best = jnp.where(a > 0, jnp.maximum(a, r), r)
-        return value.at[a].set(best), r
-
-    value, roll = jax.lax.scan(step, value, jnp.arange(horizon, -1, -1))
-    roll = np.asarray(roll[::-1])
-    stop = np.arange(horizon + 1, dtype=float)
-    rolls_better = roll > stop
-    rolls_better[0] = True
-    stop_from = int(np.max(np.nonzero(rolls_better)[0]) + 1)
-    return stop_from, float(value[0]), roll, stop
-
-
-# ---------------------------------------------------------------------------------------------
-# Derived views: where to stop, and the source page's claims
-
-
-def stop_totals(f: FullSolution) -> np.ndarray:
-    """``[T, M, N]``: the turn total at which a player who starts a turn stops (NaN if the game is
-    over there, or if the policy rolls on to the state bound)."""
-    n_t, n_m, n_s, n_n = f.rules.shape
-    s = np.arange(n_s)[None, None, :, None]
-    m = np.arange(n_m)[None, :, None, None]
-    stops = (f.policy == STOP) & (s > m)
-    first = np.argmax(stops, axis=2)
-    found = stops.any(axis=2)
-    over = np.asarray(terminal(f.rules, np.arange(n_t)[:, None, None], np.arange(n_m)[None, :, None], np.arange(n_n)[None, None, :])[0])
-    return np.where(found & ~over, first - np.arange(n_m)[None, :, None], np.nan)
-
-
-def check_claims(rules: PigRules, extra: int = 40, device=None) -> dict:
-    """The claims of "Würfeln bei Schlag den Raab" for a last-turn game: a lead of 80 suffices to stop, rolling on beats
-    stopping at a tie in the last turn, and the state bound does not change the result."""
-    if not rules.last_turn:
-        raise JaxsolveError("the claims concern the last-turn rule; pick a last-turn rule set")
-    base = solve(rules, device=device)
-    wide_rules = rules.replace(bound=rules.top + extra, name=f"{rules.name}+bound{rules.top + extra}")
-    wide = solve(wide_rules, device=device)
-    f = full(wide)
-    n_t, n_m, n_s, n_n = wide_rules.shape
-    s = np.arange(n_s)[None, None, :, None]
-    m = np.arange(n_m)[None, :, None, None]
-    t = np.arange(n_n)[None, None, None, :]
-    rolling = (f.policy == ROLL) & (s > m)
-    lead = np.where(rolling, s - t, np.iinfo(np.int64).min)
-    where = np.unravel_index(np.argmax(lead), lead.shape)
-    max_lead = int(lead[where])
-    g, top = rules.goal, rules.top
-    ts1 = np.arange(n_t) == 1
-    tie = ts1[:, None, None, None] & (s == t) & (t >= g) & (t <= top) & (s > m) & (f.policy >= 0)
-    margin = np.where(tie, f.roll - f.stop, np.inf)
-    n_base = top + 1
-    return {
-        "rules": rules.to_dict(),
-        "checked_with_bound": wide_rules.top,
-        "lead_80_suffices": {
-            "claim": "a lead of 80 is enough to stop",
-            "largest_lead_where_rolling_is_optimal": max_lead,
-            "at_state": {"TS": int(where[0]), "MSP": int(where[1]), "MAP": int(where[2] - where[1]), "TSP": int(where[3])},
-            "holds": max_lead < 80,
-        },
-        "tie_in_last_turn_roll_on": {
-            "claim": "at a tie in the last turn, rolling on beats stopping",
-            "tie_states": int(tie.sum()),
-            "smallest_margin_roll_minus_stop": float(margin.min()),
-            "holds": bool((margin > 0).all()),
-        },
-        "bound_growth": {
-            "bound": top,
-            "game_value": base.game_value,
-            "game_value_bigger_bound": wide.game_value,
-            "max_abs_difference_turn_start_states": float(np.max(np.abs(wide.start[:, :, :n_base] - base.start))),
-        },
-    }

@@ -15,7 +15,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from jaxsolve.games.zehntausend import solver as z
+from jaxsolve.games.zehntausend import advisor, scoring, solver
+from jaxsolve.games.zehntausend.rules import DICE, ZehntausendRules
 from jaxsolve.errors import JaxsolveError
 from jaxsolve.play.base import PlayError, PlayOption, PlayedGame, Summary, fmt_faces, split_tokens
 
@@ -39,12 +40,12 @@ class ZehntausendGame(PlayedGame):
 
     kind = "zehntausend"
     unit = "points"
-    rules_type = z.ZehntausendRules
+    rules_type = ZehntausendRules
 
-    def __init__(self, game: str, rules: z.ZehntausendRules, solution: z.Solution | None = None, *, turns: int = 10, seed=None, auto_roll=False):
+    def __init__(self, game: str, rules: ZehntausendRules, solution: solver.Solution | None = None, *, turns: int = 10, seed=None, auto_roll=False):
         if isinstance(turns, bool) or not isinstance(turns, int) or not 1 <= turns <= MAX_TURNS:
             raise JaxsolveError(f"turns must be between 1 and {MAX_TURNS}, got {turns!r}")
-        solution = solution if solution is not None else z.solve(rules)
+        solution = solution if solution is not None else solver.solve(rules)
         if solution.rules != rules:
             raise PlayError(f"the solution is for {solution.rules.name}, not {rules.name}")
         self.turns = turns
@@ -56,7 +57,7 @@ class ZehntausendGame(PlayedGame):
     # ------------------------------------------------------------------ state
 
     def initial_state(self) -> TurnState:
-        return TurnState(1, 0, 0, z.DICE)
+        return TurnState(1, 0, 0, DICE)
 
     def awaiting(self) -> str:
         s = self.state
@@ -71,7 +72,7 @@ class ZehntausendGame(PlayedGame):
 
     def ranked_options(self) -> list[PlayOption]:
         s = self.state
-        choices = z.advise(self.solution, s.points, list(s.throw))
+        choices = advisor.advise(self.solution, s.points, list(s.throw))
         best = choices[0].value
         out = []
         for c in choices:
@@ -115,22 +116,22 @@ class ZehntausendGame(PlayedGame):
             dice = tuple(sorted(int(d) for d in move.get("dice", [])))
             if len(dice) != s.dice or any(not 1 <= d <= 6 for d in dice):
                 raise PlayError(f"this throw has {s.dice} dice 1..6, got {list(dice)}")
-            if z.write_points(self.rules, z.parse_throw(dice)) == 0:
+            if scoring.write_points(self.rules, scoring.parse_throw(dice)) == 0:
                 lost = f"; the {s.points} set aside are lost" if s.points else ""
-                return TurnState(s.turn + 1, s.total, 0, z.DICE), f"threw {fmt_faces(dice)}: bust, turn {s.turn} ends with 0{lost}"
+                return TurnState(s.turn + 1, s.total, 0, DICE), f"threw {fmt_faces(dice)}: bust, turn {s.turn} ends with 0{lost}"
             return TurnState(s.turn, s.total, s.points, s.dice, dice), f"threw {fmt_faces(dice)}"
         if s.throw is None:
             raise PlayError("a throw is due first")
         if action == "write":
-            points = s.points + z.write_points(self.rules, z.parse_throw(s.throw))
-            return TurnState(s.turn + 1, s.total + points, 0, z.DICE), f"wrote {points}: turn {s.turn} ends, total {s.total + points}"
+            points = s.points + scoring.write_points(self.rules, scoring.parse_throw(s.throw))
+            return TurnState(s.turn + 1, s.total + points, 0, DICE), f"wrote {points}: turn {s.turn} ends, total {s.total + points}"
         if action == "aside":
             want = sorted(str(f) for f in move.get("set_aside", []))
-            choices = z.advise(self.solution, s.points, list(s.throw))
+            choices = advisor.advise(self.solution, s.points, list(s.throw))
             match = next((c for c in choices if c.action == "throw" and list(c.set_aside) == want), None)
             if match is None:
                 raise PlayError(f"{' '.join(want) or 'nothing'} is not a usable set-aside of {fmt_faces(s.throw)}")
-            again = " (all six used)" if match.dice == z.DICE and len(want) else ""
+            again = " (all six used)" if match.dice == DICE and len(want) else ""
             return TurnState(s.turn, s.total, match.points, match.dice), f"set aside {' '.join(want)}: {match.points} this turn, throw {match.dice}{again}"
         raise PlayError(f"unknown move {action!r}")
 
@@ -166,5 +167,5 @@ class ZehntausendGame(PlayedGame):
         return Summary(float(self.state.total), expected, self.regret, self.decisions(), self.unit, lines)
 
     def warm(self) -> None:
-        z.advise(self.solution, 0, [1, 5, 5, 2, 3, 4])
-        z.write_points(self.rules, z.parse_throw([1, 5, 5, 2, 3, 4]))
+        advisor.advise(self.solution, 0, [1, 5, 5, 2, 3, 4])
+        scoring.write_points(self.rules, scoring.parse_throw([1, 5, 5, 2, 3, 4]))

@@ -1,6 +1,6 @@
 """Zehntausend's scoring rules as values, and their presets.
 
-Kept apart from the solver (``jaxsolve.zehntausend``) so that the rules, the presets and the
+Kept apart from the solver (``jaxsolve.games.zehntausend.solver``) so that the rules, the presets and the
 command line's help can be read without importing JAX.
 """
 
@@ -11,7 +11,7 @@ from typing import Literal
 
 import numpy as np
 
-from jaxsolve.core.rules import Presets, Rules, RulesError
+from jaxsolve.core.rules import Presets, Rules, RulesError, option
 
 DICE = 6
 SIDES = 6
@@ -37,10 +37,10 @@ class ZehntausendRules(Rules):
             ``any``: every pair of 5s may become a ``1*``.
     """
 
-    straight: int = 2000
-    six_of_a_kind: int = 10000
-    three_pairs: int = 0
-    two_fives: TwoFives = "one"
+    straight: int = option(2000, "Points for 1-2-3-4-5-6 (0: no straight).")
+    six_of_a_kind: int = option(10000, "Points for six of a kind (0: keep doubling).")
+    three_pairs: int = option(0, "Points for three pairs (0: nothing).")
+    two_fives: TwoFives = option("one", "Two 5s as one pseudo-1 worth 100: off, one per set-aside, any.", type=str, choices=("off", "one", "any"))
 
     def __post_init__(self):
         for field in ("straight", "six_of_a_kind", "three_pairs"):

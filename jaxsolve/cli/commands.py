@@ -1,0 +1,142 @@
+"""The generic commands ``solve``, ``advise``, ``plot`` and ``tables``: one subcommand per
+registered game that offers the command, built from its registration (its presets, its
+overridable rules fields and its own options), printed in one format for every game."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import typer
+
+from jaxsolve.cli.common import Run, add_game_command, flush_stdout, rules_params
+from jaxsolve.errors import JaxsolveError
+from jaxsolve.games.game import Advice, Batch, Param, Report
+
+HELP = {
+    "solve": "Solve a game exactly and optionally export the value tensor.",
+    "advise": "Rank every option of a position, best first, with value and regret.",
+    "plot": "Draw figures as PNG files.",
+    "tables": "Regenerate the source documents' tables.",
+}
+
+OUT = Param("out", Path, None, "Write the value tensor as .npy (with a .json sidecar).", flags=("--out", "-o"))
+JSON = Param("as_json", bool, False, "Print machine-readable JSON.", flags=("--json",))
+TABLE = Param("table", Path, None, "Answer from a value table written by `solve --out` instead of the solution cache.", aliases=("--values",))
+TOP = Param("top", int, None, "Print only the best N options.", min=1)
+ADVISE_QUIET = "No notes on stderr (which cached table is used)."
+
+
+def _split(game, values: dict) -> tuple:
+    """The rules (preset with overrides), whether any was named, and the command's own values."""
+    if "rules" not in values:
+        return game.get_rules(), False, values
+    names = {p.name for p in game.override_params()}
+    overrides = {k: values.pop(k) for k in list(values) if k in names}
+    rules = values.pop("rules")
+    given = rules is not None or any(v is not None for v in overrides.values())
+    return game.build_rules(rules, **overrides), given, values
+
+
+def emit(report: Report, as_json: bool, quiet: bool) -> None:
+    if as_json:
+        typer.echo(json.dumps(report.data, default=str))
+        return
+    for line in report.lines:
+        typer.echo(line)
+    if not quiet:
+        for line in report.details:
+            typer.echo(line)
+
+
+def render_advice(advice: Advice, top: int | None) -> list[str]:
+    """The one table every game's ``advise`` prints: rank, option, value, regret."""
+    rows = advice.options[:top]
+    lines = list(advice.heading)
+    if advice.value is not None:
+        lines.append(f"value {advice.value:.6f} ({advice.unit})")
+    if not rows:
+        return lines + ["no options"]
+    width = max(len("option"), *(len(o.label) for o in rows))
+    lines.append(f"{'#':>4}  {'option':<{width}}  {'value':>12}  {'regret':>10}")
+    lines += [f"{i:>4}  {o.label:<{width}}  {o.value:12.6f}  {o.regret:10.6f}" for i, o in enumerate(rows, 1)]
+    if len(advice.options) > len(rows):
+        lines.append(f"      ... {len(advice.options) - len(rows)} more (--top)")
+    return lines
+
+
+def _solve(game, values: dict, run: Run) -> None:
+    from jaxsolve.io import export
+
+    rules, _, own = _split(game, values)
+    out, as_json = own.pop("out"), own.pop("as_json")
+    if out is not None:
+        for path in game.outputs(out) if game.outputs else [out]:
+            export.check_writable(path)
+    command = game.commands["solve"]
+    device = run.setup()
+    report = command.run(rules, dtype=run.dtype, device=device, quiet=run.quiet or as_json, out=out, **own)
+    emit(report, as_json, run.quiet)
+
+
+def _advise(game, values: dict, run: Run) -> None:
+    rules, given, own = _split(game, values)
+    top, as_json = own.pop("top"), own.pop("as_json")
+    table = own.pop("table", None)
+    if table is not None and game.load is None:
+        raise JaxsolveError(f"{game.name} has no value-table file to answer from")
+    command = game.commands["advise"]
+    run.setup(jax=False)
+    result = command.run(rules, rules_given=given, table=table, dtype=run.dtype, setup=run.setup, quiet=run.quiet, **own)
+    if isinstance(result, Batch):
+        for answer in result.answers:
+            typer.echo(json.dumps({**answer, "options": answer["options"][:top]} if "options" in answer else answer))
+        flush_stdout()
+        if any("error" in a for a in result.answers):
+            raise typer.Exit(1)
+        return
+    if as_json:
+        typer.echo(json.dumps(result.to_dict(top), default=str))
+        return
+    for line in render_advice(result, top):
+        typer.echo(line)
+
+
+def _report_command(name: str):
+    def body(game, values: dict, run: Run) -> None:
+        rules, _, own = _split(game, values)
+        as_json = own.pop("as_json", False)
+        command = game.commands[name]
+        device = run.setup() if command.jax else None
+        report = command.run(rules, dtype=run.dtype, device=device, quiet=run.quiet or as_json, **own)
+        emit(report, as_json, run.quiet)
+
+    return body
+
+
+BODIES = {"solve": _solve, "advise": _advise, "plot": _report_command("plot"), "tables": _report_command("tables")}
+
+
+def _params(name: str, game, command) -> list[Param]:
+    rules = rules_params(game) if command.rules else []
+    own = list(command.params)
+    if name == "solve":
+        own.append(OUT)
+    if name == "advise":
+        own += [TABLE] if game.load else []
+        own.append(TOP)
+    return [*rules, *own, *([JSON] if command.json else [])]
+
+
+def add_generic_commands(app: typer.Typer, games) -> None:
+    """``solve``, ``advise``, ``plot``, ``tables``: a group each, a subcommand per game offering it."""
+    for name in ("solve", "advise", "plot", "tables"):
+        group = typer.Typer(name=name, help=HELP[name], no_args_is_help=True)
+        for game in games:
+            command = game.commands.get(name)
+            if command is None:
+                continue
+            x64 = game.precision if command.precision is None else command.precision
+            quiet = ADVISE_QUIET if name == "advise" else command.quiet_help
+            add_game_command(group, game, BODIES[name], _params(name, game, command), command.help or HELP[name], x64=x64, quiet_help=quiet)
+        app.add_typer(group, name=name)

@@ -1,0 +1,276 @@
+"""What the generic commands do for a category game (solve, advise; the APL tables for the
+Kniffel sheet), typer-free: the CLI builds the options from the ``Param`` values here."""
+
+from __future__ import annotations
+
+import json
+import sys
+from pathlib import Path
+
+from jaxsolve.errors import JaxsolveError
+from jaxsolve.games.game import Advice, Batch, Param, Ranked, Report
+
+OBJECTIVE = Param("objective", str, None, "score (expected points, default) or goals (expected boxes met).", choices=("score", "goals"))
+SOLVE_PARAMS = (
+    OBJECTIVE,
+    Param("chunk", int, 1024, "States per compiled batch.", min=16, max=1 << 16),
+    Param("expect", str, "levels", "Keep-expectation operator.", choices=("levels", "dense", "sparse")),
+    Param(
+        "max_saved", int, None, "Save unused throws for later turns, at most this many carried (Maxi Yatzy's rule; 0: none saved).",
+        flags=("--saved-throws",), aliases=("--saved-rolls",), min=0, max=60,
+    ),
+    Param("devices", int, 1, "With --saved-throws: shard over the first n visible devices (0: all).", min=0),
+)
+POSITION = Param("position", str, "start", 'Filled boxes with scores, e.g. "aces=3 twos=- kniffel=50" (default: start).', flags=("--position", "-p"))
+DICE = Param("dice", str, None, "Dice showing: --dice 1 1 2 2 5 (or 11225).", flags=("--dice", "-d"))
+MORE_DICE = Param("more_dice", list, None, "The rest of --dice.", argument=True)
+THROWS_LEFT = Param("throws_left", int, None, "Re-throws still allowed this turn (default: all but the first throw).", aliases=("--rolls-left",))
+ADVISE_PARAMS = (
+    MORE_DICE,
+    OBJECTIVE,
+    POSITION,
+    DICE,
+    THROWS_LEFT,
+    Param("scope", str, "game", "game: the rest of the game counts (E^SP); turn: this turn alone (E_OS).", choices=("game", "turn")),
+    Param("strategy", str, "optimal", "optimal (exact) or heuristic ratings.", choices=("optimal", "heuristic")),
+    Param("heuristic_reading", str, "fresh-turn", "Heuristic: the start value's bonus term, fresh-turn or chain."),
+    Param("bot_strength", str, "strongest", "Heuristic: strongest, strong, medium or weak (forecast noise)."),
+    Param("bot_seed", int, 0, "Heuristic: seed of the bot's forecast errors."),
+    Param("batch", Path, None, "Answer many questions: JSON lines from this file ('-': standard input), one JSON line out per question."),
+)
+TABLES_PARAMS = (Param("out", Path, Path("results") / "kniffel" / "apl_tables.md", "Markdown file to write (a .json is written beside it).", flags=("--out", "-o")),)
+
+
+def solve(rules, *, dtype=None, device=None):
+    from jaxsolve.games.category import solver
+
+    return solver.solve(rules, dtype=dtype, device=device, chunk=256 if rules.dice < 5 else 1024)
+
+
+def unit(objective: str) -> str:
+    return "points" if objective == "score" else "boxes met"
+
+
+def solve_command(rules, *, game, dtype, device, quiet, out, objective, chunk, expect, max_saved, devices) -> Report:
+    """The value solve (or, with ``max_saved``, the saved-throw solve) with a bar per layer."""
+    import jax
+
+    from jaxsolve.bench import peak_memory
+    from jaxsolve.core.progress import layer_bars
+    from jaxsolve.games.category import saved, solver, table_io, tables
+    from jaxsolve.games.category.rules import check_objective
+    from jaxsolve.io import export
+
+    objective = check_objective(objective or "score")
+    if devices != 1 and max_saved is None:
+        raise JaxsolveError("--devices shards the saved-throw solve: give --saved-throws too")
+    if max_saved is not None:
+        saved.check_max_saved(max_saved, rules)
+        if out is not None:  # the table, and its bytes while it is written
+            saved.check_table_fits(rules, max_saved, dtype, copies=2)
+        if devices != 1 and devices > len(jax.devices()):
+            raise JaxsolveError(f"--devices {devices}: only {len(jax.devices())} visible")
+    sizes = {k: len(tables.representative_states(rules, k)[0]) for k in range(rules.num_boxes)}
+    with layer_bars(sizes, quiet) as advance:
+        if max_saved is None:
+            sol = solver.solve(rules, objective, chunk=chunk, expect=expect, device=device, on_layer=advance)
+        else:
+            shard = None if devices == 1 else (devices or len(jax.devices()))
+            sol = saved.solve(rules, max_saved, objective, chunk=chunk, device=device, devices=shard, table=out is not None, on_layer=advance)
+    if out is not None:
+        (table_io if max_saved is None else saved).save_solution(out, sol, game=game)
+    peak = peak_memory(device)
+    data = {
+        "game": game,
+        "rules": rules.name,
+        "objective": objective,
+        "max_saved": max_saved,
+        "game_value": sol.game_value,
+        "dtype": dtype,
+        "device": sol.device,
+        "compile_seconds": round(sol.compile_seconds, 3),
+        "solve_seconds": round(sol.solve_seconds, 3),
+        "peak_memory_mib": round(peak[0], 1),
+        "peak_memory_kind": peak[1],
+        "out": str(out) if out else None,
+    }
+    kept = "" if max_saved is None else f", up to {max_saved} saved throw{'s' * (max_saved != 1)}"
+    lines = (f"{rules.name} ({objective}{kept}): game value {sol.game_value:.7f} {unit(objective)}",)
+    details = [f"solved on {sol.device} in {sol.solve_seconds:.2f} s (+{sol.compile_seconds:.2f} s compile), peak memory {peak[0] / 1024:.2f} GiB ({peak[1]})"]
+    if out:
+        details.append(f"wrote {out} and {export.sidecar_path(out)}")
+    return Report(lines, data, tuple(details))
+
+
+def _context(game, rules, rules_given, objective, table, dtype):
+    """Rules, objective and the solution read from ``table`` (None without one)."""
+    from jaxsolve.games.category import analysis, table_io
+    from jaxsolve.games.category.rules import check_objective
+
+    if table is None:
+        return rules, check_objective(objective or "score"), None
+    if not table.exists():
+        raise JaxsolveError(f"value table {table} does not exist")
+    sol = table_io.load_solution(table, game=game)
+    if rules_given and rules != sol.rules:
+        raise JaxsolveError(f"{table} holds rules {sol.rules.name}, not {rules.name}")
+    if objective is not None and objective != sol.objective:
+        raise JaxsolveError(f"{table} holds the {sol.objective} objective, not {objective}")
+    analysis.register(sol, dtype=dtype)
+    return sol.rules, sol.objective, sol
+
+
+def _dice_text(dice, more):
+    if more and dice is None:
+        raise JaxsolveError(f"unexpected argument {' '.join(more)!r}; dice go after --dice")
+    return None if dice is None else " ".join([dice, *(more or [])])
+
+
+def advise_command(
+    rules, *, game, rules_given, table, dtype, setup, quiet, more_dice, objective, position, dice, throws_left, scope, strategy,
+    heuristic_reading, bot_strength, bot_seed, batch,
+):
+    """Every option of a turn ranked (optimal play, or the rating heuristic), or a batch of questions."""
+    from jaxsolve.games.category import analysis
+    from jaxsolve.games.category.position import check_throws_left, format_dice, parse_dice, parse_position
+
+    if batch is not None:
+        if strategy == "heuristic" or scope == "turn" or dice or more_dice or position != "start":
+            raise JaxsolveError("--batch reads positions and dice from its lines; it answers with the optimal strategy, game scope")
+        rules, objective, sol = _context(game, rules, rules_given, objective, table, dtype)
+        if sol is None:
+            setup()
+            sol = analysis.solution(rules, objective, dtype=dtype)
+        return Batch(tuple(answer_batch(rules, sol, _read_lines(batch))))
+    dice_text = _dice_text(dice, more_dice)
+    if strategy == "heuristic":
+        return _heuristic(rules, position, dice_text, throws_left, heuristic_reading, bot_strength, bot_seed)
+    # One situation is answered with NumPy (analysis.advise); JAX is configured (imported) only
+    # to solve a table the solution cache does not hold.
+    rules, objective, sol = _context(game, rules, rules_given, objective, table, dtype)
+    pos = parse_position(position, rules)
+    faces = parse_dice(dice_text, rules)
+    if faces is None:
+        raise JaxsolveError(f"the advisor needs the dice showing (--dice 1 1 2 2 5); use `analyze {game}` for a position's value")
+    left = check_throws_left(throws_left, rules, faces)
+    if scope == "game" and sol is None:
+        sol = analysis.cached_solution(rules, objective, dtype)
+        if sol is None:
+            setup()
+            sol = analysis.solution(rules, objective, dtype=dtype)
+    advice = analysis.advise(rules, pos, faces, left, objective, scope=scope, sol=sol, dtype=dtype)
+    data = {k: v for k, v in advice.to_dict().items() if k not in ("value", "options")}
+    heading = (f"{rules.name}, {objective} ({scope}): {pos}", f"{analysis.describe_turn(faces, left)}")
+    options = tuple(Ranked(o.label, o.value, o.regret, {k: v for k, v in o.to_dict().items() if k not in ("option", "value", "regret")}) for o in advice.options)
+    return Advice(heading, options, unit(objective), advice.value, data)
+
+
+def _heuristic(rules, position, dice_text, throws_left, reading, strength, seed) -> Advice:
+    """The rating heuristic's ratings of a turn, best first (JaFuffy's ratings, 0..1)."""
+    from jaxsolve.games.category import heuristic
+    from jaxsolve.games.category.position import check_throws_left, format_dice, parse_dice, parse_position
+
+    pos = parse_position(position, rules)
+    faces = parse_dice(dice_text, rules)
+    if faces is None:
+        raise JaxsolveError("the advisor needs the dice showing (--dice)")
+    left = check_throws_left(throws_left, rules, faces)
+    ratings = heuristic.ratings(rules, pos, faces, left, reading=reading, strength=strength, seed=seed)
+    best = ratings[0]["value"] if ratings else 0.0
+    options = tuple(Ranked(r["option"], float(r["value"]), best - float(r["value"])) for r in ratings)
+    heading = (f"{rules.name}, heuristic: {pos}; dice {format_dice(faces)}, {left} re-throw(s) left",)
+    data = {"rules": rules.name, "strategy": "heuristic", "position": str(pos), "dice": list(faces), "throws_left": left}
+    return Advice(heading, options, "rating", None, data)
+
+
+def _read_lines(source: Path) -> list[str]:
+    if str(source) == "-":
+        return sys.stdin.read().splitlines()
+    if not source.is_file():
+        raise JaxsolveError(f"batch file {source} does not exist or is not a file")
+    try:
+        return source.read_text().splitlines()
+    except UnicodeDecodeError:
+        raise JaxsolveError(f"batch file {source} is not text (JSON lines expected)") from None
+
+
+def _either(obj: dict, key: str, old_key: str, default):
+    """``obj[key]``, or ``obj[old_key]`` (the spelling of older versions), or ``default``; not both."""
+    if key in obj and old_key in obj:
+        raise JaxsolveError(f"give {key} or its old spelling {old_key}, not both")
+    return obj.get(key, obj.get(old_key, default))
+
+
+def answer_batch(rules, sol, lines: list[str]) -> list[dict]:
+    """JSON lines in, one answer per line: every question in one batched evaluation.
+
+    A question is ``{"position": "<sheet or state>", "dice": [1, 1, 2, 2, 5], "throws_left": 1}``
+    (or ``"state": {"filled": [...] or mask, "upper": 12, "all_same_held": 0}`` instead of the
+    position; the old keys ``rolls_left`` and ``holds50`` are read too). The answer is
+    ``{"value": ..., "options": [...]}`` with the options of ``advise --json``, best first, or
+    ``{"error": "..."}`` for a bad line.
+    """
+    import numpy as np
+
+    from jaxsolve.games.category import query
+    from jaxsolve.games.category.position import check_state, check_throws_left, parse_dice, parse_position
+
+    questions, answers = [], [None] * len(lines)
+    for i, line in enumerate(lines):
+        if not line.strip():
+            answers[i] = {"error": "empty line"}
+            continue
+        try:
+            try:
+                q = json.loads(line)
+            except json.JSONDecodeError as exc:
+                raise JaxsolveError(f"line {i + 1} is not JSON ({exc.msg})") from None
+            if not isinstance(q, dict):
+                raise JaxsolveError("a question is a JSON object")
+            if "state" in q:
+                st = q["state"]
+                if not isinstance(st, dict):
+                    raise JaxsolveError("state must be an object with filled, upper, all_same_held")
+                filled = st.get("filled", 0)
+                if isinstance(filled, list):
+                    filled = "filled=" + ",".join(map(str, filled)) if filled else "filled=-"
+                else:
+                    filled = f"filled={int(filled)}"
+                held = _either(st, "all_same_held", "holds50", 0)
+                pos = parse_position(f"{filled} upper={int(st.get('upper', 0))} all_same_held={int(held)}", rules)
+            else:
+                pos = parse_position(str(q.get("position", "start")), rules)
+            faces = parse_dice(q.get("dice"), rules)
+            if faces is None:
+                raise JaxsolveError("a question needs the dice showing (\"dice\": [...])")
+            left = check_throws_left(_either(q, "throws_left", "rolls_left", None), rules, faces)
+            f, u, h = pos.state(rules)
+            if f == rules.full_mask:
+                raise JaxsolveError("the game is over: every box is filled")
+            check_state(rules, f, pos.upper_total, h)
+            questions.append((i, f, u, h, faces, left))
+        except (JaxsolveError, ValueError, TypeError) as exc:
+            answers[i] = {"error": str(exc)}
+    if questions:
+        table = query.Table(sol)
+        idx, f, u, h, faces, left = (np.array(x) for x in zip(*questions))
+        ov = table.option_values(f, u, h, faces, left)
+        for n, i in enumerate(idx):
+            answers[i] = {"value": float(ov.value[n]), "options": table.ranked(ov, n)}
+    return answers
+
+
+def apl_tables_command(rules, *, dtype, device, quiet, out) -> Report:
+    """The APL article's tables 1, 10, 21, 22 (``kniffel-apl``, float64) next to the printed figures."""
+    from jaxsolve.games.category import apl_article
+    from jaxsolve.io import export
+
+    if out.suffix != ".md":
+        raise JaxsolveError(f"--out must end in .md, got {out}")
+    export.check_writable(out, ".md")
+    export.check_writable(out.with_suffix(".json"), ".json")
+    data = apl_article.apl_tables()
+    text = apl_article.apl_tables_markdown(data)
+    export.atomic_write_text(out, text)
+    export.atomic_write_text(out.with_suffix(".json"), json.dumps(data, indent=1, ensure_ascii=False) + "\n")
+    return Report((f"wrote {out} and {out.with_suffix('.json')}",), {"files": [str(out), str(out.with_suffix(".json"))]}, (text,))
