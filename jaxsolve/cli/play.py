@@ -2,57 +2,80 @@
 
 The game itself is a ``jaxsolve.play`` game object; this module reads lines, shows the game
 (rich on a terminal, plain text for pipes or with ``--plain``) and saves it after every move.
+It knows no game: ``add_play_command`` adds one subcommand per registered game whose
+registration names a game class (``Game.play_game``), with the game's presets, rules fields and
+settings (``Game.play_params``) as options, and everything shown comes from the game object
+(``status``, ``board``, ``ratings``, ``summary``).
 """
-
 
 import gc
 import io
 import sys
 import time
-from enum import Enum
 from pathlib import Path
-from typing import Annotated, Callable, Optional, TextIO
+from typing import Callable, Optional, TextIO
 
 import typer
 
-from jaxsolve import games
-from jaxsolve.cli import app
-from jaxsolve.cli.common import Run, for_each_game, handle_errors, shared_options
+from jaxsolve.cli.common import Run, add_game_command, rules_params
 from jaxsolve.errors import JaxsolveError
+from jaxsolve.games.game import Param
 
-play_app = typer.Typer(help="Play a game against the exact solution: ranked options, values, regret, undo, save.", no_args_is_help=True)
-app.add_typer(play_app, name="play")
+HELP = "Play a game against the exact solution: ranked options, values, regret, undo, save."
 
-COMMANDS = (
-    ("Enter / roll / r", "throw virtual dice (a throw is due) or take the best option (a decision is due)"),
-    ("1 1 2 5 6", "the dice you threw (a throw is due)"),
-    ("3 / b", "choose option 3 of the list / the best option"),
-    ("keep 6 6, fill chance", "a category game's choice by name"),
-    ("roll, stop", "a duel's choice by name"),
-    ("write, aside 1 5", "a Zehntausend choice by name (1* is two 5s as a 1)"),
-    ("undo / u", "take the last move back"),
-    ("h", "show or hide the rating heuristic's ratings (the Kniffel sheet)"),
-    ("all", "list every option"),
-    ("moves", "your decisions so far with their regret"),
-    ("save FILE", "save the game now"),
-    ("help / ?", "this list"),
-    ("quit / q", "stop (the game stays saved with --save)"),
+# the options of every game's play command, after its rules and its own settings
+OPTIONS = (
+    Param("seed", int, None, "Seed of the virtual dice (default: a random one, kept in the save file).", min=0, max=2**63 - 1),
+    Param("auto_roll", bool, False, "Throw virtual dice by themselves; you only decide."),
+    Param("save", Path, None, "Write the game to this .json file after every move (atomically)."),
+    Param("resume", Path, None, "Continue the game saved in this .json file (and keep saving to it unless --save says otherwise)."),
+    Param("show_heuristic", bool, False, "Show the game's second-opinion ratings (a rating heuristic) beside the options, for a game that has them (h toggles)."),
+    Param("plain", bool, False, "Plain text (automatic when stdin or stdout is not a terminal)."),
+    Param("top", int, 10, "Options listed at each decision (`all` lists every one).", min=1, max=1000),
+    Param("timings", bool, False, "Print how long each answer took."),
 )
-
-SeedOpt = Annotated[Optional[int], typer.Option("--seed", min=0, max=2**63 - 1, help="Seed of the virtual dice (default: a random one, kept in the save file).")]
-AutoRollOpt = Annotated[bool, typer.Option("--auto-roll", help="Throw virtual dice by themselves; you only decide.")]
-SaveOpt = Annotated[Optional[Path], typer.Option("--save", help="Write the game to this .json file after every move (atomically).")]
-ResumeOpt = Annotated[Optional[Path], typer.Option("--resume", help="Continue the game saved in this .json file (and keep saving to it unless --save says otherwise).")]
-PlainOpt = Annotated[bool, typer.Option("--plain", help="Plain text (automatic when stdin or stdout is not a terminal).")]
-TopOpt = Annotated[int, typer.Option("--top", min=1, max=1000, help="Options listed at each decision (`all` lists every one).")]
-TimingsOpt = Annotated[bool, typer.Option("--timings", help="Print how long each answer took.")]
+# the settings of a new game shared by every game (the game's own are its ``play_params``)
+SETTINGS = ("seed", "auto_roll")
 
 
 # ----------------------------------------------------------------------------- display
 
+# A shown line is a list of (text, style) pieces: printed as the texts joined (plain) or styled (rich).
+Line = list
+
+
+def _line(text: str, style: str | None = None) -> Line:
+    return [(text, style)]
+
+
+def _pieces(line) -> Line:
+    """A game's line (``board``: a ``str`` or ``(text, style)`` pieces) as pieces."""
+    return [(line, None)] if isinstance(line, str) else [(str(t), st) for t, st in line]
+
+
+def ratings_of(played):
+    """``played.ratings()``, None where the game has none or not under these rules."""
+    from jaxsolve.play import PlayError
+
+    try:
+        return played.ratings()
+    except PlayError:
+        return None
+
+
+def require_ratings(played):
+    """``played.ratings()``, or a ``PlayError`` that says why there are none."""
+    from jaxsolve.play import PlayError
+
+    ratings = played.ratings()
+    if ratings is None:
+        raise PlayError(f"{played.game} has no second-opinion ratings to show")
+    return ratings
+
 
 class Screen:
-    """Shows a game: plain lines, or rich tables on a terminal. ``out`` is where it writes."""
+    """Shows a game: the lines are built once (text and style) and printed as plain text, or
+    styled with rich on a terminal. ``out`` is where it writes."""
 
     def __init__(self, plain: bool, top: int, out: TextIO | None = None, width: int | None = None):
         self.plain = plain
@@ -64,11 +87,26 @@ class Screen:
 
             self.console = Console(file=self.out, width=width, highlight=False, soft_wrap=False)
 
-    def line(self, text: str = "", style: str | None = None) -> None:
+    def print(self, lines: list[Line]) -> None:
+        """Print ``lines``: plain, or as one rich ``Text`` (one print per answer: a rich
+        ``Table`` per answer costs more than the 50 ms an answer may take on a busy CPU)."""
+        if not lines:
+            return
         if self.console is None:
-            self.out.write(text + "\n")
-        else:
-            self.console.print(text, style=style, markup=False)
+            self.out.write("".join("".join(text for text, _ in line) + "\n" for line in lines))
+            return
+        from rich.text import Text
+
+        out = Text()
+        for i, line in enumerate(lines):
+            if i:
+                out.append("\n")
+            for text, style in line:
+                out.append(text, style=style)
+        self.console.print(out, overflow="fold")
+
+    def line(self, text: str = "", style: str | None = None) -> None:
+        self.print([_line(text, style)])
 
     def error(self, text: str) -> None:
         self.line(f"! {text}", style="bold red")
@@ -77,137 +115,81 @@ class Screen:
         self.out.flush()
 
     def show(self, played, heuristic: bool = False, every: bool = False) -> None:
-        for text in played.news:
-            self.line(f"-> {text}", style="cyan")
+        """The news of the last move, the game (``status``, ``board``) and, when a decision is
+        due, the ranked options (with the game's ratings beside them if ``heuristic``)."""
+        lines = [_line(f"-> {text}", "cyan") for text in played.news]
         played.news = []
-        if self.console is None:
-            self._plain(played, heuristic, every)
-        else:
-            self._rich(played, heuristic, every)
+        lines += self.game_lines(played, heuristic, every)
+        self.print(lines)
         self.flush()
 
-    def _ratings(self, played, heuristic: bool):
-        if not heuristic or played.kind != "category" or played.awaiting() != "choice":
-            return None
-        return played.heuristic()
-
-    @staticmethod
-    def _rating_of(option, ratings) -> str:
-        """The heuristic's ratings that do what ``option`` does (fill that box / keep those dice)."""
-        hits = []
-        for r in ratings:
-            fills = r["option"].startswith("fill")
-            if option.move["action"] == "fill" and fills and r["box"] == option.move["box"]:
-                hits.append(r)
-            elif option.move["action"] == "keep" and not fills and list(r["keep"]) == option.move["keep"]:
-                hits.append(r)
-        return ", ".join(f"{r['value']:.2f} {r['box']}" for r in hits)
-
-    def _rows(self, played, every: bool):
+    def game_lines(self, played, heuristic: bool = False, every: bool = False) -> list[Line]:
+        status = played.status()
+        lines = [_line(t, "bold" if i == 0 else None) for i, t in enumerate(status)]
+        lines += [_pieces(b) for b in played.board()]
+        if played.awaiting() != "choice":
+            return lines
+        ratings = played.ratings() if heuristic else None
         options = played.options()
         shown = options if every else options[: self.top]
-        return shown, len(options) - len(shown)
-
-    def _plain(self, played, heuristic: bool, every: bool) -> None:
-        for text in played.status():
-            self.line(text)
-        if played.kind == "category":
-            self.line("sheet: " + ", ".join(f"{n} {'.' if s is None else ('-' if s == 0 else s)}" for n, s in played.sheet()))
-        if played.awaiting() != "choice":
-            return
-        ratings = self._ratings(played, heuristic)
-        shown, more = self._rows(played, every)
+        more = len(options) - len(shown)
         who = "your" if played.mover() == "you" else "their"
-        self.line(f"options ({who} {played.unit}, best first):")
+        lines.append(_line(f"options ({who} {played.unit}, best first):", "italic"))
         width = max(len(o.label) for o in shown)
         for i, o in enumerate(shown, 1):
-            extra = f"  heuristic {self._rating_of(o, ratings) or '-'}" if ratings is not None else ""
-            self.line(f"{i:>3}. {o.label:<{width}}  value {o.value:10.4f}  regret {o.regret:8.4f}{extra}")
-        if more:
-            self.line(f"     ... {more} more (type all)")
-        if ratings is not None:
-            self.line("heuristic ratings: " + "; ".join(f"{r['option']} {r['value']:.2f}" for r in ratings))
-
-    def _rich(self, played, heuristic: bool, every: bool) -> None:
-        """The same content as plain text, styled; built as one ``Text`` and printed once (a
-        rich ``Table`` per answer costs more than the 50 ms an answer may take on a busy CPU)."""
-        from rich.text import Text
-
-        out = []
-        lines = played.status()
-        out.append(Text(lines[0], style="bold"))
-        out += [Text(t) for t in lines[1:]]
-        if played.kind == "category":
-            cell = lambda v: "·" if v is None else ("-" if v == 0 else str(v))  # noqa: E731
-            sheet = played.sheet()
-            upper, lower = sheet[:6], sheet[6:]
-            wn = max(len(n) for n, _ in sheet)
-            for i in range(max(len(upper), len(lower))):
-                row = Text("  ")
-                for part in (upper, lower):
-                    if i < len(part):
-                        name, v = part[i]
-                        row.append(f"{name:<{wn}} ")
-                        row.append(f"{cell(v):>4}", style="dim" if v is None else "bold")
-                    else:
-                        row.append(" " * (wn + 5))
-                    row.append("    ")
-                out.append(row)
-        if played.awaiting() == "choice":
-            ratings = self._ratings(played, heuristic)
-            shown, more = self._rows(played, every)
-            who = "your" if played.mover() == "you" else "their"
-            wl = max(len("option"), *(len(o.label) for o in shown))
-            cells = [(str(i), o.label, f"{o.value:.4f}", f"{o.regret:.4f}", self._rating_of(o, ratings) or "-" if ratings is not None else None) for i, o in enumerate(shown, 1)]
-            wv = max(len("value"), *(len(c[2]) for c in cells))
-            wr = max(len("regret"), *(len(c[3]) for c in cells))
-            out.append(Text(f"options ({who} {played.unit}, best first)", style="italic"))
-            head = f"{'#':>3}  {'option':<{wl}}  {'value':>{wv}}  {'regret':>{wr}}" + ("  heuristic" if ratings is not None else "")
-            out.append(Text(head, style="bold underline"))
-            for c in cells:
-                line = f"{c[0]:>3}  {c[1]:<{wl}}  {c[2]:>{wv}}  {c[3]:>{wr}}" + (f"  {c[4]}" if c[4] is not None else "")
-                out.append(Text(line, style="green" if c[0] == "1" else None))
-            if more:
-                out.append(Text(f"     ... {more} more (type all)", style="dim"))
+            extra = ""
             if ratings is not None:
-                out.append(Text("heuristic ratings: " + "; ".join(f"{r['option']} {r['value']:.2f}" for r in ratings), style="magenta"))
-        self.console.print(Text("\n").join(out), overflow="fold")
+                beside = ratings.beside[i - 1] if i - 1 < len(ratings.beside) else ""
+                extra = f"  {ratings.name} {beside or '-'}"
+            lines.append(_line(f"{i:>3}. {o.label:<{width}}  value {o.value:10.4f}  regret {o.regret:8.4f}{extra}", "green" if i == 1 else None))
+        if more:
+            lines.append(_line(f"     ... {more} more (type all)", "dim"))
+        if ratings is not None and ratings.every:
+            lines.append(_line(f"{ratings.name} ratings: {ratings.every}", "magenta"))
+        return lines
 
     def decisions(self, played) -> None:
         rows = played.decisions()
         if not rows:
             self.line("no decisions yet")
             return
-        if self.console is None:
-            self.line("your decisions (regret in " + played.unit + "):")
-            for d in rows:
-                self.line(f"{d.number:>4}. {d.where}: {d.chosen}  regret {d.regret:.4f}" + ("" if d.regret <= 0 else f"  (best: {d.best})"))
-            return
-        from rich.table import Table
-
-        table = Table(title=f"your decisions (regret in {played.unit})", title_justify="left")
-        for name, justify in (("move", "right"), ("where", "left"), ("chosen", "left"), ("best", "left"), ("regret", "right")):
-            table.add_column(name, justify=justify)
+        lines = [_line(f"your decisions (regret in {played.unit}):", "bold")]
         for d in rows:
-            table.add_row(str(d.number), d.where, d.chosen, "" if d.regret <= 0 else d.best, f"{d.regret:.4f}")
-        self.console.print(table)
+            lines.append(_line(f"{d.number:>4}. {d.where}: {d.chosen}  regret {d.regret:.4f}" + ("" if d.regret <= 0 else f"  (best: {d.best})")))
+        self.print(lines)
 
     def summary(self, played) -> None:
         s = played.summary()
         self.decisions(played)
-        for text in s.lines:
-            self.line(text, style="bold")
-        unit = s.unit
-        if played.kind == "raab":
-            self.line(f"your win probability at the start (both optimal): {s.expected:.4f}")
+        lines = [_line(text, "bold") for text in s.lines]
+        if s.expected_label is not None:
+            lines.append(_line(f"{s.expected_label}: {s.expected:.4f}"))
         else:
-            self.line(f"optimal expectation from the start: {s.expected:.4f} {unit}")
-        self.line(f"your total regret: {s.regret:.4f} {unit} over {len(s.decisions)} decisions")
+            lines.append(_line(f"optimal expectation from the start: {s.expected:.4f} {s.unit}"))
+        lines.append(_line(f"your total regret: {s.regret:.4f} {s.unit} over {len(s.decisions)} decisions"))
+        self.print(lines)
         self.flush()
 
-    def help(self) -> None:
-        for keys, what in COMMANDS:
-            self.line(f"  {keys:<24} {what}")
+    def help(self, played=None) -> None:
+        rows = [
+            ("Enter / roll / r", "throw virtual dice (a throw is due) or take the best option (a decision is due)"),
+            ("1 1 2 5 6", "the dice you threw (a throw is due)"),
+            ("3 / b", "choose option 3 of the list / the best option"),
+        ]
+        if played is not None:
+            rows.append(("a choice", played.help_choice()))
+        rows += [("undo / u", "take the last move back")]
+        ratings = ratings_of(played) if played is not None else None
+        if ratings is not None:
+            rows.append(("h", f"show or hide the {ratings.name} ratings beside the options"))
+        rows += [
+            ("all", "list every option"),
+            ("moves", "your decisions so far with their regret"),
+            ("save FILE", "save the game now"),
+            ("help / ?", "this list"),
+            ("quit / q", "stop (the game stays saved with --save)"),
+        ]
+        self.print([_line(f"  {keys:<24} {what}") for keys, what in rows])
         self.flush()
 
     def ask(self, prompt: str) -> str | None:
@@ -240,17 +222,12 @@ def answer(played, text: str, screen: Screen, view: dict, save: Callable[[Path |
         if word in ("q", "quit", "exit"):
             return False
         if word in ("?", "help"):
-            screen.help()
+            screen.help(played)
             return True
         if word in ("h", "heuristic"):
-            if played.kind != "category":
-                raise PlayError("the rating heuristic is for category games (the Kniffel sheet)")
-            from jaxsolve.games.category.play import heuristic_available
-
-            if not heuristic_available(played.rules):
-                raise PlayError("the rating heuristic is defined for the 5-dice Kniffel sheet only")
+            ratings = require_ratings(played)
             view["heuristic"] = not view["heuristic"]
-            screen.line(f"heuristic ratings {'on' if view['heuristic'] else 'off'}")
+            screen.line(f"{ratings.name} ratings {'on' if view['heuristic'] else 'off'}")
             screen.show(played, view["heuristic"])
             return True
         if word in ("all", "a") and played.awaiting() == "choice":
@@ -361,18 +338,17 @@ def warm_display(played, plain: bool, top: int, heuristic: bool) -> None:
     gc.freeze()
 
 
-def play_interactively(make: Callable, game, rules: Optional[str], resume: Optional[Path], save: Optional[Path], given: dict, plain: bool, top: int, heuristic: bool, timings: bool, run: Run) -> None:
-    """Start (``make()``) or resume a game, warm it, and run the loop. ``given``: the
-    options that set up a new game (refused with ``--resume``)."""
-    from jaxsolve.io import export
+def play_interactively(
+    make: Callable, game, rules, resume: Optional[Path], save: Optional[Path], given: dict, plain: bool, top: int, heuristic: bool, timings: bool, run: Run
+) -> None:
+    """Start (``make()``) or resume a game, warm it, and run the loop. ``rules``: the rules the
+    command line asked for (None: none; a resumed game must have them); ``given``: the options
+    that set up a new game and were given (refused with ``--resume``)."""
     from jaxsolve import play
+    from jaxsolve.io import export
 
-    if rules is not None:
-        game.get_rules(rules)
-    if resume is not None:
-        clash = [k for k, v in given.items() if v not in (None, False)]
-        if clash:
-            raise JaxsolveError(f"{', '.join(clash)} cannot be combined with --resume (the saved game keeps its own)")
+    if resume is not None and given:
+        raise JaxsolveError(f"{', '.join(given)} cannot be combined with --resume (the saved game keeps its own)")
     target = save or resume
     if target is not None:
         export.check_writable(target, ".json")
@@ -385,17 +361,15 @@ def play_interactively(make: Callable, game, rules: Optional[str], resume: Optio
     screen.flush()
     if data is not None:
         played = play.game_from_json(data, str(resume), game=game.name)
-        if rules is not None and game.get_rules(rules) != played.rules:
-            raise JaxsolveError(f"{resume} holds a game under rules {played.rules.name}, not {rules}")
+        if rules is not None and rules != played.rules:
+            raise JaxsolveError(f"{resume} holds a game under rules {played.rules.name}, not {rules.name}")
     else:
         played = make()
     if heuristic:
-        if played.kind != "category":
-            raise JaxsolveError("--show-heuristic is for category games")
-        from jaxsolve.games.category.play import heuristic_available
-
-        if not heuristic_available(played.rules):
-            raise JaxsolveError(f"the rating heuristic is defined for the 5-dice Kniffel sheet only, not {played.rules.name}")
+        try:
+            require_ratings(played)
+        except JaxsolveError as exc:
+            raise JaxsolveError(f"--show-heuristic: {exc}") from None
     played.warm()
     warm_display(played, plain, top, heuristic)
     if target is not None:
@@ -407,101 +381,43 @@ def play_interactively(make: Callable, game, rules: Optional[str], resume: Optio
 # ----------------------------------------------------------------------------- commands
 
 
-def play_category(
-    game,
-    rules: str | None = None,
-    seed: SeedOpt = None,
-    auto_roll: AutoRollOpt = False,
-    save: SaveOpt = None,
-    resume: ResumeOpt = None,
-    show_heuristic: Annotated[bool, typer.Option("--show-heuristic", help="Show the rating heuristic's ratings beside the options (h toggles).")] = False,
-    plain: PlainOpt = False,
-    top: TopOpt = 10,
-    timings: TimingsOpt = False,
-    run: Run = Run(),
-):
-    """Play {title}: the score sheet, your throws, every option ranked with value and regret."""
+def _flag(p: Param) -> str:
+    return p.spellings[0].split("/")[0]
+
+
+def _play(game, values: dict, run: Run) -> None:
+    """The body of ``play <game>``: the rules (preset and overrides), the settings of a new game
+    (``seed``, ``auto_roll``, the game's ``play_params``), the display options."""
     from jaxsolve import play
 
-    make = lambda: play.new_game(game.name, game.get_rules(rules), seed=seed, auto_roll=auto_roll)  # noqa: E731
-    play_interactively(make, game, rules, resume, save, {"--seed": seed, "--auto-roll": auto_roll}, plain, top, show_heuristic, timings, run)
+    overrides = {p.name: values.pop(p.name) for p in game.override_params()}
+    preset = values.pop("rules")
+    named = preset is not None or any(v is not None for v in overrides.values())
+    rules = game.build_rules(preset, **overrides) if named else None  # checked now, before any solve
+    common = {p.name: p for p in OPTIONS}
+    setting_params = [common[n] for n in SETTINGS] + list(game.play_params)
+    settings = {p.name: values.pop(p.name) for p in setting_params}
+    given = [_flag(p) for p in setting_params if settings[p.name] != p.default]
+    make = lambda: play.new_game(game.name, rules, **settings)  # noqa: E731
+    play_interactively(
+        make, game, rules, values["resume"], values["save"], given, values["plain"], values["top"], values["show_heuristic"], values["timings"], run
+    )
 
 
-class Opponent(str, Enum):
-    bot = "bot"
-    human = "human"
-
-
-class First(str, Enum):
-    you = "you"
-    them = "them"
-
-
-def _register_raab(game) -> None:
-    def play_raab(
-        rules: Annotated[Optional[str], typer.Option("--rules", "-r", help=f"Rule preset: {', '.join(game.presets())} (default {game.default}).")] = None,
-        opponent: Annotated[Optional[Opponent], typer.Option("--opponent", help="bot: the optimal bot decides for them (default); human: you type their decisions.")] = None,
-        first: Annotated[Optional[First], typer.Option("--first", help="Who starts: you (default) or them.")] = None,
-        seed: SeedOpt = None,
-        auto_roll: AutoRollOpt = False,
-        save: SaveOpt = None,
-        resume: ResumeOpt = None,
-        plain: PlainOpt = False,
-        timings: TimingsOpt = False,
-        run: Run = Run(),
-    ):
-        """Play the Schlag den Raab / Pig duel against the optimal bot (or a person): roll or stop with both win probabilities."""
-        from jaxsolve import play
-
-        given = {"--seed": seed, "--auto-roll": auto_roll, "--opponent": opponent, "--first": first}
-        make = lambda: play.new_game(  # noqa: E731
-            game.name, game.get_rules(rules), seed=seed, auto_roll=auto_roll, opponent=(opponent or Opponent.bot).value, first=(first or First.you).value
-        )
-        play_interactively(make, game, rules, resume, save, given, plain, 10, False, timings, run)
-
-    play_app.command(game.name)(handle_errors(shared_options("float64", quiet_help=None)(play_raab)))
-
-
-def _register_zehntausend(game) -> None:
-    def play_zehntausend(
-        rules: Annotated[Optional[str], typer.Option("--rules", "-r", help=f"Rule preset: {', '.join(game.presets())} (default {game.default}).")] = None,
-        turns: Annotated[Optional[int], typer.Option("--turns", min=1, max=1000, help="Turns in the game (default 10).")] = None,
-        seed: SeedOpt = None,
-        auto_roll: AutoRollOpt = False,
-        save: SaveOpt = None,
-        resume: ResumeOpt = None,
-        plain: PlainOpt = False,
-        top: TopOpt = 10,
-        timings: TimingsOpt = False,
-        run: Run = Run(),
-    ):
-        """Play Zehntausend turn by turn: write or set aside, every choice ranked by E(p, n), the running total."""
-        from jaxsolve import play
-
-        given = {"--seed": seed, "--auto-roll": auto_roll, "--turns": turns}
-        make = lambda: play.new_game(game.name, game.get_rules(rules), seed=seed, auto_roll=auto_roll, turns=turns or 10)  # noqa: E731
-        play_interactively(make, game, rules, resume, save, given, plain, top, False, timings, run)
-
-    play_app.command(game.name)(handle_errors(shared_options("float64", quiet_help=None)(play_zehntausend)))
-
-
-def _register() -> None:
-    """One ``play`` command per registered game: category games through ``for_each_game`` (every
-    category game names the category command modules), the others by their game kind."""
-    from jaxsolve import play
-
-    for_each_game(play_app, games.CATEGORY_CLI[0], handle_errors(shared_options("float64", quiet_help=None)(play_category)))
-    for game in games.games():
-        if games.CATEGORY_CLI[0] in game.cli:
+def add_play_command(app: typer.Typer, games) -> None:
+    """``play``: a subcommand per game whose registration names a game class (``play_game``),
+    with its presets and rules fields (``rules_params``), its settings (``play_params``) and the
+    options every game's play command has (``OPTIONS``)."""
+    group = typer.Typer(name="play", help=HELP, no_args_is_help=True)
+    own = {p.name for p in OPTIONS}
+    for game in games:
+        if game.play_game is None:
             continue
-        try:
-            kind = play.kind_of(game)
-        except JaxsolveError:  # a game without a game kind gets no play command
-            continue
-        if kind == "raab":
-            _register_raab(game)
-        elif kind == "zehntausend":
-            _register_zehntausend(game)
-
-
-_register()
+        params = [*rules_params(game), *game.play_params, *OPTIONS]
+        names = [p.name for p in params]
+        clash = sorted({n for n in names if names.count(n) > 1} | ({p.name for p in game.play_params} & own))
+        if clash:
+            raise ValueError(f"game {game.name}: play setting(s) {', '.join(clash)} clash with other options of play")
+        doc = f"Play {game.title}: every option ranked with its value and regret, undo, save."
+        add_game_command(group, game, _play, params, doc, x64="float64", quiet_help=None)
+    app.add_typer(group, name="play")

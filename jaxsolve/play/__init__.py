@@ -1,11 +1,12 @@
-"""Play a game against the exact solution: one game object per game kind.
+"""Play a game against the exact solution, for every registered game that can be played.
 
-``new_game(game, rules, ...)`` starts a game of a registered game (``category`` games such
-as Kniffel / Yahtzee, the ``raab`` duel, ``zehntausend``); ``load_game(path)`` continues a
-saved one. A ``PlayedGame`` keeps the score sheet or scores and the dice, ranks the options of the
-moment with their value and regret (``options()``), plays throws and decisions (``throw``,
-``choose``, ``enter`` for a typed line), takes moves back (``undo``), and saves itself
-(``to_json``). The terminal loop is ``jaxsolve.cli.play``; see docs/play.md.
+``new_game(game, rules, ...)`` starts a game of a registered game whose registration names its
+game class (``Game.play_game``, with the settings it takes in ``Game.play_params``);
+``load_game(path)`` continues a saved one. A ``PlayedGame`` keeps the score sheet or scores and
+the dice, ranks the options of the moment with their value and regret (``options()``), plays
+throws and decisions (``throw``, ``choose``, ``enter`` for a typed line), takes moves back
+(``undo``), and saves itself (``to_json``). Nothing here knows a game: everything comes from
+the registry. The terminal loop is ``jaxsolve.cli.play``; see docs/play.md.
 """
 
 from __future__ import annotations
@@ -15,7 +16,7 @@ import threading
 from pathlib import Path
 
 from jaxsolve.errors import JaxsolveError
-from jaxsolve.play.base import SAVE_FORMAT, SAVE_VERSION, Decision, PlayError, PlayOption, PlayedGame, Summary, read_save
+from jaxsolve.play.base import SAVE_FORMAT, SAVE_VERSION, Decision, PlayError, PlayOption, PlayedGame, Ratings, Summary, read_save
 
 __all__ = [
     "SAVE_FORMAT",
@@ -24,63 +25,56 @@ __all__ = [
     "PlayError",
     "PlayOption",
     "PlayedGame",
+    "Ratings",
     "Summary",
-    "KINDS",
-    "kind_of",
     "new_game",
+    "game_from_json",
     "load_game",
     "read_save",
     "save_game",
+    "settings_of",
     "Saver",
 ]
 
-KINDS = ("category", "raab", "zehntausend")
+COMMON_SETTINGS = ("seed", "auto_roll")
 
 
-def kind_of(game) -> str:
-    """The game kind of a registered game (from the type of its rules), or a clear error."""
-    from jaxsolve.games.category.rules import CategoryRules
-    from jaxsolve.games.raab.rules import PigRules
-    from jaxsolve.games.zehntausend.rules import ZehntausendRules
-
-    rules = game.get_rules()
-    for cls, kind in ((CategoryRules, "category"), (PigRules, "raab"), (ZehntausendRules, "zehntausend")):
-        if isinstance(rules, cls):
-            return kind
-    raise JaxsolveError(f"game {game.name!r} cannot be played yet (no game for {type(rules).__name__})")
+def _playable(g, source: str | None = None):
+    """The game class of the registered game ``g`` (``g.play_game()``), or a clear error."""
+    cls = g.play_game() if g.play_game is not None else None
+    if cls is None:
+        raise JaxsolveError(f"{source + ': ' if source else ''}game {g.name} cannot be played")
+    return cls
 
 
-def _game_class(kind: str):
-    if kind == "category":
-        from jaxsolve.games.category.play import CategoryGame
+def settings_of(g) -> tuple[str, ...]:
+    """The settings a new game of the registered game ``g`` takes: ``seed``, ``auto_roll`` and
+    the game's own (``g.play_params``)."""
+    return COMMON_SETTINGS + tuple(p.name for p in g.play_params)
 
-        return CategoryGame
-    if kind == "raab":
-        from jaxsolve.games.raab.play import RaabGame
 
-        return RaabGame
-    if kind == "zehntausend":
-        from jaxsolve.games.zehntausend.play import ZehntausendGame
-
-        return ZehntausendGame
-    raise JaxsolveError(f"unknown game kind {kind!r}; choose one of {', '.join(KINDS)}")
+def _unknown_settings(g, settings: dict) -> list[str]:
+    return sorted(set(settings) - set(settings_of(g)))
 
 
 def new_game(game: str, rules=None, solution=None, **settings) -> PlayedGame:
-    """A new game of the registered game ``game`` under ``rules`` (default: its default preset).
+    """A new game of the registered game ``game`` under ``rules`` (a rules value, a preset name,
+    or None for its default preset).
 
-    ``solution`` (the category value table, ``raab.full(...)`` or the Zehntausend solution) is
-    solved when not given. ``settings``: ``seed``, ``auto_roll``; raab ``opponent``, ``first``;
-    zehntausend ``turns``.
-    """
+    ``solution`` (what the game class solves by itself, e.g. the category value table) is
+    solved when not given. ``settings``: ``seed``, ``auto_roll`` and the game's own
+    (``Game.play_params``: e.g. who starts, how many turns)."""
     from jaxsolve import games
 
     g = games.get_game(game)
+    cls = _playable(g)
+    unknown = _unknown_settings(g, settings)
+    if unknown:
+        raise JaxsolveError(f"unknown setting(s) {', '.join(unknown)} for {g.name}; it takes {', '.join(settings_of(g))}")
     rules = g.get_rules() if rules is None else (g.get_rules(rules) if isinstance(rules, str) else rules)
-    cls = _game_class(kind_of(g))
     if not isinstance(rules, cls.rules_type):
         raise JaxsolveError(f"rules {getattr(rules, 'name', rules)!r} are not rules of {game}")
-    return cls(game, rules, solution, **settings)
+    return cls(g.name, rules, solution, **settings)
 
 
 def game_from_json(data: dict, source: str = "saved game", *, game: str | None = None, solution=None) -> PlayedGame:
@@ -92,17 +86,15 @@ def game_from_json(data: dict, source: str = "saved game", *, game: str | None =
     if game is not None and data.get("game") != game:
         raise JaxsolveError(f"{source} holds a game of {data.get('game')!r}, not {game}")
     g = games.get_game(data["game"])
-    kind = kind_of(g)
-    if data.get("kind") != kind:
-        raise JaxsolveError(f"{source}: kind {data.get('kind')!r} does not match game {g.name} ({kind})")
-    cls = _game_class(kind)
+    if data.get("kind") != g.family:
+        raise JaxsolveError(f"{source}: kind {data.get('kind')!r} does not match game {g.name} ({g.family})")
+    cls = _playable(g, source)
     try:
         rules = cls.rules_type.from_dict(data["rules"])
     except JaxsolveError as exc:
         raise JaxsolveError(f"{source}: {exc}") from None
     settings = dict(data["settings"])
-    allowed = {"seed", "auto_roll"} | set({"raab": ("opponent", "first"), "zehntausend": ("turns",)}.get(kind, ()))
-    unknown = sorted(set(settings) - allowed)
+    unknown = _unknown_settings(g, settings)
     if unknown:
         raise JaxsolveError(f"{source}: unknown setting(s) {', '.join(unknown)}")
     if not isinstance(settings.get("seed"), int) or isinstance(settings.get("seed"), bool):

@@ -9,8 +9,13 @@ throw under ``auto_roll``, a bot's decision, a forced stop) is flagged ``"auto":
 save file (``to_json``) holds the rules, the settings and the moves; ``from_json`` replays
 the moves, so a loaded game is checked move by move.
 
-A subclass (one per game kind) gives the states and the rules of a move: ``initial_state``,
-``awaiting``, ``apply``, ``ranked_options``, ``auto_move`` and the texts a person types.
+A subclass (one per game; the registry's ``Game.play_game`` returns it) gives the states and
+the rules of a move: ``initial_state``, ``awaiting``, ``apply``, ``ranked_options``,
+``auto_move`` and the texts a person types. What the terminal shows besides the options comes
+from the game too, with defaults a game may keep: ``status`` (required), ``board`` (further
+lines, e.g. a score sheet; none by default), ``ratings`` (a second opinion beside the options;
+none by default), ``summary`` (its ``Summary.expected_label`` names what ``expected`` is) and
+``warm`` (compile what an answer needs; nothing by default).
 """
 
 from __future__ import annotations
@@ -24,6 +29,7 @@ from typing import Any, ClassVar, Sequence
 
 import numpy as np
 
+from jaxsolve.core.dice import parse_faces
 from jaxsolve.errors import JaxsolveError
 
 SAVE_FORMAT = "jaxsolve-play"
@@ -67,7 +73,10 @@ class Decision:
 @dataclass(frozen=True)
 class Summary:
     """The end (or the state so far) of a game: ``score`` (points, or 1/0 for a duel won/lost),
-    ``expected`` (the optimal expectation from the start), ``regret`` (sum over your decisions)."""
+    ``expected`` (the optimal expectation from the start), ``regret`` (sum over your decisions),
+    ``lines`` (the game's own lines: the score, the result). ``expected_label`` says what
+    ``expected`` is where "optimal expectation from the start" (in ``unit``) does not fit, e.g.
+    ``your win probability at the start (both optimal)``; it is then shown without the unit."""
 
     score: float
     expected: float
@@ -75,6 +84,7 @@ class Summary:
     decisions: tuple[Decision, ...]
     unit: str
     lines: tuple[str, ...] = field(default=())
+    expected_label: str | None = None
 
     def to_dict(self) -> dict:
         return {
@@ -86,24 +96,32 @@ class Summary:
         }
 
 
+@dataclass(frozen=True)
+class Ratings:
+    """A second opinion on the options of a moment (e.g. a rating heuristic), shown beside them.
+
+    ``name``: what rates (``heuristic``: the column's word, ``<name> ratings on/off``);
+    ``beside``: one text per option of ``options()``, in its order ("" where nothing rates
+    that option); ``every``: every rating in one line (shown as ``<name> ratings: <every>``).
+    While no decision is due, ``beside`` is empty."""
+
+    name: str
+    beside: tuple[str, ...] = ()
+    every: str = ""
+
+
 def split_tokens(text: str) -> list[str]:
     return [t for t in re.split(r"[\s,;]+", text.strip()) if t]
 
 
-def parse_faces(text: str | Sequence[int], sides: int = 6, *, packed: bool = True) -> list[int]:
-    """Faces typed as ``1 1 2 5 6``, ``1,1,2,5,6`` or (``packed``, one-digit faces) ``11256``."""
-    if not isinstance(text, str):
-        tokens = [str(t) for t in text]
-    else:
-        tokens = split_tokens(text)
-        if packed and len(tokens) == 1 and re.fullmatch(r"\d{2,}", tokens[0]) and sides < 10:
-            tokens = list(tokens[0])
-    faces = []
-    for t in tokens:
-        if not re.fullmatch(r"\d+", str(t)) or not 1 <= int(t) <= sides:
-            raise PlayError(f"{t!r} is not a face of the die (1..{sides})")
-        faces.append(int(t))
-    return faces
+def typed_faces(text: str | Sequence[int], sides: int = 6, *, packed: bool = True) -> list[int]:
+    """``jaxsolve.core.dice.parse_faces`` (the one grammar of typed dice), its error a ``PlayError``."""
+    try:
+        return parse_faces(text, sides, packed=packed)
+    except PlayError:
+        raise
+    except JaxsolveError as exc:
+        raise PlayError(str(exc)) from None
 
 
 def fmt_faces(faces: Sequence[int | str]) -> str:
@@ -111,9 +129,8 @@ def fmt_faces(faces: Sequence[int | str]) -> str:
 
 
 class PlayedGame:
-    """One game in progress. Subclasses set ``kind``, ``unit`` and the game's rules of a move."""
+    """One game in progress. Subclasses set ``unit``, ``rules_type`` and the game's rules of a move."""
 
-    kind: ClassVar[str] = ""
     unit: ClassVar[str] = "points"
     rules_type: ClassVar[type] = object
 
@@ -154,7 +171,7 @@ class PlayedGame:
 
     def read_throw(self, text) -> list[int]:
         """The faces of a typed throw (the dice thrown), checked (``PlayError`` otherwise)."""
-        faces = parse_faces(text, self.sides())
+        faces = typed_faces(text, self.sides())
         n = self.throw_size()
         if len(faces) != n:
             raise PlayError(f"{len(faces)} dice typed; this throw has {n} {'die' if n == 1 else 'dice'}")
@@ -196,6 +213,29 @@ class PlayedGame:
 
     def help_choice(self) -> str:
         return "a number from the list, or b (Enter) for the best"
+
+    def board(self) -> list:
+        """Lines shown after ``status()`` (a score sheet, say); none by default. A line is a
+        ``str`` or a sequence of ``(text, style)`` pieces (``style``: a rich style such as
+        ``bold`` or ``dim``, or None), shown styled on a terminal and as plain text otherwise."""
+        return []
+
+    def ratings(self) -> Ratings | None:
+        """A second opinion on the options of this moment (``Ratings``), or None: the game has
+        none (the default). A game that has ratings, but not under these rules, raises a
+        ``PlayError`` that says why."""
+        return None
+
+    def warm(self) -> None:
+        """Compile and run once what an answer needs, so that the first answer is as fast as
+        the others (called once before the game is shown); nothing by default."""
+
+    @property
+    def family(self) -> str:
+        """The game's family in the registry (the save file's ``kind``)."""
+        from jaxsolve.games import get_game
+
+        return get_game(self.game).family
 
     # ------------------------------------------------------------------ moves
 
@@ -343,7 +383,7 @@ class PlayedGame:
             "format": SAVE_FORMAT,
             "version": SAVE_VERSION,
             "game": self.game,
-            "kind": self.kind,
+            "kind": self.family,
             "rules": self.rules.to_dict(),
             "settings": {"seed": self.seed, "auto_roll": self.auto_roll, **self.settings()},
             "moves": [_plain_move(m) for m in self.moves],

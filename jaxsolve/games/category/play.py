@@ -20,7 +20,7 @@ from jaxsolve.games.category import analysis, solver, tables
 from jaxsolve.games.category.position import Position, PositionError, box_index, format_dice
 from jaxsolve.games.category.rules import CategoryRules
 from jaxsolve.games.category.sheet import KNIFFEL_SHEET
-from jaxsolve.play.base import PlayError, PlayOption, PlayedGame, Summary, fmt_faces, parse_faces, split_tokens
+from jaxsolve.play.base import PlayError, PlayOption, PlayedGame, Ratings, Summary, fmt_faces, split_tokens, typed_faces
 
 
 @dataclass(frozen=True)
@@ -47,10 +47,22 @@ def heuristic_available(rules: CategoryRules) -> bool:
     return rules.dice == 5 and tuple(rules.boxes) == tuple(KNIFFEL_SHEET)
 
 
+def rating_of(option: PlayOption, ratings: list[dict]) -> str:
+    """The heuristic's ratings (``heuristic.ratings``) that do what ``option`` does (fill that
+    box / keep those dice), as shown beside it: ``0.83 large_straight``; "" where none does."""
+    hits = []
+    for r in ratings:
+        fills = r["option"].startswith("fill")
+        if option.move["action"] == "fill" and fills and r["box"] == option.move["box"]:
+            hits.append(r)
+        elif option.move["action"] == "keep" and not fills and list(r["keep"]) == option.move["keep"]:
+            hits.append(r)
+    return ", ".join(f"{r['value']:.2f} {r['box']}" for r in hits)
+
+
 class CategoryGame(PlayedGame):
     """One game of a category game. ``solution`` defaults to ``analysis.solution(rules)``."""
 
-    kind = "category"
     unit = "points"
     rules_type = CategoryRules
 
@@ -86,7 +98,7 @@ class CategoryGame(PlayedGame):
         return sorted(list(self.state.kept) + list(thrown))
 
     def read_throw(self, text) -> list[int]:
-        faces = parse_faces(text, 6)
+        faces = typed_faces(text, 6)
         kept, n, total = self.state.kept, self.throw_size(), self.rules.dice
         if len(faces) == n:
             return sorted(faces)
@@ -155,7 +167,7 @@ class CategoryGame(PlayedGame):
         elif tokens == ["all"]:
             raise PlayError("keeping every die is no re-throw: fill a box")
         else:
-            faces = sorted(parse_faces(" ".join(tokens), 6))
+            faces = sorted(typed_faces(" ".join(tokens), 6))
         rest = list(dice)
         for f in faces:
             if f not in rest:
@@ -241,6 +253,14 @@ class CategoryGame(PlayedGame):
     def sheet(self) -> list[tuple[str, int | None]]:
         return list(zip(self.rules.box_names, self.state.position.scores))
 
+    def board(self) -> list:
+        """The score sheet in one line: ``sheet: ones 3, twos ., ...`` (``.`` open, ``-`` a 0)."""
+        line = [("sheet: ", None)]
+        for i, (name, score) in enumerate(self.sheet()):
+            line.append((f"{', ' if i else ''}{name} ", None))
+            line.append(("." if score is None else ("-" if score == 0 else str(score)), "dim" if score is None else "bold"))
+        return [tuple(line)]
+
     def status(self) -> list[str]:
         s, rules = self.state, self.rules
         n = rules.num_boxes
@@ -262,9 +282,10 @@ class CategoryGame(PlayedGame):
         return lines
 
     def heuristic(self) -> list[dict]:
-        """The rating heuristic's ratings of this moment (``heuristic.ratings``), best first."""
+        """The rating heuristic's ratings of this moment (``heuristic.ratings``), best first
+        (none while a throw is due)."""
         if not heuristic_available(self.rules):
-            raise PlayError("the rating heuristic is defined for the 5-dice Kniffel sheet only")
+            raise PlayError(f"the rating heuristic is defined for the 5-dice Kniffel sheet only, not {self.rules.name}")
         if self.awaiting() != "choice":
             return []
         from jaxsolve.games.category import heuristic
@@ -273,6 +294,15 @@ class CategoryGame(PlayedGame):
         if self._ratings is None or self._ratings[0] is not s:
             self._ratings = (s, heuristic.ratings(self.rules, s.position, s.dice, s.throws_left))
         return self._ratings[1]
+
+    def ratings(self) -> Ratings:
+        """The rating heuristic (JaFuffy's) as a second opinion: beside each option, the
+        ratings of the boxes whose rule does what it does (``rating_of``)."""
+        found = self.heuristic()
+        if not found:
+            return Ratings("heuristic")
+        beside = tuple(rating_of(o, found) for o in self.options())
+        return Ratings("heuristic", beside, "; ".join(f"{r['option']} {r['value']:.2f}" for r in found))
 
     def summary(self) -> Summary:
         lines = (f"score {self.score} (sheet {self.state.position.total} + bonus {self.state.bonus})",)

@@ -19,7 +19,7 @@ from dataclasses import dataclass
 from jaxsolve.games.raab import advisor, solver
 from jaxsolve.games.raab.rules import PigRules
 from jaxsolve.errors import JaxsolveError
-from jaxsolve.play.base import PlayError, PlayOption, PlayedGame, Summary, parse_faces, split_tokens
+from jaxsolve.play.base import PlayError, PlayOption, PlayedGame, Summary, split_tokens, typed_faces
 
 OPPONENTS = ("bot", "human")
 FIRST = ("you", "them")
@@ -46,7 +46,6 @@ def _other(who: str) -> str:
 class RaabGame(PlayedGame):
     """One duel. ``full`` is ``solver.full(solver.solve(rules))`` (solved here when not given)."""
 
-    kind = "raab"
     unit = "win probability"
     rules_type = PigRules
 
@@ -86,7 +85,7 @@ class RaabGame(PlayedGame):
         return self.rules.sides
 
     def read_throw(self, text) -> list[int]:
-        faces = parse_faces(text, self.rules.sides, packed=False)
+        faces = typed_faces(text, self.rules.sides, packed=False)
         if len(faces) != 1:
             raise PlayError(f"one throw is one face 1..{self.rules.sides}; got {len(faces)}")
         return faces
@@ -246,7 +245,7 @@ class RaabGame(PlayedGame):
         result = "won" if s.winner == "you" else ("lost" if s.winner == "them" else "not finished")
         lines = (f"you {result}: you {s.you}, them {s.them}",)
         score = 1.0 if s.winner == "you" else 0.0
-        return Summary(score, self.start_win(), self.regret, self.decisions(), self.unit, lines)
+        return Summary(score, self.start_win(), self.regret, self.decisions(), self.unit, lines, "your win probability at the start (both optimal)")
 
     def warm(self) -> None:
         self.start_win()

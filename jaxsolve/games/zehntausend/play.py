@@ -38,7 +38,6 @@ class TurnState:
 class ZehntausendGame(PlayedGame):
     """A game of ``turns`` turns. ``solution`` defaults to ``zehntausend.solve(rules)``."""
 
-    kind = "zehntausend"
     unit = "points"
     rules_type = ZehntausendRules
 
