@@ -1,6 +1,6 @@
 """Throughput of bulk questions: 10,000 random situations of a solved game answered through the
 batch API (``jaxsolve.kniffel.query.Table``) and through the CLI batch mode (``jaxsolve advise
-<game> --batch -``, one process), each compared with single ``analysis.advise`` calls on a sample.
+<game> --batch -``, one process), each compared with single ``advisor.advise`` calls on a sample.
 
     python benchmarks/bench_batch.py [--rules yahtzee] [--n 10000] [--sample 200]
 
@@ -28,7 +28,7 @@ jax.config.update("jax_enable_x64", True)
 
 from machine import describe  # noqa: E402
 
-from jaxsolve.games.category import analysis, position, query, table_io, tables  # noqa: E402
+from jaxsolve.games.category import advisor, position, query, table_io, tables  # noqa: E402
 from jaxsolve.games.category.kniffel import get_rules  # noqa: E402
 
 
@@ -65,7 +65,7 @@ def main() -> None:
     for i in range(0, args.n, max(1, args.n // args.sample)):
         filled = [rules.box_names[b] for b in range(rules.num_boxes) if f[i] >> b & 1]
         pos = position.parse_position(f"filled={','.join(filled) or '-'} upper={u[i]} all_same_held={h[i]}", rules)
-        single = analysis.advise(rules, pos, tuple(int(d) for d in dice[i]), int(left[i]), sol=sol)
+        single = advisor.advise(rules, pos, tuple(int(d) for d in dice[i]), int(left[i]), sol=sol)
         assert [o.label for o in single.options] == [o["option"] for o in ranked[i]], i
         worst = max(worst, max(abs(o.value - r["value"]) for o, r in zip(single.options, ranked[i])))
 

@@ -114,17 +114,17 @@ t0 = time.perf_counter()
 import jaxsolve.cli
 t1 = time.perf_counter()
 from jaxsolve.io import cache
-from jaxsolve.games.category import analysis, position
+from jaxsolve.games.category import advisor, position, solutions
 from jaxsolve.games.category.kniffel import get_rules
 cache.configure(None)
 rules = get_rules("kniffel-apl")
-sol = analysis.cached_solution(rules, "score", "float64")
+sol = solutions.cached_solution(rules, "score", "float64")
 assert sol is not None
 t2 = time.perf_counter()
 pos = position.parse_position("aces=3 twos=- fours=12", rules)
-analysis.advise(rules, pos, (1, 1, 2, 2, 5), 1, sol=sol, dtype="float64")
+advisor.advise(rules, pos, (1, 1, 2, 2, 5), 1, sol=sol, dtype="float64")
 t3 = time.perf_counter()
-analysis.advise(rules, pos, (1, 1, 2, 2, 6), 1, sol=sol, dtype="float64")
+advisor.advise(rules, pos, (1, 1, 2, 2, 6), 1, sol=sol, dtype="float64")
 t4 = time.perf_counter()
 print(json.dumps({"import jaxsolve.cli (every command registered)": t1 - t0, "load the cached table (validated)": t2 - t1,
                   "first answer (NumPy)": t3 - t2, "next answer (NumPy)": t4 - t3,

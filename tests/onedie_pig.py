@@ -77,13 +77,14 @@ def sweep(values, valid, goal: int, sides: int):
     return jnp.where(valid, best, 0.0)
 
 
-def solve(rules: OneDieRules, *, dtype="float64", device=None, tol=1e-12) -> Solution:
+def solve(rules: OneDieRules, *, dtype="float64", device=None, tol=None) -> Solution:
     import jax
     import jax.numpy as jnp
 
     from jaxsolve.core.fixpoint import solve_fixpoint
 
     valid = reachable(rules)
+    tol = tol if tol is not None else (1e-12 if np.dtype(dtype) == np.float64 else 1e-6)
     init = jax.device_put(jnp.where(valid, 0.5, 0.0).astype(dtype), device)
     run = solve_fixpoint(
         ("one-die-pig", rules), lambda v, ok: sweep(v, ok, rules.goal, rules.sides), init, jax.device_put(valid, device), tol=tol, max_iter=10_000

@@ -1,6 +1,6 @@
-"""The advisor's NumPy path (``analysis.advise``, default ``backend="numpy"``) against JAX.
+"""The advisor's NumPy path (``advisor.advise``, default ``backend="numpy"``) against JAX.
 
-Both paths run the same turn arithmetic (``analysis.turn_arrays`` over ``solver`` and ``dice``
+Both paths run the same turn arithmetic (``advisor.turn_arrays`` over ``solver`` and ``dice``
 with ``xp=numpy`` or traced ``jax.numpy``) and rank with the same tie rule; here they are
 compared option by option on random situations of several rule sets: joker and extra-bonus
 throws (five of a kind, with the Yahtzee box holding its points or scratched), the Im-Hieb
@@ -26,7 +26,7 @@ import pytest
 
 from jaxsolve.io import cache
 from jaxsolve import games
-from jaxsolve.games.category import analysis, policy, solver, table_io, tables
+from jaxsolve.games.category import advisor, policy, solutions, solver, table_io, tables
 from jaxsolve.games.category.position import SheetState
 
 PRESETS = [("kniffel", "kniffel"), ("kniffel", "yahtzee"), ("kniffel", "kniffel-apl"), ("kniffel", "kniffel-imhieb"),
@@ -82,8 +82,8 @@ def test_numpy_advice_equals_jax_advice(game, preset):
     for i, (pos, dice, left) in enumerate(situations(rules, 24, seed=len(preset))):
         scope = "turn" if i % 6 == 5 else "game"
         args = (rules, pos, dice, left, "score")
-        ours = analysis.advise(*args, scope=scope, sol=sol)
-        ref = analysis.advise(*args, scope=scope, sol=sol, backend="jax")
+        ours = advisor.advise(*args, scope=scope, sol=sol)
+        ref = advisor.advise(*args, scope=scope, sol=sol, backend="jax")
         assert_same_advice(ours, ref, 1e-12)
 
 
@@ -91,10 +91,10 @@ def test_numpy_advice_equals_jax_advice_on_solved_tables():
     """kniffel-apl solved (score and goals): the real values and their real ties."""
     rules = rules_of("kniffel", "kniffel-apl")
     for objective in ("score", "goals"):
-        sol = analysis.solution(rules, objective)
+        sol = solutions.solution(rules, objective)
         for pos, dice, left in situations(rules, 20, seed=3):
-            ours = analysis.advise(rules, pos, dice, left, objective, sol=sol)
-            ref = analysis.advise(rules, pos, dice, left, objective, sol=sol, backend="jax")
+            ours = advisor.advise(rules, pos, dice, left, objective, sol=sol)
+            ref = advisor.advise(rules, pos, dice, left, objective, sol=sol, backend="jax")
             assert_same_advice(ours, ref, 1e-12)
 
 
@@ -103,8 +103,8 @@ def test_numpy_advice_in_float32(game, preset):
     rules = rules_of(game, preset)
     sol = random_table(rules, dtype="float32", seed=5, integer=False)
     for pos, dice, left in situations(rules, 12, seed=11):
-        ours = analysis.advise(rules, pos, dice, left, sol=sol)
-        ref = analysis.advise(rules, pos, dice, left, sol=sol, backend="jax")
+        ours = advisor.advise(rules, pos, dice, left, sol=sol)
+        ref = advisor.advise(rules, pos, dice, left, sol=sol, backend="jax")
         assert np.dtype(sol.values.dtype) == np.float32
         assert_same_advice(ours, ref, 1e-6)
 
@@ -123,7 +123,7 @@ def test_best_option_is_the_policy_choice(game, preset):
     turn = jax.jit(lambda v, f, u, h: policy.optimal_turn(v, f, u, h, rules))(values, f, u, h)
     keep, box, fill_now, box_now = (np.asarray(a) for a in (turn.keep, turn.box, turn.fill_now, turn.box_now))
     for b, (pos, dice, left) in enumerate(cases):
-        best = analysis.advise(rules, pos, dice, left, sol=sol).best
+        best = advisor.advise(rules, pos, dice, left, sol=sol).best
         t = sp.throw_index(sp.counts_of_faces(dice))
         if left == rules.throws - 1 and left > 0 and rules.has_instant_bonus and fill_now[t, b]:
             assert (best.kind, best.box) == ("box", rules.box_names[box_now[t, b]])
@@ -141,9 +141,9 @@ def test_best_option_is_the_policy_choice(game, preset):
 def tmp_store(tmp_path, monkeypatch):
     monkeypatch.setenv("JAXSOLVE_CACHE", str(tmp_path))
     cache.configure(None)
-    analysis._SOLUTIONS.clear()
+    solutions._SOLUTIONS.clear()
     yield tmp_path
-    analysis._SOLUTIONS.clear()
+    solutions._SOLUTIONS.clear()
     cache.configure(None)
 
 
@@ -160,12 +160,12 @@ def test_cached_advise_process_does_not_import_jax(tmp_store):
     run = subprocess.run([sys.executable, "-X", "importtime", "-m", "jaxsolve", *args], env=env, capture_output=True, text=True, timeout=120)
     assert run.returncode == 0, run.stderr[-2000:]
     imported = [m.group(1) for m in re.finditer(r"^import time:\s*\d+\s*\|\s*\d+\s*\|\s*(\S+)\s*$", run.stderr, re.M)]
-    assert "numpy" in imported and "jaxsolve.games.category.analysis" in imported
+    assert "numpy" in imported and "jaxsolve.games.category.advisor" in imported
     assert not [m for m in imported if m.split(".")[0] in ("jax", "jaxlib", "equinox")]
     assert "using the cached table" in run.stderr and "solved" not in run.stderr
     from jaxsolve.games.category.position import parse_position
 
-    ref = analysis.advise(rules, parse_position("aces=3 kniffel=50", rules), (6, 6, 6, 6, 6), 2, sol=sol, backend="jax").to_dict()
+    ref = advisor.advise(rules, parse_position("aces=3 kniffel=50", rules), (6, 6, 6, 6, 6), 2, sol=sol, backend="jax").to_dict()
     got = json.loads(run.stdout)
     assert [o["option"] for o in got["options"]] == [o["option"] for o in ref["options"]]
     assert got["value"] == pytest.approx(ref["value"], rel=1e-12)
@@ -193,8 +193,8 @@ def test_store_cached_never_solves(tmp_store):
 @pytest.mark.parametrize("game,preset", PRESETS)
 def test_numpy_advice_equals_jax_advice_on_every_solved_preset(game, preset):
     rules = rules_of(game, preset)
-    sol = analysis.solution(rules)
+    sol = solutions.solution(rules)
     for pos, dice, left in situations(rules, 60, seed=17):
-        ours = analysis.advise(rules, pos, dice, left, sol=sol)
-        ref = analysis.advise(rules, pos, dice, left, sol=sol, backend="jax")
+        ours = advisor.advise(rules, pos, dice, left, sol=sol)
+        ref = advisor.advise(rules, pos, dice, left, sol=sol, backend="jax")
         assert_same_advice(ours, ref, 1e-12)

@@ -7,7 +7,7 @@ from typer.testing import CliRunner
 
 from jaxsolve.io import cache
 from jaxsolve.cli import app
-from jaxsolve.games.category import analysis, solver
+from jaxsolve.games.category import solutions, solver
 
 runner = CliRunner()
 ADVISE = ["advise", "kniffel", "--rules", "kniffel-apl", "--position", "aces=3 twos=- fours=12", "--dice", "1", "1", "2", "2", "5", "--rolls-left", "1", "--json"]
@@ -16,9 +16,9 @@ ADVISE = ["advise", "kniffel", "--rules", "kniffel-apl", "--position", "aces=3 t
 @pytest.fixture
 def store(tmp_path, monkeypatch):
     monkeypatch.setenv("JAXSOLVE_CACHE", str(tmp_path))
-    analysis._SOLUTIONS.clear()
+    solutions._SOLUTIONS.clear()
     yield tmp_path
-    analysis._SOLUTIONS.clear()
+    solutions._SOLUTIONS.clear()
     cache.configure(None)
 
 
@@ -26,7 +26,7 @@ def test_second_advise_loads_the_table_and_does_not_solve(store, monkeypatch):
     first = runner.invoke(app, ADVISE)
     assert first.exit_code == 0, first.output
     assert "solved and cached the table" in first.stderr
-    analysis._SOLUTIONS.clear()  # a new process would not have it in memory either
+    solutions._SOLUTIONS.clear()  # a new process would not have it in memory either
 
     def no_solve(*args, **kwargs):
         raise AssertionError("the second call solved again")
@@ -44,7 +44,7 @@ def test_broken_entry_is_reported_and_solved_again(store):
     data = bytearray(entry.path.read_bytes())
     data[len(data) // 2] ^= 0xFF
     entry.path.write_bytes(bytes(data))
-    analysis._SOLUTIONS.clear()
+    solutions._SOLUTIONS.clear()
     again = runner.invoke(app, ADVISE)
     assert again.exit_code == 0, again.output
     assert "is not usable" in again.stderr and "solved and cached" in again.stderr

@@ -402,9 +402,9 @@ def no_work(monkeypatch):
         raise AssertionError("the work started before the output path was checked")
 
     from jaxsolve import bench
-    from jaxsolve.games.category import analysis, simulate
+    from jaxsolve.games.category import apl_article, simulate
 
-    for mod, name in [(raab_solver, "solve"), (z_solver, "solve"), (solver, "solve"), (analysis, "apl_tables"), (bench, "run_bench"), (simulate, "simulate")]:
+    for mod, name in [(raab_solver, "solve"), (z_solver, "solve"), (solver, "solve"), (apl_article, "apl_tables"), (bench, "run_bench"), (simulate, "simulate")]:
         monkeypatch.setattr(mod, name, boom)
 
 

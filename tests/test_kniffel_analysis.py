@@ -12,7 +12,7 @@ from typer.testing import CliRunner
 
 from jaxsolve.cli import app
 from jaxsolve.errors import JaxsolveError
-from jaxsolve.games.category import analysis, policy, solver, tables
+from jaxsolve.games.category import advisor, analysis, apl_article, policy, solutions, solver, tables
 from jaxsolve.games.category.position import Position, format_position, parse_dice, parse_position, possible_scores
 from jaxsolve.games.category.kniffel import BOX_NAMES, get_rules
 
@@ -34,12 +34,12 @@ TABLE10 = [
 
 @pytest.fixture(scope="module")
 def apl_score():
-    return analysis.solution(APL, "score")
+    return solutions.solution(APL, "score")
 
 
 @pytest.fixture(scope="module")
 def apl_goals():
-    return analysis.solution(APL, "goals")
+    return solutions.solution(APL, "goals")
 
 
 # --- position notation -------------------------------------------------------------------
@@ -142,7 +142,7 @@ def test_start_position_goals(apl_goals):
 
 @pytest.fixture(scope="module")
 def apl_tables(apl_score, apl_goals):
-    return analysis.apl_tables(APL)
+    return apl_article.apl_tables(APL)
 
 
 def test_apl_tables_marks(apl_tables):
@@ -156,7 +156,7 @@ def test_apl_tables_marks(apl_tables):
             assert [c["mark"] for c in rows[row][3:]] == ["="] * 3
         assert all(c["mark"] in ("=", "tie", "n/a") for cells in rows.values() for c in cells)
     assert data["table22"]["best_option_for_ew"]["game"]["ours"] == "keep 1 1 2 2, re-throw 1"
-    text = analysis.apl_tables_markdown(data)
+    text = apl_article.apl_tables_markdown(data)
     assert "| chance | 100.00 | 100.00 | = |" in text
 
 
@@ -199,7 +199,7 @@ def test_advisor_best_equals_policy(objective, apl_score, apl_goals):
         pos = _random_position(rng, APL)
         faces = tuple(sorted(rng.randint(1, 6) for _ in range(5)))
         left = rng.randint(0, APL.throws - 1)
-        adv = analysis.advise(APL, pos, faces, left, objective, sol=sol)
+        adv = advisor.advise(APL, pos, faces, left, objective, sol=sol)
         kind, what, value = _policy_choice(sol, pos, faces, left)
         assert adv.best.value == pytest.approx(adv.value, abs=1e-9)
         assert adv.best.value == pytest.approx(value, abs=1e-9)
@@ -215,22 +215,22 @@ def test_advisor_best_equals_policy(objective, apl_score, apl_goals):
 
 
 def test_advisor_lists_every_distinct_keep(apl_score):
-    adv = analysis.advise(APL, Position(), (1, 1, 2, 2, 5), 1, "score", sol=apl_score)
+    adv = advisor.advise(APL, Position(), (1, 1, 2, 2, 5), 1, "score", sol=apl_score)
     keeps = [o.keep for o in adv.options if o.kind == "keep"]
     assert len(keeps) == len(set(keeps)) == 3 * 3 * 2 - 1  # every sub-multiset but keeping all
     assert adv.best.keep == (1, 1, 2, 2)
-    single = analysis.advise(APL, Position(), (1, 1, 2, 2, 5), 1, "score", scope="turn")
+    single = advisor.advise(APL, Position(), (1, 1, 2, 2, 5), 1, "score", scope="turn")
     assert single.best.keep == (5,) and round(single.value, 4) == 21.1489
 
 
 def test_analysis_errors(apl_score):
     with pytest.raises(JaxsolveError, match="re-throws left must be between 0 and 1"):
-        analysis.advise(APL, Position(), (1, 1, 2, 2, 5), 2, "score", sol=apl_score)
+        advisor.advise(APL, Position(), (1, 1, 2, 2, 5), 2, "score", sol=apl_score)
     with pytest.raises(JaxsolveError, match="needs the dice"):
-        analysis.advise(APL, Position(), None, 0, "score", sol=apl_score)
+        advisor.advise(APL, Position(), None, 0, "score", sol=apl_score)
     full = Position(tuple([0] * 13))
     with pytest.raises(JaxsolveError, match="game is over"):
-        analysis.advise(APL, full, (1, 1, 2, 2, 5), 0, "score", sol=apl_score)
+        advisor.advise(APL, full, (1, 1, 2, 2, 5), 0, "score", sol=apl_score)
     with pytest.raises(JaxsolveError, match="value table is for"):
         analysis.analyze_turn(APL, Position(), objective="goals", sol=apl_score)
 
@@ -327,7 +327,7 @@ def test_cli_heuristic_strategy_uses_module(monkeypatch):
 
 
 def test_cli_tables_writes_files(tmp_path, apl_tables, monkeypatch):
-    monkeypatch.setattr(analysis, "apl_tables", lambda rules=None: apl_tables)  # computed once above
+    monkeypatch.setattr(apl_article, "apl_tables", lambda rules=None: apl_tables)  # computed once above
     out = tmp_path / "apl_tables.md"
     result = runner.invoke(app, ["tables", "kniffel", "--out", str(out), "--quiet", "--no-cache"])
     assert result.exit_code == 0, result.output
@@ -339,8 +339,8 @@ def test_cli_tables_writes_files(tmp_path, apl_tables, monkeypatch):
 
 
 def test_tie_groups_found_from_the_values(apl_goals):
-    """Ties are read off the computed option values (within analysis.TIE_TOL), not declared."""
-    assert analysis.tie_groups(APL, "score", "turn") == (("three_kind", "four_kind", "chance"),)
-    assert analysis.tie_groups(APL, "goals", "turn") == (BOX_NAMES,)
+    """Ties are read off the computed option values (within advisor.TIE_TOL), not declared."""
+    assert advisor.tie_groups(APL, "score", "turn") == (("three_kind", "four_kind", "chance"),)
+    assert advisor.tie_groups(APL, "goals", "turn") == (BOX_NAMES,)
     # the goals objective is symmetric under face f <-> 7 - f where straights allow it
-    assert analysis.tie_groups(APL, "goals", "game") == (("aces", "sixes"), ("threes", "fours"))
+    assert advisor.tie_groups(APL, "goals", "game") == (("aces", "sixes"), ("threes", "fours"))

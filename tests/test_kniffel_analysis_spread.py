@@ -12,7 +12,7 @@ from itertools import product
 import numpy as np
 import pytest
 
-from jaxsolve.games.category import analysis, solver
+from jaxsolve.games.category import advisor, analysis, solver
 from jaxsolve.games.category.position import Position
 from jaxsolve.games.category.rules import CategoryRules
 from jaxsolve.games.category.kniffel import BOX_NAMES
@@ -99,13 +99,13 @@ def test_mid_turn_breakdown_is_consistent(solved):
     # with dice showing, the breakdown is the policy's continuation from that throw
     dice, left = (1, 1, 3), 1
     brk = analysis.breakdown(RULES, START, dice, left, objective="score", sol=solved)
-    adv = analysis.advise(RULES, START, dice, left, "score", sol=solved)
+    adv = advisor.advise(RULES, START, dice, left, "score", sol=solved)
     assert brk.value == pytest.approx(adv.value, abs=1e-9)
     assert brk.mean == pytest.approx(adv.value, abs=1e-9)
     assert brk.sd > 0
     # with no re-throw left, the split is the advised box's points plus the next state's split
     last = analysis.breakdown(RULES, START, (3, 3, 3), 0, objective="score", sol=solved)
-    best = analysis.advise(RULES, START, (3, 3, 3), 0, "score", sol=solved).best
+    best = advisor.advise(RULES, START, (3, 3, 3), 0, "score", sol=solved).best
     after = START.fill(best.box, best.points)
     nxt = analysis.evaluation(solved).at(*after.state(RULES))
     assert best.box == "kniffel" and best.points == 50

@@ -84,6 +84,7 @@ def test_conformance_of_the_registered_game(dtype, tmp_path):
         games.unregister("one-die-pig")
 
 
+@pytest.mark.filterwarnings("ignore:os.fork:RuntimeWarning")
 def test_play_in_a_pseudo_terminal(tmp_path):
     """``jaxsolve play one-die-pig`` in a real terminal: a plug-in module registers the game."""
     pexpect = pytest.importorskip("pexpect")

@@ -1,6 +1,9 @@
-"""``jaxsolve play``: the game objects of every game kind, and scripted games through a
+"""``jaxsolve play``: the game objects of every playable game, the game-independent layer (a
+game from the test suite plays with the defaults), and scripted games through a
 pseudo-terminal (bad input mid-game, undo, save and resume)."""
 
+import dataclasses
+import io
 import json
 import os
 import re
@@ -27,9 +30,9 @@ MINI = CategoryRules(
 
 @pytest.fixture(scope="module")
 def mini_solution():
-    from jaxsolve.games.category import analysis
+    from jaxsolve.games.category import solutions
 
-    return analysis.solution(MINI, "score")
+    return solutions.solution(MINI, "score")
 
 
 @pytest.fixture(scope="module")
@@ -55,13 +58,16 @@ def mini(sol, **settings):
 # ----------------------------------------------------------------------------- category games
 
 
-def test_every_registered_game_has_a_play_command():
-    from jaxsolve.cli.play import play_app
+def test_every_playable_game_has_a_play_command():
+    from jaxsolve.cli import build_app, game_commands
 
-    names = {c.name for c in play_app.registered_commands}
+    app = build_app()
+    playable = {g.name for g in games.games() if g.play_game is not None}
+    assert {"kniffel", "raab", "zehntausend"} <= playable
     for game in games.games():
-        assert play.kind_of(game) in play.KINDS
-        assert game.name in names
+        assert ("play" in game_commands(app, game.name)) == (game.name in playable), game.name
+        if game.play_game is not None:
+            assert issubclass(game.play_game(), play.PlayedGame)
 
 
 def test_category_scores_fills_and_the_upper_bonus(mini_solution):
@@ -218,6 +224,11 @@ def test_a_tampered_save_is_refused_with_the_move(mini_solution, tmp_path):
     data["rules"]["dice"] = 9
     with pytest.raises(JaxsolveError, match="dice must be between"):
         play.game_from_json(data, "t.json")
+    data = s.to_json()
+    assert data["kind"] == games.get_game("kniffel").family
+    data["kind"] = "other"
+    with pytest.raises(JaxsolveError, match=r"t.json: kind 'other' does not match game kniffel \(category\)"):
+        play.game_from_json(data, "t.json", solution=mini_solution)
 
 
 @pytest.mark.parametrize(
@@ -239,10 +250,10 @@ def test_broken_save_files(tmp_path, content, message):
 
 
 def test_heuristic_ratings_sit_beside_the_options_they_match():
-    from jaxsolve.cli.play import Screen
     from jaxsolve.games.category import heuristic
-    from jaxsolve.games.category.position import Position
     from jaxsolve.games.category.kniffel import get_rules
+    from jaxsolve.games.category.play import rating_of
+    from jaxsolve.games.category.position import Position
     from jaxsolve.play import PlayOption
 
     rules = get_rules("kniffel-apl")
@@ -250,11 +261,36 @@ def test_heuristic_ratings_sit_beside_the_options_they_match():
     fill = PlayOption("fill large_straight (40)", 0.0, 0.0, {"action": "fill", "box": "large_straight"})
     keep = PlayOption("keep 2 3, re-throw 3", 0.0, 0.0, {"action": "keep", "keep": [2, 3]})
     top = next(r for r in ratings if r["box"] == "large_straight")
-    assert Screen._rating_of(fill, ratings) == f"{top['value']:.2f} large_straight"
-    assert Screen._rating_of(keep, ratings) == ""  # no re-throw is left: the heuristic only fills
+    assert rating_of(fill, ratings) == f"{top['value']:.2f} large_straight"
+    assert rating_of(keep, ratings) == ""  # no re-throw is left: the heuristic only fills
+
+
+def test_category_board_is_the_sheet_and_the_heuristic_is_refused_off_the_kniffel_sheet(mini_solution):
+    from jaxsolve.cli.play import Screen
+
+    s = mini(mini_solution)
+    s.enter("6 6 6")
+    s.choose("fill sixes")
+    s.enter("1 2 3")
+    out = io.StringIO()
+    Screen(True, 3, out).show(s)
+    lines = out.getvalue().splitlines()
+    assert lines[0] == "-> you threw 1 2 3" and lines[1].startswith("mini: turn 2 of 8, sheet 18 + bonus 0 = 18 points")
+    assert "sheet: aces ., twos ., threes ., fours ., fives ., sixes 18, kniffel ., chance ." in lines
+    assert lines[-2].startswith("  3. ") and lines[-1] == "     ... 11 more (type all)"  # 7 open boxes and 7 keeps
+    with pytest.raises(PlayError, match="defined for the 5-dice Kniffel sheet only, not mini"):
+        s.ratings()
 
 
 # ----------------------------------------------------------------------------- raab games
+
+
+def test_settings_come_from_the_registration(piglet_full, mini_solution):
+    assert play.settings_of(games.get_game("raab")) == ("seed", "auto_roll", "opponent", "first")
+    with pytest.raises(JaxsolveError, match="unknown setting.s. turns for raab; it takes seed, auto_roll, opponent, first"):
+        play.new_game("raab", "piglet", piglet_full, turns=3)
+    with pytest.raises(JaxsolveError, match="unknown setting.s. first for kniffel"):
+        mini(mini_solution, first="them")
 
 
 def test_raab_values_match_the_plain_python_reference(piglet_full):
@@ -510,6 +546,9 @@ def run_cli(*args):
         (["nogame"], "No such command 'nogame'"),
         (["raab", "--resume", "missing.json"], "saved game missing.json does not exist"),
         (["zehntausend", "--save", "game.txt"], "output path must end in .json"),
+        (["raab", "--first", "them", "--seed", "3", "--resume", "g.json"], "--seed, --first cannot be combined with --resume"),
+        (["zehntausend", "--turns", "3", "--resume", "g.json"], "--turns cannot be combined with --resume"),
+        (["raab", "--rules", "piglet", "--show-heuristic"], "--show-heuristic: raab has no second-opinion ratings to show"),
     ],
 )
 def test_bad_command_lines_are_one_error_line(args, message):
@@ -546,3 +585,77 @@ def test_terminal_kniffel_apl_game_with_the_heuristic():
     assert re.search(r"optimal expectation from the start: 189\.9733 points", tail)  # the APL article's E^SP
     assert "your total regret: 0.0000 points over" in tail
     assert finish(child) == 0
+
+
+# ----------------------------------------------------------------------------- a game from outside jaxsolve
+
+
+@pytest.fixture
+def one_die_pig():
+    """The test suite's own game (``onedie_pig.GAME``), registered for one test."""
+    from onedie_pig import GAME
+
+    games.register(GAME)
+    try:
+        yield GAME
+    finally:
+        games.unregister(GAME.name)
+
+
+def test_a_game_without_a_game_class_cannot_be_played(one_die_pig):
+    from jaxsolve.cli import build_app, game_commands
+
+    games.unregister(one_die_pig.name)
+    games.register(dataclasses.replace(one_die_pig, play_game=None))
+    with pytest.raises(JaxsolveError, match="game one-die-pig cannot be played"):
+        play.new_game("one-die-pig")
+    assert "play" not in game_commands(build_app(), "one-die-pig")
+
+
+def test_a_game_from_outside_plays_with_the_defaults(one_die_pig, tmp_path):
+    """``play one-die-pig``: no board, no ratings, no warm-up of its own, the default summary."""
+    from typer.testing import CliRunner
+
+    from jaxsolve.cli import build_app
+
+    save = tmp_path / "pig.json"
+    lines = ["", "hold", "h", "roll", "nonsense", "moves", "?", "undo", "q"]
+    result = CliRunner().invoke(build_app(), ["play", "one-die-pig", "--seed", "3", "--plain", "--no-cache", "--save", str(save)], input="\n".join(lines) + "\n")
+    out = result.stdout
+    assert result.exit_code == 0, result.stderr + out
+    assert "d4-to-8: you 0, them 0; you to move, turn total 0" in out
+    assert "options (your win probability, best first):" in out
+    assert "! one-die-pig has no second-opinion ratings to show" in out
+    assert "a choice                 a number from the list, or b (Enter) for the best" in out
+    assert "-> took the last move back" in out and f"game saved to {save}" in out
+    data = json.loads(save.read_text())
+    assert data["kind"] == "one-die-pig" and data["settings"] == {"seed": 3, "auto_roll": False}
+    back = play.load_game(save, game="one-die-pig")
+    assert back.moves == play.game_from_json(data).moves and back.seed == 3
+    result = CliRunner().invoke(build_app(), ["play", "one-die-pig", "--show-heuristic", "--no-cache"], input="q\n")
+    assert result.exit_code == 1 and "error: --show-heuristic: one-die-pig has no second-opinion ratings to show" in result.stderr
+
+
+def test_a_game_s_ratings_and_summary_wording_are_shown(one_die_pig):
+    """A game that gives ``ratings`` and an ``expected_label``: the screen shows them, nothing else changes."""
+    from onedie_pig import OneDiePigGame
+
+    from jaxsolve.cli.play import Screen
+
+    class Rated(OneDiePigGame):
+        def ratings(self):
+            return play.Ratings("coin", tuple(f"{i}/2" for i, _ in enumerate(self.options())), "heads; tails")
+
+        def summary(self):
+            return dataclasses.replace(super().summary(), expected_label="your chance at the start")
+
+    s = Rated("one-die-pig", one_die_pig.get_rules(), seed=3)
+    s.enter("3")
+    out = io.StringIO()
+    Screen(True, 10, out).show(s, heuristic=True)
+    text = out.getvalue()
+    assert re.search(r"  1\. \w+ +value +\d\.\d{4}  regret +0\.0000  coin 0/2\n", text)
+    assert re.search(r"  2\. \w+ .*  coin 1/2\n", text) and "coin ratings: heads; tails" in text
+    out = io.StringIO()
+    Screen(True, 10, out).summary(s)
+    assert f"your chance at the start: {s.summary().expected:.4f}\n" in out.getvalue()

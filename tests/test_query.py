@@ -1,10 +1,10 @@
-"""The batch query API (``jaxsolve.kniffel.query``) against single ``analysis.advise`` calls."""
+"""The batch query API (``jaxsolve.kniffel.query``) against single ``advisor.advise`` calls."""
 
 import jax
 import numpy as np
 import pytest
 
-from jaxsolve.games.category import analysis, query, solver, tables
+from jaxsolve.games.category import advisor, query, solver, tables
 from jaxsolve.games.category.position import Position
 from jaxsolve.games.category.rules import CategoryRules
 
@@ -52,7 +52,7 @@ def test_batch_equals_single_advise(table):
         pos = _position(RULES, int(f[i]), int(u[i]), int(h[i]))
         if pos is None or pos.is_over:
             continue
-        single = analysis.advise(RULES, pos, tuple(int(d) for d in dice[i]), int(left[i]), sol=table.solution)
+        single = advisor.advise(RULES, pos, tuple(int(d) for d in dice[i]), int(left[i]), sol=table.solution)
         batch = table.ranked(ov, i)
         assert len(batch) == len(single.options)
         assert ov.value[i] == pytest.approx(single.value, abs=1e-12)

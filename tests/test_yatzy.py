@@ -6,7 +6,7 @@ import pytest
 from jaxsolve import games
 from jaxsolve.games.category import yatzy
 from jaxsolve.core.rules import RulesError
-from jaxsolve.games.category import analysis, simulate, solver, tables
+from jaxsolve.games.category import advisor, simulate, solutions, solver, tables
 from jaxsolve.games.category.position import PositionError, parse_position
 from jaxsolve.games.category.rules import CategoryRules
 from yatzy_reference import BOXES, game_value, points
@@ -145,11 +145,11 @@ def test_representatives_give_every_state_its_full_solve_value():
 def test_forced_order_advice_and_simulation():
     rules = yatzy.get_rules("yatzy+forced")
     pos = parse_position("ones=2 twos=6 threes=9", rules)
-    advice = analysis.advise(rules, pos, "4 4 4 1 2", throws_left=0)
+    advice = advisor.advise(rules, pos, "4 4 4 1 2", throws_left=0)
     assert [o.box for o in advice.options] == ["fours"]
-    advice = analysis.advise(rules, pos, "4 4 4 1 2", throws_left=1)
+    advice = advisor.advise(rules, pos, "4 4 4 1 2", throws_left=1)
     assert {o.box for o in advice.options if o.kind == "box"} == {"fours"}
-    sol = analysis.solution(rules)
+    sol = solutions.solution(rules)
     result = simulate.simulate(rules, "optimal", 4000, seed=1, solution=sol)
     assert abs(result.mean - sol.game_value) < 4 * result.se
     assert result.box_scored.sum() <= 4000 * 15

@@ -89,7 +89,7 @@ def analyze(
     run: Run = Run(),
 ):
     """Value of a position as a single turn and within the game; split over boxes and bonuses, SD."""
-    from jaxsolve.games.category import analysis, commands
+    from jaxsolve.games.category import advisor, analysis, commands, solutions
     from jaxsolve.games.category.position import parse_dice, parse_position
 
     dice_text = commands._dice_text(dice, more_dice)
@@ -97,7 +97,7 @@ def analyze(
     the_rules, the_objective, sol = commands._context(game.name, rules, rules_given, objective, table, run.dtype)
     pos = parse_position(position, the_rules)
     faces = parse_dice(dice_text, the_rules)
-    sol = sol or analysis.solution(the_rules, the_objective)
+    sol = sol or solutions.solution(the_rules, the_objective)
     turn = analysis.analyze_turn(the_rules, pos, faces, throws_left, the_objective, sol=sol)
     brk = analysis.breakdown(the_rules, pos, faces, throws_left, the_objective, sol=sol) if split else None
     if as_json:
@@ -109,7 +109,7 @@ def analyze(
     unit = commands.unit(the_objective)
     sheet = f"sheet {pos.total} points, " if pos.total is not None else ""
     typer.echo(f"{the_rules.name}, {the_objective}: {pos} ({sheet}upper {pos.upper_total})")
-    typer.echo(analysis.describe_turn(faces, turn.throws_left))
+    typer.echo(advisor.describe_turn(faces, turn.throws_left))
     typer.echo(f"as a single turn:  {turn.turn_value:.6f} {unit}")
     typer.echo(f"within the game:   {turn.game_value:.6f} {unit} = {turn.this_turn:.6f} this turn + {turn.rest:.6f} rest")
     if brk is None:

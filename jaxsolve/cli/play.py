@@ -41,7 +41,7 @@ SETTINGS = ("seed", "auto_roll")
 # ----------------------------------------------------------------------------- display
 
 # A shown line is a list of (text, style) pieces: printed as the texts joined (plain) or styled (rich).
-Line = list
+Line = list[tuple[str, str | None]]
 
 
 def _line(text: str, style: str | None = None) -> Line:
@@ -362,7 +362,8 @@ def play_interactively(
     if data is not None:
         played = play.game_from_json(data, str(resume), game=game.name)
         if rules is not None and rules != played.rules:
-            raise JaxsolveError(f"{resume} holds a game under rules {played.rules.name}, not {rules.name}")
+            asked = rules.name if rules.name != played.rules.name else "the rules given"
+            raise JaxsolveError(f"{resume} holds a game under rules {played.rules.name}, not {asked}")
     else:
         played = make()
     if heuristic:
@@ -418,6 +419,6 @@ def add_play_command(app: typer.Typer, games) -> None:
         clash = sorted({n for n in names if names.count(n) > 1} | ({p.name for p in game.play_params} & own))
         if clash:
             raise ValueError(f"game {game.name}: play setting(s) {', '.join(clash)} clash with other options of play")
-        doc = f"Play {game.title}: every option ranked with its value and regret, undo, save."
+        doc = f"{game.title} — play a game against the exact solution: every option ranked with its value and regret, undo, save."
         add_game_command(group, game, _play, params, doc, x64="float64", quiet_help=None)
     app.add_typer(group, name="play")

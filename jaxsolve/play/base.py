@@ -46,7 +46,7 @@ class PlayError(JaxsolveError):
 class PlayOption:
     """One option of the player to move, ranked: ``value`` and ``regret`` (best value - value) in
     the game's unit; ``move`` is what choosing it records; ``detail`` the library's own
-    option (``kniffel.analysis.Option``, ``zehntausend.Choice``, the raab decision)."""
+    option (``category.advisor.Option``, ``zehntausend.Choice``, the raab decision)."""
 
     label: str
     value: float

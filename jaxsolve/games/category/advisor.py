@@ -19,7 +19,7 @@ from jaxsolve.core import dice as dicelib
 from jaxsolve.core.arrays import lazy_jit
 from jaxsolve.errors import JaxsolveError
 from jaxsolve.games.category import analysis, policy, solutions, solver, tables
-from jaxsolve.games.category.kniffel import BOX_NAMES, NUM_BOXES
+from jaxsolve.games.category.sheet import BOX_NAMES, NUM_BOXES
 from jaxsolve.games.category.position import Position, PositionError, format_dice
 from jaxsolve.games.category.rules import CategoryRules, check_objective
 
@@ -152,7 +152,7 @@ def advise(
     counts = sp.counts_of_faces(dice)
     t = sp.throw_index(counts)
     if backend == "numpy":
-        dtype = np.dtype(dtype if dtype is not None else (sol.values.dtype if table is not None else solutions.dtype_name()))
+        dtype = np.dtype(dtype if dtype is not None else (sol.values.dtype if table is not None else solutions.default_dtype_name()))
         if table is not None and np.dtype(table.values.dtype).itemsize < dtype.itemsize:
             dtype = np.dtype(table.values.dtype)  # a float32 table is answered in float32, as on JAX
         values = solutions.host_values(table, rules, dtype)

@@ -65,6 +65,7 @@ def _evaluated(sol: solver.Solution):
 
 
 def state_arrays(position: Position, rules: CategoryRules, xp=None):
+    """The position's state ``f, u, h`` as arrays ``[1]`` (``xp``: see ``jaxsolve.core.arrays``)."""
     f, u, h = position.state(rules)
     if position.is_over:
         raise PositionError("the game is over: every box is filled")
@@ -148,6 +149,7 @@ class TurnAnalysis:
 
 
 def check_turn(rules, position, dice, throws_left, throws):
+    """``(dice, throws_left, throws)`` of a turn in progress, parsed and checked against ``rules``."""
     dice = parse_dice(dice, rules) if dice is not None else None
     throws_left = check_throws_left(throws_left, rules, dice)
     throws = rules.throws if throws is None else int(throws)
@@ -234,8 +236,7 @@ def breakdown(
     """Per-box split and standard deviation of the rest of the game from a position.
 
     The channels come from a forward walk over the states the optimal policy reaches from the
-    position (``evaluate.forward``): seconds for the full game instead of the minutes of
-    evaluating every state (``evaluation``).
+    position (``evaluate.forward``), not from evaluating every state (``evaluation``).
     """
     from jaxsolve.games.category import evaluate as evaluation_lib
 

@@ -1,4 +1,5 @@
-"""Figures printed in the APL article, for comparison only: M. Mitsos, "Analyse von Kniffel und
+"""The APL article's tables: the printed figures, and the same tables recomputed next to them
+(``apl_tables``, rendered by ``apl_tables_markdown``). M. Mitsos, "Analyse von Kniffel und
 Ermittlung der optimalen Spielstrategie über APL", APL-Journal 28 (2009), issue 1/2; tables 1,
 10, 21, 22.
 
@@ -9,7 +10,10 @@ dice glyphs are lost in the transcription; this throw reproduces E(HABE; EW) = 2
 
 from __future__ import annotations
 
-from jaxsolve.games.category.kniffel import BOX_NAMES
+from jaxsolve.games.category import advisor, analysis
+from jaxsolve.games.category.sheet import BOX_NAMES
+from jaxsolve.games.category.position import Position
+from jaxsolve.games.category.rules import CategoryRules
 
 EW = (1, 1, 2, 2, 5)
 
@@ -89,15 +93,16 @@ def _mark(ours, printed, digits):
     return "=" if round(ours, digits) == round(printed, digits) else "≠"
 
 
-def apl_tables(rules: CategoryRules | None = None) -> dict:
-    """The article's tables 1, 10, 21 and 22 recomputed, next to the printed figures.
+def apl_tables(rules: CategoryRules) -> dict:
+    """The article's tables 1, 10, 21 and 22 recomputed under ``rules`` (the ``kniffel-apl``
+    preset), next to the printed figures.
 
     Every cell carries ``ours``, ``printed`` and ``mark``: ``=`` (equal to the printed digits),
     ``≠`` (different), ``tie`` (different, but the cells of a group of tied options, see
     ``tie_groups``, sum to the printed sum: only the tie-breaking differs), ``n/a`` (not defined here: the
     article prints 0 as the game value of a single-turn column).
     """
-    from jaxsolve.games.category.kniffel import get_rules
+    from jaxsolve.games.category.sheet import get_rules
 
     rules = rules or get_rules("kniffel-apl")
     out: dict = {"rules": rules.name, "ew": list(EW)}

@@ -104,7 +104,7 @@ def solve_command(rules, *, game, dtype, device, quiet, out, objective, chunk, e
 
 def _context(game, rules, rules_given, objective, table, dtype):
     """Rules, objective and the solution read from ``table`` (None without one)."""
-    from jaxsolve.games.category import analysis, table_io
+    from jaxsolve.games.category import solutions, table_io
     from jaxsolve.games.category.rules import check_objective
 
     if table is None:
@@ -116,7 +116,7 @@ def _context(game, rules, rules_given, objective, table, dtype):
         raise JaxsolveError(f"{table} holds rules {sol.rules.name}, not {rules.name}")
     if objective is not None and objective != sol.objective:
         raise JaxsolveError(f"{table} holds the {sol.objective} objective, not {objective}")
-    analysis.register(sol, dtype=dtype)
+    solutions.register(sol, dtype=dtype)
     return sol.rules, sol.objective, sol
 
 
@@ -131,7 +131,7 @@ def advise_command(
     heuristic_reading, bot_strength, bot_seed, batch,
 ):
     """Every option of a turn ranked (optimal play, or the rating heuristic), or a batch of questions."""
-    from jaxsolve.games.category import analysis
+    from jaxsolve.games.category import advisor, solutions
     from jaxsolve.games.category.position import check_throws_left, format_dice, parse_dice, parse_position
 
     if batch is not None:
@@ -140,12 +140,12 @@ def advise_command(
         rules, objective, sol = _context(game, rules, rules_given, objective, table, dtype)
         if sol is None:
             setup()
-            sol = analysis.solution(rules, objective, dtype=dtype)
+            sol = solutions.solution(rules, objective, dtype=dtype)
         return Batch(tuple(answer_batch(rules, sol, _read_lines(batch))))
     dice_text = _dice_text(dice, more_dice)
     if strategy == "heuristic":
         return _heuristic(rules, position, dice_text, throws_left, heuristic_reading, bot_strength, bot_seed)
-    # One situation is answered with NumPy (analysis.advise); JAX is configured (imported) only
+    # One situation is answered with NumPy (advisor.advise); JAX is configured (imported) only
     # to solve a table the solution cache does not hold.
     rules, objective, sol = _context(game, rules, rules_given, objective, table, dtype)
     pos = parse_position(position, rules)
@@ -154,13 +154,13 @@ def advise_command(
         raise JaxsolveError(f"the advisor needs the dice showing (--dice 1 1 2 2 5); use `analyze {game}` for a position's value")
     left = check_throws_left(throws_left, rules, faces)
     if scope == "game" and sol is None:
-        sol = analysis.cached_solution(rules, objective, dtype)
+        sol = solutions.cached_solution(rules, objective, dtype)
         if sol is None:
             setup()
-            sol = analysis.solution(rules, objective, dtype=dtype)
-    advice = analysis.advise(rules, pos, faces, left, objective, scope=scope, sol=sol, dtype=dtype)
+            sol = solutions.solution(rules, objective, dtype=dtype)
+    advice = advisor.advise(rules, pos, faces, left, objective, scope=scope, sol=sol, dtype=dtype)
     data = {k: v for k, v in advice.to_dict().items() if k not in ("value", "options")}
-    heading = (f"{rules.name}, {objective} ({scope}): {pos}", f"{analysis.describe_turn(faces, left)}")
+    heading = (f"{rules.name}, {objective} ({scope}): {pos}", f"{advisor.describe_turn(faces, left)}")
     options = tuple(Ranked(o.label, o.value, o.regret, {k: v for k, v in o.to_dict().items() if k not in ("option", "value", "regret")}) for o in advice.options)
     return Advice(heading, options, unit(objective), advice.value, data)
 
@@ -260,7 +260,7 @@ def answer_batch(rules, sol, lines: list[str]) -> list[dict]:
     return answers
 
 
-def apl_tables_command(rules, *, dtype, device, quiet, out) -> Report:
+def apl_tables_command(rules, *, apl_rules, dtype, device, quiet, out) -> Report:
     """The APL article's tables 1, 10, 21, 22 (``kniffel-apl``, float64) next to the printed figures."""
     from jaxsolve.games.category import apl_article
     from jaxsolve.io import export
@@ -269,7 +269,7 @@ def apl_tables_command(rules, *, dtype, device, quiet, out) -> Report:
         raise JaxsolveError(f"--out must end in .md, got {out}")
     export.check_writable(out, ".md")
     export.check_writable(out.with_suffix(".json"), ".json")
-    data = apl_article.apl_tables()
+    data = apl_article.apl_tables(apl_rules)
     text = apl_article.apl_tables_markdown(data)
     export.atomic_write_text(out, text)
     export.atomic_write_text(out.with_suffix(".json"), json.dumps(data, indent=1, ensure_ascii=False) + "\n")

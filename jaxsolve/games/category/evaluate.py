@@ -237,8 +237,7 @@ def forward(
     carried forward over the layers, and only states reached with a positive probability are
     evaluated. ``throw`` (index into ``tables.space(rules.dice)``'s throws) with ``throws_left``
     re-throws left starts mid-turn; without it the position is at the start of a turn.
-    ``chunk``: states per compiled batch (512 was fastest on a 2-core CPU: 256 and 1024 were
-    slower per state).
+    ``chunk``: states per compiled batch.
     """
     t0 = time.perf_counter()
     rules, objective = solution.rules, solution.objective

@@ -50,7 +50,7 @@ import numpy as np
 from jaxsolve.errors import JaxsolveError
 from jaxsolve.games.category import solver, tables
 from jaxsolve.games.category.rules import CategoryRules
-from jaxsolve.games.category.kniffel import BOX_NAMES, KNIFFEL_BOX, NUM_BOXES
+from jaxsolve.games.category.sheet import BOX_NAMES, KNIFFEL_BOX, NUM_BOXES
 from jaxsolve.games.category.sheet import KNIFFEL_SHEET
 
 DICE = 5

@@ -3,17 +3,15 @@ its registration. The presets' float64 values are the published ones (tests)."""
 
 from __future__ import annotations
 
+import functools
+
 from jaxsolve.core.rules import Presets
 from jaxsolve.games.category import commands
 from jaxsolve.games.category.registration import category_game
 from jaxsolve.games.category.rules import CategoryRules
-from jaxsolve.games.category.sheet import KNIFFEL_SHEET
+from jaxsolve.games.category.sheet import BOX_NAMES, KNIFFEL_BOX, NUM_BOXES  # noqa: F401 (the sheet's names, for users of this module)
 from jaxsolve.games.game import Command
 
-# The standard 13-box sheet, for code that is specific to it (the rating heuristic, the APL tables).
-BOX_NAMES: tuple[str, ...] = tuple(b.name for b in KNIFFEL_SHEET)
-NUM_BOXES = len(BOX_NAMES)
-KNIFFEL_BOX = BOX_NAMES.index("kniffel")
 
 PRESETS: Presets[CategoryRules] = Presets(
     "Kniffel",
@@ -49,7 +47,7 @@ def small() -> CategoryRules:
 GAME = category_game(
     "kniffel", "Kniffel / Yahtzee and other category games (score sheets as data)", lambda: PRESETS, "yahtzee", small,
     tables=Command(
-        commands.apl_tables_command, commands.TABLES_PARAMS,
+        functools.partial(commands.apl_tables_command, apl_rules=PRESETS["kniffel-apl"]), commands.TABLES_PARAMS,
         "Regenerate the APL article's tables 1, 10, 21, 22 (kniffel-apl, float64) next to the printed figures.",
         precision="fixed64", rules=False, json=False, quiet_help="Do not print the tables.",
     ),

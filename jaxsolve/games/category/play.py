@@ -1,5 +1,5 @@
 """A game of a category game (Kniffel / Yahtzee, Yatzy, Maxi Yatzy, any registered score sheet)
-against the exact solution: the score sheet, the dice, the ranked options of ``analysis.advise``.
+against the exact solution: the score sheet, the dice, the ranked options of ``advisor.advise``.
 
 A turn: throw all dice; up to ``rules.throws - 1`` times keep some and re-throw the rest; fill
 one open box (allowed at any throw). A value is the expected points still to come from this
@@ -16,7 +16,7 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 
-from jaxsolve.games.category import analysis, solver, tables
+from jaxsolve.games.category import advisor, solutions, solver, tables
 from jaxsolve.games.category.position import Position, PositionError, box_index, format_dice
 from jaxsolve.games.category.rules import CategoryRules
 from jaxsolve.games.category.sheet import KNIFFEL_SHEET
@@ -61,13 +61,13 @@ def rating_of(option: PlayOption, ratings: list[dict]) -> str:
 
 
 class CategoryGame(PlayedGame):
-    """One game of a category game. ``solution`` defaults to ``analysis.solution(rules)``."""
+    """One game of a category game. ``solution`` defaults to ``solutions.solution(rules)``."""
 
     unit = "points"
     rules_type = CategoryRules
 
     def __init__(self, game: str, rules: CategoryRules, solution=None, *, seed=None, auto_roll=False):
-        solution = solution if solution is not None else analysis.solution(rules, "score")
+        solution = solution if solution is not None else solutions.solution(rules, "score")
         if solution.rules != rules or solution.objective != "score":
             raise PlayError(f"the value table is for {solution.rules.name}/{solution.objective}, not {rules.name}/score")
         self._ratings = None
@@ -114,9 +114,9 @@ class CategoryGame(PlayedGame):
 
     # ------------------------------------------------------------------ options
 
-    def advice(self) -> analysis.Advice:
+    def advice(self) -> advisor.Advice:
         s = self.state
-        return analysis.advise(self.rules, s.position, s.dice, s.throws_left, "score", sol=self.solution)
+        return advisor.advise(self.rules, s.position, s.dice, s.throws_left, "score", sol=self.solution)
 
     def ranked_options(self) -> list[PlayOption]:
         out = []
@@ -275,7 +275,7 @@ class CategoryGame(PlayedGame):
             throw = f"throw {n} {'die' if n == 1 else 'dice'}"
             lines.append(f"kept {fmt_faces(s.kept)}; {throw}" if s.kept else throw)
         else:
-            lines.append(analysis.describe_turn(s.dice, s.throws_left))
+            lines.append(advisor.describe_turn(s.dice, s.throws_left))
         v = self.value_now()
         if v is not None:
             lines.append(f"value now: {v:.4f} points still to come")
@@ -314,7 +314,7 @@ class CategoryGame(PlayedGame):
         pos = Position.empty(rules)
         dice = tuple(range(1, rules.dice + 1)) if rules.dice <= 6 else (1,) * rules.dice
         for left in range(rules.throws):
-            analysis.advise(rules, pos, dice, left, "score", sol=self.solution)
+            advisor.advise(rules, pos, dice, left, "score", sol=self.solution)
             if heuristic_available(rules):
                 from jaxsolve.games.category import heuristic
 

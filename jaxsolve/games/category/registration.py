@@ -56,6 +56,7 @@ def category_game(
             commands.ADVISE_PARAMS,
             f"Rank every option of a turn of {title} (each distinct keep, each box to fill), best first. The position is a score "
             'sheet ("aces=3 twos=- fours=12") or a state ("filled=aces,chance upper=3 all_same_held=0").',
+            precision="float64",
         ),
     }
     if tables is not None:

@@ -20,8 +20,9 @@ throws becomes a state component:
 * every move fills one box, so a layer of states (``k`` boxes filled) reads only the next
   layer. The solve keeps two layer tables, each ``[rows, masks of the layer x upper totals
   (x 2 flags with all-same rules)]`` (``LayerTable``: masks by their colex rank), not the
-  whole ``[max_saved + 1, states]`` table: for Maxi Yatzy's unlimited game (max_saved 38) two layer tables
-  take at most 2.45 GiB where the whole table takes 25.9 GiB. ``table=True`` gathers the layers into the full table on the host.
+  whole ``[max_saved + 1, states]`` table: for Maxi Yatzy's unlimited game a small part of it
+  (``working_bytes`` and ``table_bytes`` give the sizes). ``table=True`` gathers the layers into
+  the full table on the host.
 
 The layers, chunking, class representatives and sharding are the layered core's, as for the
 game without saving (``solver.solve``); ``max_saved=0`` gives the same values.

@@ -177,3 +177,8 @@ KNIFFEL_SHEET: tuple[Box, ...] = face_boxes(aliases=_UPPER_ALIASES) + (
     Box("chance", "chance", aliases=("ch",)),
 )
 """The Kniffel / Yahtzee sheet (13 boxes)."""
+
+# The standard 13-box sheet, for code that is specific to it (the rating heuristic, the APL tables).
+BOX_NAMES: tuple[str, ...] = tuple(b.name for b in KNIFFEL_SHEET)
+NUM_BOXES = len(BOX_NAMES)
+KNIFFEL_BOX = BOX_NAMES.index("kniffel")

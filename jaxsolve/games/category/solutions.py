@@ -23,7 +23,7 @@ _FLAT: dict[int, tuple] = {}
 _HOST: dict[int, tuple] = {}
 
 
-def dtype_name() -> str:
+def default_dtype_name() -> str:
     """``float64`` if JAX's x64 mode is on, else ``float32`` (imports JAX)."""
     import jax
 
@@ -31,7 +31,7 @@ def dtype_name() -> str:
 
 
 def _key(rules: CategoryRules, objective: str, dtype=None) -> tuple:
-    return (rules, objective, np.dtype(dtype).name if dtype is not None else dtype_name())
+    return (rules, objective, np.dtype(dtype).name if dtype is not None else default_dtype_name())
 
 
 def solution(rules: CategoryRules, objective: str = "score", *, device=None, dtype=None) -> solver.Solution:
@@ -85,7 +85,7 @@ def flat_values(sol: solver.Solution | None, rules: CategoryRules, dtype=None):
     import jax.numpy as jnp
 
     if sol is None:
-        return _zeros(rules, 0, np.dtype(dtype).name if dtype is not None else dtype_name())
+        return _zeros(rules, 0, np.dtype(dtype).name if dtype is not None else default_dtype_name())
     key = id(sol)
     if key not in _FLAT or _FLAT[key][0] is not sol:
         _FLAT[key] = (sol, jnp.asarray(np.nan_to_num(sol.values.reshape(-1), nan=0.0), sol.values.dtype))

@@ -10,7 +10,7 @@ compilation serves the whole game.
 The turn arithmetic (``option_values``, ``moves``, ``turn_throw_values`` and what they use) takes
 ``xp`` (``jaxsolve.arrays``): ``jax.numpy`` by default, traced in every compiled program, or
 NumPy, which answers one situation from a cached table without importing JAX
-(``analysis.advise``). JAX is imported on first use, not with this module.
+(``advisor.advise``). JAX is imported on first use, not with this module.
 """
 
 from __future__ import annotations
