@@ -42,4 +42,4 @@ def test_bad_option_values():
     assert runner.invoke(app, ["solve", "kniffel", "--rolls", "0"]).exit_code != 0
     result = runner.invoke(app, ["solve", "kniffel", "--objective", "fun"])
     assert result.exit_code == 1
-    assert "unknown objective" in result.stderr
+    assert "--objective must be one of score, goals" in result.stderr

@@ -31,7 +31,7 @@ TABLES_PARAMS = (
 )
 
 
-def solve(rules, *, dtype, device, tol=None):
+def solve(rules, *, dtype=None, device=None, tol=None):
     from jaxsolve.games.raab import solver
 
     return solver.solve(rules, tol=tol, dtype=dtype, device=device)
