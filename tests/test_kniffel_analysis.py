@@ -3,7 +3,6 @@
 import json
 import random
 import sys
-import types
 
 import jax.numpy as jnp
 import numpy as np
@@ -278,8 +277,9 @@ def test_cli_advise_text_and_values_export(tmp_path, apl_score):
     result = runner.invoke(app, ["advise", "kniffel", "--values", str(path), "--dice", "11225", "--top", "3", "--no-cache"])
     assert result.exit_code == 0, result.output
     lines = result.stdout.splitlines()
-    assert "value 187.044559 points" in lines[1]  # regression pin; table 22 prints 187.0446
-    assert lines[2].split()[:5] == ["keep", "1", "1", "2", "2,"] and len(lines) == 5
+    assert lines[2] == "value 187.044559 points"  # regression pin; table 22 prints 187.0446
+    assert lines[3].split() == ["#", "option", "value", "regret"]
+    assert lines[4].split()[:6] == ["1", "keep", "1", "1", "2", "2,"] and len(lines) == 8 and lines[7].strip().startswith("...")
     bad = runner.invoke(app, ["advise", "kniffel", "--values", str(path), "--objective", "goals", "--dice", "11225"])
     assert bad.exit_code == 1 and "holds the score objective" in bad.stderr
 
@@ -295,9 +295,8 @@ def test_cli_advise_text_and_values_export(tmp_path, apl_score):
         (["--position", "bogus=3", "--dice", "11225"], "unknown box 'bogus'"),
         ([], "needs the dice"),
         (["--rules", "nope", "--dice", "11225"], "unknown Kniffel rules 'nope'"),
-        (["--objective", "fun", "--dice", "11225"], "unknown objective"),
+        (["--objective", "fun", "--dice", "11225"], "--objective must be one of"),
         (["--values", "missing.npy", "--dice", "11225"], "does not exist"),
-        (["--strategy", "heuristic", "--dice", "11225"], "heuristic strategy not available"),
     ],
 )
 def test_cli_bad_input_is_one_line_error(args, message, monkeypatch):
@@ -309,15 +308,15 @@ def test_cli_bad_input_is_one_line_error(args, message, monkeypatch):
 
 
 def test_cli_heuristic_strategy_uses_module(monkeypatch):
-    fake = types.ModuleType("jaxsolve.games.category.heuristic")
+    from jaxsolve.games.category import heuristic
+
     seen = {}
 
-    def ratings(rules, position, dice, throws_left):
+    def ratings(rules, position, dice, throws_left, reading, strength, seed):
         seen.update(rules=rules.name, position=str(position), dice=dice, throws_left=throws_left)
-        return [("fill chance (11)", 11.0), ("keep 1 1 2 2, re-throw 1", 12.5)]
+        return [{"option": "keep 1 1 2 2, re-throw 1", "value": 12.5}, {"option": "fill chance (11)", "value": 11.0}]
 
-    fake.ratings = ratings
-    monkeypatch.setitem(sys.modules, "jaxsolve.games.category.heuristic", fake)
+    monkeypatch.setattr(heuristic, "ratings", ratings)
     result = runner.invoke(app, ["advise", "kniffel", "--rules", "kniffel-apl", "--strategy", "heuristic", "--position", "aces=2", "--dice", "1", "1", "2", "2", "5", "--json"])
     assert result.exit_code == 0, result.output
     out = json.loads(result.stdout)

@@ -54,7 +54,7 @@ def render_advice(advice: Advice, top: int | None) -> list[str]:
     rows = advice.options[:top]
     lines = list(advice.heading)
     if advice.value is not None:
-        lines.append(f"value {advice.value:.6f} ({advice.unit})")
+        lines.append(f"value {advice.value:.6f} {advice.unit}")
     if not rows:
         return lines + ["no options"]
     width = max(len("option"), *(len(o.label) for o in rows))

@@ -102,9 +102,6 @@ def apl_tables(rules: CategoryRules) -> dict:
     ``tie_groups``, sum to the printed sum: only the tie-breaking differs), ``n/a`` (not defined here: the
     article prints 0 as the game value of a single-turn column).
     """
-    from jaxsolve.games.category.sheet import get_rules
-
-    rules = rules or get_rules("kniffel-apl")
     out: dict = {"rules": rules.name, "ew": list(EW)}
     for name, throws, printed in (("table1", 1, TABLE1), ("table10", rules.throws, TABLE10)):
         ours = analysis.single_box_table(rules, throws)
