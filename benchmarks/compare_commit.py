@@ -2,7 +2,7 @@
 
 Each round runs one fresh process per tree (alternating, so both see the same machine load);
 a process solves once to compile and then times ``--repeats`` warm solves of: Yahtzee float32
-(the Kniffel value solve), Schlag den Raab and Pig float64 to 1e-12, Zehntausend float64.
+and Scandinavian Yatzy float32 (the category value solve), Schlag den Raab and Pig float64 to 1e-12, Zehntausend float64.
 Compile time is excluded; the figures are the medians over all rounds.
 
     python benchmarks/compare_commit.py e4e3cce --rounds 3   # writes results/bench/compare_<ref>.{md,json}
@@ -28,20 +28,26 @@ import json, sys, time
 import jax
 jax.config.update("jax_enable_x64", True)
 import jax.numpy as jnp
-try:
-    from jaxsolve import raab
-except ImportError:  # commits before the module was named after the game
-    from jaxsolve import pig as raab
-from jaxsolve import zehntausend
-from jaxsolve.kniffel import rules as kr, solver
+try:  # one folder per game family
+    from jaxsolve.games.category import solver
+    from jaxsolve.games.category.kniffel import PRESETS as K
+    from jaxsolve.games.category.yatzy import PRESETS as Y
+    from jaxsolve.games.raab import solver as raab
+    from jaxsolve.games.raab.rules import PRESETS as R
+    from jaxsolve.games.zehntausend import solver as zehntausend
+    from jaxsolve.games.zehntausend.rules import PRESETS as Z
+except ImportError:  # the earlier layout
+    from jaxsolve import raab, yatzy, zehntausend
+    from jaxsolve.kniffel import rules as kr, solver
+    K, Y, R, Z = kr.PRESETS, yatzy.PRESETS, raab.PRESETS, zehntausend.PRESETS
 
 repeats = int(sys.argv[1])
-z_rules = zehntausend.PRESETS["peter-2013" if "peter-2013" in zehntausend.PRESETS else "seed"]
 cases = {
-    "kniffel yahtzee float32": lambda: solver.solve(kr.get_rules("yahtzee"), dtype=jnp.float32).solve_seconds,
-    "raab float64": lambda: raab.solve(raab.PRESETS["raab"], dtype=jnp.float64).solve_seconds,
-    "pig float64": lambda: raab.solve(raab.PRESETS["pig"], dtype=jnp.float64).solve_seconds,
-    "zehntausend float64": lambda: zehntausend.solve(z_rules, dtype=jnp.float64).solve_seconds,
+    "kniffel yahtzee float32": lambda: solver.solve(K["yahtzee"], dtype=jnp.float32).solve_seconds,
+    "yatzy float32": lambda: solver.solve(Y["yatzy"], dtype=jnp.float32).solve_seconds,
+    "raab float64": lambda: raab.solve(R["raab"], dtype=jnp.float64).solve_seconds,
+    "pig float64": lambda: raab.solve(R["pig"], dtype=jnp.float64).solve_seconds,
+    "zehntausend float64": lambda: zehntausend.solve(Z["peter-2013"], dtype=jnp.float64).solve_seconds,
 }
 out = {}
 for name, run in cases.items():
