@@ -48,7 +48,7 @@ def main() -> None:
     ap.add_argument("--out", default=str(ROOT / "results" / "query"))
     args = ap.parse_args()
     rules = get_rules(args.rules)
-    sol = table_io.solved(rules, dtype="float64")
+    sol = table_io.solved(rules, game="kniffel", dtype="float64")
     f, u, h, dice, left = situations(rules, args.n)
 
     table = query.Table(sol)

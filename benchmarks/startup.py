@@ -118,7 +118,7 @@ from jaxsolve.games.category import advisor, position, solutions
 from jaxsolve.games.category.kniffel import get_rules
 cache.configure(None)
 rules = get_rules("kniffel-apl")
-sol = solutions.cached_solution(rules, "score", "float64")
+sol = solutions.cached_solution(rules, "score", "float64", game="kniffel")
 assert sol is not None
 t2 = time.perf_counter()
 pos = position.parse_position("aces=3 twos=- fours=12", rules)

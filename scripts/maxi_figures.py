@@ -44,7 +44,7 @@ def main() -> None:
     rules = maxi.small() if args.small else maxi.get_rules("maxi")
     dtype = "float64" if args.x64 else "float32"
     t0 = time.perf_counter()
-    sol = table_io.solved(rules, dtype=dtype)
+    sol = table_io.solved(rules, game="maxi", dtype=dtype)
     t_table = time.perf_counter() - t0
     t0 = time.perf_counter()
     ev = evaluate.evaluate(sol, split=False)

@@ -176,17 +176,17 @@ def test_store_cached_never_solves(tmp_store):
     """``table_io.cached``: the table if the store holds a valid one, else None; a broken entry is
     left in place for ``solved`` to report and replace."""
     rules = rules_of("kniffel", "yahtzee")
-    assert table_io.cached(rules) is None
+    assert table_io.cached(rules, game="kniffel") is None
     sol = random_table(rules, seed=1)
     path = cache.entry_path("kniffel", rules, "score", "float64")
     path.parent.mkdir(parents=True)
     table_io.save_solution(path, sol, game="kniffel")
-    assert np.array_equal(table_io.cached(rules).values, sol.values, equal_nan=True)
-    assert table_io.cached(rules, dtype="float32") is None
+    assert np.array_equal(table_io.cached(rules, game="kniffel").values, sol.values, equal_nan=True)
+    assert table_io.cached(rules, game="kniffel", dtype="float32") is None
     data = bytearray(path.read_bytes())
     data[len(data) // 2] ^= 0xFF
     path.write_bytes(bytes(data))
-    assert table_io.cached(rules) is None and path.exists()
+    assert table_io.cached(rules, game="kniffel") is None and path.exists()
 
 
 @pytest.mark.slow

@@ -66,7 +66,7 @@ def zsol():
 
 def test_sidecar_records_size_and_hash(tmp_path, small):
     path = tmp_path / "small.npy"
-    table_io.save_solution(path, small)
+    table_io.save_solution(path, small, game="kniffel")
     meta = json.loads(path.with_suffix(".json").read_text())
     data = path.read_bytes()
     import hashlib
@@ -96,12 +96,12 @@ def test_kniffel_solve_killed_between_the_two_renames(tmp_path, monkeypatch):
 
 def test_failure_before_any_rename_keeps_the_old_export(tmp_path, monkeypatch, small):
     path = tmp_path / "small.npy"
-    table_io.save_solution(path, small)
+    table_io.save_solution(path, small, game="kniffel")
     before = path.read_bytes(), path.with_suffix(".json").read_bytes()
     other = solver.Solution(SMALL.replace(extra_bonus=0), "score", small.values * 0.5)
     fail_on_replace(monkeypatch, 1)
     with pytest.raises(JaxsolveError, match="cannot write"):
-        table_io.save_solution(path, other)
+        table_io.save_solution(path, other, game="kniffel")
     monkeypatch.undo()
     assert (path.read_bytes(), path.with_suffix(".json").read_bytes()) == before
     np.testing.assert_array_equal(table_io.load_solution(path).values, small.values)
@@ -116,7 +116,7 @@ def test_stale_temp_files_are_removed_by_the_next_write(tmp_path, small):
     other = tmp_path / f".other.npy.{dead}.abcd.tmp"
     for p in [*stale, alive, other]:
         p.write_bytes(b"partial")
-    table_io.save_solution(path, small)
+    table_io.save_solution(path, small, game="kniffel")
     assert not any(p.exists() for p in stale)
     assert alive.exists() and other.exists()
 
@@ -164,7 +164,7 @@ def forge(path, array, meta, edit=None):
 
 
 def kniffel_meta(sol):
-    return table_io.metadata(sol)
+    return table_io.metadata(sol, "kniffel")
 
 
 def drop(key):
@@ -281,7 +281,7 @@ def test_advise_kniffel_values_one_line_errors(tmp_path, case, message):
     """--values with a broken table: one error line before any solve (the shape check needs
     the real rules, so these use the yahtzee preset's metadata)."""
     sol = solver.Solution(PRESETS["yahtzee"], "score", np.zeros((8192, 64, 2)))
-    meta = table_io.metadata(sol)
+    meta = table_io.metadata(sol, "kniffel")
     path = tmp_path / "y.npy"
     if case == "wide table":
         forge(path, np.zeros((8192, 10, 2)), meta)

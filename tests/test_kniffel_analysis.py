@@ -254,7 +254,7 @@ def test_cli_batch_reads_the_new_and_the_old_keys(tmp_path, apl_score):
     from jaxsolve.games.category import table_io
 
     path = tmp_path / "apl.npy"
-    table_io.save_solution(path, apl_score)
+    table_io.save_solution(path, apl_score, game="kniffel")
     lines = [
         {"state": {"filled": ["aces", "kniffel"], "upper": 3, "all_same_held": 1}, "dice": [1, 1, 2, 2, 5], "throws_left": 1},
         {"state": {"filled": ["aces", "kniffel"], "upper": 3, "holds50": 1}, "dice": [1, 1, 2, 2, 5], "rolls_left": 1},
@@ -273,7 +273,7 @@ def test_cli_advise_text_and_values_export(tmp_path, apl_score):
     from jaxsolve.games.category import table_io
 
     path = tmp_path / "apl.npy"
-    table_io.save_solution(path, apl_score)
+    table_io.save_solution(path, apl_score, game="kniffel")
     result = runner.invoke(app, ["advise", "kniffel", "--values", str(path), "--dice", "11225", "--top", "3", "--no-cache"])
     assert result.exit_code == 0, result.output
     lines = result.stdout.splitlines()

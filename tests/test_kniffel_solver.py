@@ -96,7 +96,7 @@ def test_export_round_trip(tmp_path):
     rules = CategoryRules(dice=2, throws=2, upper_threshold=5)
     sol = solver.solve(rules, chunk=256)
     path = tmp_path / "small.npy"
-    table_io.save_solution(path, sol)
+    table_io.save_solution(path, sol, game="kniffel")
     back = table_io.load_solution(path)
     assert back.rules == rules
     np.testing.assert_array_equal(back.values, sol.values)

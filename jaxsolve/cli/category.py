@@ -97,7 +97,7 @@ def analyze(
     the_rules, the_objective, sol = commands._context(game.name, rules, rules_given, objective, table, run.dtype)
     pos = parse_position(position, the_rules)
     faces = parse_dice(dice_text, the_rules)
-    sol = sol or solutions.solution(the_rules, the_objective)
+    sol = sol or solutions.solution(the_rules, the_objective, game=game.name)
     turn = analysis.analyze_turn(the_rules, pos, faces, throws_left, the_objective, sol=sol)
     brk = analysis.breakdown(the_rules, pos, faces, throws_left, the_objective, sol=sol) if split else None
     if as_json:
@@ -164,7 +164,7 @@ def distribution(
     memory = None if max_memory is None else max_memory << 20
     sizes = {k: len(D.sub_layer_states(the_rules, k, mask)[0]) for k in range(the_rules.num_boxes)}
     with layer_bars(sizes, quiet or as_json) as advance:
-        sol = table_io.solved(the_rules, device=dev)
+        sol = table_io.solved(the_rules, game=game.name, device=dev)
         dist = D.distribution(the_rules, sol, chunk=chunk, devices=devs, max_memory=memory, keep="start", prefilled=mask, on_layer=advance)
     p = dist.at(mask)
     summary = D.summarize(p, at_least=at)
@@ -364,6 +364,8 @@ def simulate_games(
     for name in names:
         t0 = time.perf_counter()
         extra = {"reading": heuristic_reading, "seed": bot_seed} if name.partition(":")[0] == "heuristic" else {}
+        if name == "optimal":
+            extra = {"game": game.name}
         strat = strategies.make(name, the_rules, device=dev, **extra)
         built = time.perf_counter() - t0
         if not (quiet or as_json):

@@ -52,3 +52,14 @@ def lazy_jit(**jit_options) -> Callable:
         return call
 
     return decorate
+
+
+def float_dtype(dtype=None) -> np.dtype:
+    """The float precision of a computation: ``dtype`` if given, else the default, float64 when
+    JAX's x64 switch is on and float32 otherwise (the one place that says so; imports JAX only
+    when ``dtype`` is None)."""
+    if dtype is not None:
+        return np.dtype(dtype)
+    import jax
+
+    return np.dtype("float64" if jax.config.jax_enable_x64 else "float32")

@@ -42,9 +42,3 @@ def get_device(name: str = "auto") -> jax.Device:
         return jax.devices(name)[0]
     except RuntimeError:
         raise JaxsolveError(f"no {name} device is visible to JAX on this machine") from None
-
-
-def float_dtype():
-    import jax.numpy as jnp
-
-    return jnp.float64 if jax.config.jax_enable_x64 else jnp.float32

@@ -140,7 +140,7 @@ def advise_command(
         rules, objective, sol = _context(game, rules, rules_given, objective, table, dtype)
         if sol is None:
             setup()
-            sol = solutions.solution(rules, objective, dtype=dtype)
+            sol = solutions.solution(rules, objective, game=game, dtype=dtype)
         return Batch(tuple(answer_batch(rules, sol, _read_lines(batch))))
     dice_text = _dice_text(dice, more_dice)
     if strategy == "heuristic":
@@ -154,10 +154,10 @@ def advise_command(
         raise JaxsolveError(f"the advisor needs the dice showing (--dice 1 1 2 2 5); use `analyze {game}` for a position's value")
     left = check_throws_left(throws_left, rules, faces)
     if scope == "game" and sol is None:
-        sol = solutions.cached_solution(rules, objective, dtype)
+        sol = solutions.cached_solution(rules, objective, dtype, game=game)
         if sol is None:
             setup()
-            sol = solutions.solution(rules, objective, dtype=dtype)
+            sol = solutions.solution(rules, objective, game=game, dtype=dtype)
     advice = advisor.advise(rules, pos, faces, left, objective, scope=scope, sol=sol, dtype=dtype)
     data = {k: v for k, v in advice.to_dict().items() if k not in ("value", "options")}
     heading = (f"{rules.name}, {objective} ({scope}): {pos}", f"{advisor.describe_turn(faces, left)}")

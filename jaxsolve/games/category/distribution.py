@@ -32,6 +32,7 @@ from jaxsolve.errors import JaxsolveError
 from jaxsolve.core.layered import Layer, LayerSetup, make_mesh, plan_chunk, run_layers
 from jaxsolve.games.category import policy, solver, tables
 from jaxsolve.games.category.rules import CategoryRules
+from jaxsolve.core.arrays import float_dtype
 
 AXIS = "states"
 
@@ -306,12 +307,12 @@ def distribution(
         ``LayerTables`` with ``layers[L][row, k] = P(k more points)``; ``.at(filled, upper,
         all_same_held)`` gives one state's vector.
     """
-    dtype = jnp.dtype(dtype or (jnp.float64 if jax.config.jax_enable_x64 else jnp.float32))
+    dtype = jnp.dtype(float_dtype(dtype))
     if solution is None:
         from jaxsolve.games.category import table_io
 
         device = make_mesh(devices).devices.flat[0]
-        solution = table_io.solved(rules, "score", dtype=dtype, device=device)
+        solution = table_io.solved(rules, "score", game=None, dtype=dtype, device=device)
     if solution.objective != "score" or solution.rules != rules:
         raise JaxsolveError("the distribution needs a 'score' solution of the same rules")
     return layer_tables(

@@ -52,6 +52,7 @@ from jaxsolve.games.category import solver, tables
 from jaxsolve.games.category.rules import CategoryRules
 from jaxsolve.games.category.sheet import BOX_NAMES, KNIFFEL_BOX, NUM_BOXES
 from jaxsolve.games.category.sheet import KNIFFEL_SHEET
+from jaxsolve.core.arrays import float_dtype
 
 DICE = 5
 FACES = np.arange(1, 7)
@@ -552,7 +553,7 @@ def ratings(rules: CategoryRules, position, dice, throws_left: int, reading: str
     t = sp.throw_index(sp.counts_of_faces(dice))
     f, u, h = position.state(rules)
     arr = lambda x: jnp.asarray([x], jnp.int32)  # noqa: E731
-    dtype = jnp.float64 if jax.config.jax_enable_x64 else jnp.float32
+    dtype = jnp.dtype(float_dtype())
     gains, allowed, fill_now = _jitted_gains(rules, dtype, reading, sd, int(seed))(arr(f), arr(u), arr(h))
     T = tables.space(DICE).num_throws
     g = np.asarray([np.broadcast_to(x, (T, 1))[t, 0] for x in gains[throws_left]], dtype=np.float64)

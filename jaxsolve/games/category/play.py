@@ -67,7 +67,7 @@ class CategoryGame(PlayedGame):
     rules_type = CategoryRules
 
     def __init__(self, game: str, rules: CategoryRules, solution=None, *, seed=None, auto_roll=False):
-        solution = solution if solution is not None else solutions.solution(rules, "score")
+        solution = solution if solution is not None else solutions.solution(rules, "score", game=game)
         if solution.rules != rules or solution.objective != "score":
             raise PlayError(f"the value table is for {solution.rules.name}/{solution.objective}, not {rules.name}/score")
         self._ratings = None

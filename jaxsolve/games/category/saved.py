@@ -46,6 +46,7 @@ from jaxsolve.errors import JaxsolveError
 from jaxsolve.games.category import table_io, tables
 from jaxsolve.games.category.rules import OBJECTIVES, CategoryRules, check_objective
 from jaxsolve.games.category.solver import Solution, final_throw_values, representative_layers
+from jaxsolve.core.arrays import float_dtype
 
 MAX_SAVED_LIMIT = 60
 
@@ -271,7 +272,7 @@ def solve(
     """
     max_saved = check_max_saved(max_saved, rules)
     check_objective(objective)
-    dtype = jnp.dtype(dtype or (jnp.float64 if jax.config.jax_enable_x64 else jnp.float32))
+    dtype = jnp.dtype(float_dtype(dtype))
     nb, width = rules.num_boxes, layer_width(rules)
     masks = layer_masks(rules)
     mesh = make_mesh(devices) if devices is not None else None
@@ -324,7 +325,7 @@ def solve(
 # ----------------------------------------------------------------------------- export
 
 
-def metadata(sol: SavedSolution, game: str | None = None) -> dict:
+def metadata(sol: SavedSolution, game: str) -> dict:
     """The sidecar of a saved-throw table: the category metadata plus the saved axis and ``max_saved``."""
     base = table_io.metadata(Solution(sol.rules, sol.objective, sol.values[0], sol.solve_seconds, sol.compile_seconds, sol.device), game)
     base["axes"] = [{"name": "saved", "size": sol.max_saved + 1, "meaning": f"throws saved from earlier turns (0 .. max_saved {sol.max_saved})"}] + base["axes"]
@@ -333,7 +334,7 @@ def metadata(sol: SavedSolution, game: str | None = None) -> dict:
     return base
 
 
-def save_solution(path: str | os.PathLike, sol: SavedSolution, *, game: str | None = None) -> None:
+def save_solution(path: str | os.PathLike, sol: SavedSolution, *, game: str) -> None:
     """Write ``sol`` atomically with its sidecar (``jaxsolve.export``)."""
     if sol.values is None:
         raise JaxsolveError("this saved-throw solve kept the game value only: solve with table=True to export it")
@@ -348,8 +349,6 @@ def load_solution(path: str | os.PathLike, *, game: str | None = None) -> SavedS
     ``[max_saved + 1] + rules' state shape`` and NaN exactly at the unreachable states of every row.
     """
     values, meta = export.load(path, game=game)
-    if meta.get("game") not in table_io.category_games():
-        raise JaxsolveError(f"{path} holds a {meta.get('game')!r} export, not a category game")
     max_saved = meta.get("max_saved")
     if isinstance(max_saved, bool) or not isinstance(max_saved, int) or not 0 <= max_saved <= MAX_SAVED_LIMIT:
         raise JaxsolveError(f"{export.sidecar_path(path)}: no valid 'max_saved'; not a saved-throw table")

@@ -16,6 +16,7 @@ import numpy as np
 
 from jaxsolve.games.category import solver, tables
 from jaxsolve.games.category.rules import CategoryRules, check_objective
+from jaxsolve.core.arrays import float_dtype
 
 
 _SOLUTIONS: dict[tuple, solver.Solution] = {}
@@ -25,38 +26,36 @@ _HOST: dict[int, tuple] = {}
 
 def default_dtype_name() -> str:
     """``float64`` if JAX's x64 mode is on, else ``float32`` (imports JAX)."""
-    import jax
-
-    return "float64" if jax.config.jax_enable_x64 else "float32"
+    return float_dtype().name
 
 
 def _key(rules: CategoryRules, objective: str, dtype=None) -> tuple:
     return (rules, objective, np.dtype(dtype).name if dtype is not None else default_dtype_name())
 
 
-def solution(rules: CategoryRules, objective: str = "score", *, device=None, dtype=None) -> solver.Solution:
-    """The solved value table of ``rules``/``objective`` (once per process and dtype; from the
-    solution store when it holds it, see ``jaxsolve.cache``). ``dtype``: ``float32`` or
-    ``float64`` (default: JAX's x64 setting)."""
+def solution(rules: CategoryRules, objective: str = "score", *, game: str | None = None, device=None, dtype=None) -> solver.Solution:
+    """The solved value table of ``rules``/``objective`` (once per process and dtype; with
+    ``game``, the registered game, from that game's solution cache when it holds it, see
+    ``jaxsolve.io.cache``). ``dtype``: ``float32`` or ``float64`` (default: JAX's x64 setting)."""
     from jaxsolve.games.category import table_io
 
     check_objective(objective)
     key = _key(rules, objective, dtype)
     if key not in _SOLUTIONS:
-        _SOLUTIONS[key] = table_io.solved(rules, objective, dtype=key[2], device=device)
+        _SOLUTIONS[key] = table_io.solved(rules, objective, game=game, dtype=key[2], device=device)
     return _SOLUTIONS[key]
 
 
-def cached_solution(rules: CategoryRules, objective: str = "score", dtype="float64") -> solver.Solution | None:
-    """The solved table of ``rules``/``objective`` in ``dtype`` if this process or the solution
-    store already holds it (loaded and checked as ``solution`` does), else None. Never solves
-    and does not import JAX."""
+def cached_solution(rules: CategoryRules, objective: str = "score", dtype="float64", *, game: str | None = None) -> solver.Solution | None:
+    """The solved table of ``rules``/``objective`` in ``dtype`` if this process or ``game``'s
+    solution cache already holds it (loaded and checked as ``solution`` does), else None. Never
+    solves and does not import JAX."""
     from jaxsolve.games.category import table_io
 
     check_objective(objective)
     key = _key(rules, objective, dtype)
     if key not in _SOLUTIONS:
-        sol = table_io.cached(rules, objective, dtype=key[2])
+        sol = table_io.cached(rules, objective, game=game, dtype=key[2])
         if sol is None:
             return None
         _SOLUTIONS[key] = sol

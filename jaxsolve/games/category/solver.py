@@ -26,6 +26,7 @@ from jaxsolve.core.arrays import namespace, set_at
 from jaxsolve.games.category import tables
 from jaxsolve.errors import JaxsolveError
 from jaxsolve.games.category.rules import CategoryRules, check_objective
+from jaxsolve.core.arrays import float_dtype
 
 if TYPE_CHECKING:
     import jax
@@ -400,7 +401,7 @@ def solve(
     from jaxsolve.core.layered import run_layers
 
     check_objective(objective)
-    dtype = jnp.dtype(dtype or (jnp.float64 if jax.config.jax_enable_x64 else jnp.float32))
+    dtype = jnp.dtype(float_dtype(dtype))
     device = device or jax.devices()[0]
     shape = tables.state_shape(rules)
     init = np.full(shape, np.nan, dtype=dtype)

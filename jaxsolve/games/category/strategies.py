@@ -132,7 +132,8 @@ def make(name: str, rules: CategoryRules, **options) -> Strategy:
 
     ``heuristic:<strength>`` picks a bot strength (``heuristic.STRENGTHS``). Options:
     ``device`` and ``dtype`` (optimal solves the rules on that device), ``solution`` (an
-    existing ``solver.Solution`` for ``optimal``); for ``heuristic``: ``reading``
+    existing ``solver.Solution`` for ``optimal``) or ``game`` (the registered game whose
+    solution cache ``optimal`` uses); for ``heuristic``: ``reading``
     (``heuristic.READINGS``), ``strength`` and ``seed`` (the bot's forecast errors).
     """
     base, colon, level = name.partition(":")
@@ -147,11 +148,11 @@ def make(name: str, rules: CategoryRules, **options) -> Strategy:
     return factory(rules, **options)
 
 
-def _optimal(rules: CategoryRules, solution=None, device=None, dtype=jnp.float32) -> Strategy:
+def _optimal(rules: CategoryRules, solution=None, device=None, dtype=jnp.float32, game: str | None = None) -> Strategy:
     if solution is None:
         from jaxsolve.games.category import table_io
 
-        solution = table_io.solved(rules, dtype=dtype, device=device)
+        solution = table_io.solved(rules, game=game, dtype=dtype, device=device)
     elif solution.rules != rules or solution.objective != "score":
         raise JaxsolveError(f"the solution is for {solution.rules.name} ({solution.objective}), not {rules.name} (score)")
     return ValueStrategy(rules, solution.values, "optimal", dtype)

@@ -16,30 +16,14 @@ from jaxsolve.errors import JaxsolveError
 from jaxsolve.games.category import tables
 from jaxsolve.games.category.rules import OBJECTIVES, CategoryRules
 from jaxsolve.games.category.solver import Solution
+from jaxsolve.core.arrays import float_dtype
 
 
-def category_games() -> tuple[str, ...]:
-    """Names of the registered games whose rules are category rules (they share this format)."""
-    from jaxsolve import games
-
-    return tuple(g.name for g in games.games() if isinstance(g.small(), CategoryRules))
-
-
-def game_of(rules: CategoryRules) -> str:
-    """The registered category game whose presets use ``rules``' sheet (``kniffel`` for any other sheet)."""
-    from jaxsolve import games
-
-    for name in category_games():
-        if any(tuple(p.boxes) == tuple(rules.boxes) for p in games.get_game(name).presets().values()):
-            return name
-    return "kniffel"
-
-
-def metadata(sol: Solution, game: str | None = None) -> dict:
+def metadata(sol: Solution, game: str) -> dict:
     cap = sol.rules.upper_threshold
     nb = sol.rules.num_boxes
     return {
-        "game": game or game_of(sol.rules),
+        "game": game,
         "rules": sol.rules.to_dict(),
         "objective": sol.objective,
         "value_meaning": (
@@ -66,8 +50,8 @@ def metadata(sol: Solution, game: str | None = None) -> dict:
     }
 
 
-def save_solution(path: str | os.PathLike, sol: Solution, *, game: str | None = None) -> None:
-    """Write ``sol`` (``game``: the registered game it belongs to; default ``game_of(sol.rules)``)."""
+def save_solution(path: str | os.PathLike, sol: Solution, *, game: str) -> None:
+    """Write ``sol``; ``game`` is the registered game it belongs to (the sidecar names it)."""
     export.save(path, sol.values, metadata(sol, game))
 
 
@@ -94,8 +78,6 @@ def load_solution(path: str | os.PathLike, *, game: str | None = None) -> Soluti
     Any failure is a ``JaxsolveError``.
     """
     values, meta = export.load(path, game=game)
-    if game is None and meta.get("game") not in category_games():
-        raise JaxsolveError(f"{path} holds a {meta.get('game')!r} export, not {' or '.join(category_games())}")
     rules = export.rules_from(path, meta, CategoryRules)
     objective = meta.get("objective")
     if objective not in OBJECTIVES:
@@ -109,29 +91,29 @@ def load_solution(path: str | os.PathLike, *, game: str | None = None) -> Soluti
     return Solution(rules, objective, np.asarray(values), seconds[0], seconds[1], device if isinstance(device, str) else "")
 
 
-def cached(rules: CategoryRules, objective: str = "score", *, dtype="float64") -> Solution | None:
-    """The solution store's table of ``rules``/``objective`` in ``dtype`` if it holds a valid
-    one, else None: ``solved`` without solving (and without importing JAX)."""
+def cached(rules: CategoryRules, objective: str = "score", *, game: str | None, dtype="float64") -> Solution | None:
+    """The solution cache's table of ``rules``/``objective`` in ``dtype`` for the registered
+    ``game`` if it holds a valid one, else None (also when ``game`` is None): ``solved``
+    without solving (and without importing JAX)."""
     from jaxsolve.games.category.rules import check_objective
 
     check_objective(objective)
-    game = game_of(rules)
+    if game is None:
+        return None
     return cache.cached(game, rules, objective=objective, dtype=np.dtype(dtype).name, load=lambda path: load_solution(path, game=game))
 
 
-def solved(rules: CategoryRules, objective: str = "score", *, dtype=None, device=None) -> Solution:
-    """The solved table of ``rules``/``objective`` in ``dtype`` (default: float64 if JAX's x64
-    is on, else float32), from the solution store (``jaxsolve.cache``) or solved and stored."""
+def solved(rules: CategoryRules, objective: str = "score", *, game: str | None, dtype=None, device=None) -> Solution:
+    """The solved table of ``rules``/``objective`` in ``dtype`` (default: ``arrays.float_dtype``):
+    from the solution cache of the registered ``game`` (``jaxsolve.io.cache``), or solved and
+    stored there; with ``game`` None solved without the cache (the caller names no game)."""
     from jaxsolve.games.category import solver
     from jaxsolve.games.category.rules import check_objective
 
     check_objective(objective)
-    if dtype is None:
-        import jax
-
-        dtype = "float64" if jax.config.jax_enable_x64 else "float32"
-    name = np.dtype(dtype).name
-    game = game_of(rules)
+    name = float_dtype(dtype).name
+    if game is None:
+        return solver.solve(rules, objective, dtype=name, device=device)
     return cache.solved(
         game, rules, objective=objective, dtype=name,
         solve=lambda: solver.solve(rules, objective, dtype=name, device=device),

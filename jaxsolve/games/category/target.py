@@ -25,6 +25,7 @@ from jaxsolve.errors import JaxsolveError
 from jaxsolve.games.category import solver, tables
 from jaxsolve.games.category.distribution import LayerTables, layer_tables, max_turn_reward, shifted
 from jaxsolve.games.category.rules import CategoryRules
+from jaxsolve.core.arrays import float_dtype
 
 DEFAULT_MAX_MEMORY = 2 << 30
 
@@ -109,7 +110,7 @@ def solve_target(
     ``layers[L][row, t]``; ``.at(filled, upper, all_same_held)[t]``. The chunk shrinks to fit
     ``max_memory`` (default 2 GiB: a state's working set is ~(4 throws + 2 keeps) x support).
     """
-    dtype = jnp.dtype(dtype or (jnp.float64 if jax.config.jax_enable_x64 else jnp.float32))
+    dtype = jnp.dtype(float_dtype(dtype))
     size = int(np.prod(tables.state_shape(rules)))
     return layer_tables(
         "target", turn_target, target_bytes, rules, np.zeros(size), _pad_target,

@@ -269,9 +269,9 @@ def solve(
     dtype=None,
 ) -> PigSolution:
     """Win probabilities of every turn-start state under optimal play by both players."""
-    from jaxsolve.core.runtime import float_dtype
+    from jaxsolve.core.arrays import float_dtype
 
-    dtype = jnp.dtype(dtype or float_dtype())
+    dtype = jnp.dtype(float_dtype(dtype))
     tol = default_tol(dtype) if tol is None else tol
     device = device or jax.devices()[0]
     n_t, n_m, _, n_n = rules.shape

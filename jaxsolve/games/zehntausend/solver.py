@@ -38,6 +38,7 @@ from jaxsolve.core.compile import abstract, compiled
 from jaxsolve.errors import JaxsolveError
 from jaxsolve.games.zehntausend.rules import DICE, PRESETS, STEP, ZehntausendRules
 from jaxsolve.games.zehntausend.scoring import Tables, build_tables
+from jaxsolve.core.arrays import float_dtype
 
 
 @functools.partial(jax.jit, static_argnames=("levels", "height"))
@@ -191,8 +192,7 @@ def solve(
         top_level = math.ceil(tables.top / STEP)
     reach = int(tables.opt_points.max()) // STEP
     height = top_level + reach + 1 + extra_levels
-    if dtype is None:
-        dtype = jnp.float64 if jax.config.jax_enable_x64 else jnp.float32
+    dtype = jnp.dtype(float_dtype(dtype))
     device = device or jax.devices()[0]
     args, static = kernel_inputs(tables, top_level, height, dtype)
     args = jax.device_put(args, device)
