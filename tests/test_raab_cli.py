@@ -58,7 +58,9 @@ def test_advise_example_position_json():
     assert adv["win_if_stop"] == pytest.approx(1 - float(f.roll[0, 41, 41, 42]), abs=1e-12)
     assert np.isfinite(opp)
     text = run("advise", "raab", "--mine", "30", "--turn", "12", "--theirs", "41", "--they-started", *FAST)
-    assert text.exit_code == 0 and text.stdout.startswith(adv["decision"].upper())
+    lines = text.stdout.splitlines()
+    assert text.exit_code == 0 and lines[1].startswith(adv["decision"].upper())
+    assert lines[4].split()[:2] == ["1", adv["decision"]] and lines[3].split() == ["#", "option", "value", "regret"]
 
 
 def test_advise_last_turn_needs_p_sum():

@@ -4,6 +4,7 @@ the CLI builds the options from ``Param`` values)."""
 from __future__ import annotations
 
 import json
+import math
 from pathlib import Path
 
 from jaxsolve.errors import JaxsolveError
@@ -51,6 +52,9 @@ def save(path, sol) -> list:
 
 def solve_command(rules, *, dtype, device, quiet, out, tol, max_iter) -> Report:
     from jaxsolve.games.raab import solver
+
+    if tol is not None and not (math.isfinite(tol) and tol > 0):
+        raise JaxsolveError(f"--tol must be a positive finite number, got {tol}")
 
     sol = solver.solve(rules, tol=tol, max_iter=max_iter, dtype=dtype, device=device)
     files = save(out, sol) if out is not None else []
