@@ -111,7 +111,7 @@ def test_bad_input():
         (["--strategy", "greedy", "--seed", "-1"], "--seed must be between 0 and 4,294,967,295"),
         (["--strategy", "greedy", "--chunk", "0"], "--chunk must be between 1 and"),
         (["--strategy", "greedy", "--rules", "nope"], "unknown Kniffel rules"),
-        (["--strategy", "greedy", "--instant-other", "-1"], "bonuses must be >= 0"),
+        (["--strategy", "greedy", "--instant-other", "-1"], "--instant-other"),
     ],
 )
 def test_cli_bad_input(args, message):
