@@ -88,7 +88,7 @@ def test_kniffel_solve_killed_between_the_two_renames(tmp_path, monkeypatch):
     assert killed.exit_code != 0
     assert out.with_suffix(".json").read_text() == old_sidecar  # new values under the old sidecar
     with pytest.raises(JaxsolveError, match="does not match its sidecar"):
-        table_io.load_solution(out)
+        table_io.load_solution(out, game="kniffel")
     result = runner.invoke(app, ["advise", "kniffel", "--values", str(out), "--dice", "11225"])
     one_line_error(result, "out of step")
     assert temps(tmp_path) == []
@@ -104,7 +104,7 @@ def test_failure_before_any_rename_keeps_the_old_export(tmp_path, monkeypatch, s
         table_io.save_solution(path, other, game="kniffel")
     monkeypatch.undo()
     assert (path.read_bytes(), path.with_suffix(".json").read_bytes()) == before
-    np.testing.assert_array_equal(table_io.load_solution(path).values, small.values)
+    np.testing.assert_array_equal(table_io.load_solution(path, game="kniffel").values, small.values)
     assert temps(tmp_path) == []
 
 
@@ -261,7 +261,7 @@ def test_kniffel_loader_refuses(tmp_path, small, case, message):
         w[0, 0, 0] += 1
         np.save(path, w)
     with pytest.raises(JaxsolveError, match=None) as info:
-        table_io.load_solution(path)
+        table_io.load_solution(path, game="kniffel")
     assert message in str(info.value)
     assert "\n" not in str(info.value)
 

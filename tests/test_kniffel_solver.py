@@ -97,7 +97,7 @@ def test_export_round_trip(tmp_path):
     sol = solver.solve(rules, chunk=256)
     path = tmp_path / "small.npy"
     table_io.save_solution(path, sol, game="kniffel")
-    back = table_io.load_solution(path)
+    back = table_io.load_solution(path, game="kniffel")
     assert back.rules == rules
     np.testing.assert_array_equal(back.values, sol.values)
     assert back.value(0, 0, 0) == pytest.approx(sol.game_value)

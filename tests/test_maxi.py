@@ -136,7 +136,7 @@ def test_saved_export_round_trip_and_checks(tmp_path):
     sol = saved.solve(rules, 2)
     path = tmp_path / "saved.npy"
     saved.save_solution(path, sol, game="maxi")
-    back = saved.load_solution(path)
+    back = saved.load_solution(path, game="maxi")
     np.testing.assert_array_equal(back.values, sol.values)
     assert back.max_saved == 2 and back.rules == rules and back.game_value == sol.game_value
     from jaxsolve.games.category import table_io
@@ -144,9 +144,9 @@ def test_saved_export_round_trip_and_checks(tmp_path):
     plain = tmp_path / "plain.npy"
     table_io.save_solution(plain, solver.solve(rules), game="maxi")
     with pytest.raises(JaxsolveError, match="max_saved"):
-        saved.load_solution(plain)
+        saved.load_solution(plain, game="maxi")
     with pytest.raises(JaxsolveError):
-        table_io.load_solution(path)
+        table_io.load_solution(path, game="maxi")
 
 
 @pytest.mark.parametrize("bad", [-1, 61, 1.5, True, "2"])
@@ -235,7 +235,7 @@ def test_cli_saved_throw_solve_exports_a_table_the_loader_accepts(tmp_path):
     result = CliRunner().invoke(app, args)
     assert result.exit_code == 0, result.output
     summary = json.loads(result.output.strip().splitlines()[-1])
-    back = saved.load_solution(path)
+    back = saved.load_solution(path, game="yatzy")
     assert back.max_saved == 1 and back.values.shape[0] == 2 and back.rules.throws == 2
     assert summary["game_value"] == back.game_value and summary["max_saved"] == 1
     plain = solver.solve(back.rules)

@@ -341,7 +341,7 @@ def save_solution(path: str | os.PathLike, sol: SavedSolution, *, game: str) -> 
     export.save(path, sol.values, metadata(sol, game))
 
 
-def load_solution(path: str | os.PathLike, *, game: str | None = None) -> SavedSolution:
+def load_solution(path: str | os.PathLike, *, game: str) -> SavedSolution:
     """Read a saved-throw export back, with every check of ``table_io.load_solution`` plus ``max_saved``.
 
     The sidecar must carry ``max_saved`` (an export without it is a table of the game without

@@ -68,11 +68,11 @@ def reachable_mask(rules: CategoryRules) -> np.ndarray:
     return mask
 
 
-def load_solution(path: str | os.PathLike, *, game: str | None = None) -> Solution:
+def load_solution(path: str | os.PathLike, *, game: str) -> Solution:
     """Read a category-game export back as a ``Solution`` (``.value(filled, upper, all_same_held)``).
 
     Checks (``jaxsolve.export``): the sidecar and the array agree (size, SHA-256, shape,
-    dtype), the sidecar is a value table of ``game`` (default: any registered category game)
+    dtype), the sidecar is a value table of the registered game ``game``
     with valid rules and objective, the array's shape is the rules' state shape, its dtype
     float32 or float64, NaN exactly at the unreachable states, finite and >= 0 everywhere else.
     Any failure is a ``JaxsolveError``.
