@@ -123,7 +123,7 @@ def test_cli_bad_input(args, message):
 
 def test_cli_side_by_side(tmp_path):
     args = ["simulate", "kniffel", "--strategy", "heuristic,first", "--games", "100"]
-    strategies.register("first", lambda rules, **_: FirstOpenBox(rules))
+    strategies.add("first", lambda rules, **_: FirstOpenBox(rules))
     try:
         out = runner.invoke(app, [*args, "--rules", "kniffel", "--chunk", "128", "--out", str(tmp_path), "--json"])
     finally:

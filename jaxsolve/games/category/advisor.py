@@ -57,7 +57,7 @@ class Option:
 
 
 @dataclass
-class Advice:
+class TurnAdvice:
     """Every legal option of a turn in progress, best first.
 
     ``value`` is the engine's value of the throw (``turn_throw_values``) and equals the best
@@ -124,7 +124,7 @@ def advise(
     sol: solver.Solution | None = None,
     dtype=None,
     backend: str = "numpy",
-) -> Advice:
+) -> TurnAdvice:
     """Rank every option of a turn in progress: each distinct keep (if a re-throw is left) and
     each open box, with its value and its regret against the best, best first.
 
@@ -179,7 +179,7 @@ def advise(
     best = ranked[0].value
     options = [Option(o.kind, o.value, best - o.value, o.keep, o.rethrow, o.box, o.points) for o in ranked]
     value = float(throw_values[throws_left, t, 0])
-    return Advice(rules, objective, scope, position, dice, throws_left, value, options)
+    return TurnAdvice(rules, objective, scope, position, dice, throws_left, value, options)
 
 
 def describe_turn(dice, throws_left) -> str:

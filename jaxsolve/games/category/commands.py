@@ -116,7 +116,7 @@ def _context(game, rules, rules_given, objective, table, dtype):
         raise JaxsolveError(f"{table} holds rules {sol.rules.name}, not {rules.name}")
     if objective is not None and objective != sol.objective:
         raise JaxsolveError(f"{table} holds the {sol.objective} objective, not {objective}")
-    solutions.register(sol, dtype=dtype)
+    solutions.adopt(sol, dtype=dtype)
     return sol.rules, sol.objective, sol
 
 

@@ -322,7 +322,7 @@ def distribution(
 
 
 @dataclass(frozen=True)
-class Summary:
+class ScoreSummary:
     """Mean, SD, percentiles and tail probabilities of one distribution ``p[k]``."""
 
     mean: float
@@ -343,7 +343,7 @@ class Summary:
         }
 
 
-def summarize(p: np.ndarray, percentiles=(1, 5, 10, 25, 50, 75, 90, 95, 99), at_least=()) -> Summary:
+def summarize(p: np.ndarray, percentiles=(1, 5, 10, 25, 50, 75, 90, 95, 99), at_least=()) -> ScoreSummary:
     """Mean, SD, percentiles (smallest k with P(score <= k) >= q) and P(score >= T)."""
     p = np.asarray(p, dtype=np.float64)
     k = np.arange(len(p))
@@ -353,4 +353,4 @@ def summarize(p: np.ndarray, percentiles=(1, 5, 10, 25, 50, 75, 90, 95, 99), at_
     cdf = np.cumsum(p)
     pct = {q: int(np.searchsorted(cdf, q / 100 * mass - 1e-12)) for q in percentiles}
     tail = {t: float(p[max(int(t), 0):].sum()) for t in at_least}
-    return Summary(mean, sd, mass, pct, tail, int(np.argmax(p)))
+    return ScoreSummary(mean, sd, mass, pct, tail, int(np.argmax(p)))

@@ -114,7 +114,7 @@ class CategoryGame(PlayedGame):
 
     # ------------------------------------------------------------------ options
 
-    def advice(self) -> advisor.Advice:
+    def advice(self) -> advisor.TurnAdvice:
         s = self.state
         return advisor.advise(self.rules, s.position, s.dice, s.throws_left, "score", sol=self.solution)
 

@@ -62,7 +62,7 @@ def cached_solution(rules: CategoryRules, objective: str = "score", dtype="float
     return _SOLUTIONS[key]
 
 
-def register(sol: solver.Solution, dtype=None) -> solver.Solution:
+def adopt(sol: solver.Solution, dtype=None) -> solver.Solution:
     """Use ``sol`` (e.g. ``table_io.load_solution(path)``) for its rules and objective from now on,
     also where ``dtype`` (default: JAX's x64 setting) is asked for and no table is held yet."""
     _SOLUTIONS[(sol.rules, sol.objective, np.dtype(sol.values.dtype).name)] = sol

@@ -118,7 +118,7 @@ class HeuristicStrategy(Strategy):
 _REGISTRY: dict[str, Callable[..., Strategy]] = {}
 
 
-def register(name: str, factory: Callable[..., Strategy]) -> None:
+def add(name: str, factory: Callable[..., Strategy]) -> None:
     """Make ``make(name, rules, ...)`` build a strategy with ``factory(rules, **options)``."""
     _REGISTRY[name] = factory
 
@@ -166,6 +166,6 @@ def _heuristic(rules: CategoryRules, device=None, dtype=jnp.float32, reading: st
     return HeuristicStrategy(rules, dtype, reading, strength, seed)
 
 
-register("optimal", _optimal)
-register("heuristic", _heuristic)
-register("greedy", _greedy)
+add("optimal", _optimal)
+add("heuristic", _heuristic)
+add("greedy", _greedy)

@@ -31,7 +31,7 @@ def check_state(rules: PigRules, mine: int, turn: int, theirs: int, they_started
 
 
 @dataclass(frozen=True)
-class Advice:
+class RollOrStop:
     decision: str
     win_if_roll: float
     win_if_stop: float | None
@@ -41,11 +41,11 @@ class Advice:
         return self.win_if_roll if self.win_if_stop is None else max(self.win_if_roll, self.win_if_stop)
 
 
-def advise(full_sol: FullSolution, mine: int, turn: int, theirs: int, they_started: bool = False) -> Advice:
+def advise(full_sol: FullSolution, mine: int, turn: int, theirs: int, they_started: bool = False) -> RollOrStop:
     """Roll or stop at a position, with the win probability of each choice."""
     rules = full_sol.rules
     ts, m, s, t = check_state(rules, mine, turn, theirs, they_started)
     roll = float(full_sol.roll[ts, m, s, t])
     stop = None if turn == 0 else float(full_sol.stop[ts, m, s, t])
     decision = "roll" if full_sol.policy[ts, m, s, t] == ROLL else "stop"
-    return Advice(decision, roll, stop)
+    return RollOrStop(decision, roll, stop)

@@ -104,7 +104,7 @@ class RaabGame(PlayedGame):
         m, _ = (int(v) for v in solver.reduce_scores(rules, mine, theirs))
         return m + s.turn_total > rules.top
 
-    def _advice(self, s: DuelState) -> advisor.Advice:
+    def _advice(self, s: DuelState) -> advisor.RollOrStop:
         mine, theirs, they_started = self._view(s)
         return advisor.advise(self.solution, mine, s.turn_total, theirs, they_started)
 

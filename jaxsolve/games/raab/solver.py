@@ -49,7 +49,7 @@ ROLL, STOP, NONE = 1, 0, -1
 # Transition tables (static, built once per rule set with NumPy; whole grids, no loops)
 
 
-class Tables(NamedTuple):
+class SweepTables(NamedTuple):
     """Outcomes as ``c0 + c1 * W.flat[idx]`` of the turn-start values ``W [T, M, N]``."""
 
     term_mask: jax.Array  # [T, M, N] game over at the start of this turn
@@ -96,7 +96,7 @@ def _opponent(rules: PigRules, ts):
     return 1 - ts if rules.last_turn else ts
 
 
-def build_tables(rules: PigRules, dtype=jnp.float64) -> Tables:
+def build_tables(rules: PigRules, dtype=jnp.float64) -> SweepTables:
     n_t, n_m, n_s, n_n = rules.shape
     g = rules.goal
     ts, m, t = np.meshgrid(np.arange(n_t), np.arange(n_m), np.arange(n_n), indexing="ij")
@@ -122,18 +122,18 @@ def build_tables(rules: PigRules, dtype=jnp.float64) -> Tables:
 
     f = functools.partial(jnp.asarray, dtype=dtype)
     i32 = functools.partial(jnp.asarray, dtype=jnp.int32)
-    return Tables(jnp.asarray(over), f(val), i32(bidx), f(bc0), f(bc1), i32(sidx), f(sc0), f(sc1), f(rules.weights))
+    return SweepTables(jnp.asarray(over), f(val), i32(bidx), f(bc0), f(bc1), i32(sidx), f(sc0), f(sc1), f(rules.weights))
 
 
 # ---------------------------------------------------------------------------------------------
 # The sweep: one whole turn for every state, and the fixpoint over turn-start values
 
 
-def _bust_values(W, tab: Tables):
+def _bust_values(W, tab: SweepTables):
     return tab.bust_c0 + tab.bust_c1 * W.reshape(-1)[tab.bust_idx]  # [T, M, N]
 
 
-def _turn(W, tab: Tables, rules: PigRules, collect: bool, unroll: int = 4):
+def _turn(W, tab: SweepTables, rules: PigRules, collect: bool, unroll: int = 4):
     """Evaluate one turn for every state given the opponent's turn-start values ``W``.
 
     Returns the turn-start values ``[T, M, N]``, their sensitivity ``beta`` to this state's own
@@ -176,7 +176,7 @@ def _turn(W, tab: Tables, rules: PigRules, collect: bool, unroll: int = 4):
     return new_w, beta, ys
 
 
-def sweep(W, tab: Tables, rules: PigRules):
+def sweep(W, tab: SweepTables, rules: PigRules):
     """One sweep: a whole turn for every state, then each bust pair solved exactly.
 
     A bust at ``(ts, msp, tsp)`` leads to the opponent's ``(ts', tsp, msp)`` and back, the only
@@ -199,19 +199,19 @@ def _sweep_of(rules: PigRules):
     return functools.partial(_bound_sweep, rules=rules)
 
 
-def _bound_sweep(W, tab: Tables, rules: PigRules):
+def _bound_sweep(W, tab: SweepTables, rules: PigRules):
     return sweep(W, tab, rules)
 
 
 @functools.partial(jax.jit, static_argnames=("rules",))
-def turn_arrays(W, tab: Tables, rules: PigRules):
+def turn_arrays(W, tab: SweepTables, rules: PigRules):
     """Whole-state arrays ``[T, M, S, N]`` from turn-start values: value, roll value, stop value."""
     _, _, (value, roll, stop) = _turn(W, tab, rules, collect=True)
     return tuple(jnp.moveaxis(a, 0, 2) for a in (value, roll, stop))
 
 
 @functools.partial(jax.jit, static_argnames=("rules",))
-def bellman(V, tab: Tables, rules: PigRules):
+def bellman(V, tab: SweepTables, rules: PigRules):
     """One Jacobi sweep of the one-roll Bellman equations over the whole array ``V [T, M, S, N]``.
 
     Independent of the turn scan: every state looks one roll ahead into ``V`` itself.

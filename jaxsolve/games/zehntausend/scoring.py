@@ -1,6 +1,6 @@
 """Zehntausend's turn scoring: ``W(w)`` and the usable set-asides ``V(w)`` of every throw.
 
-Tables (numpy, built once per rule set from ``jaxsolve.dice``):
+ScoringTables (numpy, built once per rule set from ``jaxsolve.dice``):
     rows: every throw of 1..6 dice (``R = 923`` multisets), with its probability and ``W(w)``;
     options: the distinct ``(W(u), |u|)`` of its usable subsets ``V(w)``, padded to ``U``.
 
@@ -119,7 +119,7 @@ def _distinct_options(valid: np.ndarray, points: np.ndarray, dice: np.ndarray):
 
 
 @dataclass(frozen=True, eq=False)
-class Tables:
+class ScoringTables:
     """``W`` and ``V(w)`` for every throw of 1..6 dice, as arrays shared by solver and advisor.
 
     Attributes (``R`` = 923 throws of 1..6 dice in order of ``n``; ``V`` usable subsets and
@@ -197,7 +197,7 @@ def _pad(a: np.ndarray, width: int) -> np.ndarray:
 
 
 @functools.lru_cache(maxsize=None)
-def build_tables(rules: ZehntausendRules) -> Tables:
+def build_tables(rules: ZehntausendRules) -> ScoringTables:
     """Build ``W`` and ``V(w)`` for all throws of 1..6 dice (vectorised per number of dice)."""
     fact = np.array([math.factorial(k) for k in range(DICE + 1)], dtype=np.int64)
     per_n = [_set_asides(rules, n) for n in range(1, DICE + 1)]
@@ -208,7 +208,7 @@ def build_tables(rules: ZehntausendRules) -> Tables:
     row_weight = fact[row_n] // fact[row_counts].prod(axis=1)
     write = np.where(v_valid, v_points, 0).max(axis=1)
     opt_valid, opt_points, opt_dice = _distinct_options(v_valid, v_points, v_dice)
-    return Tables(
+    return ScoringTables(
         rules=rules,
         row_n=row_n,
         row_counts=row_counts,

@@ -37,7 +37,7 @@ import numpy as np
 from jaxsolve.core.compile import abstract, compiled
 from jaxsolve.errors import JaxsolveError
 from jaxsolve.games.zehntausend.rules import DICE, PRESETS, STEP, ZehntausendRules
-from jaxsolve.games.zehntausend.scoring import Tables, build_tables
+from jaxsolve.games.zehntausend.scoring import ScoringTables, build_tables
 from jaxsolve.core.arrays import float_dtype
 
 
@@ -87,7 +87,7 @@ class Solution:
     rules: ZehntausendRules
     E: np.ndarray
     top_level: int
-    tables: Tables
+    tables: ScoringTables
     compile_seconds: float = 0.0
     solve_seconds: float = 0.0
     device: str = ""
@@ -134,7 +134,7 @@ def check_points(p) -> int:
     return int(p)
 
 
-def kernel_inputs(tables: Tables, top_level: int, height: int, dtype) -> tuple[tuple, dict]:
+def kernel_inputs(tables: ScoringTables, top_level: int, height: int, dtype) -> tuple[tuple, dict]:
     """Arguments of the jitted level scan for these tables and grid."""
     offset = tables.opt_points // STEP
     if (offset[tables.opt_valid] < 1).any():
