@@ -88,8 +88,8 @@ class Screen:
             self.console = Console(file=self.out, width=width, highlight=False, soft_wrap=False)
 
     def print(self, lines: list[Line]) -> None:
-        """Print ``lines``: plain, or as one rich ``Text`` (one print per answer: a rich
-        ``Table`` per answer costs more than the 50 ms an answer may take on a busy CPU)."""
+        """Print ``lines``: plain, or as one rich ``Text`` (one print per answer, no rich
+        ``Table``: answers stay within the budget measured in results/play)."""
         if not lines:
             return
         if self.console is None:
