@@ -1,5 +1,5 @@
 """Throughput of bulk questions: 10,000 random situations of a solved game answered through the
-batch API (``jaxsolve.kniffel.query.Table``) and through the CLI batch mode (``jaxsolve advise
+batch API (``jaxsolve.games.category.query.Table``) and through the CLI batch mode (``jaxsolve advise
 <game> --batch -``, one process), each compared with single ``advisor.advise`` calls on a sample.
 
     python benchmarks/bench_batch.py [--rules yahtzee] [--n 10000] [--sample 200]

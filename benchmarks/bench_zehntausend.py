@@ -66,7 +66,7 @@ def main() -> None:
     from jaxsolve.games.zehntausend.rules import PRESETS, STEP
 
     device = runtime.get_device(args.device)
-    rules = PRESETS["seed"]
+    rules = PRESETS["peter-2013"]
 
     t0 = time.perf_counter()
     tables = scoring.build_tables(rules)
@@ -98,7 +98,7 @@ def main() -> None:
     env = dict(os.environ)
     env["JAX_PLATFORMS"] = args.device if args.device == "cpu" else ""
     code = (
-        "import time; t=time.perf_counter(); from jaxsolve import runtime; runtime.configure(x64=True, use_cache={cache});"
+        "import time; t=time.perf_counter(); from jaxsolve.core import runtime; runtime.configure(x64=True, use_cache={cache});"
         "from jaxsolve.games.zehntausend import solver; s=solver.solve(device=runtime.get_device('{dev}'));"
         "print(repr(s.turn_value), s.thresholds()[6], time.perf_counter()-t)"
     )
