@@ -4,6 +4,7 @@ generic ``solve``, ``advise``, ``play`` and ``tables`` come from ``jaxsolve.cli.
 
 from __future__ import annotations
 
+import copy
 import inspect
 import json
 import time
@@ -407,16 +408,46 @@ GROUPS = {
 }
 
 
+def _hide_old_spellings(p: inspect.Parameter) -> list[inspect.Parameter]:
+    """An option declared with several long spellings keeps the first; the later ones (old
+    spellings) become hidden options named ``<name>__old<i>``, merged back by ``_merge_old``."""
+    meta = getattr(p.annotation, "__metadata__", ())
+    info = next((m for m in meta if isinstance(m, typer.models.OptionInfo)), None)
+    decls = [] if info is None else [info.default] * (isinstance(info.default, str) and info.default.startswith("-")) + list(info.param_decls)
+    longs = [d for d in decls if d.startswith("--")]
+    if len(longs) < 2:
+        return [p]
+    kept = copy.copy(info)
+    kept.param_decls = tuple(d for d in info.param_decls if d not in longs[1:])
+    base = p.annotation.__origin__
+    bounds = {} if base is bool else {"min": info.min, "max": info.max}
+    hidden = [
+        p.replace(name=f"{p.name}__old{i}", default=None, annotation=Annotated[Optional[base], typer.Option(old, hidden=True, **bounds)])
+        for i, old in enumerate(longs[1:])
+    ]
+    return [p.replace(annotation=Annotated[base, kept]), *hidden]
+
+
+def _merge_old(kwargs: dict) -> dict:
+    """Fold the hidden old spellings into their options (an old spelling given wins over a default)."""
+    for key in [k for k in kwargs if "__old" in k]:
+        value = kwargs.pop(key)
+        if value is not None:
+            kwargs[key.split("__old")[0]] = value
+    return kwargs
+
+
 def _bind(fn, game):
     """``fn`` as a command of ``game``: its ``rules`` parameter becomes ``--rules`` and the rule
     overrides (from the registry), handed to ``fn`` as one rules value (and ``rules_given``)."""
     P = inspect.Parameter
     specs = rules_params(game)
-    own = [p for p in inspect.signature(fn, eval_str=True).parameters.values() if p.name not in ("game", "rules", "rules_given")]
+    own = [q for p in inspect.signature(fn, eval_str=True).parameters.values() if p.name not in ("game", "rules", "rules_given") for q in _hide_old_spellings(p)]
     extra = [q for s in specs for q in typer_parameters(s)]
     wants_given = "rules_given" in inspect.signature(fn).parameters
 
     def command(*args, **kwargs):
+        kwargs = _merge_old(kwargs)
         values = collect(specs, kwargs)
         name = values.pop("rules")
         given = name is not None or any(v is not None for v in values.values())
