@@ -31,7 +31,7 @@ def bench(
     visible = {d.platform for d in jax.devices()}
     for b in backend:
         if b not in ("cpu", "gpu"):
-            raise JaxsolveError(f"unknown backend {b!r}; choose cpu or gpu")
+            raise JaxsolveError(f"unknown device {b!r}; choose cpu or gpu")
         if b not in visible:
             raise JaxsolveError(f"no {b} device is visible to JAX on this machine")
     from jaxsolve.io import export

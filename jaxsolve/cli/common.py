@@ -6,7 +6,6 @@ import dataclasses
 import errno
 import functools
 import inspect
-import math
 import os
 import sys
 from enum import Enum
@@ -32,7 +31,6 @@ CacheOpt = Annotated[
     typer.Option("--cache-dir", help="Cache folder: solved tables (tables/) and compiled programs (xla/); default $JAXSOLVE_CACHE or ~/.cache/jaxsolve."),
 ]
 NoCacheOpt = Annotated[bool, typer.Option("--no-cache", help="Neither read nor write cached tables or compiled programs.")]
-OutOpt = Annotated[Optional[Path], typer.Option("--out", "-o", help="Write the result as .npy (with a .json sidecar).")]
 
 
 def out_folder(what: str) -> Any:
@@ -97,11 +95,6 @@ def _note(message: str) -> None:
     typer.echo(message, err=True)
 
 
-def positive_finite(name: str, value: float | None) -> float | None:
-    """``value`` if it is a positive finite number (or None), else a clear error."""
-    if value is not None and not (math.isfinite(value) and value > 0):
-        raise JaxsolveError(f"{name} must be a positive finite number, got {value}")
-    return value
 
 
 def limited(name: str, value: int, low: int, high: int) -> int:
