@@ -20,8 +20,10 @@ def test_quick_bench_writes_table(tmp_path):
 
 
 def test_bad_input(tmp_path):
-    res = runner.invoke(app, ["bench", "--quick", "--backend", "tpu"])
-    assert res.exit_code == 1 and "unknown backend" in res.output
+    res = runner.invoke(app, ["bench", "--quick", "--device", "tpu"])
+    assert res.exit_code == 1 and "unknown device 'tpu'" in res.output
+    res = runner.invoke(app, ["bench", "--quick", "--backend", "tpu"])  # the old spelling
+    assert res.exit_code == 1 and "unknown device 'tpu'" in res.output
     res = runner.invoke(app, ["bench", "--quick", "--only", "chess", "--out", str(tmp_path)])
     assert res.exit_code == 1 and "no benchmark case" in res.output
 
