@@ -60,12 +60,7 @@ def solve_command(rules, *, dtype, device, quiet, out, tol, max_iter) -> Report:
     files = save(out, sol) if out is not None else []
     data = {
         "rules": rules.to_dict(),
-        "game_value": sol.game_value,
-        "iterations": sol.iterations,
-        "residual": sol.residual,
-        "tol": sol.tol,
-        "dtype": sol.dtype,
-        "device": sol.device,
+        **sol.facts(),
         "compile_seconds": round(sol.compile_seconds, 3),
         "solve_seconds": round(sol.solve_seconds, 4),
         "out": str(files[0]) if files else None,

@@ -255,6 +255,11 @@ class PigSolution:
         """The start player's win probability under optimal play by both."""
         return float(self.start[0, 0, 0])
 
+    def facts(self) -> dict:
+        """The run's facts as plain JSON values (export sidecars, ``solve --json``)."""
+        keys = ("iterations", "residual", "tol", "dtype", "device")
+        return {"game_value": self.game_value, **{k: getattr(self, k) for k in keys}}
+
 
 def default_tol(dtype) -> float:
     return 1e-12 if jnp.dtype(dtype) == jnp.float64 else 1e-6

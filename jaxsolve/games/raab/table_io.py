@@ -46,12 +46,7 @@ def export_metadata(sol: PigSolution) -> dict:
         "view": "the player to decide",
         "reduction": "states with MSP and TSP both >= goal are stored lowered by min(MSP, TSP) - goal; "
         "every other state with MSP > goal is over, so MSP stops at the goal",
-        "game_value": sol.game_value,
-        "iterations": sol.iterations,
-        "residual": sol.residual,
-        "tol": sol.tol,
-        "dtype": sol.dtype,
-        "device": sol.device,
+        **sol.facts(),
     }
 
 
