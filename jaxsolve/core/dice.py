@@ -273,6 +273,8 @@ def _best_subkeep_levels(space: DiceSpace, levels: list, xp=None):
         down = space.level_down[k]
         below = functools.reduce(xp.maximum, [best[down[:, j]] for j in range(down.shape[1])])
         best = xp.maximum(levels[k], below)
+        if k < space.n:  # else XLA fuses each level into the next and recomputes it per gather
+            best = materialize(best, xp)
     return best
 
 

@@ -16,6 +16,7 @@ from typing import Callable, Hashable, NamedTuple
 
 import jax
 import jax.numpy as jnp
+import numpy as np
 
 from jaxsolve.core.compile import abstract, compiled
 from jaxsolve.errors import JaxsolveError
@@ -74,7 +75,7 @@ def solve_fixpoint(key: Hashable, sweep: Callable, init, operands, *, tol, max_i
     if int(max_iter) < 1:
         raise JaxsolveError(f"the iteration cap must be >= 1, got {max_iter}")
     max_iter = int(max_iter)
-    tol_arr = jnp.asarray(tol, init.dtype)
+    tol_arr = jax.device_put(np.asarray(tol, init.dtype), init.sharding)  # explicit transfers only
 
     def run(values, ops, tolerance):
         return fixpoint(sweep, values, ops, tolerance, max_iter)
@@ -83,7 +84,7 @@ def solve_fixpoint(key: Hashable, sweep: Callable, init, operands, *, tol, max_i
     t0 = time.perf_counter()
     out = jax.block_until_ready(exe(init, operands, tol_arr))
     solve_seconds = time.perf_counter() - t0
-    iterations, residual = int(out.iterations), float(out.residual)
+    iterations, residual = (x.item() for x in jax.device_get((out.iterations, out.residual)))
     if not residual <= tol:
         raise NotConvergedError(
             f"no convergence: {iterations} sweeps (the cap) left a change of {residual:.3g} > tolerance {tol:.3g}; "

@@ -15,6 +15,16 @@ distributions and the target objective differ only in the per-chunk ``step`` the
   padded by repeating the layer's first state, so one compiled program serves every chunk;
   a step that adds rather than sets masks the padding with ``real_rows(rows)``).
 
+A ``SplitStep(compute, write)`` is a step in two parts: ``compute(carry, operands, rows,
+*states) -> out`` (per-state results, the chunk axis leading) and ``write(carry, operands,
+rows, states, out) -> carry``. On a mesh it runs as one chunk stream per device: each device
+keeps its own copy of the carry and computes every n-th chunk whole, and the chunk's results
+(not the carry) are copied to the other devices, which write them into their copies. The
+states of a layer do not read each other, so the copies agree at the end of every layer; no
+collective, no host synchronisation per chunk, and the devices (the cores of a CPU shown as
+several devices, ``runtime.host_devices``) work at once. A plain step on a mesh is left to
+JAX's automatic sharding of one program.
+
 The driver compiles ``step`` once per key and shapes through the shared compile cache (compile
 time is reported apart), places chunks on one device or shards them over a
 ``jax.sharding.Mesh`` along the state axis (carry and operands replicated), and reports
@@ -44,6 +54,31 @@ class Layer(NamedTuple):
 
     index: int
     states: tuple
+
+
+class SplitStep(NamedTuple):
+    """A step as ``compute`` then ``write`` (see module docs); callable as a plain step."""
+
+    compute: Callable
+    write: Callable
+
+    def __call__(self, carry, operands, rows, *states):
+        return self.write(carry, operands, rows, states, self.compute(carry, operands, rows, *states))
+
+
+def _compute_write(step: SplitStep) -> Callable:
+    def program(carry, operands, rows, *states):
+        out = step.compute(carry, operands, rows, *states)
+        return step.write(carry, operands, rows, states, out), out
+
+    return program
+
+
+def _write(step: SplitStep) -> Callable:
+    def program(carry, operands, rows, states, out):
+        return step.write(carry, operands, rows, states, out)
+
+    return program
 
 
 class LayerSetup(NamedTuple):
@@ -138,7 +173,10 @@ def run_layers(
     def place(tree, sharding):
         return jax.tree_util.tree_map(lambda a: jax.device_put(a, sharding), tree)
 
+    if mesh is not None and isinstance(step, SplitStep) and ndev > 1:
+        return _run_streams(key, step, layers, carry, operands, list(mesh.devices.flat), int(chunk), begin_layer, end_layer, on_layer)
     jit_options = {"donate_argnums": 0}
+    program = step if not isinstance(step, SplitStep) else (lambda *args: step(*args))
     if mesh is not None:
         jit_options.update(in_shardings=(rep, rep, batch) + (batch,) * len(layers[0].states), out_shardings=rep)
     carry, operands = place(carry, rep), place(operands, rep)
@@ -157,7 +195,7 @@ def run_layers(
             states_d = tuple(jax.device_put(s, batch) for s in states)
             if exe is None:  # the carry keeps its shape within a layer: one look-up per layer
                 exe, seconds = compiled(
-                    ("layered", key), step, abstract(carry), abstract(operands), abstract(rows_d), *(abstract(s) for s in states_d), **jit_options
+                    ("layered", key), program, abstract(carry), abstract(operands), abstract(rows_d), *(abstract(s) for s in states_d), **jit_options
                 )
                 compile_seconds += seconds
             carry = exe(carry, operands, rows_d, *states_d)
@@ -169,3 +207,53 @@ def run_layers(
             on_layer(layer.index, n)
     seconds = time.perf_counter() - t_all - compile_seconds
     return LayeredRun(carry, compile_seconds, seconds, timings)
+
+
+def _run_streams(key, step: SplitStep, layers, carry, operands, devices, chunk, begin_layer, end_layer, on_layer) -> LayeredRun:
+    """``run_layers`` of a ``SplitStep`` as one chunk stream per device (see module docs)."""
+    shardings = [jax.sharding.SingleDeviceSharding(d) for d in devices]
+
+    def place(tree, d):
+        return jax.tree_util.tree_map(lambda a: jax.device_put(a, shardings[d]), tree)
+
+    n_dev = len(devices)
+    carries = [place(carry, d) for d in range(n_dev)]
+    ops = [place(operands, d) for d in range(n_dev)]
+    compile_seconds, timings = 0.0, {}
+    t_all = time.perf_counter()
+    size = int(chunk)
+    for layer in layers:
+        t0 = time.perf_counter()
+        if begin_layer is not None:
+            setup = begin_layer(layer, carries[0])
+            carries = [place(setup.carry, d) for d in range(n_dev)]
+            ops, size = [place(setup.operands, d) for d in range(n_dev)], setup.chunk
+        n = len(layer.states[0])
+        both = writes = None
+        for i, (rows, states) in enumerate(_chunks(layer.states, size)):
+            d = i % n_dev
+            rows_d, states_d = place(rows, d), place(states, d)
+            if both is None:  # one look-up per layer: the carry keeps its shape within a layer
+                both, writes = [], []
+                for e in range(n_dev):
+                    spec = (abstract(carries[e]), abstract(ops[e]), abstract(place(rows, e)))
+                    exe, seconds = compiled(("layered-stream", key), _compute_write(step), *spec, *(abstract(place(a, e)) for a in states), donate_argnums=0)
+                    compile_seconds += seconds
+                    both.append(exe)
+                    out_spec = jax.tree_util.tree_map(lambda a, e=e: jax.ShapeDtypeStruct(a.shape, a.dtype, sharding=shardings[e]), exe.out_info[1])
+                    exe, seconds = compiled(("layered-write", key), _write(step), *spec, abstract(place(states, e)), out_spec, donate_argnums=0)
+                    compile_seconds += seconds
+                    writes.append(exe)
+            carries[d], out = both[d](carries[d], ops[d], rows_d, *states_d)
+            for e in range(n_dev):
+                if e != d:
+                    carries[e] = writes[e](carries[e], ops[e], place(rows, e), place(states, e), place(out, e))
+        if end_layer is not None:
+            carry = end_layer(layer, carries[0])
+            carries = [place(carry, d) for d in range(n_dev)]
+        jax.block_until_ready(carries)
+        timings[layer.index] = {"states": n, "chunk": size, "seconds": round(time.perf_counter() - t0, 4)}
+        if on_layer is not None:
+            on_layer(layer.index, n)
+    seconds = time.perf_counter() - t_all - compile_seconds
+    return LayeredRun(carries[0], compile_seconds, seconds, timings)

@@ -19,6 +19,7 @@ def configure(*, x64: bool = False, cache_dir: str | os.PathLike | None = None, 
     from jaxsolve.io import cache
 
     jax.config.update("jax_enable_x64", bool(x64))
+    host_devices()
     cache.configure(cache_dir, enabled=use_cache, say=cache._CONFIG.say)
     if not use_cache:
         return
@@ -30,6 +31,26 @@ def configure(*, x64: bool = False, cache_dir: str | os.PathLike | None = None, 
     jax.config.update("jax_compilation_cache_dir", str(path))
     jax.config.update("jax_persistent_cache_min_compile_time_secs", 0.0)
     jax.config.update("jax_persistent_cache_min_entry_size_bytes", 0)
+
+
+def usable_cores() -> int:
+    """CPU cores this process may run on (its affinity mask, e.g. under ``taskset``)."""
+    try:
+        return len(os.sched_getaffinity(0))
+    except AttributeError:  # not on Linux
+        return os.cpu_count() or 1
+
+
+def host_devices(count: int | None = None) -> None:
+    """Show the CPU to JAX as ``count`` devices (default: one per usable core), so that a
+    layered solve runs one chunk stream per core (``jaxsolve.core.layered``). Takes effect only
+    before JAX's first computation and when ``$XLA_FLAGS`` does not fix the count already."""
+    count = usable_cores() if count is None else int(count)
+    if "xla_force_host_platform_device_count" not in os.environ.get("XLA_FLAGS", ""):
+        try:
+            jax.config.update("jax_num_cpu_devices", max(1, count))
+        except RuntimeError:  # JAX has already started its backends: keep what it shows
+            pass
 
 
 def get_device(name: str = "auto") -> jax.Device:

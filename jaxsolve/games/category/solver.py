@@ -68,10 +68,13 @@ def _instant_bonus(points, box, rules: CategoryRules, xp=None):
     return xp.where(points > 0, amount, 0)
 
 
-def _regular_options(values, filled, upper, all_same_held, rules: CategoryRules, objective: str, first_throw: bool = False, xp=None):
-    """One array ``[T, B]`` per box: value of filling it after each throw, normal scoring.
+def _next_values(values, filled, upper, all_same_held, rules: CategoryRules, objective: str, xp=None):
+    """The table look-ups of a turn's last step, once per state (normal scoring).
 
-    Closed boxes are ``CLOSED`` (very negative). All-same throws (all dice showing one face) are handled by ``_all_same_options``.
+    Returns ``(upper_next, lower_next)``: ``upper_next[f, c, B]`` the value after filling upper
+    box f with c dice showing its face (upper bonus included), ``lower_next[b - 6, B]`` after
+    filling lower box b (all-same box: holding no points); ``CLOSED`` where the box may not be
+    filled.
     """
     xp = namespace(xp)
     dtype = values.dtype
@@ -81,28 +84,39 @@ def _regular_options(values, filled, upper, all_same_held, rules: CategoryRules,
     boxes = xp.arange(nb)[:, None]
     may_fill = tables.fillable(filled[None, :], boxes, rules)
     new_filled = filled[None, :] | (1 << boxes)
-    scores = tables.throw_scores(rules)
     faces = xp.arange(1, 7)
 
     lower_holds = all_same_held[None, :] * (xp.arange(6, nb) != rules.all_same_box)[:, None]
     lower_next = lookup(new_filled[6:], upper[None, :], lower_holds)
     lower_next = xp.where(may_fill[6:], lower_next, CLOSED)
-    lower_reward = objective_reward(scores[6:], objective, dtype, xp)
-    if first_throw:
-        instant = objective_bonus(_instant_bonus(scores, np.arange(nb)[:, None], rules, xp), objective, dtype, xp)
-        lower_reward = lower_reward + instant[6:]
 
     up_next = xp.minimum(cap, upper[None, None, :] + (faces[:, None] * xp.arange(rules.dice + 1)[None, :])[:, :, None])
     crossed = (upper[None, None, :] < cap) & (up_next >= cap)
     upper_next = lookup(new_filled[:6, None, :], up_next, all_same_held[None, None, :])
     upper_next = upper_next + objective_bonus(rules.upper_bonus * crossed, objective, dtype, xp)
     upper_next = xp.where(may_fill[:6, None, :], upper_next, CLOSED)
+    # Computed once per state; without the barrier XLA would fuse the table look-ups into the
+    # [T, B] loops that read them and repeat them for every throw.
+    return dice.materialize((upper_next, lower_next), xp)
+
+
+def _regular_options(values, filled, upper, all_same_held, rules: CategoryRules, objective: str, first_throw: bool = False, xp=None, nexts=None):
+    """One array ``[T, B]`` per box: value of filling it after each throw, normal scoring.
+
+    Closed boxes are ``CLOSED`` (very negative). All-same throws (all dice showing one face) are handled by ``_all_same_options``.
+    ``nexts``: ``_next_values`` when already computed.
+    """
+    xp = namespace(xp)
+    dtype = values.dtype
+    nb = rules.num_boxes
+    scores = tables.throw_scores(rules)
+    upper_next, lower_next = nexts if nexts is not None else _next_values(values, filled, upper, all_same_held, rules, objective, xp)
+    lower_reward = objective_reward(scores[6:], objective, dtype, xp)
     upper_reward = objective_reward(scores[:6], objective, dtype, xp)
     if first_throw:
+        instant = objective_bonus(_instant_bonus(scores, np.arange(nb)[:, None], rules, xp), objective, dtype, xp)
+        lower_reward = lower_reward + instant[6:]
         upper_reward = upper_reward + instant[:6]
-    # Computed once per state; without the barrier XLA would fuse the table look-ups into the
-    # [T, B] loop below and repeat them for every throw.
-    upper_next, lower_next = dice.materialize((upper_next, lower_next), xp)
     counts = tables.throw_counts(rules.dice)
 
     out = [upper_next[f, counts[f]] + upper_reward[f][:, None] for f in range(6)]
@@ -179,12 +193,30 @@ def _all_same_moves(filled, upper, all_same_held, rules: CategoryRules, xp=None)
     return Moves(*(xp.broadcast_to(a, shape) for a in parts))
 
 
-def _all_same_options(values, filled, upper, all_same_held, rules: CategoryRules, objective: str, first_throw: bool = False, xp=None):
-    """``[6 faces, boxes, B]`` values of placing all dice of one face (next states read at their representative)."""
+def _all_same_options(values, filled, upper, all_same_held, rules: CategoryRules, objective: str, first_throw: bool = False, xp=None, nexts=None):
+    """``[6 faces, boxes, B]`` values of placing all dice of one face, joker and bonus included.
+
+    The next states are those of normal scoring (``_next_values``; a joker pays fixed points
+    only in lower boxes, whose next state does not depend on the points) except the all-same
+    box, which then holds its points: one more table look-up per state.
+    """
     xp = namespace(xp)
     mv = _all_same_moves(filled, upper, all_same_held, rules, xp)
-    after = values[tables.canonical_index(mv.next_state, rules)]
-    return xp.where(mv.allowed, mv.reward(objective, values.dtype, first_throw, xp) + after, -xp.inf)
+    if tables.joker_points(rules)[:6].any():  # a joker that changes an upper total: the moves' own next states
+        after = values[tables.canonical_index(mv.next_state, rules)]
+        return xp.where(mv.allowed, mv.reward(objective, values.dtype, first_throw, xp) + after, -xp.inf)
+    upper_next, lower_next = nexts if nexts is not None else _next_values(values, filled, upper, all_same_held, rules, objective, xp)
+    nb, asb = rules.num_boxes, rules.all_same_box
+    # upper box b after all dice showing face f: b's count is dice if b == f, else 0
+    same_face = np.eye(6, dtype=bool)[:, :, None]
+    upper_after = xp.where(same_face, upper_next[None, :, rules.dice], upper_next[None, :, 0])
+    asb_filled = filled | (1 << asb)
+    held = values[tables.state_index(asb_filled, *tables.canonical(asb_filled, upper, xp.ones_like(all_same_held), rules), rules)]
+    lower = [held if b == asb else lower_next[b - 6] for b in range(6, nb)]
+    after = xp.concatenate([upper_after, xp.broadcast_to(xp.stack(lower)[None], (6, nb - 6) + lower_next.shape[1:])], axis=1)
+    bonus = mv.extra + (mv.instant if first_throw else 0)  # the upper bonus is in upper_next
+    reward = objective_reward(mv.points, objective, values.dtype, xp) + objective_bonus(bonus, objective, values.dtype, xp)
+    return xp.where(mv.allowed, reward + after, -xp.inf)
 
 
 def moves(filled, upper, all_same_held, rules: CategoryRules, xp=None) -> Moves:
@@ -240,10 +272,11 @@ def box_options(values, filled, upper, all_same_held, rules: CategoryRules, obje
     throws of all dice showing one face (``-inf`` where not allowed; ``None`` without an
     all-same box), which replace those throws' columns (``tables.all_same_throws``).
     """
-    regular = _regular_options(values, filled, upper, all_same_held, rules, objective, first_throw, xp)
+    nexts = _next_values(values, filled, upper, all_same_held, rules, objective, xp)
+    regular = _regular_options(values, filled, upper, all_same_held, rules, objective, first_throw, xp, nexts)
     if rules.all_same_box < 0:
         return regular, None
-    return regular, _all_same_options(values, filled, upper, all_same_held, rules, objective, first_throw, xp)
+    return regular, _all_same_options(values, filled, upper, all_same_held, rules, objective, first_throw, xp, nexts)
 
 
 def option_values(values, filled, upper, all_same_held, rules: CategoryRules, objective: str = "score", first_throw: bool = False, xp=None):
@@ -257,22 +290,24 @@ def option_values(values, filled, upper, all_same_held, rules: CategoryRules, ob
         (equal to ``moves(...).values(...)``, computed with fewer table look-ups).
     """
     xp = namespace(xp)
-    out = xp.stack(_regular_options(values, filled, upper, all_same_held, rules, objective, first_throw, xp))
+    nexts = _next_values(values, filled, upper, all_same_held, rules, objective, xp)
+    out = xp.stack(_regular_options(values, filled, upper, all_same_held, rules, objective, first_throw, xp, nexts))
     out = xp.where(out <= CLOSED / 2, -xp.inf, out)
     if rules.all_same_box < 0:
         return out
-    same = _all_same_options(values, filled, upper, all_same_held, rules, objective, first_throw, xp)
+    same = _all_same_options(values, filled, upper, all_same_held, rules, objective, first_throw, xp, nexts)
     return set_at(out, (slice(None), tables.all_same_throws(rules.dice)), xp.swapaxes(same, 0, 1), xp)
 
 
 def final_throw_values(values, filled, upper, all_same_held, rules: CategoryRules, objective: str = "score", first_throw: bool = False, xp=None):
     """``[T, B]`` value of filling the best box now (``first_throw``: Im-Hieb bonus included)."""
     xp = namespace(xp)
-    options = _regular_options(values, filled, upper, all_same_held, rules, objective, first_throw, xp)
+    nexts = _next_values(values, filled, upper, all_same_held, rules, objective, xp)
+    options = _regular_options(values, filled, upper, all_same_held, rules, objective, first_throw, xp, nexts)
     best = functools.reduce(xp.maximum, options)
     if rules.all_same_box < 0:
         return best
-    same = xp.max(_all_same_options(values, filled, upper, all_same_held, rules, objective, first_throw, xp), axis=1)
+    same = xp.max(_all_same_options(values, filled, upper, all_same_held, rules, objective, first_throw, xp, nexts), axis=1)
     return set_at(best, tables.all_same_throws(rules.dice), same, xp)
 
 
@@ -358,14 +393,19 @@ def fill_classes(values: np.ndarray, rules: CategoryRules, inplace: bool = False
 
 
 def value_step(rules: CategoryRules, objective: str, expect: str = "levels", subkeep: str = "levels"):
-    """The per-chunk step of the value solve: ``(values, (), rows, filled, upper, all_same_held) -> values``."""
+    """The per-chunk step of the value solve: ``(values, (), rows, filled, upper, all_same_held) -> values``
+    (a ``SplitStep``: the states' values, then their writing into the table)."""
+    from jaxsolve.core.layered import SplitStep
 
-    def step(values, operands, rows, filled, upper, all_same_held):
+    def compute(values, operands, rows, filled, upper, all_same_held):
         del operands, rows
-        v = state_values(values, filled, upper, all_same_held, rules, objective, expect=expect, subkeep=subkeep)
-        return values.at[tables.state_index(filled, upper, all_same_held, rules)].set(v)
+        return state_values(values, filled, upper, all_same_held, rules, objective, expect=expect, subkeep=subkeep)
 
-    return step
+    def write(values, operands, rows, states, v):
+        del operands, rows
+        return values.at[tables.state_index(*states, rules)].set(v)
+
+    return SplitStep(compute, write)
 
 
 def solve(
@@ -377,6 +417,7 @@ def solve(
     expect: str = "levels",
     subkeep: str = "levels",
     device=None,
+    devices=None,
     on_layer: Callable[[int, int], None] | None = None,
     representatives: bool = True,
 ) -> Solution:
@@ -390,6 +431,10 @@ def solve(
             and process; ``compile_seconds`` is 0 when it was already compiled).
         expect, subkeep: which dice operators to use (see ``jaxsolve.dice``).
         device: a ``jax.Device``; default device if None.
+        devices: run one chunk stream per device (``jax.Device`` list, an int: the first n
+            visible, ``"all"``: every visible device of ``device``'s platform). None: ``"all"``
+            on a CPU, whose devices are its cores once JAX shows several
+            (``runtime.host_devices``, which the command line sets up), else ``device`` alone.
         on_layer: called as ``on_layer(layer, states)`` when a layer is done (progress).
         representatives: compute only one state of each class of equal-valued states
             (``tables.canonical``) and copy its value to the others; False computes every
@@ -398,15 +443,22 @@ def solve(
     import jax
     import jax.numpy as jnp
 
-    from jaxsolve.core.layered import run_layers
+    from jaxsolve.core.layered import make_mesh, run_layers
 
     check_objective(objective)
     dtype = jnp.dtype(float_dtype(dtype))
     device = device or jax.devices()[0]
+    if devices is None and device.platform == "cpu":
+        devices = "all"
+    if devices == "all":
+        devices = jax.devices(device.platform)
+    mesh = make_mesh(devices) if devices is not None else None
+    if mesh is not None and mesh.devices.size == 1:
+        device, mesh = mesh.devices.flat[0], None
     shape = tables.state_shape(rules)
     init = np.full(shape, np.nan, dtype=dtype)
     init[rules.full_mask] = 0.0
-    values = jnp.asarray(init.reshape(-1))
+    values = jax.device_put(init.reshape(-1), device)  # explicit: no implicit transfer in a solve
     del init
     run = run_layers(
         ("category-values", rules, objective, expect, subkeep),
@@ -415,14 +467,16 @@ def solve(
         values,
         chunk=chunk,
         device=device,
+        mesh=mesh,
         on_layer=on_layer,
     )
-    out = np.array(run.carry)
+    out = np.array(jax.device_get(run.carry))
     seconds, compile_seconds, timings = run.seconds, run.compile_seconds, run.timings
     run = None  # frees the device table before the host-side class fill
     if representatives:
         fill_classes(out, rules, inplace=True)
-    return Solution(rules, objective, out.reshape(shape), seconds, compile_seconds, str(device), timings)
+    where = ", ".join(str(d) for d in mesh.devices.flat) if mesh is not None else str(device)
+    return Solution(rules, objective, out.reshape(shape), seconds, compile_seconds, where, timings)
 
 
 def filled_mask(boxes, rules: CategoryRules | None = None) -> int:

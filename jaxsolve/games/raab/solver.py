@@ -120,9 +120,9 @@ def build_tables(rules: PigRules, dtype=jnp.float64) -> SweepTables:
     sc0 = np.where(win, 1.0, np.where(lose, 0.0, sc0))
     sc1 = np.where(win | lose, 0.0, sc1)
 
-    f = functools.partial(jnp.asarray, dtype=dtype)
-    i32 = functools.partial(jnp.asarray, dtype=jnp.int32)
-    return SweepTables(jnp.asarray(over), f(val), i32(bidx), f(bc0), f(bc1), i32(sidx), f(sc0), f(sc1), f(rules.weights))
+    f = functools.partial(np.asarray, dtype=dtype)  # host arrays: the solve places them explicitly
+    i32 = functools.partial(np.asarray, dtype=np.int32)
+    return SweepTables(np.asarray(over), f(val), i32(bidx), f(bc0), f(bc1), i32(sidx), f(sc0), f(sc1), f(rules.weights))
 
 
 # ---------------------------------------------------------------------------------------------
@@ -282,7 +282,7 @@ def solve(
     n_t, n_m, _, n_n = rules.shape
     with jax.default_device(device):
         tab = jax.device_put(build_tables(rules, dtype), device)
-        W0 = jax.device_put(jnp.full((n_t, n_m, n_n), 0.5, dtype), device)
+        W0 = jax.device_put(np.full((n_t, n_m, n_n), 0.5, dtype), device)
         run = solve_fixpoint(("pig", rules), _sweep_of(rules), W0, tab, tol=tol, max_iter=max_iter)
     return PigSolution(
         rules=rules,

@@ -146,14 +146,14 @@ def kernel_inputs(tables: ScoringTables, top_level: int, height: int, dtype) -> 
     gather = np.where(tables.opt_valid, (offset - 1) * (DICE + 1) + next_n, 0)
     slope = [1.0] + [float(1 - tables.bust_probability(n)) for n in range(1, DICE + 1)]
     offs = [0.0] + [float(tables.delta(n)) for n in range(1, DICE + 1)]
-    args = (
-        jnp.asarray(tables.row_prob, dtype),
-        jnp.asarray(tables.row_n, jnp.int32),
-        jnp.asarray(tables.write, jnp.int32),
-        jnp.asarray(gather, jnp.int32),
-        jnp.asarray(tables.opt_valid),
-        jnp.asarray(slope, dtype),
-        jnp.asarray(offs, dtype),
+    args = (  # host arrays: the solve places them explicitly
+        np.asarray(tables.row_prob, dtype),
+        np.asarray(tables.row_n, np.int32),
+        np.asarray(tables.write, np.int32),
+        np.asarray(gather, np.int32),
+        np.asarray(tables.opt_valid),
+        np.asarray(slope, dtype),
+        np.asarray(offs, dtype),
     )
     return args, {"levels": top_level, "height": height}
 

@@ -1,0 +1,107 @@
+"""Core scaling of the Yahtzee value solve: one core against both, side by side.
+
+Each configuration runs in a fresh process, alternating round by round so all see the same
+machine load; a process solves once to compile and then times ``--repeats`` warm solves of
+Yahtzee (float32). Configurations:
+
+* ``1 core``: pinned to one core (``taskset -c 0``), JAX shows one CPU device;
+* ``all cores, 1 stream``: every core usable, one CPU device (XLA's own threads only);
+* ``all cores, 1 stream per core``: one CPU device per core (``runtime.host_devices``), one
+  chunk stream each (``jaxsolve.core.layered``), what the command line does.
+
+    python benchmarks/bench_cores.py --rounds 3   # writes results/bench/cores.{md,json}
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import shutil
+import statistics
+import subprocess
+import sys
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT / "benchmarks"))
+
+from machine import describe  # noqa: E402
+
+TIMER = r"""
+import json, os, sys
+import jax
+jax.config.update("jax_num_cpu_devices", int(sys.argv[2]))
+import jax.numpy as jnp
+from jaxsolve.games.category import solver
+from jaxsolve.games.category.kniffel import PRESETS as K
+repeats = int(sys.argv[1])
+rules = K[sys.argv[3]]
+first = solver.solve(rules, dtype=jnp.float32)
+times = [solver.solve(rules, dtype=jnp.float32).solve_seconds for _ in range(repeats)]
+print(json.dumps({"times": times, "value": first.game_value, "device": first.device, "load": os.getloadavg()[0]}))
+"""
+
+
+def configs(cores: int) -> dict:
+    pin = ["taskset", "-c", "0"] if shutil.which("taskset") else None
+    out = {}
+    if pin:
+        out["1 core"] = (pin, 1)
+    out[f"{cores} cores, 1 stream"] = ([], 1)
+    out[f"{cores} cores, {cores} streams"] = ([], cores)
+    return out
+
+
+def run(prefix: list, devices: int, repeats: int, preset: str) -> dict:
+    env = dict(os.environ, PYTHONPATH=str(ROOT), JAX_PLATFORMS="cpu")
+    env.pop("XLA_FLAGS", None)
+    proc = subprocess.run(prefix + [sys.executable, "-c", TIMER, str(repeats), str(devices), preset], capture_output=True, text=True, env=env, cwd=ROOT)
+    if proc.returncode:
+        raise SystemExit(f"timing failed:\n{proc.stderr[-2000:]}")
+    return json.loads(proc.stdout.strip().splitlines()[-1])
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--rounds", type=int, default=3)
+    ap.add_argument("--repeats", type=int, default=3)
+    ap.add_argument("--preset", default="yahtzee")
+    ap.add_argument("--out", default=str(ROOT / "results" / "bench"))
+    args = ap.parse_args()
+    cores = len(os.sched_getaffinity(0))
+    runs = configs(cores)
+    times, loads, values = {k: [] for k in runs}, {k: [] for k in runs}, {}
+    for _ in range(args.rounds):
+        for name, (prefix, devices) in runs.items():
+            r = run(prefix, devices, args.repeats, args.preset)
+            times[name] += r["times"]
+            loads[name].append(r["load"])
+            values[name] = r["value"]
+    base = statistics.median(times[next(iter(runs))])
+    rows = [
+        {"config": k, "median_s": statistics.median(v), "min_s": min(v), "speedup_vs_first": base / statistics.median(v), "load_1min": loads[k], "game_value": values[k]}
+        for k, v in times.items()
+    ]
+    machine = describe()
+    payload = {"preset": args.preset, "rounds": args.rounds, "repeats": args.repeats, "machine": machine, "rows": rows, "times": times}
+    out = Path(args.out)
+    out.mkdir(parents=True, exist_ok=True)
+    (out / "cores.json").write_text(json.dumps(payload, indent=1))
+    lines = [
+        f"# Core scaling: {args.preset} value solve, float32, warm",
+        "",
+        f"Command: `python benchmarks/bench_cores.py --rounds {args.rounds} --repeats {args.repeats}`",
+        f"Machine: {machine['cpu']}, {machine['cpu_count']} cores, CPU only, {machine['date']}; medians over {args.rounds * args.repeats} warm solves, compile excluded;",
+        "1-minute load average read after each process (other work on the machine counts in it).",
+        "",
+        "| configuration | median (s) | min (s) | speed-up vs first row | load |",
+        "| --- | ---: | ---: | ---: | --- |",
+    ]
+    lines += [f"| {r['config']} | {r['median_s']:.3f} | {r['min_s']:.3f} | {r['speedup_vs_first']:.2f} | {', '.join(f'{x:.1f}' for x in r['load_1min'])} |" for r in rows]
+    (out / "cores.md").write_text("\n".join(lines) + "\n")
+    print("\n".join(lines))
+
+
+if __name__ == "__main__":
+    main()
