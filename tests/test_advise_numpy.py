@@ -39,12 +39,17 @@ def rules_of(game: str, preset: str):
 
 def random_table(rules, objective="score", dtype="float64", seed=0, integer=True) -> solver.Solution:
     """A value table that passes the store's checks: random values >= 0 at every reachable
-    state (NaN elsewhere, 0 for the full sheet)."""
+    state (NaN elsewhere, 0 for the full sheet), except the last two layers (one or two open
+    boxes), which are the rules' own values, as the loader's spot check wants."""
     rng = np.random.default_rng(seed)
     mask = table_io.reachable_mask(rules)
     raw = rng.integers(0, 40, mask.shape).astype(float) if integer else rng.uniform(0.0, 300.0, mask.shape)
     values = np.where(mask, raw, np.nan).astype(dtype)
     values[rules.full_mask] = 0.0
+    for layer in (rules.num_boxes - 1, rules.num_boxes - 2):
+        f, u, h = (x.astype(np.int64) for x in tables.layer_states(rules, layer))
+        flat = np.nan_to_num(values.reshape(-1), nan=0.0)
+        values[f, u, h] = solver.state_values(flat, f, u, h, rules, objective, xp=np)
     return solver.Solution(rules, objective, values)
 
 

@@ -155,11 +155,17 @@ def test_zehntausend_cut_between_renames(tmp_path, monkeypatch, zsol):
 
 
 def forge(path, array, meta, edit=None):
-    """An export with a correct hash but the given content, its sidecar then edited."""
+    """An export with a correct hash but the given content, its sidecar then edited and
+    sealed again (its own hash recomputed, as a sidecar rewritten whole would be)."""
     export.save(path, array, meta)
     if edit is not None:
         side = path.with_suffix(".json")
-        side.write_text(edit(json.loads(side.read_text())))
+        text = edit(json.loads(side.read_text()))
+        try:
+            edited = json.loads(text)
+        except ValueError:
+            edited = None
+        side.write_text(json.dumps(export.seal(edited)) if isinstance(edited, dict) else text)
     return path
 
 
@@ -196,7 +202,7 @@ def with_rules(**changes):
         ("npz renamed npy", "a zip archive (.npz?)"),
         ("empty file", "is empty"),
         ("no sidecar", "has no metadata sidecar"),
-        ("other game", "holds a 'zehntausend' export, not kniffel"),
+        ("other game", "holds a table of 'zehntausend'"),
         ("bad objective", "objective 'fun'"),
         ("edited values", "does not match its sidecar"),
     ],
@@ -245,7 +251,7 @@ def test_kniffel_loader_refuses(tmp_path, small, case, message):
         import hashlib
 
         side = json.loads(path.with_suffix(".json").read_text())
-        path.with_suffix(".json").write_text(json.dumps({**side, "npy_bytes": len(data), "sha256": hashlib.sha256(data).hexdigest()}))
+        path.with_suffix(".json").write_text(json.dumps(export.seal({**side, "npy_bytes": len(data), "sha256": hashlib.sha256(data).hexdigest()})))
     elif case == "empty file":
         forge(path, v, meta, lambda m: json.dumps({**m, "npy_bytes": 0, "sha256": "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855"}))
         path.write_bytes(b"")

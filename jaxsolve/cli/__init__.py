@@ -19,6 +19,7 @@ class OneLineErrors(TyperGroup):
         if not standalone_mode:
             return super().main(args=args, prog_name=prog_name, complete_var=complete_var, standalone_mode=False, **extra)
         try:
+            refuse_empty(sys.argv[1:] if args is None else list(args))
             code = super().main(args=args, prog_name=prog_name, complete_var=complete_var, standalone_mode=False, **extra)
             flush_stdout()
         except typer.Abort:
@@ -33,6 +34,17 @@ class OneLineErrors(TyperGroup):
             hint = f" (see `{ctx.command_path} --help`)" if ctx is not None and type(exc).__name__ != "ClickException" else ""
             _error(f"{message}{hint}")
         sys.exit(code if isinstance(code, int) else 0)
+
+
+def refuse_empty(args: list[str]) -> None:
+    """An empty argument (``--rules ''``, ``--cache-dir ''``, ``--out=``) is an error, not the
+    default or the current folder."""
+    for i, arg in enumerate(args):
+        if arg == "":
+            before = args[i - 1] if i else ""
+            _error(f"{before} takes a non-empty value" if before.startswith("-") else "an empty argument is not allowed")
+        if arg.startswith("--") and arg.endswith("=") and "=" not in arg[:-1]:
+            _error(f"{arg[:-1]} takes a non-empty value")
 
 
 def _error(message: str) -> None:
@@ -100,4 +112,7 @@ app = build_app()
 
 
 def main() -> None:
+    from jaxsolve import interrupt
+
+    interrupt.install()
     app()

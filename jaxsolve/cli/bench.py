@@ -19,7 +19,7 @@ def bench(
     device: Annotated[Optional[List[str]], typer.Option("--device", help="cpu or gpu (repeat; default every visible kind).")] = None,
     backend: Annotated[Optional[List[str]], typer.Option("--backend", hidden=True, help="Old spelling of --device.")] = None,
     only: Annotated[Optional[str], typer.Option("--only", help="Only games whose name contains this (see `jaxsolve games`).")] = None,
-    out_dir: Annotated[Path, out_folder("bench_{quick,full}.{md,json}")] = Path("results") / "bench",
+    out_dir: Annotated[Path, out_folder("bench_{quick,full}.{md,json}")] = Path("."),
 ):
     """Time compile, warm solve and peak memory of every game's solve; write a markdown + JSON table."""
     import jax

@@ -13,21 +13,21 @@ from typing import Annotated, List, Optional
 
 import typer
 
-from jaxsolve.cli.common import JsonOpt, Run, collect, handle_errors, limited, out_folder, rules_params, shared_options, typer_parameters
+from jaxsolve.cli.common import INT_LIMIT, JsonOpt, Run, collect, handle_errors, limited, out_folder, rules_params, shared_options, typer_parameters
 from jaxsolve.errors import JaxsolveError
 
 ObjectiveOpt = Annotated[Optional[str], typer.Option("--objective", help="score (expected points, default) or goals (expected boxes met).")]
 PositionOpt = Annotated[str, typer.Option("--position", "-p", help='Filled boxes with scores, e.g. "aces=3 twos=- kniffel=50" (default: start).')]
 DiceOpt = Annotated[Optional[str], typer.Option("--dice", "-d", help="Dice showing: --dice 1 1 2 2 5 (or 11225).")]
-ThrowsLeftOpt = Annotated[Optional[int], typer.Option("--throws-left", "--rolls-left", help="Re-throws still allowed this turn (default: all but the first throw).")]
+ThrowsLeftOpt = Annotated[Optional[int], typer.Option("--throws-left", "--rolls-left", min=-INT_LIMIT, max=INT_LIMIT, help="Re-throws still allowed this turn (default: all but the first throw).")]
 TableOpt = Annotated[Optional[Path], typer.Option("--table", "--values", help="Read the value table from a `solve <game> --out` export instead of the solution cache.")]
 MoreDice = Annotated[Optional[List[str]], typer.Argument(hidden=True, help="The rest of --dice.")]
 
-DISTRIBUTION_DIR = Path("results") / "distribution"
+DISTRIBUTION_DIR = Path(".")  # the current folder; results/ is written only by the scripts that regenerate it
 
 FilledOpt = Annotated[Optional[List[str]], typer.Option("--filled", help="A box already filled (repeat); the rest of the game is solved.")]
-DevicesOpt = Annotated[int, typer.Option("--devices", min=0, help="Shard over the first n visible devices (0: all).")]
-MemoryOpt = Annotated[Optional[int], typer.Option("--max-memory", min=1, help="MiB one device may use; chunks shrink to fit.")]
+DevicesOpt = Annotated[int, typer.Option("--devices", max=INT_LIMIT, min=0, help="Shard over the first n visible devices (0: all).")]
+MemoryOpt = Annotated[Optional[int], typer.Option("--max-memory", max=INT_LIMIT, min=1, help="MiB one device may use; chunks shrink to fit.")]
 ChunkOpt = Annotated[int, typer.Option("--chunk", min=1, max=1 << 16, help="Most states per compiled batch.")]
 
 
@@ -127,8 +127,8 @@ def distribution(
     game,
     rules=None,
     filled: FilledOpt = None,
-    at: Annotated[Optional[List[int]], typer.Option("--at", help="Report P(score >= T) (repeat, or several values).")] = None,
-    target: Annotated[Optional[int], typer.Option("--target", min=1, help="Also solve the target objective and compare P(score >= T) under both policies (GPU-scale for the full game).")] = None,
+    at: Annotated[Optional[List[int]], typer.Option("--at", min=-INT_LIMIT, max=INT_LIMIT, help="Report P(score >= T) (repeat, or several values).")] = None,
+    target: Annotated[Optional[int], typer.Option("--target", max=INT_LIMIT, min=1, help="Also solve the target objective and compare P(score >= T) under both policies (GPU-scale for the full game).")] = None,
     out_dir: Annotated[Path, out_folder("the .npy, .json and .png")] = DISTRIBUTION_DIR,
     no_files: Annotated[bool, typer.Option("--no-files", help="Print only; write no files.")] = False,
     no_write: Annotated[bool, typer.Option("--no-write", hidden=True, help="Old spelling of --no-files.")] = False,
@@ -217,12 +217,12 @@ def distribution(
 def advise_target(
     game,
     dice: Annotated[List[int], typer.Argument(help="The dice showing, e.g. 6 6 1 2 3.")],
-    target: Annotated[int, typer.Option("--target", "-t", min=1, help="Points still needed (at least).")],
+    target: Annotated[int, typer.Option("--target", "-t", max=INT_LIMIT, min=1, help="Points still needed (at least).")],
     rules=None,
     filled: FilledOpt = None,
-    upper: Annotated[int, typer.Option("--upper", min=0, help="Upper-section total so far.")] = 0,
+    upper: Annotated[int, typer.Option("--upper", max=INT_LIMIT, min=0, help="Upper-section total so far.")] = 0,
     all_same_held: Annotated[bool, typer.Option("--all-same-held", "--holds50", help="The all-same box (Kniffel, Yahtzee, Yatzy) holds its points.")] = False,
-    throws_left: Annotated[int, typer.Option("--throws-left", "--rerolls", min=0, help="Re-throws still allowed this turn (0: choose a box).")] = 0,
+    throws_left: Annotated[int, typer.Option("--throws-left", "--rerolls", max=INT_LIMIT, min=0, help="Re-throws still allowed this turn (0: choose a box).")] = 0,
     devices: DevicesOpt = 1,
     chunk: ChunkOpt = 256,
     as_json: JsonOpt = False,
@@ -254,7 +254,7 @@ def advise_target(
         typer.echo(f"  {c.kind:4} {c.what:16} {c.probability:.6f}")
 
 
-SIMULATE_DIR = Path("results/simulate")
+SIMULATE_DIR = Path(".")  # the current folder; results/ is written only by the scripts that regenerate it
 MAX_GAMES = 10_000_000  # all games of a strategy are played side by side, in memory at once
 MAX_SEED = 2**32 - 1
 
@@ -336,11 +336,11 @@ def simulate_games(
     game,
     strategy: Annotated[str, typer.Option("--strategy", "-s", help="optimal, heuristic, heuristic:<strength> (strong, medium, weak), greedy, or several comma-separated.")] = "optimal",
     heuristic_reading: Annotated[str, typer.Option("--heuristic-reading", help="Heuristic: the start value's bonus term, fresh-turn (default) or chain.")] = "fresh-turn",
-    bot_seed: Annotated[int, typer.Option("--bot-seed", help="Heuristic: seed of the bot's forecast errors (weaker strengths).")] = 0,
+    bot_seed: Annotated[int, typer.Option("--bot-seed", min=-INT_LIMIT, max=INT_LIMIT, help="Heuristic: seed of the bot's forecast errors (weaker strengths).")] = 0,
     games: Annotated[int, typer.Option("--games", "-n", help="Games per strategy.")] = 100_000,
     seed: Annotated[int, typer.Option("--seed", help="Random seed (same seed, same games).")] = 7,
     rules=None,
-    chunk: Annotated[int, typer.Option("--chunk", help="Distinct states per compiled policy evaluation.")] = 1024,
+    chunk: Annotated[int, typer.Option("--chunk", min=-INT_LIMIT, max=INT_LIMIT, help="Distinct states per compiled policy evaluation.")] = 1024,
     out_dir: Annotated[Path, out_folder("the JSON summary and histogram PNG")] = SIMULATE_DIR,
     no_files: Annotated[bool, typer.Option("--no-files", help="Write no JSON/PNG files.")] = False,
     as_json: JsonOpt = False,

@@ -6,6 +6,7 @@ import dataclasses
 import errno
 import functools
 import inspect
+import math
 import os
 import sys
 from enum import Enum
@@ -35,7 +36,7 @@ NoCacheOpt = Annotated[bool, typer.Option("--no-cache", help="Neither read nor w
 
 def out_folder(what: str) -> Any:
     """The ``--out`` option of a command that writes several files into a folder."""
-    return typer.Option("--out", "-o", help=f"Folder for {what}.")
+    return typer.Option("--out", "-o", help=f"Folder for {what} (default: the current folder).")
 JsonOpt = Annotated[bool, typer.Option("--json", help="Print machine-readable JSON instead of a table.")]
 
 
@@ -95,6 +96,19 @@ def _note(message: str) -> None:
     typer.echo(message, err=True)
 
 
+
+
+INT_LIMIT = 10**9
+"""Every integer option without limits of its own takes at most this size (either sign), so no
+number reaches NumPy or JAX that overflows their integers (``100000000000000000000``)."""
+FLOAT_LIMIT = 1e9
+
+
+def finite(name: str, value):
+    """``value`` if it is None or a finite float of at most ``FLOAT_LIMIT``, else an error."""
+    if value is not None and (not math.isfinite(value) or abs(value) > FLOAT_LIMIT):
+        raise JaxsolveError(f"{name} must be a finite number of at most {FLOAT_LIMIT:g}, got {value}")
+    return value
 
 
 def limited(name: str, value: int, low: int, high: int) -> int:
@@ -214,6 +228,8 @@ def typer_parameters(p: Param) -> list[inspect.Parameter]:
     option per old spelling (``aliases``), named ``<name>__<i>``."""
     P = inspect.Parameter
     bounds = {k: v for k, v in (("min", p.min), ("max", p.max)) if v is not None}
+    if p.type is int:  # no number reaches NumPy or JAX that overflows their integers
+        bounds = {"min": -INT_LIMIT, "max": INT_LIMIT, **bounds}
     if p.argument:
         info = typer.Argument(help=_help(p), show_default=False)
         return [P(p.name, P.POSITIONAL_OR_KEYWORD, annotation=Annotated[_option_type(p), info], default=p.default)]
@@ -238,6 +254,8 @@ def collect(params: list[Param], kwargs: dict) -> dict:
                 if value not in (None, p.default):
                     raise JaxsolveError(f"{alias} is the old spelling of {p.spellings[0].split('/')[0]}: give one of them")
                 value = old
+        if p.type is float:
+            finite(p.spellings[0].split("/")[0], value)
         if p.choices and value is not None and value not in p.choices:
             raise JaxsolveError(f"{p.spellings[0].split('/')[0]} must be one of {', '.join(p.choices)}, got {value!r}")
         out[p.name] = value

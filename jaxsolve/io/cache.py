@@ -78,11 +78,18 @@ def entry_path(game: str, rules, objective: str, dtype: str) -> Path:
     return root() / TABLES / game / f"{safe}-{rules_hash(rules)}-{objective}-{dtype}.npy"
 
 
-def _load(path: Path, load: Callable) -> Any:
+def _load(path: Path, load: Callable, game: str, rules, objective: str, dtype: str) -> Any:
     """The entry at ``path`` read with ``load`` (saying so), None if there is none; a
-    ``JaxsolveError`` if it is not usable."""
-    if not path.exists():
+    ``JaxsolveError`` if it is not usable: not a regular file, broken, or not the table of its
+    key (``export.check_binding``: game, every rules field, objective, dtype), checked on the
+    sidecar before the array is read."""
+    from jaxsolve.io import export
+
+    if not path.exists() and not path.is_symlink():
         return None
+    if not path.is_file():
+        raise JaxsolveError(f"{path} is not a regular file")
+    export.check_binding(path, export.read_metadata(path), game=game, rules=rules, objective=objective, dtype=dtype)
     t0 = time.perf_counter()
     sol = load(path)
     _say(f"using the cached table {path} ({time.perf_counter() - t0:.2f} s to load)")
@@ -97,30 +104,51 @@ def cached(game: str, rules, *, objective: str, dtype: str, load: Callable) -> A
     if not _CONFIG.enabled:
         return None
     try:
-        return _load(entry_path(game, rules, objective, dtype), load)
-    except JaxsolveError:
+        return _load(entry_path(game, rules, objective, dtype), load, game, rules, objective, dtype)
+    except (JaxsolveError, OSError):
         return None
 
 
-def solved(game: str, rules, *, objective: str, dtype: str, solve: Callable[[], Any], save: Callable, load: Callable) -> Any:
+def _check_dtype(sol: Any, dtype: str, values: Callable[[Any], Any] | None) -> Any:
+    import numpy as np
+
+    if values is not None:
+        got = np.dtype(np.asarray(values(sol)).dtype).name
+        if got != dtype:
+            raise JaxsolveError(f"the solve returned a {got} table where {dtype} was asked for (JAX's x64 mode is off?)")
+    return sol
+
+
+def solved(
+    game: str, rules, *, objective: str, dtype: str, solve: Callable[[], Any], save: Callable, load: Callable,
+    values: Callable[[Any], Any] | None = None,
+) -> Any:
     """The solution of ``rules``: loaded from the store if it holds a valid entry, else solved
-    with ``solve()`` and written there (when the store is enabled)."""
+    with ``solve()`` and written there (when the store is enabled).
+
+    An entry that is broken, foreign (another game, rules, objective or dtype than its key) or
+    not a file is reported on one line and solved again; a store that cannot be written is one
+    note, and the solution is still returned. ``values(solution)``: its array, whose dtype must
+    be ``dtype`` (a solution in another precision is refused, never stored under this key)."""
     if not _CONFIG.enabled:
-        return solve()
+        return _check_dtype(solve(), dtype, values)
     path = entry_path(game, rules, objective, dtype)
     try:
-        sol = _load(path, load)
-    except JaxsolveError as exc:
-        _say(f"cached table {path} is not usable ({exc}); solving again")
+        sol = _load(path, load, game, rules, objective, dtype)
+    except (JaxsolveError, OSError) as exc:
+        reason = str(exc) if isinstance(exc, JaxsolveError) else (exc.strerror or str(exc))
+        _say(f"cached table {path} is not usable ({reason}); solving again")
     else:
         if sol is not None:
             return sol
-    sol = solve()
+    sol = _check_dtype(solve(), dtype, values)
     try:
         path.parent.mkdir(parents=True, exist_ok=True)
         save(path, sol)
     except OSError as exc:
         _say(f"could not cache the table at {path}: {exc.strerror or exc}")
+    except JaxsolveError as exc:
+        _say(f"could not cache the table: {exc}")
     else:
         _say(f"solved and cached the table at {path}")
     return sol

@@ -38,15 +38,18 @@ import numpy as np
 
 from jaxsolve.errors import JaxsolveError
 
-FORMAT = "jaxsolve-export/3"
+FORMAT = "jaxsolve-export/4"
 OLD_FORMATS = {
+    "jaxsolve-export/3": "was written by an older jaxsolve whose sidecar carries no hash of its own",
     "jaxsolve-export/1": "was written by an older jaxsolve without a content hash",
     "jaxsolve-export/2": "was written by an older jaxsolve (export format 2)",
 }
 """Formats of earlier versions, refused with why. Format 3 renamed the category games' rules
 fields (``rolls`` -> ``throws``, ``instant_kniffel`` -> ``instant_all_same``, box kind
 ``yahtzee`` -> ``all_same``), their state axis (``holds50`` -> ``all_same_held``) and the
-saved-throw key (``saved_cap`` -> ``max_saved``)."""
+saved-throw key (``saved_cap`` -> ``max_saved``); format 4 added ``sidecar_sha256``."""
+MAX_SIDECAR_BYTES = 1 << 20
+"""A sidecar larger than this is refused before it is read (real ones are a few KiB)."""
 NPY_MAGIC = b"\x93NUMPY"
 
 
@@ -205,6 +208,23 @@ def _sha256(data: bytes) -> str:
     return hashlib.sha256(data).hexdigest()
 
 
+def canonical_json(obj) -> bytes:
+    """``obj`` as canonical JSON bytes (sorted keys, no spaces, ASCII): what ``meta_hash`` hashes."""
+    return json.dumps(obj, sort_keys=True, separators=(",", ":"), ensure_ascii=True, allow_nan=True, default=_json_default).encode()
+
+
+def meta_hash(meta: dict) -> str:
+    """SHA-256 of a sidecar's canonical JSON without its own ``sidecar_sha256`` entry. The
+    sidecar holds the array's SHA-256 too, so this one hash covers the metadata and the array."""
+    return _sha256(canonical_json({k: v for k, v in meta.items() if k != "sidecar_sha256"}))
+
+
+def seal(meta: dict) -> dict:
+    """``meta`` (JSON-normalised) with its ``sidecar_sha256`` set."""
+    meta = json.loads(canonical_json({k: v for k, v in meta.items() if k != "sidecar_sha256"}))
+    return {**meta, "sidecar_sha256": meta_hash(meta)}
+
+
 def save(path: str | os.PathLike, array: np.ndarray, metadata: dict) -> Path:
     """Write ``array`` to ``path`` and ``metadata`` (plus size, hash, shape, dtype, provenance) beside it."""
     return save_group([(path, array, metadata)])[0]
@@ -241,6 +261,7 @@ def save_group(items: list[tuple[str | os.PathLike, np.ndarray, dict]]) -> list[
         }
         if len(items) > 1:
             meta["companions"] = {paths[j].name: hashes[j] for j in range(len(items)) if j != i}
+        meta = seal(meta)
         sidecars.append(json.dumps(meta, indent=2, default=_json_default).encode())
     targets = paths + [sidecar_path(p) for p in paths]
     temps: list[str] = []
@@ -271,10 +292,13 @@ def _read_sidecar(path: Path) -> dict:
     if not side.is_file():
         raise JaxsolveError(f"{path} has no metadata sidecar {side.name}; not a jaxsolve export?")
     try:
+        size = side.stat().st_size
+        if size > MAX_SIDECAR_BYTES:
+            raise JaxsolveError(f"{side} is {size:,} bytes, too large for a jaxsolve export sidecar")
         meta = json.loads(side.read_text(encoding="utf-8"))
     except OSError as exc:
         raise JaxsolveError(f"cannot read {side}: {exc.strerror or exc}") from None
-    except (UnicodeDecodeError, ValueError):
+    except (UnicodeDecodeError, ValueError, RecursionError):
         raise JaxsolveError(f"{side} is not a JSON sidecar of a jaxsolve export") from None
     if not isinstance(meta, dict):
         raise JaxsolveError(f"{side} is not a jaxsolve export sidecar (a JSON {type(meta).__name__}, not an object)")
@@ -286,6 +310,8 @@ def _read_sidecar(path: Path) -> dict:
     for key, kind in (("sha256", str), ("npy_bytes", int), ("shape", list), ("dtype", str)):
         if not isinstance(meta.get(key), kind) or isinstance(meta.get(key), bool):
             raise JaxsolveError(f"{side} lacks a valid {key!r} entry")
+    if not isinstance(meta.get("sidecar_sha256"), str) or meta["sidecar_sha256"] != meta_hash(meta):
+        raise JaxsolveError(f"{side} has been edited: its content does not match its own hash (sidecar_sha256); solve again")
     return meta
 
 
@@ -319,6 +345,17 @@ def load(path: str | os.PathLike, *, game: str | None = None) -> tuple[np.ndarra
         raise JaxsolveError(f"no such export file: {path}")
     meta = _read_sidecar(path)
     try:
+        size = path.stat().st_size
+    except OSError as exc:
+        raise JaxsolveError(f"cannot read {path}: {exc.strerror or exc}") from None
+    if size == 0:
+        raise JaxsolveError(f"{path} is empty, not a .npy array")
+    if size != meta["npy_bytes"]:  # checked before the file is read: a huge stray file is never loaded
+        raise JaxsolveError(
+            f"{path} does not match its sidecar {sidecar_path(path).name} ({size:,} bytes, the sidecar says {meta['npy_bytes']:,}): "
+            "the pair is out of step, e.g. an interrupted write; solve again"
+        )
+    try:
         data = path.read_bytes()
     except OSError as exc:
         raise JaxsolveError(f"cannot read {path}: {exc.strerror or exc}") from None
@@ -331,8 +368,8 @@ def load(path: str | os.PathLike, *, game: str | None = None) -> tuple[np.ndarra
     array = _parse_npy(path, data)
     if list(array.shape) != meta["shape"] or str(array.dtype) != meta["dtype"]:
         raise JaxsolveError(f"{path}: {array.dtype} {list(array.shape)} does not match its sidecar's {meta['dtype']} {meta['shape']}")
-    if game is not None and meta.get("game") != game:
-        raise JaxsolveError(f"{path} holds a {meta.get('game')!r} export, not {game}")
+    if game is not None:
+        check_binding(path, meta, game=game)
     return array, meta
 
 
@@ -350,6 +387,51 @@ def load_group(paths: list[str | os.PathLike], *, game: str | None = None) -> li
                     f"{paths[i]} and {paths[j]} are not from the same export (out of step, e.g. an interrupted write); solve again"
                 )
     return out
+
+
+def describe(meta: dict) -> str:
+    """``game/rules/objective/dtype`` of a sidecar (``?`` for what it does not say)."""
+    rules = meta.get("rules")
+    name = rules.get("name", "?") if isinstance(rules, dict) else "?"
+    parts = [str(meta.get("game", "?")), str(name)]
+    if "objective" in meta:
+        parts.append(str(meta["objective"]))
+    parts.append(str(meta.get("dtype", "?")))
+    return "/".join(parts)
+
+
+def check_binding(path: str | os.PathLike, meta: dict, *, game: str | None = None, rules=None, objective: str | None = None, dtype: str | None = None) -> dict:
+    """Refuse an export that is not the table asked for: of another ``game``, other ``rules``
+    (every field, compared as the sidecar states them, not only the name), another
+    ``objective`` or another ``dtype``. The one line names both (``game/rules/objective/dtype``).
+    ``None`` skips that part; ``objective`` is compared where the sidecar states one."""
+    wanted_rules = rules.to_dict() if rules is not None and hasattr(rules, "to_dict") else rules
+    have_rules = meta.get("rules")
+    bad = (
+        (game is not None and meta.get("game") != game)
+        or (wanted_rules is not None and canonical_json(have_rules) != canonical_json(wanted_rules))
+        or (objective is not None and "objective" in meta and meta.get("objective") != objective)
+        or (dtype is not None and meta.get("dtype") != dtype)
+    )
+    if bad:
+        want = {"game": game if game is not None else meta.get("game"), "dtype": dtype if dtype is not None else meta.get("dtype")}
+        want["rules"] = wanted_rules if wanted_rules is not None else have_rules
+        if "objective" in meta:
+            want["objective"] = objective if objective is not None else meta.get("objective")
+        held = describe(meta)
+        if wanted_rules is None and objective is None and dtype is None:
+            raise JaxsolveError(f"{path} holds a table of {meta.get('game')!r} ({held}), not {game}")
+        asked = describe(want)
+        if asked == held:  # same names, other content: say so
+            held += " (other rules under the same name)"
+        raise JaxsolveError(f"{path} holds the {held} table, not {asked}")
+    return meta
+
+
+def read_metadata(path: str | os.PathLike) -> dict:
+    """The validated sidecar of ``path`` (format, required entries, its own hash), without
+    reading the array."""
+    return _read_sidecar(Path(path))
 
 
 def rules_from(path: str | os.PathLike, meta: dict, cls):
@@ -429,6 +511,11 @@ __all__ = [
     "atomic_write_bytes",
     "atomic_write_text",
     "check_array",
+    "check_binding",
+    "describe",
+    "meta_hash",
+    "read_metadata",
+    "seal",
     "check_output_dir",
     "check_writable",
     "load",

@@ -38,7 +38,7 @@ ADVISE_PARAMS = (
     Param("bot_seed", int, 0, "Heuristic: seed of the bot's forecast errors."),
     Param("batch", Path, None, "Answer many questions: JSON lines from this file ('-': standard input), one JSON line out per question."),
 )
-TABLES_PARAMS = (Param("out", Path, Path("results") / "kniffel" / "apl_tables.md", "Markdown file to write (a .json is written beside it).", flags=("--out", "-o")),)
+TABLES_PARAMS = (Param("out", Path, Path("apl_tables.md"), "Markdown file to write (a .json is written beside it).", flags=("--out", "-o")),)
 
 
 def solve(rules, *, dtype=None, device=None):
@@ -111,7 +111,7 @@ def _context(game, rules, rules_given, objective, table, dtype):
         return rules, check_objective(objective or "score"), None
     if not table.exists():
         raise JaxsolveError(f"value table {table} does not exist")
-    sol = table_io.load_solution(table, game=game)
+    sol = table_io.load_solution(table, game=game, rules=rules if rules_given else None, objective=objective)
     if rules_given and rules != sol.rules:
         raise JaxsolveError(f"{table} holds rules {sol.rules.name}, not {rules.name}")
     if objective is not None and objective != sol.objective:
@@ -141,7 +141,7 @@ def advise_command(
         if sol is None:
             setup()
             sol = solutions.solution(rules, objective, game=game, dtype=dtype)
-        return Batch(tuple(answer_batch(rules, sol, _read_lines(batch))))
+        return Batch(tuple(answer_batch(rules, sol, _read_lines(batch), errors=_stderr_line)))
     dice_text = _dice_text(dice, more_dice)
     if strategy == "heuristic":
         return _heuristic(rules, position, dice_text, throws_left, heuristic_reading, bot_strength, bot_seed)
@@ -183,6 +183,13 @@ def _heuristic(rules, position, dice_text, throws_left, reading, strength, seed)
     return Advice(heading, options, "rating", None, data)
 
 
+def _stderr_line(message: str) -> None:
+    try:
+        sys.stderr.write(f"error: {message}\n")
+    except OSError:
+        pass
+
+
 def _read_lines(source: Path) -> list[str]:
     if str(source) == "-":
         return sys.stdin.read().splitlines()
@@ -194,6 +201,51 @@ def _read_lines(source: Path) -> list[str]:
         raise JaxsolveError(f"batch file {source} is not text (JSON lines expected)") from None
 
 
+QUESTION_KEYS = ("position", "state", "dice", "throws_left", "rolls_left")
+STATE_KEYS = ("filled", "upper", "all_same_held", "holds50")
+MAX_LINE = 10_000
+"""Longest batch line read (characters); a question is well under 200."""
+
+
+def _reject_constant(name: str):
+    raise ValueError(f"{name} is not a number here")
+
+
+def _parse_line(line: str) -> dict:
+    if len(line) > MAX_LINE:
+        raise JaxsolveError(f"longer than {MAX_LINE:,} characters; not a question")
+    try:
+        q = json.loads(line, parse_constant=_reject_constant)
+    except json.JSONDecodeError as exc:
+        raise JaxsolveError(f"not JSON ({exc.msg}, column {exc.colno})") from None
+    except ValueError as exc:
+        raise JaxsolveError(f"not JSON as read here ({exc})") from None
+    except RecursionError:
+        raise JaxsolveError("not JSON as read here (nested too deeply)") from None
+    if not isinstance(q, dict):
+        raise JaxsolveError(f"a question is a JSON object, not a JSON {_json_kind(q)}")
+    return q
+
+
+def _json_kind(x) -> str:
+    return {dict: "object", list: "array", str: "string", bool: "boolean", int: "number", float: "number", type(None): "null"}[type(x)]
+
+
+def _known(obj: dict, keys: tuple[str, ...], where: str) -> None:
+    unknown = [k for k in obj if k not in keys]
+    if unknown:
+        raise JaxsolveError(f"unknown key{'s' * (len(unknown) > 1)} {', '.join(map(repr, unknown))} in {where} (known: {', '.join(keys)})")
+
+
+def _integer(value, name: str, low: int, high: int) -> int:
+    """A JSON integer (not a boolean, not a float such as 1.9 or 2.0) within ``[low, high]``."""
+    if isinstance(value, bool) or not isinstance(value, int):
+        raise JaxsolveError(f"{name} must be an integer, got {json.dumps(value)[:40]}")
+    if not low <= value <= high:
+        raise JaxsolveError(f"{name} must be between {low} and {high}, got {value}")
+    return value
+
+
 def _either(obj: dict, key: str, old_key: str, default):
     """``obj[key]``, or ``obj[old_key]`` (the spelling of older versions), or ``default``; not both."""
     if key in obj and old_key in obj:
@@ -201,62 +253,93 @@ def _either(obj: dict, key: str, old_key: str, default):
     return obj.get(key, obj.get(old_key, default))
 
 
-def answer_batch(rules, sol, lines: list[str]) -> list[dict]:
+def read_question(rules, line: str):
+    """One batch line checked against the question schema: ``(filled, upper, all_same_held,
+    dice, throws_left)``, or a ``JaxsolveError`` that says what is wrong.
+
+    The schema: an object with ``dice`` (an array of faces or a string such as ``"11225"``),
+    optional ``throws_left`` (an integer 0..throws-1; old spelling ``rolls_left``), and at most
+    one of ``position`` (a string, as ``advise --position``) or ``state`` (an object with
+    ``filled``: an array of box names or the integer mask, ``upper``: an integer >= 0,
+    ``all_same_held``: 0 or 1, old spelling ``holds50``). No other keys; no floats where an
+    integer is meant; the state must be one a game reaches."""
+    from jaxsolve.games.category.position import check_state, check_throws_left, parse_dice, parse_position
+
+    q = _parse_line(line)
+    _known(q, QUESTION_KEYS, "the question")
+    if "position" in q and "state" in q:
+        raise JaxsolveError("give position or state, not both")
+    if "state" in q:
+        st = q["state"]
+        if not isinstance(st, dict):
+            raise JaxsolveError(f"state must be an object with filled, upper, all_same_held, not a JSON {_json_kind(st)}")
+        _known(st, STATE_KEYS, "state")
+        filled = st.get("filled", [])
+        if isinstance(filled, list):
+            if not all(isinstance(b, (str, int)) and not isinstance(b, bool) for b in filled):
+                raise JaxsolveError("state.filled must be an array of box names (or the integer mask)")
+            filled = "filled=" + ",".join(map(str, filled)) if filled else "filled=-"
+        else:
+            filled = f"filled={_integer(filled, 'state.filled', 0, rules.full_mask)}"
+        upper = _integer(st.get("upper", 0), "state.upper", 0, 6 * 6 * rules.dice)
+        held = _integer(_either(st, "all_same_held", "holds50", 0), "state.all_same_held", 0, 1)
+        pos = parse_position(f"{filled} upper={upper} all_same_held={held}", rules)
+    else:
+        position = q.get("position", "start")
+        if not isinstance(position, str) or not position.strip():
+            raise JaxsolveError("position must be a non-empty string such as \"aces=3 twos=-\"")
+        pos = parse_position(position, rules)
+    dice = q.get("dice")
+    if dice is None:
+        raise JaxsolveError("a question needs the dice showing (\"dice\": [...])")
+    if isinstance(dice, list):
+        dice = [_integer(d, "a die", 1, 6) for d in dice]
+    elif not isinstance(dice, str):
+        raise JaxsolveError(f"dice must be an array of faces or a string such as \"11225\", not a JSON {_json_kind(dice)}")
+    faces = parse_dice(dice, rules)
+    if faces is None:
+        raise JaxsolveError("a question needs the dice showing (\"dice\": [...])")
+    left = _either(q, "throws_left", "rolls_left", None)
+    if left is not None:
+        left = _integer(left, "throws_left", 0, rules.throws - 1)
+    left = check_throws_left(left, rules, faces)
+    f, u, h = pos.state(rules)
+    if f == rules.full_mask:
+        raise JaxsolveError("the game is over: every box is filled")
+    check_state(rules, f, pos.upper_total, h)
+    return f, u, h, faces, left
+
+
+def answer_batch(rules, sol, lines: list[str], *, errors=None) -> list[dict]:
     """JSON lines in, one answer per line: every question in one batched evaluation.
 
     A question is ``{"position": "<sheet or state>", "dice": [1, 1, 2, 2, 5], "throws_left": 1}``
     (or ``"state": {"filled": [...] or mask, "upper": 12, "all_same_held": 0}`` instead of the
-    position; the old keys ``rolls_left`` and ``holds50`` are read too). The answer is
-    ``{"value": ..., "options": [...]}`` with the options of ``advise --json``, best first, or
-    ``{"error": "..."}`` for a bad line.
+    position; the old keys ``rolls_left`` and ``holds50`` are read too), checked by
+    ``read_question``. The answer is ``{"value": ..., "options": [...]}`` with the options of
+    ``advise --json``, best first, or ``{"error": "line N: ..."}`` for a bad line (also passed
+    to ``errors(message)`` when given, e.g. to print it on stderr).
     """
     import numpy as np
 
     from jaxsolve.games.category import query
-    from jaxsolve.games.category.position import check_state, check_throws_left, parse_dice, parse_position
 
     questions, answers = [], [None] * len(lines)
     for i, line in enumerate(lines):
-        if not line.strip():
-            answers[i] = {"error": "empty line"}
-            continue
         try:
-            try:
-                q = json.loads(line)
-            except json.JSONDecodeError as exc:
-                raise JaxsolveError(f"line {i + 1} is not JSON ({exc.msg})") from None
-            if not isinstance(q, dict):
-                raise JaxsolveError("a question is a JSON object")
-            if "state" in q:
-                st = q["state"]
-                if not isinstance(st, dict):
-                    raise JaxsolveError("state must be an object with filled, upper, all_same_held")
-                filled = st.get("filled", 0)
-                if isinstance(filled, list):
-                    filled = "filled=" + ",".join(map(str, filled)) if filled else "filled=-"
-                else:
-                    filled = f"filled={int(filled)}"
-                held = _either(st, "all_same_held", "holds50", 0)
-                pos = parse_position(f"{filled} upper={int(st.get('upper', 0))} all_same_held={int(held)}", rules)
-            else:
-                pos = parse_position(str(q.get("position", "start")), rules)
-            faces = parse_dice(q.get("dice"), rules)
-            if faces is None:
-                raise JaxsolveError("a question needs the dice showing (\"dice\": [...])")
-            left = check_throws_left(_either(q, "throws_left", "rolls_left", None), rules, faces)
-            f, u, h = pos.state(rules)
-            if f == rules.full_mask:
-                raise JaxsolveError("the game is over: every box is filled")
-            check_state(rules, f, pos.upper_total, h)
-            questions.append((i, f, u, h, faces, left))
+            if not line.strip():
+                raise JaxsolveError("empty line")
+            questions.append((i, *read_question(rules, line)))
         except (JaxsolveError, ValueError, TypeError) as exc:
-            answers[i] = {"error": str(exc)}
+            answers[i] = {"error": f"line {i + 1}: {exc}"}
+            if errors is not None:
+                errors(answers[i]["error"])
     if questions:
         table = query.Table(sol)
         idx, f, u, h, faces, left = (np.array(x) for x in zip(*questions))
         ov = table.option_values(f, u, h, faces, left)
         for n, i in enumerate(idx):
-            answers[i] = {"value": float(ov.value[n]), "options": table.ranked(ov, n)}
+            answers[i] = {"rules": rules.name, "value": float(ov.value[n]), "options": table.ranked(ov, n)}
     return answers
 
 

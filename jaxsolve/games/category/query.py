@@ -136,6 +136,8 @@ class Table:
     def throws(self, dice) -> np.ndarray:
         """Throw indices of ``[N, dice]`` faces 1..6 (any order)."""
         d = np.asarray(dice)
+        if d.dtype.kind not in "iu":
+            raise JaxsolveError(f"dice must be integer faces 1..6, got {d.dtype}")
         n = self.rules.dice
         if d.ndim != 2 or d.shape[1] != n:
             raise JaxsolveError(f"dice must be an array [situations, {n}], got shape {d.shape}")
@@ -144,12 +146,21 @@ class Table:
         counts = np.stack([(d == face).sum(axis=1) for face in range(1, 7)], axis=1)
         return _throw_lookup(n)[counts @ _radix(n)], counts
 
-    def option_values(self, filled, upper, all_same_held, dice, throws_left) -> OptionValues:
-        """Every option of ``N`` situations: fill a box, or keep some dice and re-throw."""
+    def option_values(self, filled, upper, all_same_held, dice, throws_left, *, validate: bool = True) -> OptionValues:
+        """Every option of ``N`` situations: fill a box, or keep some dice and re-throw.
+
+        Always checked: integer arrays, masks, totals, flags, faces and re-throws in range.
+        ``validate`` (default) also refuses a state no game reaches (NaN in the table: an upper
+        total the filled boxes cannot make, an all-same flag without its box), which would
+        otherwise get finite but meaningless option values; ``validate=False`` skips that
+        lookup for callers that have checked their states."""
         f, u, h = self.states(filled, upper, all_same_held)
         f, u, h = f.reshape(-1), u.reshape(-1), h.reshape(-1)
         t, _ = self.throws(dice)
-        r = np.broadcast_to(np.asarray(throws_left), f.shape).astype(np.int64)
+        r = np.asarray(throws_left)
+        if r.dtype.kind not in "iu":
+            raise JaxsolveError(f"re-throws left must be integers, got {r.dtype}")
+        r = np.broadcast_to(r, f.shape).astype(np.int64)
         if t.shape != f.shape:
             raise JaxsolveError(f"{len(t)} throws for {len(f)} states")
         rules = self.rules
@@ -157,6 +168,14 @@ class Table:
             raise JaxsolveError(f"re-throws left must be between 0 and {rules.throws - 1}")
         if np.any(f == rules.full_mask):
             raise JaxsolveError("a situation needs an open box (every box is filled)")
+        if validate:
+            impossible = np.isnan(self.solution.values[f, u, h])
+            if impossible.any():
+                i = int(np.flatnonzero(impossible)[0])
+                raise JaxsolveError(
+                    f"{int(impossible.sum())} situation(s) in a state no game reaches, the first #{i}: "
+                    f"filled={int(f[i])} upper={int(u[i])} all_same_held={int(h[i])}"
+                )
         sp = tables.space(rules.dice)
         n, s = len(f), sp.subkeeps.shape[1]
         boxes = np.full((n, rules.num_boxes), np.nan, self.dtype)

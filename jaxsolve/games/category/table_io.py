@@ -6,8 +6,10 @@ The sidecar names the registered game (``jaxsolve.games``); every game whose rul
 
 from __future__ import annotations
 
+import contextlib
 import functools
 import os
+from pathlib import Path
 
 import numpy as np
 
@@ -68,15 +70,57 @@ def reachable_mask(rules: CategoryRules) -> np.ndarray:
     return mask
 
 
-def load_solution(path: str | os.PathLike, *, game: str) -> Solution:
+SPOT_STATES = 2048
+"""States of the layer with two open boxes recomputed by ``spot_check`` (all of the layer with
+one open box are)."""
+
+
+def spot_check(path, values: np.ndarray, rules: CategoryRules, objective: str) -> None:
+    """Recompute the last two layers (every state with one open box, and up to ``SPOT_STATES``
+    states with two, a fixed sample) from ``rules`` with the engine's own turn arithmetic in
+    NumPy, each from the table's values of the layer after it, and compare with the table.
+
+    A sidecar rewritten whole (its rules edited, its hashes recomputed) names rules the values
+    were not solved for; in the last layers almost every box's points, the bonuses and the
+    joker rule show, so such a table is refused. Costs a few tenths of a second."""
+    from jaxsolve.games.category import solver
+
+    flat = np.nan_to_num(values.reshape(-1), nan=0.0)
+    tol = 1e-9 if values.dtype == np.float64 else 2e-5
+    for open_boxes in (1, 2):
+        layer = rules.num_boxes - open_boxes
+        if layer < 0:
+            break
+        f, u, h = tables.layer_states(rules, layer)
+        if len(f) > SPOT_STATES:
+            pick = np.random.default_rng(layer).choice(len(f), SPOT_STATES, replace=False)
+            f, u, h = f[pick], u[pick], h[pick]
+        got = np.asarray(solver.state_values(flat, f.astype(np.int64), u.astype(np.int64), h.astype(np.int64), rules, objective, xp=np), np.float64)
+        want = values[f, u, h].astype(np.float64)
+        bad = ~(np.abs(got - want) <= tol * np.maximum(1.0, np.abs(want)))
+        if bad.any():
+            i = int(np.flatnonzero(bad)[0])
+            raise JaxsolveError(
+                f"{path}: the values are not a solution of the rules {rules.name} its sidecar names "
+                f"(with {open_boxes} open box{'es' * (open_boxes > 1)}: state filled={int(f[i])} upper={int(u[i])} "
+                f"all_same_held={int(h[i])} holds {want[i]:.6f}, the rules give {got[i]:.6f})"
+            )
+
+
+def load_solution(path: str | os.PathLike, *, game: str, rules: CategoryRules | None = None, objective: str | None = None, dtype: str | None = None, verify: bool = True) -> Solution:
     """Read a category-game export back as a ``Solution`` (``.value(filled, upper, all_same_held)``).
 
-    Checks (``jaxsolve.export``): the sidecar and the array agree (size, SHA-256, shape,
-    dtype), the sidecar is a value table of the registered game ``game``
+    Checks (``jaxsolve.export``): the sidecar's own hash, the sidecar and the array agree (size,
+    SHA-256, shape, dtype), the sidecar is a value table of the registered game ``game`` (and,
+    where given, of exactly these ``rules``, ``objective`` and ``dtype``: ``check_binding``)
     with valid rules and objective, the array's shape is the rules' state shape, its dtype
-    float32 or float64, NaN exactly at the unreachable states, finite and >= 0 everywhere else.
+    float32 or float64, NaN exactly at the unreachable states, finite and >= 0 everywhere else,
+    and (``verify``) the last two layers recomputed from the rules (``spot_check``).
     Any failure is a ``JaxsolveError``.
     """
+    meta = export.read_metadata(path) if Path(path).is_file() else None
+    if meta is not None:
+        export.check_binding(path, meta, game=game, rules=rules, objective=objective, dtype=dtype)
     values, meta = export.load(path, game=game)
     rules = export.rules_from(path, meta, CategoryRules)
     objective = meta.get("objective")
@@ -85,6 +129,8 @@ def load_solution(path: str | os.PathLike, *, game: str) -> Solution:
     export.check_array(
         path, values, shape=tables.state_shape(rules), dtypes=("float32", "float64"), defined=reachable_mask(rules), low=0.0, what=f"rules {rules.name}"
     )
+    if verify:
+        spot_check(path, values, rules, objective)
     seconds = [meta.get(k, 0.0) for k in ("solve_seconds", "compile_seconds")]
     seconds = [float(x) if isinstance(x, (int, float)) and not isinstance(x, bool) else 0.0 for x in seconds]
     device = meta.get("device", "")
@@ -100,22 +146,44 @@ def cached(rules: CategoryRules, objective: str = "score", *, game: str | None, 
     check_objective(objective)
     if game is None:
         return None
-    return cache.cached(game, rules, objective=objective, dtype=np.dtype(dtype).name, load=lambda path: load_solution(path, game=game))
+    name = np.dtype(dtype).name
+    return cache.cached(game, rules, objective=objective, dtype=name, load=lambda path: load_solution(path, game=game, rules=rules, objective=objective, dtype=name))
+
+
+def _precision(name: str):
+    """A float64 solve runs with JAX's x64 mode on (restored afterwards): without it JAX
+    computes in float32 whatever dtype is asked for."""
+    import jax
+
+    if name == "float64" and not jax.config.jax_enable_x64:
+        return jax.enable_x64(True)
+    return contextlib.nullcontext()
+
+
+def _solve(rules, objective, name, device):
+    from jaxsolve.games.category import solver
+
+    with _precision(name):
+        sol = solver.solve(rules, objective, dtype=name, device=device)
+    if sol.values.dtype != np.dtype(name):
+        raise JaxsolveError(f"the solve returned a {sol.values.dtype} table where {name} was asked for")
+    return sol
 
 
 def solved(rules: CategoryRules, objective: str = "score", *, game: str | None, dtype=None, device=None) -> Solution:
     """The solved table of ``rules``/``objective`` in ``dtype`` (default: ``arrays.float_dtype``):
     from the solution cache of the registered ``game`` (``jaxsolve.io.cache``), or solved and
     stored there; with ``game`` None solved without the cache (the caller names no game)."""
-    from jaxsolve.games.category import solver
     from jaxsolve.games.category.rules import check_objective
 
     check_objective(objective)
     name = float_dtype(dtype).name
     if game is None:
-        return solver.solve(rules, objective, dtype=name, device=device)
+        return _solve(rules, objective, name, device)
     return cache.solved(
         game, rules, objective=objective, dtype=name,
-        solve=lambda: solver.solve(rules, objective, dtype=name, device=device),
-        save=lambda path, sol: save_solution(path, sol, game=game), load=lambda path: load_solution(path, game=game),
+        solve=lambda: _solve(rules, objective, name, device),
+        save=lambda path, sol: save_solution(path, sol, game=game),
+        load=lambda path: load_solution(path, game=game, rules=rules, objective=objective, dtype=name),
+        values=lambda sol: sol.values,
     )

@@ -21,7 +21,7 @@ ADVISE_PARAMS = (
     Param("they_started", bool, False, "Who started the game (last-turn rule).", flags=("--they-started/--i-started",)),
 )
 PLOT_PARAMS = (
-    Param("out", Path, Path("results/raab"), "Folder for the PNG files.", flags=("--out", "-o")),
+    Param("out", Path, Path("."), "Folder for the PNG files (default: the current folder).", flags=("--out", "-o")),
     Param("theirs_max", int, None, "Largest opponent score on the y axis (default goal + 10).", min=0),
 )
 TABLES_PARAMS = (

@@ -16,7 +16,7 @@ ADVISE_PARAMS = (
     Param("more_dice", list, None, "The other dice of the throw.", argument=True),
 )
 PLOT_PARAMS = (
-    Param("out", Path, Path("results") / "zehntausend" / "delta_e.png", "PNG file to write.", flags=("--out", "-o")),
+    Param("out", Path, Path("delta_e.png"), "PNG file to write.", flags=("--out", "-o")),
     Param("p_max", int, None, f"Right end of the p axis (default 1.3 p6; at most {P_MAX_LIMIT:,}).", min=100, max=P_MAX_LIMIT),
 )
 
