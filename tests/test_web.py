@@ -29,6 +29,7 @@ def server():
         yield running
     finally:
         running.stop()
+        games.unregister(PIG)
 
 
 def cli_advice(args: list[str]) -> dict:
