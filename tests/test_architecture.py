@@ -112,11 +112,12 @@ def test_no_module_outside_the_games_names_a_game():
 
 def test_generic_layers_import_no_game_package():
     """core, io, play and the generic CLI know games only through the registry; a family's own
-    commands (``jaxsolve.cli.<family>``) may use that family's engine."""
+    commands (``jaxsolve.cli.<family>``) and page extras (``jaxsolve.web.<family>``) may use
+    that family's engine."""
     families = {g.family for g in games.games()}
     found = []
     for module in _outside_games():
-        own = module.rpartition(".")[2] if module.startswith("jaxsolve.cli.") else None
+        own = module.rpartition(".")[2] if module.startswith(("jaxsolve.cli.", "jaxsolve.web.")) else None
         for target in _graph()[module]:
             parts = target.split(".")
             if parts[:2] == ["jaxsolve", "games"] and len(parts) > 2 and parts[2] in families and parts[2] != own:

@@ -61,7 +61,7 @@ def build_app() -> typer.Typer:
     ``advise``, ``play``, ``plot``, ``tables``) with one subcommand per game offering each, the
     family commands, and ``games``, ``bench``, ``cache``."""
     from jaxsolve import games as registry
-    from jaxsolve.cli import bench, cache, category, commands, play
+    from jaxsolve.cli import bench, cache, category, commands, play, serve
 
     app = typer.Typer(
         cls=OneLineErrors,
@@ -75,6 +75,7 @@ def build_app() -> typer.Typer:
     category.add_family_commands(app, found)
     bench.add_bench_command(app)
     cache.add_cache_commands(app)
+    serve.add_serve_command(app)
     app.command("games")(list_games)
     return app
 

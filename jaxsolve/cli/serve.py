@@ -1,0 +1,51 @@
+"""``jaxsolve serve``: the local web page (advisor and play for every registered game)."""
+
+from __future__ import annotations
+
+import ipaddress
+from typing import Annotated
+
+import typer
+
+from jaxsolve.cli.common import CacheOpt, Device, DeviceOpt, NoCacheOpt, handle_errors
+
+HELP = "Serve the advisor and play page for every registered game on this computer (http://127.0.0.1:8765/ by default)."
+
+
+def _loopback(host: str) -> bool:
+    if host == "localhost":
+        return True
+    try:
+        return ipaddress.ip_address(host).is_loopback
+    except ValueError:
+        return False
+
+
+@handle_errors
+def serve(
+    port: Annotated[int, typer.Option("--port", "-p", min=0, max=65535, help="Port to listen on (0: any free port).")] = 8765,
+    host: Annotated[str, typer.Option("--host", help="Address to listen on; only this computer can reach the default.")] = "127.0.0.1",
+    device: DeviceOpt = Device.auto,
+    cache_dir: CacheOpt = None,
+    no_cache: NoCacheOpt = False,
+):
+    """Serve the page: every game's advisor (each option ranked with value, regret and ties) and
+    play mode (virtual dice, loss of each move, undo, review), from the solution cache."""
+    from jaxsolve.web.api import Service
+    from jaxsolve.web.server import build_app, make_server
+
+    service = Service(cache_dir=cache_dir, use_cache=not no_cache, device=device.value)
+    server, sock = make_server(build_app(service), host, port)
+    bound = sock.getsockname()
+    shown = f"[{bound[0]}]" if ":" in bound[0] else bound[0]
+    typer.echo(f"jaxsolve page at http://{shown}:{bound[1]}/ (Ctrl-C stops it)")
+    if not _loopback(host):
+        typer.echo(f"note: listening on {host}: other computers on the network can reach the page", err=True)
+    try:
+        server.run(sockets=[sock])
+    finally:
+        service.close()
+
+
+def add_serve_command(app: typer.Typer) -> None:
+    app.command("serve", help=HELP)(serve)

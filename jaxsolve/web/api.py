@@ -1,0 +1,578 @@
+"""The page's questions answered with the library calls the command line makes, as plain data.
+
+Everything comes from the registry (``jaxsolve.games.games()``): the games, their presets and
+overridable rules fields, the options of their ``advise`` command (``Param`` values, the same
+ones the command line turns into options) and their play class (``jaxsolve.play``). A game
+registered later (a plug-in, a test's game) is on the page without code here.
+
+All library work runs on one worker thread, one request at a time (the solution cache and the
+games in play are never touched by two threads). A request that is not answered within
+``wait`` seconds (a first solve, a long distribution) becomes a *job*: the caller gets its id
+and polls ``job()`` for the elapsed time and the solution store's notes until the answer is
+there. Bad input raises ``ApiError`` (an HTTP status and one message); nothing else is raised
+to the caller except a bug, which the server turns into a 500 answer and survives.
+"""
+
+from __future__ import annotations
+
+import concurrent.futures
+import itertools
+import math
+import re
+import threading
+import time
+from collections import OrderedDict
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Callable
+
+from jaxsolve.errors import JaxsolveError
+from jaxsolve.games.game import Advice, Batch, Game, Param
+
+TIE_TOL = 1e-9  # an option within this of the best (relative to the best's size) is tied with it
+MAX_QUESTIONS = 1000  # questions in one bulk request
+MAX_GAMES = 256  # games in play kept in memory (the oldest untouched one goes first)
+
+
+class ApiError(JaxsolveError):
+    """A request that cannot be answered: ``status`` (an HTTP 4xx) and one message."""
+
+    def __init__(self, message: str, status: int = 400):
+        super().__init__(message)
+        self.status = status
+
+
+# ----------------------------------------------------------------------------- plain data
+
+
+def plain(obj: Any) -> Any:
+    """``obj`` as JSON-safe data: NumPy scalars and arrays as numbers and lists, tuples as lists,
+    paths as text, NaN and infinities as None."""
+    if isinstance(obj, float):
+        return obj if math.isfinite(obj) else None
+    if isinstance(obj, (str, int, bool)) or obj is None:
+        return obj
+    if isinstance(obj, dict):
+        return {str(k): plain(v) for k, v in obj.items()}
+    if isinstance(obj, (list, tuple)):
+        return [plain(v) for v in obj]
+    if isinstance(obj, Path):
+        return str(obj)
+    if hasattr(obj, "tolist"):  # NumPy scalar or array
+        return plain(obj.tolist())
+    return str(obj)
+
+
+def param_info(p: Param) -> dict:
+    """A ``Param`` as the page builds a form field from it."""
+    kind = {int: "int", float: "float", bool: "bool", list: "list"}.get(p.type, "str")
+    return plain({
+        "name": p.name,
+        "label": p.name.replace("_", " "),
+        "type": kind,
+        "default": p.default,
+        "help": p.help,
+        "choices": list(p.choices),
+        "min": p.min,
+        "max": p.max,
+        "required": p.required,
+    })
+
+
+def form_params(params) -> list[Param]:
+    """The options a form can give: not files (``Path``) and not the rest of a command line."""
+    return [p for p in params if p.type is not Path and not (p.argument and p.type is list)]
+
+
+def coerce(p: Param, value: Any) -> Any:
+    """A form value for ``p`` checked and converted like the command line's option."""
+    name = p.name.replace("_", " ")
+    if value is None or value == "":
+        if p.required:
+            raise ApiError(f"{name} is required")
+        return p.default
+    if p.type is bool:
+        if isinstance(value, bool):
+            return value
+        if isinstance(value, str) and value.lower() in ("true", "false"):
+            return value.lower() == "true"
+        raise ApiError(f"{name} must be true or false, got {value!r}")
+    if p.type in (int, float):
+        if isinstance(value, bool):
+            raise ApiError(f"{name} must be a number, got {value!r}")
+        if isinstance(value, str):
+            text = value.strip()
+            ok = re.fullmatch(r"[+-]?\d+", text) if p.type is int else re.fullmatch(r"[+-]?(\d+\.?\d*|\.\d+)([eE][+-]?\d+)?", text)
+            if not ok:
+                raise ApiError(f"{name} must be {'a whole number' if p.type is int else 'a number'}, got {value!r}")
+            value = int(text) if p.type is int else float(text)
+        elif not isinstance(value, (int, float)) or (p.type is int and isinstance(value, float) and not value.is_integer()):
+            raise ApiError(f"{name} must be {'a whole number' if p.type is int else 'a number'}, got {value!r}")
+        value = p.type(value)
+        if isinstance(value, float) and not math.isfinite(value):
+            raise ApiError(f"{name} must be a finite number")
+        if p.min is not None and value < p.min or p.max is not None and value > p.max:
+            low = "" if p.min is None else f"at least {p.min:g}"
+            high = "" if p.max is None else f"at most {p.max:g}"
+            raise ApiError(f"{name} must be {' and '.join(x for x in (low, high) if x)}, got {value}")
+        return value
+    if p.type is list:
+        if isinstance(value, str):
+            return value.split()
+        if isinstance(value, list) and all(isinstance(v, (str, int)) and not isinstance(v, bool) for v in value):
+            return [str(v) for v in value]
+        raise ApiError(f"{name} must be a list of words")
+    if isinstance(value, list) and all(isinstance(v, int) and not isinstance(v, bool) for v in value):
+        value = " ".join(map(str, value))  # dice given as a list of faces
+    if not isinstance(value, (str, int)) or isinstance(value, bool):
+        raise ApiError(f"{name} must be text, got {value!r}")
+    value = str(value)
+    if len(value) > 10_000:
+        raise ApiError(f"{name} is too long")
+    if p.choices and value not in p.choices:
+        raise ApiError(f"{name} must be one of {', '.join(p.choices)}, got {value!r}")
+    return value
+
+
+def read_values(params, given: Any, what: str) -> dict:
+    """The values of ``params`` from the object ``given`` (unknown names refused, defaults filled in)."""
+    if given is None:
+        given = {}
+    if not isinstance(given, dict):
+        raise ApiError(f"{what} must be an object")
+    known = {p.name: p for p in params}
+    unknown = sorted(set(given) - set(known))
+    if unknown:
+        raise ApiError(f"unknown {what}: {', '.join(unknown)}; the {what} here are {', '.join(known) or 'none'}")
+    return {p.name: coerce(p, given.get(p.name)) for p in params}
+
+
+def tied(regret: float, best: float | None) -> bool:
+    scale = max(1.0, abs(best)) if best is not None and math.isfinite(best) else 1.0
+    return abs(regret) <= TIE_TOL * scale
+
+
+def ranked_rows(options, best: float | None) -> list[dict]:
+    """Options (``Ranked`` or ``PlayOption``) as rows: rank, label, value, regret, ``tie`` (an
+    option tied with the best counts as optimal) and ``best`` (the first row and its ties)."""
+    rows = []
+    for i, o in enumerate(options, 1):
+        detail = o.detail if isinstance(getattr(o, "detail", None), dict) else {}
+        rows.append({**plain(detail), "rank": i, "option": o.label, "value": plain(float(o.value)), "regret": plain(float(o.regret)),
+                     "best": tied(o.regret, best), "tie": i > 1 and tied(o.regret, best)})
+    return rows
+
+
+def stage(rules, throws_left: int | None, dice) -> str | None:
+    """The roll stage in words, for a game whose turns have a number of throws
+    (``rules.throws``): ``throw 1 of 3 — 2 re-throws left``."""
+    throws = getattr(rules, "throws", None)
+    if not isinstance(throws, int) or not isinstance(throws_left, int) or not dice:
+        return None
+    k = throws - throws_left
+    return f"throw {k} of {throws} — {throws_left} re-throw{'s' if throws_left != 1 else ''} left"
+
+
+# ----------------------------------------------------------------------------- jobs
+
+
+@dataclass
+class Job:
+    """One request on the worker thread: what it does, since when, the solution store's notes."""
+
+    id: str
+    what: str
+    future: concurrent.futures.Future
+    started: float = field(default_factory=time.monotonic)
+    finished: float | None = None
+    notes: list[str] = field(default_factory=list)
+
+    def info(self) -> dict:
+        end = self.finished if self.finished is not None else time.monotonic()
+        return {"job": self.id, "what": self.what, "done": self.future.done(), "seconds": round(end - self.started, 2), "notes": list(self.notes[-5:])}
+
+
+# ----------------------------------------------------------------------------- the service
+
+
+class Service:
+    """The answers behind the page's API (see the module's doc)."""
+
+    def __init__(self, *, wait: float = 1.5, cache_dir: Path | None = None, use_cache: bool = True, device: str = "auto"):
+        self.wait = wait
+        self.cache_dir = cache_dir
+        self.use_cache = use_cache
+        self.device_name = device
+        self._device = None
+        self._pool = concurrent.futures.ThreadPoolExecutor(max_workers=1, thread_name_prefix="jaxsolve-web")
+        self._long = concurrent.futures.ThreadPoolExecutor(max_workers=1, thread_name_prefix="jaxsolve-web-long")
+        self._jobs: OrderedDict[str, Job] = OrderedDict()
+        self._ids = itertools.count(1)
+        self._lock = threading.Lock()
+        self._current: Job | None = None
+        self._played: OrderedDict[str, Any] = OrderedDict()
+        self._dists: dict[tuple, dict] = {}
+        self._configured = False
+
+    # -------------------------------------------------------------- worker and jobs
+
+    def _configure(self) -> None:
+        """The solution store (and its notes into the running job) on first use; JAX only when needed."""
+        if self._configured:
+            return
+        from jaxsolve.io import cache
+
+        cache.configure(self.cache_dir, enabled=self.use_cache, say=self._note)
+        self._configured = True
+
+    def setup(self):
+        """Configure JAX (float64, the caches) once and return the device: what a game's command
+        calls when it has to compute."""
+        if self._device is None:
+            from jaxsolve.core import runtime
+
+            runtime.configure(x64=True, cache_dir=self.cache_dir, use_cache=self.use_cache)
+            self._configured = False
+            self._configure()
+            self._device = runtime.get_device(self.device_name)
+        return self._device
+
+    def _note(self, message: str) -> None:
+        job = self._current
+        if job is not None:
+            job.notes.append(str(message))
+
+    def submit(self, what: str, fn: Callable[[], Any]) -> Job:
+        """Run ``fn`` on the worker thread as a job (a score distribution, which takes long, on a
+        second worker, so that advice and play go on meanwhile)."""
+        with self._lock:
+            jid = f"j{next(self._ids)}"
+            job = Job(jid, what, concurrent.futures.Future())
+
+            def run():
+                if not what.startswith("distribution"):
+                    self._current = job
+                try:
+                    self._configure()
+                    return fn()
+                finally:
+                    if self._current is job:
+                        self._current = None
+                    job.finished = time.monotonic()
+
+            job.future = (self._long if what.startswith("distribution") else self._pool).submit(run)
+            self._jobs[jid] = job
+            while len(self._jobs) > 200:
+                old = next(iter(self._jobs.values()))
+                if not old.future.done():
+                    break
+                self._jobs.popitem(last=False)
+        return job
+
+    def job(self, jid: str) -> Job:
+        job = self._jobs.get(jid)
+        if job is None:
+            raise ApiError(f"no job {jid!r} (finished jobs are kept for a while only)", 404)
+        return job
+
+    def close(self) -> None:
+        self._pool.shutdown(wait=False, cancel_futures=True)
+        self._long.shutdown(wait=False, cancel_futures=True)
+
+    # -------------------------------------------------------------- the registry
+
+    def game(self, name: str) -> Game:
+        from jaxsolve import games
+
+        for g in games.games():
+            if g.name == name:
+                return g
+        raise ApiError(f"unknown game {name!r}; the games are {', '.join(g.name for g in games.games())}", 404)
+
+    def catalog(self) -> list[dict]:
+        """Every registered game: presets, rules options, advisor options, play settings."""
+        from jaxsolve import games, play
+
+        out = []
+        for g in games.games():
+            advise = g.commands.get("advise")
+            play_settings = None
+            if g.play_game is not None:
+                play_settings = [param_info(Param("seed", int, None, "Seed of the virtual dice (empty: a random seed).", min=0, max=2**63 - 1))]
+                play_settings += [param_info(p) for p in g.play_params]
+            out.append({
+                "name": g.name,
+                "title": g.title,
+                "family": g.family,
+                "presets": list(g.presets()),
+                "default": g.default,
+                "rules_options": [param_info(p) for p in form_params(g.override_params())],
+                "advise": None if advise is None else {"help": advise.help, "options": [param_info(p) for p in form_params(advise.params)]},
+                "play": play_settings,
+                "distribution": "distribution" in g.family_commands,
+            })
+        del play
+        return out
+
+    def rules(self, g: Game, body: dict) -> tuple[Any, bool]:
+        """The rules a request names: ``rules`` (a preset, default the game's) and ``overrides``
+        (rules fields); and whether any was named (as on the command line)."""
+        preset = body.get("rules")
+        if preset is not None and (not isinstance(preset, str) or preset not in g.presets()):
+            raise ApiError(f"unknown rules {preset!r} for {g.name}; its presets are {', '.join(g.presets())}")
+        overrides = read_values(form_params(g.override_params()), body.get("overrides"), "rules options")
+        overrides = {k: v for k, v in overrides.items() if v is not None}
+        given = preset is not None or bool(overrides)
+        try:
+            return g.build_rules(preset, **overrides), given
+        except JaxsolveError as exc:
+            raise ApiError(str(exc)) from None
+        except (TypeError, ValueError) as exc:
+            raise ApiError(f"bad rules options: {exc}") from None
+
+    # -------------------------------------------------------------- advice
+
+    def advise_call(self, name: str, body: dict) -> Callable[[], dict]:
+        """Check a question (on the caller's thread) and return the work that answers it: the
+        game's ``advise`` command, as ``jaxsolve advise NAME`` runs it with these options."""
+        g = self.game(name)
+        command = g.commands.get("advise")
+        if command is None:
+            raise ApiError(f"{g.name} has no advisor")
+        _check_keys(body, ("rules", "overrides", "options"))
+        rules, given = self.rules(g, body)
+        params = command.params
+        options = read_values(form_params(params), body.get("options"), "advisor options")
+        for p in params:
+            options.setdefault(p.name, p.default)
+        dtype = _dtype(g.precision if command.precision is None else command.precision)
+        return lambda: self._advise(g, command, rules, given, options, dtype)
+
+    def _advise(self, g: Game, command, rules, given: bool, options: dict, dtype: str) -> dict:
+        result = command.run(rules, rules_given=given, table=None, dtype=dtype, setup=self.setup, quiet=True, **options)
+        if isinstance(result, Batch) or not isinstance(result, Advice):
+            raise ApiError("this question has no ranked answer")
+        best = result.options[0].value if result.options else None
+        data = plain(result.data)
+        return {
+            "game": g.name,
+            "ruleset": rules.name,
+            "heading": list(result.heading),
+            "stage": stage(rules, data.get("throws_left"), data.get("dice")),
+            "unit": result.unit,
+            "value": plain(result.value),
+            "options": ranked_rows(result.options, best),
+            "data": {k: v for k, v in data.items() if k != "options"},
+        }
+
+    def values_call(self, name: str, body: dict) -> Callable[[], dict]:
+        """Many questions to one game under one set of rules: ``questions`` is a list of advisor
+        options; each answer is the position's value and its options, or ``error``."""
+        g = self.game(name)
+        _check_keys(body, ("rules", "overrides", "questions"))
+        questions = body.get("questions")
+        if not isinstance(questions, list) or not questions:
+            raise ApiError("questions must be a non-empty list of advisor options")
+        if len(questions) > MAX_QUESTIONS:
+            raise ApiError(f"at most {MAX_QUESTIONS} questions at once, got {len(questions)}", 413)
+        calls = []
+        for q in questions:
+            try:
+                calls.append(self.advise_call(name, {"rules": body.get("rules"), "overrides": body.get("overrides"), "options": q}))
+            except ApiError as exc:
+                if exc.status == 404:
+                    raise
+                calls.append(exc)
+
+        def run():
+            answers = []
+            for c in calls:
+                try:
+                    if isinstance(c, ApiError):
+                        raise c
+                    a = c()
+                    answers.append({"value": a["value"], "stage": a["stage"], "options": a["options"]})
+                except JaxsolveError as exc:
+                    answers.append({"error": str(exc)})
+            return {"game": g.name, "answers": answers}
+
+        return run
+
+    # -------------------------------------------------------------- play
+
+    def new_game_call(self, name: str, body: dict) -> Callable[[], dict]:
+        """A new game (rules, seed and the game's own settings) in play on the worker."""
+        from jaxsolve import play
+
+        g = self.game(name)
+        if g.play_game is None:
+            raise ApiError(f"{g.name} cannot be played here")
+        _check_keys(body, ("rules", "overrides", "settings"))
+        rules, _ = self.rules(g, body)
+        params = [Param("seed", int, None, "", min=0, max=2**63 - 1), *g.play_params]
+        settings = read_values(params, body.get("settings"), "settings")
+
+        def run():
+            played = play.new_game(g.name, rules, **settings)
+            played.warm()
+            pid = f"g{next(self._ids)}"
+            self._played[pid] = played
+            while len(self._played) > MAX_GAMES:
+                self._played.popitem(last=False)
+            return self.play_state(pid)
+
+        return run
+
+    def known(self, pid: str) -> None:
+        """A 404 ``ApiError`` unless the game ``pid`` is in play (read-only, any thread)."""
+        if pid not in self._played:
+            raise ApiError(f"no game {pid!r} in play here (the server may have restarted)", 404)
+
+    def played(self, pid: str):
+        p = self._played.get(pid)
+        if p is None:
+            raise ApiError(f"no game {pid!r} in play here (the server may have restarted)", 404)
+        self._played.move_to_end(pid)
+        return p
+
+    def move_call(self, pid: str, body: dict) -> Callable[[], dict]:
+        """A move: ``{"throw": "1 2 3"}`` (typed dice) or ``{"throw": null}`` (virtual dice), or
+        ``{"choice": 3}`` (an option's rank, or its name, ``"best"``)."""
+        _check_keys(body, ("throw", "choice"))
+        if ("throw" in body) == ("choice" in body):
+            raise ApiError('a move is {"throw": dice or null} or {"choice": rank or name}')
+        value = body.get("throw", body.get("choice"))
+        if value is not None and (isinstance(value, bool) or not isinstance(value, (str, int, list))):
+            raise ApiError("a throw is text or a list of faces; a choice is a rank or a name")
+        if isinstance(value, list):
+            if not all(isinstance(v, int) and not isinstance(v, bool) for v in value):
+                raise ApiError("the faces of a throw are whole numbers")
+            value = " ".join(map(str, value))
+
+        def run():
+            played = self.played(pid)
+            if "throw" in body:
+                played.throw(None if value in (None, "") else str(value))
+            else:
+                played.choose(None if value is None else value)
+            return self.play_state(pid)
+
+        return run
+
+    def undo_call(self, pid: str) -> Callable[[], dict]:
+        def run():
+            self.played(pid).undo()
+            return self.play_state(pid)
+
+        return run
+
+    def state_call(self, pid: str) -> Callable[[], dict]:
+        return lambda: self.play_state(pid)
+
+    def play_state(self, pid: str) -> dict:
+        """What the page shows of a game in play."""
+        p = self.played(pid)
+        s = p.state
+        options = p.options()
+        best = options[0].value if options else None
+        last = next((m for m in reversed(p.moves) if "regret" in m), None)
+        last_index = max((i for i, m in enumerate(p.moves) if not m.get("auto")), default=-1)
+        fresh = last is not None and p.moves.index(last) == last_index
+        sheet = getattr(p, "sheet", None)
+        summary = p.summary()
+        return plain({
+            "id": pid,
+            "game": p.game,
+            "ruleset": p.rules.name,
+            "seed": p.seed,
+            "unit": p.unit,
+            "awaiting": p.awaiting(),
+            "mover": p.mover() if not p.over else None,
+            "over": p.over,
+            "throw_size": p.throw_size() if p.awaiting() == "dice" else None,
+            "sides": p.sides(),
+            "dice": getattr(s, "dice", None),
+            "kept": getattr(s, "kept", None),
+            "stage": stage(p.rules, getattr(s, "throws_left", None), getattr(s, "dice", None)) if not p.over else None,
+            "status": p.status(),
+            "board": [_text(line) for line in p.board()],
+            "sheet": [{"box": b, "score": v} for b, v in sheet()] if callable(sheet) else None,
+            "news": list(p.news),
+            "value_now": p.value_now(),
+            "options": ranked_rows(options, best),
+            "last": None if last is None else {
+                "chosen": last["label"], "best": last["best"], "value": last["value"], "regret": last["regret"],
+                "optimal": tied(last["regret"], last["value"] + last["regret"]), "fresh": fresh, "where": last["where"],
+            },
+            "moves": len(p.moves),
+            "decisions": len(p.decisions()),
+            "loss": p.regret,
+            "can_undo": any(not m.get("auto") for m in p.moves),
+            "summary": summary.to_dict() | {"lines": list(summary.lines), "expected_label": summary.expected_label} if p.over else None,
+        })
+
+    def review_call(self, pid: str) -> Callable[[], dict]:
+        """Every decision of the game with its loss against the best option, the mean loss per
+        decision (as in Verhoeff's proficiency test), the score and what optimal play expects."""
+
+        def run():
+            p = self.played(pid)
+            summary = p.summary()
+            decisions = [d.to_dict() | {"optimal": tied(d.regret, d.value + d.regret)} for d in summary.decisions]
+            n = len(decisions)
+            return plain({
+                "id": pid,
+                "game": p.game,
+                "ruleset": p.rules.name,
+                "over": p.over,
+                "unit": summary.unit,
+                "score": summary.score,
+                "expected": summary.expected,
+                "expected_label": summary.expected_label,
+                "lines": list(summary.lines),
+                "decisions": decisions,
+                "count": n,
+                "optimal": sum(d["optimal"] for d in decisions),
+                "loss": summary.regret,
+                "mean_loss": summary.regret / n if n else 0.0,
+            })
+
+        return run
+
+    # -------------------------------------------------------------- score distribution
+
+    def distribution_call(self, pid: str) -> Callable[[], dict]:
+        """The exact distribution of the final score under optimal play from the start, for the
+        rules of the game ``pid`` in play (games with a ``distribution`` command: the category
+        games), computed once per rules."""
+        p = self.played(pid)
+        g = self.game(p.game)
+        if "distribution" not in g.family_commands:
+            raise ApiError(f"{g.name} has no score distribution")
+        rules = p.rules
+
+        def run():
+            key = (g.name, rules)
+            if key not in self._dists:
+                from jaxsolve.web import category
+
+                self._dists[key] = plain({"game": g.name, "ruleset": rules.name, **category.score_distribution(rules, g.name, self.setup())})
+            return self._dists[key]
+
+        return run
+
+
+def _text(line) -> str:
+    return line if isinstance(line, str) else "".join(piece for piece, _ in line)
+
+
+def _dtype(precision: str) -> str:
+    return "float64" if precision in ("float64", "fixed64") else "float32"
+
+
+def _check_keys(body: Any, allowed: tuple[str, ...]) -> None:
+    if not isinstance(body, dict):
+        raise ApiError("the request body must be a JSON object")
+    unknown = sorted(set(body) - set(allowed))
+    if unknown:
+        raise ApiError(f"unknown field(s) {', '.join(unknown)}; this request takes {', '.join(allowed)}")

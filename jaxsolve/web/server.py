@@ -1,0 +1,197 @@
+"""The page's HTTP side: Starlette routes over ``api.Service``, served by uvicorn.
+
+Routes (JSON in and out; every error is ``{"error": "one message"}`` with a 4xx status, a bug
+a 500 with the same shape, and the server goes on):
+
+- ``GET /api/games``: the registry (presets, rules options, advisor options, play settings).
+- ``POST /api/games/{game}/advise``: ``{"rules", "overrides", "options"}`` -> every option
+  ranked (value, regret, ties), as ``jaxsolve advise`` ranks them.
+- ``POST /api/games/{game}/values``: ``{"rules", "overrides", "questions": [options, ...]}``
+  -> one answer per question (value, options) in one request.
+- ``POST /api/games/{game}/play``: ``{"rules", "overrides", "settings": {"seed", ...}}`` -> a
+  new game in play; ``GET /api/play/{id}``, ``POST /api/play/{id}/move`` (``{"throw": dice or
+  null}`` or ``{"choice": rank or name}``), ``POST /api/play/{id}/undo``,
+  ``GET /api/play/{id}/review``.
+- ``GET /api/play/{id}/distribution``: the final score's distribution under optimal play (the
+  rules of that game; the category games).
+- ``GET /api/jobs/{id}``: a request still being worked on (answered ``202`` with its job id):
+  elapsed seconds and notes, then the answer.
+- ``GET /``: the page (``static/``).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import logging
+import traceback
+from pathlib import Path
+
+from starlette.applications import Starlette
+from starlette.exceptions import HTTPException
+from starlette.requests import Request
+from starlette.responses import FileResponse, JSONResponse, Response
+from starlette.routing import Mount, Route
+from starlette.staticfiles import StaticFiles
+
+from jaxsolve.errors import JaxsolveError
+from jaxsolve.web.api import ApiError, Job, Service, plain
+
+STATIC = Path(__file__).parent / "static"
+MAX_BODY = 1 << 20
+log = logging.getLogger("jaxsolve.web")
+
+
+class Json(JSONResponse):
+    """JSON with NaN and infinities as null (``api.plain``)."""
+
+    def render(self, content) -> bytes:
+        return json.dumps(plain(content), allow_nan=False, separators=(",", ":")).encode("utf-8")
+
+
+def error(message: str, status: int = 400) -> Json:
+    return Json({"error": message}, status_code=status)
+
+
+async def read_body(request: Request) -> dict:
+    raw = await request.body()
+    if len(raw) > MAX_BODY:
+        raise ApiError(f"the request body is larger than {MAX_BODY >> 10} KiB", 413)
+    if not raw.strip():
+        return {}
+    try:
+        body = json.loads(raw)
+    except (json.JSONDecodeError, UnicodeDecodeError) as exc:
+        raise ApiError(f"malformed JSON in the request body ({getattr(exc, 'msg', exc)})") from None
+    if not isinstance(body, dict):
+        raise ApiError("the request body must be a JSON object")
+    return body
+
+
+def outcome(job: Job) -> Response:
+    """A finished job's answer, or its error as one message."""
+    try:
+        return Json(job.future.result())
+    except ApiError as exc:
+        return error(str(exc), exc.status)
+    except JaxsolveError as exc:
+        return error(str(exc), 400)
+    except MemoryError:
+        return error("out of memory; try smaller rules", 507)
+    except Exception as exc:  # a bug: say so, keep serving
+        log.error("request failed:\n%s", "".join(traceback.format_exception(exc)))
+        return error(f"internal error: {type(exc).__name__}: {exc}", 500)
+
+
+def build_app(service: Service | None = None) -> Starlette:
+    """The Starlette application over ``service`` (a new ``Service`` by default)."""
+    service = service or Service()
+
+    async def answer(what: str, make) -> Response:
+        """Check the request (``make()`` returns the work), run the work on the worker thread and
+        answer within ``service.wait`` seconds, or with ``202`` and the job to poll."""
+        try:
+            work = await make()
+        except ApiError as exc:
+            return error(str(exc), exc.status)
+        except JaxsolveError as exc:
+            return error(str(exc), 400)
+        job = service.submit(what, work)
+        try:
+            await asyncio.wait_for(asyncio.shield(asyncio.wrap_future(job.future)), service.wait)
+        except asyncio.TimeoutError:
+            return Json({**job.info(), "pending": True}, status_code=202)
+        except Exception:  # noqa: BLE001  the job's own error is answered by outcome()
+            pass
+        return outcome(job)
+
+    async def games(request: Request) -> Response:
+        return Json(service.catalog())
+
+    def game_route(kind: str):
+        calls = {"advise": service.advise_call, "values": service.values_call, "play": service.new_game_call}
+
+        async def handler(request: Request) -> Response:
+            name = request.path_params["game"]
+
+            async def make():
+                return calls[kind](name, await read_body(request))
+
+            return await answer(f"{kind} {name}", make)
+
+        return handler
+
+    def play_route(kind: str):
+        async def handler(request: Request) -> Response:
+            pid = request.path_params["pid"]
+
+            async def make():
+                if kind == "move":
+                    return service.move_call(pid, await read_body(request))
+                service.known(pid)  # 404 at once for an unknown game
+                calls = {"undo": service.undo_call, "state": service.state_call, "review": service.review_call, "distribution": service.distribution_call}
+                return calls[kind](pid)
+
+            return await answer(f"{kind} {pid}", make)
+
+        return handler
+
+    async def job(request: Request) -> Response:
+        try:
+            j = service.job(request.path_params["jid"])
+        except ApiError as exc:
+            return error(str(exc), exc.status)
+        if not j.future.done():
+            return Json({**j.info(), "pending": True}, status_code=202)
+        return outcome(j)
+
+    async def index(request: Request) -> Response:
+        return FileResponse(STATIC / "index.html", headers={"Cache-Control": "no-cache"})
+
+    async def http_error(request: Request, exc: HTTPException) -> Response:
+        message = {404: f"nothing at {request.url.path}", 405: f"{request.method} is not allowed at {request.url.path}"}.get(exc.status_code, str(exc.detail))
+        return error(message, exc.status_code)
+
+    async def crash(request: Request, exc: Exception) -> Response:
+        log.error("request failed:\n%s", "".join(traceback.format_exception(exc)))
+        return error(f"internal error: {type(exc).__name__}: {exc}", 500)
+
+    routes = [
+        Route("/", index),
+        Route("/api/games", games),
+        *(Route(f"/api/games/{{game}}/{kind}", game_route(kind), methods=["POST"]) for kind in ("advise", "values", "play")),
+        Route("/api/play/{pid}", play_route("state")),
+        Route("/api/play/{pid}/move", play_route("move"), methods=["POST"]),
+        Route("/api/play/{pid}/undo", play_route("undo"), methods=["POST"]),
+        Route("/api/play/{pid}/review", play_route("review")),
+        Route("/api/play/{pid}/distribution", play_route("distribution")),
+        Route("/api/jobs/{jid}", job),
+        Mount("/static", StaticFiles(directory=STATIC), name="static"),
+    ]
+    app = Starlette(routes=routes, exception_handlers={HTTPException: http_error, Exception: crash})
+    app.state.service = service
+    return app
+
+
+def make_server(app, host: str = "127.0.0.1", port: int = 0, sock=None):
+    """A uvicorn server for ``app`` (quiet: warnings only) and the socket it will serve on
+    (bound here, so that a port in use is an error before anything starts and port 0 picks a free one)."""
+    import socket
+
+    import uvicorn
+
+    if sock is None:
+        family = socket.AF_INET6 if ":" in host else socket.AF_INET
+        sock = socket.socket(family, socket.SOCK_STREAM)
+        sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        try:
+            sock.bind((host, port))
+        except OSError as exc:
+            sock.close()
+            raise JaxsolveError(f"cannot listen on {host}:{port}: {exc.strerror or exc}") from None
+        except (OverflowError, socket.gaierror) as exc:
+            sock.close()
+            raise JaxsolveError(f"cannot listen on {host}:{port}: {exc}") from None
+        sock.listen(128)
+    config = uvicorn.Config(app, log_level="warning", lifespan="off", access_log=False)
+    return uvicorn.Server(config), sock

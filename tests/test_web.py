@@ -1,0 +1,154 @@
+"""The page's JSON API (``jaxsolve serve``) over HTTP: the registry, advice as ``jaxsolve advise``
+gives it, bulk values, play with undo and review, jobs for long work, and one clear message
+with a 4xx status for every bad request (the server answering on afterwards)."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+pytest.importorskip("starlette", reason="the page needs starlette and uvicorn (pip install -e .)")
+pytest.importorskip("uvicorn", reason="the page needs starlette and uvicorn (pip install -e .)")
+
+import onedie_pig  # noqa: E402
+from typer.testing import CliRunner  # noqa: E402
+from web_helpers import Running  # noqa: E402
+
+from jaxsolve import games  # noqa: E402
+from jaxsolve.web.api import Service  # noqa: E402
+
+PIG = onedie_pig.GAME.name
+
+
+@pytest.fixture(scope="module")
+def server():
+    games.register(onedie_pig.GAME)
+    running = Running(Service(wait=60))
+    try:
+        yield running
+    finally:
+        running.stop()
+        games.unregister(PIG)
+
+
+def cli_advice(args: list[str]) -> dict:
+    from jaxsolve.cli import build_app
+
+    result = CliRunner().invoke(build_app(), ["advise", *args, "--json", "-q"])
+    assert result.exit_code == 0, result.output
+    return json.loads(result.stdout.strip().splitlines()[-1])
+
+
+def test_the_catalog_is_the_registry(server):
+    status, found = server.get("/api/games")
+    assert status == 200
+    assert [g["name"] for g in found] == [g.name for g in games.games()]
+    pig = next(g for g in found if g["name"] == PIG)
+    assert pig["presets"] == ["d4-to-8", "d6-to-12"]
+    assert [p["name"] for p in pig["advise"]["options"]] == ["mine", "theirs", "turn"]
+    assert [p["name"] for p in pig["rules_options"]] == ["goal", "sides"]
+    assert pig["play"][0]["name"] == "seed"
+
+
+def test_advice_of_a_test_game_equals_the_command_line(server):
+    status, got = server.post(f"/api/games/{PIG}/advise", {"rules": "d6-to-12", "options": {"mine": 3, "theirs": 5, "turn": 4}})
+    assert status == 200
+    want = cli_advice([PIG, "--rules", "d6-to-12", "--mine", "3", "--theirs", "5", "--turn", "4"])
+    assert got["game"] == PIG and got["ruleset"] == "d6-to-12"
+    assert [o["option"] for o in got["options"]] == [o["option"] for o in want["options"]]
+    for a, b in zip(got["options"], want["options"]):
+        assert a["value"] == pytest.approx(b["value"], abs=1e-12)
+        assert a["regret"] == pytest.approx(b["regret"], abs=1e-12)
+    assert got["options"][0]["best"] and not got["options"][0]["tie"]
+
+
+def test_ties_with_the_best_are_marked(server):
+    """``best``: the first option and every option within 1e-9 (relative) of it; ``tie``: those after the first."""
+    status, got = server.post(f"/api/games/{PIG}/advise", {"rules": "d4-to-8", "options": {"mine": 0, "theirs": 0, "turn": 0}})
+    assert status == 200
+    best = got["options"][0]["value"]
+    for o in got["options"]:
+        assert o["best"] == (abs(o["regret"]) <= 1e-9 * max(1.0, abs(best)))
+
+
+@pytest.mark.parametrize(
+    "path, body, status, words",
+    [
+        ("/api/games/nope/advise", {}, 404, "unknown game 'nope'"),
+        (f"/api/games/{PIG}/advise", {"rules": "d7"}, 400, "unknown rules 'd7'"),
+        (f"/api/games/{PIG}/advise", {"overrides": {"goal": 1}}, 400, "goal must be at least 2"),
+        (f"/api/games/{PIG}/advise", {"options": {"mine": "x"}}, 400, "mine must be a whole number"),
+        (f"/api/games/{PIG}/advise", {"options": {"mine": 9}}, 400, ""),
+        (f"/api/games/{PIG}/advise", {"options": {"dice": "1 2"}}, 400, "unknown advisor options: dice"),
+        (f"/api/games/{PIG}/advise", {"sheet": 1}, 400, "unknown field(s) sheet"),
+        (f"/api/games/{PIG}/advise", [1, 2], 400, "must be a JSON object"),
+        (f"/api/games/{PIG}/values", {"questions": []}, 400, "non-empty list"),
+        ("/api/play/g999/move", {"choice": 1}, 404, "no game 'g999'"),
+        ("/api/jobs/j999", None, 404, "no job 'j999'"),
+        ("/api/nothing", None, 404, "nothing at /api/nothing"),
+    ],
+)
+def test_bad_requests_get_one_message(server, path, body, status, words):
+    code, answer = server.post(path, body) if body is not None else server.get(path)
+    assert code == status
+    assert set(answer) == {"error"} and words in answer["error"]
+    assert "\n" not in answer["error"] and "Traceback" not in answer["error"]
+
+
+def test_malformed_json_and_the_server_answers_on(server):
+    code, answer = server.post(f"/api/games/{PIG}/advise", raw=b'{"options": {"mine": ')
+    assert code == 400 and answer["error"].startswith("malformed JSON")
+    code, answer = server.post(f"/api/games/{PIG}/advise", {"options": {"mine": 1}})
+    assert code == 200 and answer["options"]
+
+
+def test_values_in_bulk_equal_single_answers(server):
+    questions = [{"mine": m, "theirs": t, "turn": 0} for m in range(0, 8, 3) for t in range(0, 8, 2)] + [{"mine": 99}]
+    code, bulk = server.post(f"/api/games/{PIG}/values", {"rules": "d4-to-8", "questions": questions})
+    assert code == 200 and len(bulk["answers"]) == len(questions)
+    assert "error" in bulk["answers"][-1]
+    for q, a in zip(questions[:-1], bulk["answers"]):
+        _, one = server.post(f"/api/games/{PIG}/advise", {"rules": "d4-to-8", "options": q})
+        assert a["value"] == one["value"] and a["options"] == one["options"]
+
+
+def test_play_undo_and_review(server):
+    code, s = server.post(f"/api/games/{PIG}/play", {"rules": "d4-to-8", "settings": {"seed": 5}})
+    assert code == 200 and s["game"] == PIG and s["seed"] == 5
+    pid, moves = s["id"], 0
+    code, again = server.post(f"/api/games/{PIG}/play", {"rules": "d4-to-8", "settings": {"seed": 5}})
+    assert again["id"] != pid
+    while not s["over"] and moves < 400:
+        if s["awaiting"] == "dice":
+            code, s = server.post(f"/api/play/{pid}/move", {"throw": None})
+        else:
+            before, worst = s, s["options"][-1]
+            code, s = server.post(f"/api/play/{pid}/move", {"choice": worst["rank"]})
+            assert s["last"]["chosen"] == worst["option"] and s["last"]["regret"] == pytest.approx(worst["regret"], abs=1e-15)
+            assert s["last"]["fresh"] and s["last"]["optimal"] == worst["best"]
+            if not worst["best"]:
+                code, undone = server.post(f"/api/play/{pid}/undo")
+                assert undone["decisions"] == before["decisions"] and undone["options"] == before["options"] and undone["moves"] == before["moves"]
+                code, s = server.post(f"/api/play/{pid}/move", {"choice": "best"})
+                assert s["last"]["optimal"] and s["last"]["regret"] == 0
+        assert code == 200
+        moves += 1
+    code, review = server.get(f"/api/play/{pid}/review")
+    assert code == 200 and review["over"] and review["count"] == s["decisions"]
+    assert review["loss"] == pytest.approx(sum(d["regret"] for d in review["decisions"]))
+    assert review["mean_loss"] == pytest.approx(review["loss"] / max(review["count"], 1))
+    code, answer = server.post(f"/api/play/{pid}/move", {"throw": None})
+    assert code == 400 and answer["error"] == "the game is over"
+
+
+def test_a_long_request_becomes_a_job_to_poll(server):
+    running = Running(Service(wait=0.0))
+    try:
+        code, job = running.post(f"/api/games/{PIG}/advise", {"rules": "d6-to-12", "overrides": {"goal": 14}, "options": {"mine": 1}})
+        assert code == 202 and job["pending"] and job["what"] == f"advise {PIG}"
+        running.service.job(job["job"]).future.result(timeout=120)
+        code, answer = running.get(f"/api/jobs/{job['job']}")
+        assert code == 200 and answer["game"] == PIG and answer["ruleset"] == onedie_pig.GAME.build_rules("d6-to-12", goal=14).name
+    finally:
+        running.stop()
