@@ -49,10 +49,12 @@ cases = {
     "pig float64": lambda: raab.solve(R["pig"], dtype=jnp.float64).solve_seconds,
     "zehntausend float64": lambda: zehntausend.solve(Z["peter-2013"], dtype=jnp.float64).solve_seconds,
 }
+import os
 out = {}
 for name, run in cases.items():
     run()
     out[name] = [run() for _ in range(repeats)]
+out["load"] = [os.getloadavg()[0]]
 print(json.dumps(out))
 """
 
@@ -83,6 +85,7 @@ def main() -> None:
                         times[label].setdefault(case, []).extend(values)
         finally:
             subprocess.run(["git", "-C", str(ROOT), "worktree", "remove", "--force", str(old)], check=False)
+    loads = sorted(times["old"].pop("load", []) + times["new"].pop("load", []))
     rows = []
     for case in times["new"]:
         o, n = statistics.median(times["old"][case]), statistics.median(times["new"][case])
@@ -91,13 +94,14 @@ def main() -> None:
     ref = args.ref[:12]
     out = Path(args.out)
     out.mkdir(parents=True, exist_ok=True)
-    payload = {"ref": args.ref, "rounds": args.rounds, "repeats": args.repeats, "machine": describe(), "rows": rows, "times": times}
+    payload = {"ref": args.ref, "load_1min": loads, "rounds": args.rounds, "repeats": args.repeats, "machine": describe(), "rows": rows, "times": times}
     (out / f"compare_{ref}.json").write_text(json.dumps(payload, indent=1))
     lines = [
         f"# Warm solve times: this tree vs {ref}",
         "",
         f"Command: `python benchmarks/compare_commit.py {args.ref} --rounds {args.rounds} --repeats {args.repeats}`",
         f"Machine: {describe()['cpu']}, {describe()['cpu_count']} cores, CPU only; medians over {args.rounds * args.repeats} warm solves, compile excluded.",
+        f"1-minute load average after each process: {', '.join(f'{x:.1f}' for x in loads)} (other work on the machine included).",
         "",
         "| case | old median (s) | new median (s) | new / old | old min (s) | new min (s) | new / old (min) |",
         "| --- | ---: | ---: | ---: | ---: | ---: | ---: |",

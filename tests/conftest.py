@@ -6,6 +6,7 @@ import jax
 import pytest
 
 jax.config.update("jax_enable_x64", True)
+jax.config.update("jax_num_cpu_devices", 1)  # one CPU device unless a test starts its own process
 sys.path.insert(0, os.path.dirname(__file__))
 os.environ.setdefault("JAXSOLVE_CACHE", os.path.join(tempfile.gettempdir(), "jaxsolve-test-xla-cache"))
 

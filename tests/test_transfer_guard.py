@@ -11,10 +11,10 @@ from jaxsolve import games
 @pytest.mark.parametrize("game", games.games(), ids=lambda g: g.name)
 def test_solve_has_no_implicit_transfer(game):
     rules = game.small()
-    game.solve(rules, dtype="float64")  # compiled and cached outside the guard
+    outside = game.solve(rules, dtype="float64")  # compiled and cached outside the guard
     with jax.transfer_guard("disallow"):
-        sol = game.solve(rules, dtype="float64")
-    assert sol.game_value == game.solve(rules, dtype="float64").game_value
+        inside = game.solve(rules, dtype="float64")
+    assert inside.game_value == outside.game_value
 
 
 def test_guard_catches_an_implicit_transfer():
@@ -23,3 +23,13 @@ def test_guard_catches_an_implicit_transfer():
 
     with jax.transfer_guard("disallow"), pytest.raises(Exception, match="[Dd]isallowed"):
         jnp.asarray(np.arange(3.0)) + 1
+
+
+def test_chunk_size_per_device_kind():
+    from types import SimpleNamespace
+
+    from jaxsolve.core.layered import CHUNK_FLOOR, chunk_for
+
+    assert chunk_for(jax.devices("cpu")[0], 1024) == 1024
+    assert chunk_for(SimpleNamespace(platform="gpu"), 1024) == CHUNK_FLOOR["gpu"] > 1024
+    assert chunk_for(SimpleNamespace(platform="gpu"), 1 << 16) == 1 << 16

@@ -108,6 +108,17 @@ def make_mesh(devices: Sequence | int | None = None) -> Mesh:
     return Mesh(np.asarray(list(devices)), (AXIS,))
 
 
+# Fewest states per chunk on an accelerator: a CPU core is busy with 1,024 states, a GPU needs
+# tens of thousands of threads' work per program to hide its launch and memory latency.
+CHUNK_FLOOR = {"gpu": 16384, "cuda": 16384, "rocm": 16384, "tpu": 16384}
+
+
+def chunk_for(device, chunk: int) -> int:
+    """The chunk size a solve uses on ``device``: ``chunk``, raised to the device kind's floor
+    (``CHUNK_FLOOR``; none on a CPU)."""
+    return max(int(chunk), CHUNK_FLOOR.get(getattr(device, "platform", "cpu"), 0))
+
+
 def plan_chunk(per_state_bytes: int, fixed_bytes: int, max_memory: int | None, chunk: int, num_devices: int) -> int:
     """Chunk size (a multiple of the device count) whose working set fits ``max_memory``."""
     if max_memory is not None:

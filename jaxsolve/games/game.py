@@ -162,6 +162,8 @@ class Game:
             family modules add them to every game listing them).
         bench_presets: the presets ``jaxsolve bench`` times (default: ``default``).
         bench_extra: ``bench_extra(rules, quick, dtype, devices) -> [(label, n_devices, run)]``.
+        bench_suite: ``bench_suite(rules, quick, dtype, device) -> [(label, run)]``: the game's
+            cases of ``jaxsolve bench --suite`` beside its solve (``run() -> (result, compile s)``).
     """
 
     name: str
@@ -184,6 +186,7 @@ class Game:
     family_commands: tuple[str, ...] = ()
     bench_presets: tuple[str, ...] = ()
     bench_extra: Callable[..., list] | None = None
+    bench_suite: Callable[..., list] | None = None
 
     def get_rules(self, name: str | None = None) -> Rules:
         return self.presets().get_rules(name or self.default)

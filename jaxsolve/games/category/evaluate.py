@@ -27,7 +27,7 @@ import numpy as np
 
 from jaxsolve.core import dice
 from jaxsolve.errors import JaxsolveError
-from jaxsolve.core.layered import Layer, real_rows, run_layers
+from jaxsolve.core.layered import Layer, SplitStep, make_mesh, real_rows, run_layers
 from jaxsolve.games.category import policy, solver, tables
 from jaxsolve.games.category.rules import CategoryRules
 
@@ -126,9 +126,10 @@ class Evaluation:
         return float(np.sqrt(max(row[-1] - mean**2, 0.0)))
 
 
-def evaluate(solution: solver.Solution, *, split: bool = True, chunk: int = 512, on_layer=None) -> Evaluation:
+def evaluate(solution: solver.Solution, *, split: bool = True, chunk: int = 512, devices=None, on_layer=None) -> Evaluation:
     """Per-box split, bonuses and second moment of every state under the solution's policy
-    (``split=False``: only the total and the second moment).
+    (``split=False``: only the total and the second moment). ``devices``: one chunk stream
+    per device (a list, or 1; default: every CPU device on a CPU).
 
     Like the value solve, it computes one state per class of equal-valued states (those states
     have the same future, so the same channels) and copies the rows to the others.
@@ -140,13 +141,23 @@ def evaluate(solution: solver.Solution, *, split: bool = True, chunk: int = 512,
     values = jnp.asarray(np.nan_to_num(solution.values.reshape(-1), nan=0.0), dtype)
     aux = jnp.zeros((values.shape[0], width), dtype)
 
-    def step(aux, values, rows, filled, upper, all_same_held):
+    def compute(aux, values, rows, filled, upper, all_same_held):
         del rows
-        _, chan = turn_channels(values, aux, filled, upper, all_same_held, rules, objective, split=split)
-        return aux.at[tables.state_index(filled, upper, all_same_held, rules)].set(chan)
+        return turn_channels(values, aux, filled, upper, all_same_held, rules, objective, split=split)[1]
 
-    run = run_layers(("category-evaluate", rules, objective, split), step, solver.representative_layers(rules), aux, values, chunk=chunk, on_layer=on_layer)
-    out = np.array(run.carry)
+    def write(aux, values, rows, states, chan):
+        del values, rows
+        return aux.at[tables.state_index(*states, rules)].set(chan)
+
+    if devices is None:  # on a CPU, one chunk stream per CPU device (its cores, ``runtime.host_devices``)
+        devices = jax.devices("cpu") if jax.devices()[0].platform == "cpu" else 1
+    mesh = make_mesh(devices) if devices != 1 else None
+    mesh = mesh if mesh is not None and mesh.devices.size > 1 else None
+    run = run_layers(
+        ("category-evaluate", rules, objective, split), SplitStep(compute, write), solver.representative_layers(rules), aux, values,
+        chunk=chunk, mesh=mesh, on_layer=on_layer,
+    )
+    out = np.array(jax.device_get(run.carry))
     run = None
     solver.fill_classes(out, rules, inplace=True)
     out = out.reshape(shape + (width,))

@@ -85,5 +85,5 @@ def small() -> CategoryRules:
 
 GAME = category_game(
     "maxi", "Maxi Yatzy (six dice, 20 boxes; saved throws with solve --saved-throws)", lambda: PRESETS, "maxi", small,
-    bench_presets=("maxi",),
+    bench_presets=("maxi",), bench_saved=True,
 )

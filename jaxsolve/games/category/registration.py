@@ -25,6 +25,12 @@ def _bench_cases(*args):
     return category_cases(*args)
 
 
+def _suite_cases(*args, **kwargs):
+    from jaxsolve.games.category.bench_cases import suite_cases
+
+    return suite_cases(*args, **kwargs)
+
+
 def _play_game():
     from jaxsolve.games.category.play import CategoryGame
 
@@ -33,7 +39,7 @@ def _play_game():
 
 def category_game(
     name: str, title: str, presets: Callable[[], Presets], default: str, small: Callable, *,
-    bench_presets: tuple[str, ...] = (), tables: Command | None = None,
+    bench_presets: tuple[str, ...] = (), tables: Command | None = None, bench_saved: bool = False,
 ) -> Game:
     """The ``Game`` of a sheet on the category engine: solve, values, reachable states, export,
     the generic commands, play, the family's own commands and the bench cases are the engine's."""
@@ -80,4 +86,5 @@ def category_game(
         family_commands=FAMILY_COMMANDS,
         bench_presets=bench_presets,
         bench_extra=_bench_cases,
+        bench_suite=functools.partial(_suite_cases, saved=bench_saved, sheet=lambda: presets().get_rules(default)),
     )

@@ -41,7 +41,7 @@ import numpy as np
 
 from jaxsolve.core import dice
 from jaxsolve.io import export
-from jaxsolve.core.layered import LayerSetup, make_mesh, run_layers
+from jaxsolve.core.layered import LayerSetup, SplitStep, chunk_for, make_mesh, run_layers
 from jaxsolve.errors import JaxsolveError
 from jaxsolve.games.category import table_io, tables
 from jaxsolve.games.category.rules import OBJECTIVES, CategoryRules, check_objective
@@ -162,15 +162,19 @@ def state_values(next_rows, ranks, filled, upper, all_same_held, rules: Category
 
 
 def value_step(rules: CategoryRules, objective: str):
-    """The per-chunk step: ``(layer rows, (next rows, ranks), rows, filled, upper, all_same_held) -> layer rows``."""
+    """The per-chunk step: ``(layer rows, (next rows, ranks), rows, filled, upper, all_same_held) -> layer rows``
+    (a ``SplitStep``: on several devices, one chunk stream each)."""
 
-    def step(carry, operands, rows, filled, upper, all_same_held):
+    def compute(carry, operands, rows, filled, upper, all_same_held):
         del rows
         next_rows, ranks = operands
-        v = state_values(next_rows, ranks, filled, upper, all_same_held, rules, carry.shape[0], objective)
-        return carry.at[:, layer_position(ranks, filled, upper, all_same_held, rules)].set(v)
+        return state_values(next_rows, ranks, filled, upper, all_same_held, rules, carry.shape[0], objective).T
 
-    return step
+    def write(carry, operands, rows, states, v):
+        del rows
+        return carry.at[:, layer_position(operands[1], *states, rules)].set(v.T)
+
+    return SplitStep(compute, write)
 
 
 @dataclass
@@ -279,6 +283,7 @@ def solve(
     if mesh is None:
         device = device or jax.devices()[0]
     home = device if mesh is None else mesh.devices.flat[0]
+    chunk = chunk_for(home, chunk)
     ranks_np = mask_ranks(nb)
     if table:
         check_table_fits(rules, max_saved, dtype)

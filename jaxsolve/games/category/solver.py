@@ -428,7 +428,8 @@ def solve(
         objective: ``score`` (expected final score) or ``goals`` (expected boxes met).
         dtype: float dtype of the values (default: float64 if x64 is enabled, else float32).
         chunk: states per compiled batch (one compilation per rules/objective/chunk/dtype/device
-            and process; ``compile_seconds`` is 0 when it was already compiled).
+            and process; ``compile_seconds`` is 0 when it was already compiled); an accelerator
+            takes at least its kind's floor (``layered.chunk_for``).
         expect, subkeep: which dice operators to use (see ``jaxsolve.dice``).
         device: a ``jax.Device``; default device if None.
         devices: run one chunk stream per device (``jax.Device`` list, an int: the first n
@@ -443,7 +444,7 @@ def solve(
     import jax
     import jax.numpy as jnp
 
-    from jaxsolve.core.layered import make_mesh, run_layers
+    from jaxsolve.core.layered import chunk_for, make_mesh, run_layers
 
     check_objective(objective)
     dtype = jnp.dtype(float_dtype(dtype))
@@ -455,6 +456,7 @@ def solve(
     mesh = make_mesh(devices) if devices is not None else None
     if mesh is not None and mesh.devices.size == 1:
         device, mesh = mesh.devices.flat[0], None
+    chunk = chunk_for(device, chunk)
     shape = tables.state_shape(rules)
     init = np.full(shape, np.nan, dtype=dtype)
     init[rules.full_mask] = 0.0

@@ -1,0 +1,92 @@
+"""Maxi Yatzy at full size: the value solve, saved throws uncapped, and the exact SD.
+
+One process, the CPU shown to JAX as one device per usable core (as the command line does,
+``runtime.host_devices``; ``--streams 1`` for one). Each part reports its run time with the
+compile time apart (the solver's own figures, from the first and only run: these solves take
+minutes) and the load average beside it:
+
+* ``solve``: the value solve, float32 (game value 265.2...);
+* ``saved``: saved throws uncapped (``saved.useful_max_saved``), float32, game value only;
+* ``sd``: the value solve in float64 and the moments-only evaluation of its policy
+  (``evaluate.evaluate(split=False)``): mean and exact standard deviation of the final score.
+
+    python benchmarks/bench_maxi.py                       # all three; results/bench/maxi.{md,json}
+    python benchmarks/bench_maxi.py --parts solve sd
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import sys
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+sys.path.insert(0, str(ROOT / "benchmarks"))
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--parts", nargs="+", choices=("solve", "saved", "sd"), default=["solve", "saved", "sd"])
+    ap.add_argument("--streams", type=int, default=None, help="CPU devices (default: one per usable core)")
+    ap.add_argument("--out", default=str(ROOT / "results" / "bench"))
+    args = ap.parse_args()
+    from jaxsolve.core import runtime
+
+    runtime.host_devices(args.streams)
+    import jax
+
+    jax.config.update("jax_enable_x64", True)
+    from machine import describe
+
+    from jaxsolve.games.category import evaluate as E
+    from jaxsolve.games.category import maxi, saved, solver
+
+    rules = maxi.PRESETS.get_rules("maxi")
+    rows = []
+
+    def record(part, seconds, compile_s, **facts):
+        row = {"part": part, "seconds": round(seconds, 2), "compile_s": round(compile_s, 2), "load_1min": round(os.getloadavg()[0], 2), **facts}
+        rows.append(row)
+        print(json.dumps(row), flush=True)
+
+    if "solve" in args.parts:
+        sol = solver.solve(rules, dtype="float32")
+        record("value solve float32", sol.solve_seconds, sol.compile_seconds, value=sol.game_value, device=sol.device)
+        del sol
+    if "saved" in args.parts:
+        most = saved.useful_max_saved(rules)
+        sol = saved.solve(rules, most, dtype="float32", table=False)
+        record(f"saved throws uncapped ({most}) float32", sol.solve_seconds, sol.compile_seconds, value=sol.game_value, device=sol.device)
+        del sol
+    if "sd" in args.parts:
+        sol = solver.solve(rules, dtype="float64")
+        record("value solve float64", sol.solve_seconds, sol.compile_seconds, value=sol.game_value, device=sol.device)
+        t0 = time.perf_counter()
+        ev = E.evaluate(sol, split=False)
+        record("moments-only evaluation float64", time.perf_counter() - t0, 0.0, mean=ev.mean(), sd=ev.sd())
+    machine = describe()
+    out = Path(args.out)
+    out.mkdir(parents=True, exist_ok=True)
+    (out / "maxi.json").write_text(json.dumps({"machine": machine, "rows": rows}, indent=1))
+    lines = [
+        "# Maxi Yatzy at full size",
+        "",
+        f"Command: `python benchmarks/bench_maxi.py --parts {' '.join(args.parts)}`",
+        f"Machine: {machine['cpu']}, {machine['cpu_count']} cores, devices {', '.join(machine['devices'])}, {machine['date']}; one run each, compile apart.",
+        "",
+        "| part | run (s) | compile (s) | load | result |",
+        "| --- | ---: | ---: | ---: | --- |",
+    ]
+    for r in rows:
+        result = f"value {r['value']:.4f}" if "value" in r else f"mean {r['mean']:.4f}, SD {r['sd']:.4f}"
+        lines.append(f"| {r['part']} | {r['seconds']} | {r['compile_s']} | {r['load_1min']} | {result} |")
+    (out / "maxi.md").write_text("\n".join(lines) + "\n")
+    print("\n".join(lines))
+
+
+if __name__ == "__main__":
+    main()
