@@ -422,9 +422,8 @@ def check_binding(path: str | os.PathLike, meta: dict, *, game: str | None = Non
         if wanted_rules is None and objective is None and dtype is None:
             raise JaxsolveError(f"{path} holds a table of {meta.get('game')!r} ({held}), not {game}")
         asked = describe(want)
-        if asked == held:  # same names, other content: say so
-            held += " (other rules under the same name)"
-        raise JaxsolveError(f"{path} holds the {held} table, not {asked}")
+        same = " (other rules under the same name)" if asked == held else ""
+        raise JaxsolveError(f"{path} holds the {held} table{same}, not {asked}")
     return meta
 
 
