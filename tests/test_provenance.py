@@ -163,6 +163,24 @@ def test_cache_folder_that_is_a_file(store, small, tmp_path):
     assert any("could not cache" in n for n in store)
 
 
+def test_unwritable_cache_folder_is_one_note(tmp_path):
+    blocker = tmp_path / "cache"
+    blocker.write_text("a file where the cache folder belongs")
+    result = runner.invoke(app, ["solve", "raab", "--rules", "piglet", "--quiet", "--cache-dir", str(blocker)])
+    assert result.exit_code == 0 and "0.571428571429" in result.stdout
+    assert result.stderr.count("\n") == 1 and result.stderr.startswith("note: the cache folder") and "cannot be written" in result.stderr
+
+
+def test_oversized_sidecar_and_sidecar_given_as_table(small_file):
+    side = export.sidecar_path(small_file)
+    meta = json.loads(side.read_text())
+    side.write_text(json.dumps({**meta, "pad": "x" * (2 << 20)}))
+    with pytest.raises(JaxsolveError, match="too large for a jaxsolve export sidecar"):
+        table_io.load_solution(small_file, game="kniffel")
+    with pytest.raises(JaxsolveError, match="is a sidecar; give its .npy file"):
+        export.load(side)
+
+
 def test_huge_bogus_entry_is_not_read(store, small, monkeypatch):
     path = cache.entry_path("kniffel", SMALL, "score", "float64")
     path.parent.mkdir(parents=True)

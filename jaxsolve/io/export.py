@@ -293,8 +293,11 @@ def _read_sidecar(path: Path) -> dict:
         raise JaxsolveError(f"{path} has no metadata sidecar {side.name}; not a jaxsolve export?")
     try:
         size = side.stat().st_size
-        if size > MAX_SIDECAR_BYTES:
-            raise JaxsolveError(f"{side} is {size:,} bytes, too large for a jaxsolve export sidecar")
+    except OSError as exc:
+        raise JaxsolveError(f"cannot read {side}: {exc.strerror or exc}") from None
+    if size > MAX_SIDECAR_BYTES:
+        raise JaxsolveError(f"{side} is {size:,} bytes, too large for a jaxsolve export sidecar")
+    try:
         meta = json.loads(side.read_text(encoding="utf-8"))
     except OSError as exc:
         raise JaxsolveError(f"cannot read {side}: {exc.strerror or exc}") from None
@@ -341,6 +344,8 @@ def load(path: str | os.PathLike, *, game: str | None = None) -> tuple[np.ndarra
     game's (``check_array``, ``rules_from``).
     """
     path = Path(path)
+    if path.suffix.lower() == ".json":
+        raise JaxsolveError(f"{path} is a sidecar; give its .npy file ({path.with_suffix('.npy')})")
     if not path.is_file():
         raise JaxsolveError(f"no such export file: {path}")
     meta = _read_sidecar(path)
