@@ -382,3 +382,26 @@ def test_full_house_edited_in_a_yahtzee_export(tmp_path):
     reseal(path, lambda m: next(b for b in m["rules"]["boxes"] if b["name"] == "full_house").update(points=40))
     with pytest.raises(JaxsolveError, match="not a solution of the rules"):
         table_io.load_solution(path, game="kniffel")
+
+
+# ----------------------------------------------------------------------------- outputs
+
+
+def test_default_outputs_are_in_the_current_folder():
+    from pathlib import Path
+
+    from jaxsolve.cli import category as cli_category
+
+    for g in games.games():
+        for name, command in g.commands.items():
+            for p in command.params:
+                if p.name == "out" and isinstance(p.default, Path):
+                    assert p.default.parent == Path("."), (g.name, name, p.default)
+    assert cli_category.SIMULATE_DIR == Path(".") and cli_category.DISTRIBUTION_DIR == Path(".")
+
+
+def test_plot_without_out_writes_here(tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    result = runner.invoke(app, ["plot", "raab", "--rules", "piglet", "--no-cache"])
+    assert result.exit_code == 0, result.output
+    assert sorted(p.suffix for p in tmp_path.iterdir()) and all(p.suffix == ".png" for p in tmp_path.iterdir())
