@@ -105,6 +105,8 @@ def test_renamed_rules_refused_by_name_and_content(small_file):
     yahtzee = games.get_game("kniffel").get_rules("yahtzee")
     with pytest.raises(JaxsolveError, match=r"holds the kniffel/yahtzee/score/float64 table \(other rules under the same name\), not kniffel/yahtzee/score/float64"):
         table_io.load_solution(small_file, game="kniffel", rules=yahtzee)
+    with pytest.raises(JaxsolveError, match="named 'yahtzee', a preset of kniffel, but differ from that preset"):
+        table_io.load_solution(small_file, game="kniffel")  # no rules asked for: the name alone must be true
 
 
 def test_foreign_tables_refused_naming_both(small_file):

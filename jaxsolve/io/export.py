@@ -432,6 +432,21 @@ def check_binding(path: str | os.PathLike, meta: dict, *, game: str | None = Non
     return meta
 
 
+def check_preset_name(path: str | os.PathLike, game: str, rules) -> None:
+    """Refuse rules that carry the name of one of ``game``'s presets but not its content (a
+    sidecar whose rules were renamed): a table is never answered under a name it was not
+    solved for."""
+    from jaxsolve import games
+
+    try:
+        presets = games.get_game(game).presets()
+        preset = presets.get_rules(rules.name) if rules.name in presets else None
+    except JaxsolveError:
+        return
+    if preset is not None and preset != rules:
+        raise JaxsolveError(f"{sidecar_path(path)}: its rules are named {rules.name!r}, a preset of {game}, but differ from that preset")
+
+
 def read_metadata(path: str | os.PathLike) -> dict:
     """The validated sidecar of ``path`` (format, required entries, its own hash), without
     reading the array."""
@@ -516,6 +531,7 @@ __all__ = [
     "atomic_write_text",
     "check_array",
     "check_binding",
+    "check_preset_name",
     "describe",
     "meta_hash",
     "read_metadata",
