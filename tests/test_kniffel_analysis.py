@@ -266,7 +266,7 @@ def test_cli_batch_reads_the_new_and_the_old_keys(tmp_path, apl_score):
     assert result.exit_code == 1, result.output  # the third line gives both spellings
     new, old, both = (json.loads(x) for x in result.stdout.splitlines())
     assert new == old and len(new["options"]) == 3
-    assert both == {"error": "give throws_left or its old spelling rolls_left, not both"}
+    assert both == {"error": "line 3: give throws_left or its old spelling rolls_left, not both"}
 
 
 def test_cli_advise_text_and_values_export(tmp_path, apl_score):
@@ -281,7 +281,7 @@ def test_cli_advise_text_and_values_export(tmp_path, apl_score):
     assert lines[3].split() == ["#", "option", "value", "regret"]
     assert lines[4].split()[:6] == ["1", "keep", "1", "1", "2", "2,"] and len(lines) == 8 and lines[7].strip().startswith("...")
     bad = runner.invoke(app, ["advise", "kniffel", "--values", str(path), "--objective", "goals", "--dice", "11225"])
-    assert bad.exit_code == 1 and "holds the score objective" in bad.stderr
+    assert bad.exit_code == 1 and "holds the kniffel/kniffel-apl/score/float64 table, not kniffel/kniffel-apl/goals/float64" in bad.stderr
 
 
 @pytest.mark.parametrize(

@@ -267,6 +267,10 @@ def run_loop(played, screen: Screen, save_path: Path | None, heuristic: bool, ti
     from jaxsolve import play
 
     saver = play.Saver(save_path) if save_path is not None else None
+    if saver is not None:  # Ctrl-C ends the process (jaxsolve.interrupt): the last move is saved first
+        from jaxsolve import interrupt
+
+        interrupt.on_interrupt(saver.flush)
 
     def save(target: Path | None) -> None:
         if target is not None:

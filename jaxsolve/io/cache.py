@@ -31,6 +31,7 @@ class _Config:
     root: Path | None = None
     enabled: bool = True
     say: Callable[[str], None] | None = None
+    writable: bool = True
 
 
 _CONFIG = _Config()
@@ -44,11 +45,13 @@ def default_root() -> Path:
     return Path(base) / "jaxsolve"
 
 
-def configure(root: str | os.PathLike | None = None, *, enabled: bool = True, say: Callable[[str], None] | None = None) -> None:
-    """Where the store lives, whether it is used, and where its messages go (None: silent)."""
+def configure(root: str | os.PathLike | None = None, *, enabled: bool = True, say: Callable[[str], None] | None = None, writable: bool = True) -> None:
+    """Where the store lives, whether it is used, where its messages go (None: silent), and
+    whether solved tables are written to it (False: only read; the caller has said why)."""
     _CONFIG.root = Path(root) if root is not None else None
     _CONFIG.enabled = enabled
     _CONFIG.say = say
+    _CONFIG.writable = writable
 
 
 def root() -> Path:
@@ -142,6 +145,8 @@ def solved(
         if sol is not None:
             return sol
     sol = _check_dtype(solve(), dtype, values)
+    if not _CONFIG.writable:
+        return sol
     try:
         path.parent.mkdir(parents=True, exist_ok=True)
         save(path, sol)

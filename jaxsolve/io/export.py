@@ -293,8 +293,11 @@ def _read_sidecar(path: Path) -> dict:
         raise JaxsolveError(f"{path} has no metadata sidecar {side.name}; not a jaxsolve export?")
     try:
         size = side.stat().st_size
-        if size > MAX_SIDECAR_BYTES:
-            raise JaxsolveError(f"{side} is {size:,} bytes, too large for a jaxsolve export sidecar")
+    except OSError as exc:
+        raise JaxsolveError(f"cannot read {side}: {exc.strerror or exc}") from None
+    if size > MAX_SIDECAR_BYTES:
+        raise JaxsolveError(f"{side} is {size:,} bytes, too large for a jaxsolve export sidecar")
+    try:
         meta = json.loads(side.read_text(encoding="utf-8"))
     except OSError as exc:
         raise JaxsolveError(f"cannot read {side}: {exc.strerror or exc}") from None
@@ -341,6 +344,8 @@ def load(path: str | os.PathLike, *, game: str | None = None) -> tuple[np.ndarra
     game's (``check_array``, ``rules_from``).
     """
     path = Path(path)
+    if path.suffix.lower() == ".json":
+        raise JaxsolveError(f"{path} is a sidecar; give its .npy file ({path.with_suffix('.npy')})")
     if not path.is_file():
         raise JaxsolveError(f"no such export file: {path}")
     meta = _read_sidecar(path)
@@ -422,10 +427,24 @@ def check_binding(path: str | os.PathLike, meta: dict, *, game: str | None = Non
         if wanted_rules is None and objective is None and dtype is None:
             raise JaxsolveError(f"{path} holds a table of {meta.get('game')!r} ({held}), not {game}")
         asked = describe(want)
-        if asked == held:  # same names, other content: say so
-            held += " (other rules under the same name)"
-        raise JaxsolveError(f"{path} holds the {held} table, not {asked}")
+        same = " (other rules under the same name)" if asked == held else ""
+        raise JaxsolveError(f"{path} holds the {held} table{same}, not {asked}")
     return meta
+
+
+def check_preset_name(path: str | os.PathLike, game: str, rules) -> None:
+    """Refuse rules that carry the name of one of ``game``'s presets but not its content (a
+    sidecar whose rules were renamed): a table is never answered under a name it was not
+    solved for."""
+    from jaxsolve import games
+
+    try:
+        presets = games.get_game(game).presets()
+        preset = presets.get_rules(rules.name) if rules.name in presets else None
+    except JaxsolveError:
+        return
+    if preset is not None and preset != rules:
+        raise JaxsolveError(f"{sidecar_path(path)}: its rules are named {rules.name!r}, a preset of {game}, but differ from that preset")
 
 
 def read_metadata(path: str | os.PathLike) -> dict:
@@ -512,6 +531,7 @@ __all__ = [
     "atomic_write_text",
     "check_array",
     "check_binding",
+    "check_preset_name",
     "describe",
     "meta_hash",
     "read_metadata",

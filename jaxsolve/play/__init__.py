@@ -77,6 +77,28 @@ def new_game(game: str, rules=None, solution=None, **settings) -> PlayedGame:
     return cls(g.name, rules, solution, **settings)
 
 
+def rules_of_game(g, rules) -> bool:
+    """Whether ``rules`` are one of ``g``'s presets with some of its overridable fields changed
+    (as ``--rules P --OPTION ...`` makes them). A save whose rules are another game's in this
+    sense is refused (a Yahtzee sheet whose save says ``yatzy``); rules of no registered game
+    (custom rules played through the library) are accepted."""
+    import dataclasses
+
+    try:
+        fields = [f.name for f in type(rules).option_fields()]
+    except AttributeError:
+        fields = []
+    over = {n: getattr(rules, n) for n in fields}
+    for name in g.presets():
+        try:
+            cand = g.get_rules(name).replace(**over) if over else g.get_rules(name)
+        except Exception:  # an override this preset does not take
+            continue
+        if cand == rules or (hasattr(cand, "name") and dataclasses.replace(cand, name=rules.name) == rules):
+            return True
+    return False
+
+
 def game_from_json(data: dict, source: str = "saved game", *, game: str | None = None, solution=None) -> PlayedGame:
     """A game continued from a save file's content (``PlayedGame.to_json``): the rules and
     settings are checked, then every move is replayed (``JaxsolveError`` naming the first
@@ -93,6 +115,10 @@ def game_from_json(data: dict, source: str = "saved game", *, game: str | None =
         rules = cls.rules_type.from_dict(data["rules"])
     except JaxsolveError as exc:
         raise JaxsolveError(f"{source}: {exc}") from None
+    if not rules_of_game(g, rules):
+        owners = [h.name for h in games.games() if h.name != g.name and h.family == g.family and rules_of_game(h, rules)]
+        if owners:
+            raise JaxsolveError(f"{source}: rules {rules.name!r} are rules of {' and '.join(owners)}, not of {g.name}")
     settings = dict(data["settings"])
     unknown = _unknown_settings(g, settings)
     if unknown:

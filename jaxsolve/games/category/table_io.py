@@ -123,6 +123,7 @@ def load_solution(path: str | os.PathLike, *, game: str, rules: CategoryRules | 
         export.check_binding(path, meta, game=game, rules=rules, objective=objective, dtype=dtype)
     values, meta = export.load(path, game=game)
     rules = export.rules_from(path, meta, CategoryRules)
+    export.check_preset_name(path, game, rules)
     objective = meta.get("objective")
     if objective not in OBJECTIVES:
         raise JaxsolveError(f"{export.sidecar_path(path)}: objective {objective!r} is not one of {', '.join(OBJECTIVES)}")

@@ -56,6 +56,7 @@ def load_solution(path) -> Solution:
 
     E, meta = export.load(path, game="zehntausend")
     rules = export.rules_from(path, meta, ZehntausendRules)
+    export.check_preset_name(path, "zehntausend", rules)
     side = export.sidecar_path(path)
     top_level = meta.get("top_level")
     if not isinstance(top_level, int) or isinstance(top_level, bool) or top_level < 0:
