@@ -407,3 +407,15 @@ def test_plot_without_out_writes_here(tmp_path, monkeypatch):
     result = runner.invoke(app, ["plot", "raab", "--rules", "piglet", "--no-cache"])
     assert result.exit_code == 0, result.output
     assert sorted(p.suffix for p in tmp_path.iterdir()) and all(p.suffix == ".png" for p in tmp_path.iterdir())
+
+
+def test_pig_export_with_edited_rules_fails_the_bellman_check(tmp_path):
+    from jaxsolve.games.raab import rules as raab_rules, solver as raab_solver, table_io as raab_io
+
+    path = tmp_path / "p.npy"
+    raab_io.save_export(path, raab_solver.solve(raab_rules.PigRules(name="custom", goal=12, sides=4, bust=1, last_turn=False)))
+    assert raab_io.load_export(path).rules.goal == 12
+    for member in (path, raab_io.policy_path(path)):  # a face's points edited in both sidecars
+        reseal(member, lambda m: m["rules"]["points"].__setitem__(3, 3))
+    with pytest.raises(JaxsolveError, match="not a solution of the rules custom"):
+        raab_io.load_export(path)
