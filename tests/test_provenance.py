@@ -300,6 +300,22 @@ def test_zehntausend_table_honours_rules(tmp_path):
 # ----------------------------------------------------------------------------- saves
 
 
+def test_deep_or_huge_save_refused(tmp_path):
+    deep = tmp_path / "deep.json"
+    deep.write_text("[" * 200_000 + "]" * 200_000)
+    one_line_error(runner.invoke(app, ["play", "kniffel", "--resume", str(deep), "--plain"], input=""), "nested too deeply")
+
+
+def test_cache_list_with_a_deep_sidecar(store, tmp_path):
+    path = cache.entry_path("kniffel", SMALL, "score", "float64")
+    path.parent.mkdir(parents=True)
+    path.write_bytes(b"x")
+    path.with_suffix(".json").write_text("[" * 100_000 + "]" * 100_000)
+    (path.parent / "dangling.npy").symlink_to(tmp_path / "nowhere")
+    result = runner.invoke(app, ["cache", "list"])
+    assert result.exit_code == 0 and "no readable sidecar" in result.stdout, result.output
+
+
 def test_save_of_another_game_refused(small):
     from jaxsolve import play
 
