@@ -398,7 +398,10 @@ def test_full_house_edited_in_a_yahtzee_export(tmp_path):
     path = tmp_path / "y.npy"
     table_io.save_solution(path, solver.solve(rules), game="kniffel")
     reseal(path, lambda m: next(b for b in m["rules"]["boxes"] if b["name"] == "full_house").update(points=40))
-    with pytest.raises(JaxsolveError, match="not a solution of the rules"):
+    with pytest.raises(JaxsolveError, match="named 'yahtzee', a preset of kniffel, but differ from that preset"):
+        table_io.load_solution(path, game="kniffel")
+    reseal(path, lambda m: m["rules"].update(name="house-rules"))  # renamed too: the values tell
+    with pytest.raises(JaxsolveError, match="not a solution of the rules house-rules"):
         table_io.load_solution(path, game="kniffel")
 
 
