@@ -26,6 +26,7 @@ import time
 from typing import Callable
 
 EXIT_STATUS = 130  # 128 + SIGINT, as shells report it
+FINISH_SECONDS = 3.0  # the most the hooks and the stdout flush may take before the process ends
 _hooks: list[Callable[[], None]] = []
 _exiting = threading.Lock()
 _installed = False
@@ -50,6 +51,21 @@ def exit_interrupted() -> None:
     if not _exiting.acquire(blocking=False):
         while True:
             time.sleep(60)
+    # the hooks and the flush may block (a full pipe whose reader stopped): give them a moment
+    finisher = threading.Thread(target=_finish, name="jaxsolve-interrupt-finish", daemon=True)
+    finisher.start()
+    finisher.join(FINISH_SECONDS)
+    try:
+        text = b"interrupted\n"
+        if os.isatty(2):
+            text = b"\r\x1b[?25h\x1b[K" + text  # a progress display may have hidden the cursor
+        os.write(2, text)
+    except OSError:
+        pass
+    os._exit(EXIT_STATUS)
+
+
+def _finish() -> None:
     for fn in list(_hooks):
         try:
             fn()
@@ -59,14 +75,6 @@ def exit_interrupted() -> None:
         sys.stdout.flush()
     except BaseException:
         pass
-    try:
-        text = b"interrupted\n"
-        if os.isatty(2):
-            text = b"\r\x1b[?25h\x1b[K" + text  # a progress display may have hidden the cursor
-        os.write(2, text)
-    except OSError:
-        pass
-    os._exit(EXIT_STATUS)
 
 
 def _handler(signum, frame) -> None:

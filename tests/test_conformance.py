@@ -58,6 +58,27 @@ def check_export(game, dtype, folder):
     back = game.load(path)
     np.testing.assert_array_equal(np.asarray(game.values(back)), np.asarray(game.values(sol)))
     assert back.rules == rules
+    check_export_proves_itself(game, path)
+
+
+def check_export_proves_itself(game, path):
+    """The export is bound to its game and its sidecar to its own hash (``jaxsolve.io.export``):
+    an edited sidecar, and one resealed under another game's name, are refused."""
+    from jaxsolve.errors import JaxsolveError
+    from jaxsolve.io import export
+
+    sides = [export.sidecar_path(p) for p in (game.outputs(path) if game.outputs else [path]) if str(p).endswith(".npy")]
+    original = {side: side.read_text() for side in sides}
+    meta = json.loads(original[sides[0]])
+    sides[0].write_text(json.dumps({**meta, "note": "edited"}))
+    with pytest.raises(JaxsolveError, match="has been edited"):
+        game.load(path)
+    for side in sides:
+        side.write_text(json.dumps(export.seal({**json.loads(original[side]), "game": "another-game"})))
+    with pytest.raises(JaxsolveError, match=f"holds a table of 'another-game'.*not {game.name}"):
+        game.load(path)
+    for side, text in original.items():
+        side.write_text(text)
 
 
 def check_rules(game):

@@ -217,6 +217,9 @@ GOOD = '{"position": "start", "dice": [1, 1], "throws_left": 1}'
         ('{"state": {"filled": ["aces"], "upper": 5}, "dice": [1, 1]}', "upper total 5 is impossible"),
         ('{"state": {"upper": 0, "all_same_held": 1}, "dice": [1, 1]}', "all_same_held needs"),
         ('{"state": {"filled": 1.5}, "dice": [1, 1]}', "state.filled must be an integer"),
+        ('{"state": {"filled": ["aces", "aces"]}, "dice": [1, 1]}', "state.filled names a box twice"),
+        ('{"state": {"filled": 1152921504606846976}, "dice": [1, 1]}', "state.filled must be between 0 and 8191"),
+        ('{"state": null, "dice": [1, 1]}', "state must be an object"),
         ('{"state": {"filled": 1e400}, "dice": [1, 1]}', "state.filled must be an integer"),
         ('{"state": {"upper": Infinity}, "dice": [1, 1]}', "Infinity is not a number here"),
         ('{"dice": [1, 1], "rolls_left": -Infinity}', "-Infinity is not a number here"),
@@ -298,6 +301,22 @@ def test_zehntausend_table_honours_rules(tmp_path):
 
 
 # ----------------------------------------------------------------------------- saves
+
+
+def test_deep_or_huge_save_refused(tmp_path):
+    deep = tmp_path / "deep.json"
+    deep.write_text("[" * 200_000 + "]" * 200_000)
+    one_line_error(runner.invoke(app, ["play", "kniffel", "--resume", str(deep), "--plain"], input=""), "nested too deeply")
+
+
+def test_cache_list_with_a_deep_sidecar(store, tmp_path):
+    path = cache.entry_path("kniffel", SMALL, "score", "float64")
+    path.parent.mkdir(parents=True)
+    path.write_bytes(b"x")
+    path.with_suffix(".json").write_text("[" * 100_000 + "]" * 100_000)
+    (path.parent / "dangling.npy").symlink_to(tmp_path / "nowhere")
+    result = runner.invoke(app, ["cache", "list"])
+    assert result.exit_code == 0 and "no readable sidecar" in result.stdout, result.output
 
 
 def test_save_of_another_game_refused(small):
@@ -382,7 +401,10 @@ def test_full_house_edited_in_a_yahtzee_export(tmp_path):
     path = tmp_path / "y.npy"
     table_io.save_solution(path, solver.solve(rules), game="kniffel")
     reseal(path, lambda m: next(b for b in m["rules"]["boxes"] if b["name"] == "full_house").update(points=40))
-    with pytest.raises(JaxsolveError, match="not a solution of the rules"):
+    with pytest.raises(JaxsolveError, match="named 'yahtzee', a preset of kniffel, but differ from that preset"):
+        table_io.load_solution(path, game="kniffel")
+    reseal(path, lambda m: m["rules"].update(name="house-rules"))  # renamed too: the values tell
+    with pytest.raises(JaxsolveError, match="not a solution of the rules house-rules"):
         table_io.load_solution(path, game="kniffel")
 
 
@@ -407,3 +429,15 @@ def test_plot_without_out_writes_here(tmp_path, monkeypatch):
     result = runner.invoke(app, ["plot", "raab", "--rules", "piglet", "--no-cache"])
     assert result.exit_code == 0, result.output
     assert sorted(p.suffix for p in tmp_path.iterdir()) and all(p.suffix == ".png" for p in tmp_path.iterdir())
+
+
+def test_pig_export_with_edited_rules_fails_the_bellman_check(tmp_path):
+    from jaxsolve.games.raab import rules as raab_rules, solver as raab_solver, table_io as raab_io
+
+    path = tmp_path / "p.npy"
+    raab_io.save_export(path, raab_solver.solve(raab_rules.PigRules(name="custom", goal=12, sides=4, bust=1, last_turn=False)))
+    assert raab_io.load_export(path).rules.goal == 12
+    for member in (path, raab_io.policy_path(path)):  # a face's points edited in both sidecars
+        reseal(member, lambda m: m["rules"]["points"].__setitem__(3, 3))
+    with pytest.raises(JaxsolveError, match="not a solution of the rules custom"):
+        raab_io.load_export(path)

@@ -184,14 +184,20 @@ def entries(game: str | None = None) -> list[Entry]:
             continue
         side = npy.with_suffix(".json")
         try:
+            if side.stat().st_size > (1 << 20):
+                raise ValueError("sidecar too large")
             meta = json.loads(side.read_text())
             rules = meta.get("rules", {}).get("name", "?")
             objective = str(meta.get("objective", "-"))
             dtype = str(meta.get("dtype", npy.stem.rsplit("-", 1)[-1]))
-        except (OSError, ValueError, AttributeError):
+        except (OSError, ValueError, AttributeError, RecursionError):
             rules, objective, dtype = "? (no readable sidecar)", "?", "?"
-        size = npy.stat().st_size + (side.stat().st_size if side.exists() else 0)
-        out.append(Entry(npy, npy.parent.name, rules, objective, dtype, size, npy.stat().st_mtime))
+        try:
+            st = npy.stat()
+            size = st.st_size + (side.stat().st_size if side.is_file() else 0)
+        except OSError:  # a dangling link: listed, with no size
+            st, size = None, 0
+        out.append(Entry(npy, npy.parent.name, rules, objective, dtype, size, st.st_mtime if st else 0.0))
     return out
 
 

@@ -446,6 +446,10 @@ def _describe(m: dict) -> str:
     return " ".join(f"{k}={v}" for k, v in m.items() if k not in _INFO) or "empty"
 
 
+MAX_SAVE_BYTES = 64 << 20
+"""A save file larger than this is refused before it is read (a whole game is a few KiB)."""
+
+
 def read_save(path: str | Path) -> dict:
     """A save file's JSON, checked to be one (``JaxsolveError`` with a clear reason otherwise)."""
     path = Path(path)
@@ -453,6 +457,8 @@ def read_save(path: str | Path) -> dict:
         raise JaxsolveError(f"saved game {path} does not exist")
     if path.is_dir():
         raise JaxsolveError(f"saved game {path} is a directory")
+    if path.is_file() and path.stat().st_size > MAX_SAVE_BYTES:
+        raise JaxsolveError(f"{path} is {path.stat().st_size:,} bytes, too large for a saved game")
     try:
         text = path.read_text(encoding="utf-8")
     except UnicodeDecodeError:
@@ -461,6 +467,8 @@ def read_save(path: str | Path) -> dict:
         data = json.loads(text)
     except json.JSONDecodeError as exc:
         raise JaxsolveError(f"{path} is not a saved game (broken JSON: {exc.msg}, line {exc.lineno})") from None
+    except RecursionError:
+        raise JaxsolveError(f"{path} is not a saved game (JSON nested too deeply)") from None
     if not isinstance(data, dict) or data.get("format") != SAVE_FORMAT:
         raise JaxsolveError(f"{path} is not a saved game of jaxsolve play (no \"format\": \"{SAVE_FORMAT}\")")
     version = data.get("version")

@@ -278,6 +278,8 @@ def read_question(rules, line: str):
         if isinstance(filled, list):
             if not all(isinstance(b, (str, int)) and not isinstance(b, bool) for b in filled):
                 raise JaxsolveError("state.filled must be an array of box names (or the integer mask)")
+            if len(set(map(str, filled))) != len(filled):
+                raise JaxsolveError("state.filled names a box twice")
             filled = "filled=" + ",".join(map(str, filled)) if filled else "filled=-"
         else:
             filled = f"filled={_integer(filled, 'state.filled', 0, rules.full_mask)}"

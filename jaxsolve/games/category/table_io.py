@@ -70,19 +70,19 @@ def reachable_mask(rules: CategoryRules) -> np.ndarray:
     return mask
 
 
-SPOT_STATES = 2048
-"""States of the layer with two open boxes recomputed by ``spot_check`` (all of the layer with
-one open box are)."""
+SPOT_STATES = 768
+"""States of each of the last two layers recomputed by ``spot_check`` (a fixed sample where a
+layer has more; every box is the open one in many of them)."""
 
 
 def spot_check(path, values: np.ndarray, rules: CategoryRules, objective: str) -> None:
-    """Recompute the last two layers (every state with one open box, and up to ``SPOT_STATES``
-    states with two, a fixed sample) from ``rules`` with the engine's own turn arithmetic in
+    """Recompute the last two layers (up to ``SPOT_STATES`` states with one open box and as many
+    with two, a fixed sample) from ``rules`` with the engine's own turn arithmetic in
     NumPy, each from the table's values of the layer after it, and compare with the table.
 
     A sidecar rewritten whole (its rules edited, its hashes recomputed) names rules the values
     were not solved for; in the last layers almost every box's points, the bonuses and the
-    joker rule show, so such a table is refused. Costs a few tenths of a second."""
+    joker rule show, so such a table is refused. Costs about 0.1 s (Yahtzee, float64)."""
     from jaxsolve.games.category import solver
 
     flat = np.nan_to_num(values.reshape(-1), nan=0.0)
@@ -95,7 +95,11 @@ def spot_check(path, values: np.ndarray, rules: CategoryRules, objective: str) -
         if len(f) > SPOT_STATES:
             pick = np.random.default_rng(layer).choice(len(f), SPOT_STATES, replace=False)
             f, u, h = f[pick], u[pick], h[pick]
-        got = np.asarray(solver.state_values(flat, f.astype(np.int64), u.astype(np.int64), h.astype(np.int64), rules, objective, xp=np), np.float64)
+        f, u, h = f.astype(np.int64), u.astype(np.int64), h.astype(np.int64)
+        got = np.concatenate([  # in parts of 512 states: a few tens of MiB at most
+            np.asarray(solver.state_values(flat, f[i : i + 512], u[i : i + 512], h[i : i + 512], rules, objective, xp=np), np.float64)
+            for i in range(0, len(f), 512)
+        ])
         want = values[f, u, h].astype(np.float64)
         bad = ~(np.abs(got - want) <= tol * np.maximum(1.0, np.abs(want)))
         if bad.any():

@@ -106,4 +106,35 @@ def load_export(path) -> PigExport:
     export.check_array(policy_path(path), policy, shape=shape, dtypes=("int8",), low=NONE, high=ROLL, what=what)
     if (policy[~defined] != NONE).any():
         raise JaxsolveError(f"{policy_path(path)}: a decision where MSP + MAP exceeds the bound {rules.top}")
+    bellman_check(path, values, rules)
     return PigExport(rules, values, policy, meta)
+
+
+def bellman_check(path, values: np.ndarray, rules: PigRules) -> None:
+    """Refuse values that are not a fixpoint of the one-roll Bellman equations of ``rules``
+    (the rules the sidecar names): one Jacobi sweep (``solver.bellman``) over the states the
+    export holds must leave them unchanged, within the solve's tolerance. A sidecar rewritten
+    whole (its goal, die or last-turn rule edited, its hashes recomputed) fails here."""
+    import jax.numpy as jnp
+
+    from jaxsolve.games.raab import solver
+
+    n_t, n_m, n_s, n_n = rules.shape
+    dtype = values.dtype
+    V = np.zeros((n_t, n_m, n_s, n_n), dtype)
+    m_idx, a_idx = np.nonzero(np.arange(n_m)[:, None] + np.arange(rules.top + 1)[None, :] <= rules.top)
+    V[:, m_idx, m_idx + a_idx, :] = values[:, m_idx, a_idx, :]
+    tab = solver.build_tables(rules, dtype)
+    first = np.asarray(solver.bellman(jnp.asarray(V), tab, rules))
+    V[:, :, rules.top + 1 :, :] = first[:, :, rules.top + 1 :, :]  # beyond the bound: stop values, from the turn starts
+    again = np.asarray(solver.bellman(jnp.asarray(V), tab, rules))
+    held = np.zeros(V.shape, bool)
+    held[:, m_idx, m_idx + a_idx, :] = True
+    tol = 1e-9 if dtype == np.float64 else 1e-4
+    diff = np.where(held, np.abs(again - V), 0.0)
+    if diff.max() > tol:
+        ts, m, s_, n = np.unravel_index(int(diff.argmax()), diff.shape)
+        raise JaxsolveError(
+            f"{path}: the values are not a solution of the rules {rules.name} its sidecar names "
+            f"(at TS {ts}, MSP {m}, MAP {s_ - m}, TSP {n}: {V[ts, m, s_, n]:.6f} held, one Bellman step gives {again[ts, m, s_, n]:.6f})"
+        )
