@@ -87,9 +87,13 @@ def main() -> None:
     ap.add_argument("--skip-operators", action="store_true")
     ap.add_argument("--device", default="cpu")
     ap.add_argument("--out", default=str(ROOT / "results"))
+    ap.add_argument("--streams", type=int, default=None, help="CPU devices = chunk streams of jaxsolve (default: one per usable core, as the command line)")
     args = ap.parse_args()
 
     import jax
+    from jaxsolve.core import runtime
+
+    runtime.host_devices(args.streams)  # before JAX's first computation
 
     try:
         import yatzy_solver  # noqa: F401

@@ -43,7 +43,11 @@ def main(argv=None) -> int:
     ap.add_argument("--chunk", type=int, default=1024, help="jaxsolve states per compiled batch")
     ap.add_argument("--chunks", type=int, nargs="*", default=[], help="further chunk sizes to time (float32, warm)")
     ap.add_argument("--out", type=Path, default=ROOT / "results" / "yatzy" / "bench")
+    ap.add_argument("--streams", type=int, default=None, help="CPU devices = chunk streams of jaxsolve (default: one per usable core, as the command line)")
     args = ap.parse_args(argv)
+    from jaxsolve.core import runtime
+
+    runtime.host_devices(args.streams)  # before JAX's first computation
     import yatzy_solver as ys
 
     machine = describe()

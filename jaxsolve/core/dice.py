@@ -234,7 +234,8 @@ def _dice_space(n: int, sides: int) -> DiceSpace:
 
 
 def materialize(x, xp=None):
-    """Identity that XLA cannot fuse through (a conditional on a run-time-true predicate).
+    """Identity that XLA cannot fuse through (on a CPU a conditional on a run-time-true
+    predicate, since ``lax.optimization_barrier`` does not stop fusion there).
 
     Used where a cheap gather-based producer has gather consumers: without it XLA fuses the
     producer into each consumer and recomputes it once per gathered element. With NumPy
@@ -245,9 +246,14 @@ def materialize(x, xp=None):
     import jax
     import jax.numpy as jnp
 
-    leaf = jax.tree_util.tree_leaves(x)[0].reshape(-1)[0]
-    token = (leaf == leaf) | jnp.isnan(leaf)
-    return jax.lax.cond(token, lambda y: y, lambda y: jax.tree_util.tree_map(jnp.negative, y), x)
+    def on_cpu(y):
+        leaf = jax.tree_util.tree_leaves(y)[0].reshape(-1)[0]
+        token = (leaf == leaf) | jnp.isnan(leaf)
+        return jax.lax.cond(token, lambda z: z, lambda z: jax.tree_util.tree_map(jnp.negative, z), y)
+
+    # A GPU would read a conditional's predicate on the host (a synchronisation per use): there
+    # the barrier, which keeps the value from being recomputed across it, is enough.
+    return jax.lax.platform_dependent(x, cpu=on_cpu, default=jax.lax.optimization_barrier)
 
 
 def _expect_levels(space: DiceSpace, flat, xp=None) -> list:

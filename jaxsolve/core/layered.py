@@ -220,6 +220,28 @@ def run_layers(
     return LayeredRun(carry, compile_seconds, seconds, timings)
 
 
+def _compile_streams(key, step: SplitStep, carries, ops, rows, states, shardings):
+    """``((programs, compile seconds), writes)``: the compute-and-write program and the write
+    program for every device, the devices' programs compiled at once (threads; XLA compiles
+    without the interpreter lock)."""
+    from concurrent.futures import ThreadPoolExecutor
+
+    def specs(e):
+        place = lambda tree: jax.tree_util.tree_map(lambda a: jax.device_put(a, shardings[e]), tree)  # noqa: E731
+        return (abstract(carries[e]), abstract(ops[e]), abstract(place(rows))), tuple(abstract(place(a)) for a in states)
+
+    def one(e):
+        head, st = specs(e)
+        exe, seconds = compiled(("layered-stream", key), _compute_write(step), *head, *st, donate_argnums=0)
+        out_spec = jax.tree_util.tree_map(lambda a: jax.ShapeDtypeStruct(a.shape, a.dtype, sharding=shardings[e]), exe.out_info[1])
+        write, more = compiled(("layered-write", key), _write(step), *head, st, out_spec, donate_argnums=0)
+        return exe, write, seconds + more
+
+    with ThreadPoolExecutor(len(carries)) as pool:
+        done = list(pool.map(one, range(len(carries))))
+    return ([d[0] for d in done], [d[2] for d in done]), [d[1] for d in done]
+
+
 def _run_streams(key, step: SplitStep, layers, carry, operands, devices, chunk, begin_layer, end_layer, on_layer) -> LayeredRun:
     """``run_layers`` of a ``SplitStep`` as one chunk stream per device (see module docs)."""
     shardings = [jax.sharding.SingleDeviceSharding(d) for d in devices]
@@ -245,16 +267,10 @@ def _run_streams(key, step: SplitStep, layers, carry, operands, devices, chunk, 
             d = i % n_dev
             rows_d, states_d = place(rows, d), place(states, d)
             if both is None:  # one look-up per layer: the carry keeps its shape within a layer
-                both, writes = [], []
-                for e in range(n_dev):
-                    spec = (abstract(carries[e]), abstract(ops[e]), abstract(place(rows, e)))
-                    exe, seconds = compiled(("layered-stream", key), _compute_write(step), *spec, *(abstract(place(a, e)) for a in states), donate_argnums=0)
-                    compile_seconds += seconds
-                    both.append(exe)
-                    out_spec = jax.tree_util.tree_map(lambda a, e=e: jax.ShapeDtypeStruct(a.shape, a.dtype, sharding=shardings[e]), exe.out_info[1])
-                    exe, seconds = compiled(("layered-write", key), _write(step), *spec, abstract(place(states, e)), out_spec, donate_argnums=0)
-                    compile_seconds += seconds
-                    writes.append(exe)
+                t_compile = time.perf_counter()
+                both, writes = _compile_streams(key, step, carries, ops, rows, states, shardings)
+                compile_seconds += time.perf_counter() - t_compile if any(s for s in both[1]) else 0.0
+                both = both[0]
             carries[d], out = both[d](carries[d], ops[d], rows_d, *states_d)
             for e in range(n_dev):
                 if e != d:

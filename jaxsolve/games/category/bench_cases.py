@@ -38,6 +38,7 @@ def suite_cases(rules, quick: bool, dtype: str, device, *, saved: bool = False, 
     Kniffel; ``quick``: from a sheet with 7 boxes filled), and with ``saved`` the game with
     saved throws, uncapped (``saved.useful_max_saved``: no throw is ever lost; Maxi Yatzy;
     ``quick``: at most one saved throw)."""
+    from jaxsolve.core.layered import chunk_for
     from jaxsolve.games.category import distribution as D
     from jaxsolve.games.category import saved as S
     from jaxsolve.games.category import solver
@@ -49,7 +50,7 @@ def suite_cases(rules, quick: bool, dtype: str, device, *, saved: bool = False, 
 
         def dist():
             sol = solver.solve(rules, dtype=dtype, device=device, devices=1, chunk=chunk)
-            d = D.distribution(rules, sol, dtype=dtype, devices=[device], prefilled=sub, keep="start")
+            d = D.distribution(rules, sol, dtype=dtype, chunk=chunk_for(device, chunk), devices=[device], prefilled=sub, keep="start")
             return float(D.summarize(d.at(sub)).sd), d.compile_seconds
 
         out.append(("distribution (SD)" + (" from 7 boxes filled" if quick else ""), dist))

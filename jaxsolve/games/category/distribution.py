@@ -29,7 +29,7 @@ import jax.numpy as jnp
 import numpy as np
 
 from jaxsolve.errors import JaxsolveError
-from jaxsolve.core.layered import Layer, LayerSetup, make_mesh, plan_chunk, run_layers
+from jaxsolve.core.layered import Layer, LayerSetup, SplitStep, make_mesh, plan_chunk, run_layers
 from jaxsolve.games.category import policy, solver, tables
 from jaxsolve.games.category.rules import CategoryRules
 from jaxsolve.core.arrays import float_dtype
@@ -234,9 +234,13 @@ def layer_tables(
         layers[nb] = last
     held = {"prev": last}
 
-    def step(out, operands, rows_in_layer, filled, upper, all_same_held):
-        got = turn(*operands, filled, upper, all_same_held, rules=rules, width=out.shape[1])
+    def compute(out, operands, rows_in_layer, filled, upper, all_same_held):
+        return turn(*operands, filled, upper, all_same_held, rules=rules, width=out.shape[1])
+
+    def write(out, operands, rows_in_layer, states, got):
         return out.at[rows_in_layer].set(got)
+
+    step = SplitStep(compute, write)  # on several devices: one chunk stream each
 
     def begin_layer(layer: Layer, carry) -> LayerSetup:
         del carry
