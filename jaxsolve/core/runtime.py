@@ -41,11 +41,15 @@ def usable_cores() -> int:
         return os.cpu_count() or 1
 
 
+MAX_HOST_DEVICES = 4  # each chunk stream holds its own copy of the table being filled
+
+
 def host_devices(count: int | None = None) -> None:
-    """Show the CPU to JAX as ``count`` devices (default: one per usable core), so that a
-    layered solve runs one chunk stream per core (``jaxsolve.core.layered``). Takes effect only
+    """Show the CPU to JAX as ``count`` devices (default: one per usable core, at most
+    ``MAX_HOST_DEVICES``), so that a layered solve runs one chunk stream per core
+    (``jaxsolve.core.layered``). Takes effect only
     before JAX's first computation and when ``$XLA_FLAGS`` does not fix the count already."""
-    count = usable_cores() if count is None else int(count)
+    count = min(usable_cores(), MAX_HOST_DEVICES) if count is None else int(count)
     if "xla_force_host_platform_device_count" not in os.environ.get("XLA_FLAGS", ""):
         try:
             jax.config.update("jax_num_cpu_devices", max(1, count))
