@@ -66,15 +66,16 @@ function field(p, prefix) {
   let input;
   if (p.choices && p.choices.length) {
     input = el("select", { id, name: p.name });
+    if (p.default === null) input.append(el("option", { value: "", text: prefix === "rule" ? "(the preset's)" : "(default)" }));
     for (const c of p.choices) input.append(el("option", { value: c, text: c }));
-    if (p.default !== null) input.value = p.default;
+    input.value = p.default === null ? "" : p.default;
   } else if (p.type === "bool") {
     input = el("select", { id, name: p.name });
-    input.append(el("option", { value: "", text: p.default === null ? "(default)" : String(p.default) }));
+    input.append(el("option", { value: "", text: p.default === null ? (prefix === "rule" ? "(the preset's)" : "(default)") : String(p.default) }));
     input.append(el("option", { value: "true", text: "yes" }), el("option", { value: "false", text: "no" }));
   } else {
     input = el("input", { id, name: p.name, type: "text", autocomplete: "off", inputMode: p.type === "int" || p.type === "float" ? "decimal" : "text" });
-    input.placeholder = p.default === null ? (p.required ? "required" : "") : String(p.default);
+    input.placeholder = p.default === null ? (p.required ? "required" : prefix === "rule" ? "the preset's" : "") : String(p.default);
   }
   input.dataset.type = p.type;
   const label = el("label", { htmlFor: id, text: p.label }, input, el("span", { class: "help", text: p.help }));
