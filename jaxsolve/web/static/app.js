@@ -182,12 +182,13 @@ function showGame(s) {
   $("dice").replaceChildren(...dice);
   $("status").replaceChildren(...s.status.concat(s.sheet ? [] : s.board).concat(s.news.length ? [s.news.join("; ")] : []).map((t) => el("div", { text: t })));
   const fb = $("feedback");
-  if (s.last && s.last.fresh) {
+  if (s.last) {
     fb.hidden = false;
     fb.className = "feedback " + (s.last.optimal ? "good" : "loss");
+    const what = s.last.fresh ? s.last.chosen : `last decision (${s.last.where}): ${s.last.chosen}`;
     fb.textContent = s.last.optimal
-      ? `${s.last.chosen}: a best move (loss 0)`
-      : `${s.last.chosen}: loss ${fmt(s.last.regret)} ${s.unit} against the best (${s.last.best})`;
+      ? `${what}: a best move (loss 0)`
+      : `${what}: loss ${fmt(s.last.regret)} ${s.unit} against the best (${s.last.best})`;
     fb.dataset.regret = String(s.last.regret);
   } else fb.hidden = true;
   $("throw-box").hidden = s.awaiting !== "dice";
