@@ -68,6 +68,8 @@ def main() -> None:
     try:
         server.stdout.readline()  # "jaxsolve page at ..."
         conn = http.client.HTTPConnection("127.0.0.1", port, timeout=600)
+        conn.connect()
+        conn.sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)  # as a browser does: no Nagle wait on small requests
         path = f"/api/games/{args.game}/advise"
         t0 = time.perf_counter()
         status, answer = ask(conn, path, {"rules": args.rules, "options": {"dice": "1 2 3 4 6"}})

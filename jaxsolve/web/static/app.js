@@ -244,14 +244,17 @@ async function review() {
 
 function chart(dist, score) {
   // The final score's distribution under optimal play, with this game's score marked.
-  const W = 600, H = 170, pad = 22, p = dist.p, n = p.length, max = Math.max(...p);
+  // Drawn up to the score below which 99.999 % of games end (the exact tail goes much further).
+  let n = 0, mass = 0;
+  while (n < dist.p.length && mass < 0.99999) mass += dist.p[n++];
+  const W = 600, H = 170, pad = 22, p = dist.p.slice(0, n), max = Math.max(...p);
   const ns = "http://www.w3.org/2000/svg";
   const svg = document.createElementNS(ns, "svg");
   svg.setAttribute("viewBox", `0 0 ${W} ${H + pad}`);
   svg.setAttribute("role", "img");
   const bar = (x, h, color) => { const r = document.createElementNS(ns, "rect"); r.setAttribute("x", x); r.setAttribute("y", H - h); r.setAttribute("width", Math.max(W / n, 0.6)); r.setAttribute("height", h); r.setAttribute("fill", color); svg.append(r); };
   for (let k = 0; k < n; k++) if (p[k] > 0) bar((k / n) * W, (p[k] / max) * (H - 10), "#4b7fb3");
-  if (score < n) bar((score / n) * W, H - 10, "#d9480f");
+  bar((Math.min(score, n - 1) / n) * W, H - 10, "#d9480f");
   const text = (x, s, anchor) => { const t = document.createElementNS(ns, "text"); t.setAttribute("x", x); t.setAttribute("y", H + 16); t.setAttribute("font-size", "12"); t.setAttribute("text-anchor", anchor); t.textContent = s; svg.append(t); };
   text(0, "0", "start");
   text(W, String(n - 1), "end");
