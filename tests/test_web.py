@@ -152,3 +152,17 @@ def test_a_long_request_becomes_a_job_to_poll(server):
         assert code == 200 and answer["game"] == PIG and answer["ruleset"] == onedie_pig.GAME.build_rules("d6-to-12", goal=14).name
     finally:
         running.stop()
+
+
+def test_serve_refuses_a_port_in_use_with_one_line():
+    import socket
+
+    from jaxsolve.cli import build_app
+
+    with socket.socket() as taken:
+        taken.bind(("127.0.0.1", 0))
+        taken.listen(1)
+        port = taken.getsockname()[1]
+        result = CliRunner().invoke(build_app(), ["serve", "--port", str(port)])
+    assert result.exit_code == 1
+    assert f"error: cannot listen on 127.0.0.1:{port}" in result.output

@@ -493,7 +493,7 @@ class Service:
             "sides": p.sides(),
             "dice": getattr(s, "dice", None),
             "kept": getattr(s, "kept", None),
-            "stage": stage(p.rules, getattr(s, "throws_left", None), getattr(s, "dice", None)) if not p.over else None,
+            "stage": _play_stage(p) if not p.over else None,
             "status": p.status(),
             "board": [_text(line) for line in p.board()],
             "sheet": [{"box": b, "score": v} for b, v in sheet()] if callable(sheet) else None,
@@ -560,6 +560,17 @@ class Service:
             return self._dists[key]
 
         return run
+
+
+def _play_stage(p) -> str | None:
+    """The roll stage of a game in play: the dice showing (``stage``), or the throw that is due."""
+    s = p.state
+    shown = stage(p.rules, getattr(s, "throws_left", None), getattr(s, "dice", None))
+    throws, left = getattr(p.rules, "throws", None), getattr(s, "throws_left", None)
+    if shown is None and p.awaiting() == "dice" and isinstance(throws, int) and isinstance(left, int):
+        n = p.throw_size()
+        return f"throw {throws - left} of {throws}: throw {n} {'die' if n == 1 else 'dice'}"
+    return shown
 
 
 def _text(line) -> str:

@@ -66,15 +66,16 @@ function field(p, prefix) {
   let input;
   if (p.choices && p.choices.length) {
     input = el("select", { id, name: p.name });
+    if (p.default === null) input.append(el("option", { value: "", text: prefix === "rule" ? "(the preset's)" : "(default)" }));
     for (const c of p.choices) input.append(el("option", { value: c, text: c }));
-    if (p.default !== null) input.value = p.default;
+    input.value = p.default === null ? "" : p.default;
   } else if (p.type === "bool") {
     input = el("select", { id, name: p.name });
-    input.append(el("option", { value: "", text: p.default === null ? "(default)" : String(p.default) }));
+    input.append(el("option", { value: "", text: p.default === null ? (prefix === "rule" ? "(the preset's)" : "(default)") : String(p.default) }));
     input.append(el("option", { value: "true", text: "yes" }), el("option", { value: "false", text: "no" }));
   } else {
     input = el("input", { id, name: p.name, type: "text", autocomplete: "off", inputMode: p.type === "int" || p.type === "float" ? "decimal" : "text" });
-    input.placeholder = p.default === null ? (p.required ? "required" : "") : String(p.default);
+    input.placeholder = p.default === null ? (p.required ? "required" : prefix === "rule" ? "the preset's" : "") : String(p.default);
   }
   input.dataset.type = p.type;
   const label = el("label", { htmlFor: id, text: p.label }, input, el("span", { class: "help", text: p.help }));
@@ -181,12 +182,13 @@ function showGame(s) {
   $("dice").replaceChildren(...dice);
   $("status").replaceChildren(...s.status.concat(s.sheet ? [] : s.board).concat(s.news.length ? [s.news.join("; ")] : []).map((t) => el("div", { text: t })));
   const fb = $("feedback");
-  if (s.last && s.last.fresh) {
+  if (s.last) {
     fb.hidden = false;
     fb.className = "feedback " + (s.last.optimal ? "good" : "loss");
+    const what = s.last.fresh ? s.last.chosen : `last decision (${s.last.where}): ${s.last.chosen}`;
     fb.textContent = s.last.optimal
-      ? `${s.last.chosen}: a best move (loss 0)`
-      : `${s.last.chosen}: loss ${fmt(s.last.regret)} ${s.unit} against the best (${s.last.best})`;
+      ? `${what}: a best move (loss 0)`
+      : `${what}: loss ${fmt(s.last.regret)} ${s.unit} against the best (${s.last.best})`;
     fb.dataset.regret = String(s.last.regret);
   } else fb.hidden = true;
   $("throw-box").hidden = s.awaiting !== "dice";
@@ -242,14 +244,17 @@ async function review() {
 
 function chart(dist, score) {
   // The final score's distribution under optimal play, with this game's score marked.
-  const W = 600, H = 170, pad = 22, p = dist.p, n = p.length, max = Math.max(...p);
+  // Drawn up to the score below which 99.999 % of games end (the exact tail goes much further).
+  let n = 0, mass = 0;
+  while (n < dist.p.length && mass < 0.99999) mass += dist.p[n++];
+  const W = 600, H = 170, pad = 22, p = dist.p.slice(0, n), max = Math.max(...p);
   const ns = "http://www.w3.org/2000/svg";
   const svg = document.createElementNS(ns, "svg");
   svg.setAttribute("viewBox", `0 0 ${W} ${H + pad}`);
   svg.setAttribute("role", "img");
   const bar = (x, h, color) => { const r = document.createElementNS(ns, "rect"); r.setAttribute("x", x); r.setAttribute("y", H - h); r.setAttribute("width", Math.max(W / n, 0.6)); r.setAttribute("height", h); r.setAttribute("fill", color); svg.append(r); };
   for (let k = 0; k < n; k++) if (p[k] > 0) bar((k / n) * W, (p[k] / max) * (H - 10), "#4b7fb3");
-  if (score < n) bar((score / n) * W, H - 10, "#d9480f");
+  bar((Math.min(score, n - 1) / n) * W, H - 10, "#d9480f");
   const text = (x, s, anchor) => { const t = document.createElementNS(ns, "text"); t.setAttribute("x", x); t.setAttribute("y", H + 16); t.setAttribute("font-size", "12"); t.setAttribute("text-anchor", anchor); t.textContent = s; svg.append(t); };
   text(0, "0", "start");
   text(W, String(n - 1), "end");
