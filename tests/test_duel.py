@@ -43,7 +43,7 @@ def test_against_plain_value_iteration(rules):
 @pytest.mark.slow
 @pytest.mark.parametrize(
     "kwargs",
-    [dict(goal=1000), dict(goal=1000, entry=350), dict(goal=600, end="last-turn", bound=900, entry=200), dict(goal=500, scoring="doubling")],
+    [dict(goal=1000, entry=350), dict(goal=500, end="last-turn", bound=700, entry=200), dict(goal=400, scoring="doubling")],
     ids=str,
 )
 def test_against_plain_value_iteration_larger(kwargs):
@@ -185,3 +185,10 @@ def test_rules_checks():
     ]:
         with pytest.raises(JaxsolveError, match=message):
             DuelRules("t", **kwargs)
+
+
+def test_a_new_goal_redoes_the_derived_bound():
+    assert PRESETS["first-to-10000"].replace(goal=2000).bound == 2000
+    assert PRESETS["last-turn"].replace(goal=2000).bound == 4000
+    assert PRESETS["last-turn"].replace(bound=10500).bound == 10500
+    assert PRESETS["small"].replace(goal=500) == PRESETS["small"]
