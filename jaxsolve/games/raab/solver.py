@@ -22,7 +22,11 @@ The cyclic part of the game (busts pass the turn back and forth) is a fixpoint o
 turn-start values ``W[ts, msp, tsp]``. One sweep evaluates a whole turn for every state at
 once: a ``lax.scan`` over the total ``s`` from the top down (rolling only raises ``s``), with
 the opponent's turn-start values of the previous iterate giving the bust and bank outcomes.
-Sweeps repeat in the fixpoint core (``jaxsolve.core.fixpoint``) until the max-norm change is at most ``tol``. The
+Sweeps repeat in the race-duel engine's sweep driver (``jaxsolve.games.duel.engine``, on the
+fixpoint core) until the max-norm change is at most ``tol``; the bust pairs are solved by the
+engine's ``pair_solve``. The sweep driver rather than the engine's layered one: with the
+last-turn rule, ties at or above the goal lower both banked scores, so the banked sum is not
+monotone. The
 result satisfies the one-roll Bellman equations (``bellman``) of the whole state array.
 
 The advisor lives in ``advisor``, the export in ``table_io``, the one-turn tables and claims of
@@ -39,7 +43,7 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 
-from jaxsolve.core.fixpoint import solve_fixpoint
+from jaxsolve.games.duel.engine import pair_solve, solve_sweeps
 from jaxsolve.games.raab.rules import PigRules
 
 ROLL, STOP, NONE = 1, 0, -1
@@ -187,11 +191,8 @@ def sweep(W, tab: SweepTables, rules: PigRules):
     """
     partner = W.reshape(-1)[tab.bust_idx]
     value, beta, _ = _turn(W, tab, rules, collect=False)
-    k = beta * tab.bust_c1
-    a = value - k * partner
-    a_p = a.reshape(-1)[tab.bust_idx]
-    k_p = k.reshape(-1)[tab.bust_idx]
-    return (a + k * a_p) / (1.0 - k * k_p)
+    flat = pair_solve(value.reshape(-1), (beta * tab.bust_c1).reshape(-1), partner.reshape(-1), tab.bust_idx.reshape(-1))
+    return flat.reshape(W.shape)
 
 
 def _sweep_of(rules: PigRules):
@@ -283,7 +284,7 @@ def solve(
     with jax.default_device(device):
         tab = jax.device_put(build_tables(rules, dtype), device)
         W0 = jax.device_put(np.full((n_t, n_m, n_n), 0.5, dtype), device)
-        run = solve_fixpoint(("pig", rules), _sweep_of(rules), W0, tab, tol=tol, max_iter=max_iter)
+        run = solve_sweeps(("pig", rules), _sweep_of(rules), W0, tab, tol=tol, max_iter=max_iter)
     return PigSolution(
         rules=rules,
         start=np.asarray(run.values),

@@ -1,0 +1,150 @@
+"""What the generic commands do for the Zehntausend duel: solve (and export), advise, plot
+(typer-free; the CLI builds the options from ``Param`` values)."""
+
+from __future__ import annotations
+
+import math
+from pathlib import Path
+
+import numpy as np
+
+from jaxsolve.errors import JaxsolveError
+from jaxsolve.games.game import Advice, Param, Ranked, Report
+
+GAME = "zehntausend-duel"
+
+SOLVE_PARAMS = (
+    Param("tol", float, None, "Stop a layer's inner fixpoint when no value moves by more (default 1e-13 in float64, 1e-6 in float32)."),
+    Param("compensation", int, 0, "Also report the start player's win probability when the second player starts with these points.", min=0),
+)
+ADVISE_PARAMS = (
+    Param("mine", int, None, "My banked score.", required=True),
+    Param("theirs", int, None, "Their banked score.", required=True),
+    Param("turn", int, 0, "Points set aside this turn before this throw."),
+    Param("dice", str, None, "The dice showing, e.g. 155234 or '1 5 5 2 3 4'.", required=True),
+    Param("they_started", bool, False, "Who started the game (last-turn rule).", flags=("--they-started/--i-started",)),
+)
+PLOT_PARAMS = (
+    Param("out", Path, Path("results/duel"), "Folder for the PNG file.", flags=("--out", "-o")),
+    Param("totals", str, "300,1000", "Turn totals (comma-separated) of the decision maps."),
+)
+
+
+def solve(rules, *, dtype=None, device=None, tol=None):
+    from jaxsolve.games.duel import zehntausend
+
+    return zehntausend.solve(rules, tol=tol, dtype=dtype, device=device)
+
+
+def save(path, sol) -> list:
+    from jaxsolve.io import export
+
+    meta = {"game": GAME, "rules": sol.rules.to_dict(), "layout": "[ts, mine / 50, theirs / 50] turn-start win probability", **sol.facts()}
+    return [export.save(path, sol.start, meta), export.save(last_path(path), sol.last, {**meta, "layout": "[d] best probability to end one turn with >= 50 d points"})]
+
+
+def last_path(path) -> Path:
+    path = Path(path)
+    return path.with_name(path.stem + "-last" + path.suffix)
+
+
+def outputs(path) -> list:
+    return [Path(path), last_path(path)]
+
+
+def load(path):
+    """A solved duel from ``save``'s files, checked against its sidecar and its rules."""
+    from jaxsolve.games.duel.rules import DuelRules
+    from jaxsolve.games.duel.zehntausend import DuelSolution, geometry
+    from jaxsolve.io import export
+
+    start, meta = export.load(path, game=GAME)
+    last, _ = export.load(last_path(path), game=GAME)
+    rules = export.rules_from(path, meta, DuelRules)
+    if start.shape != rules.shape or last.shape != ((geometry(rules).Gb + 2,) if rules.last_turn else (1,)):
+        raise JaxsolveError(f"{path}: shapes {start.shape}, {last.shape} are not those of {rules.name}")
+    if not (np.all(np.isfinite(start)) and start.min() >= 0.0 and start.max() <= 1.0):
+        raise JaxsolveError(f"{path}: values outside [0, 1]: not win probabilities")
+    return DuelSolution(rules, start, last, np.zeros(0, np.int32), float(meta.get("residual", 0.0)), float(meta.get("tol", 0.0)), str(start.dtype), "file", 0.0, 0.0)
+
+
+def solve_command(rules, *, dtype, device, quiet, out, tol, compensation) -> Report:
+    from jaxsolve.games.duel import zehntausend
+
+    if tol is not None and not (math.isfinite(tol) and tol > 0):
+        raise JaxsolveError(f"--tol must be a positive finite number, got {tol}")
+    if compensation % 50 or compensation >= rules.goal:
+        raise JaxsolveError(f"--compensation must be a multiple of 50 below the goal {rules.goal}, got {compensation}")
+    sol = zehntausend.solve(rules, tol=tol, dtype=dtype, device=device)
+    files = save(out, sol) if out is not None else []
+    fair = fairest_compensation(sol)
+    data = {
+        "rules": rules.to_dict(),
+        **sol.facts(),
+        "compensation": compensation,
+        "start_win_with_compensation": sol.start_value(0, compensation),
+        "fairest_compensation": fair,
+        "compile_seconds": round(sol.compile_seconds, 3),
+        "solve_seconds": round(sol.solve_seconds, 4),
+        "out": [str(f) for f in files],
+    }
+    lines = [f"{rules.name}: the start player wins with {sol.game_value:.12f}"]
+    if compensation:
+        lines.append(f"with {compensation} points for the second player: {sol.start_value(0, compensation):.12f}")
+    lines.append(f"closest to fair: {fair['points']} points for the second player (start player wins {fair['start_win']:.6f})")
+    details = [
+        f"{sol.num_states:,} states, {int(sol.rounds.sum())} inner rounds over {len(sol.rounds)} layers, residual {sol.residual:.1e} ({sol.dtype})",
+        f"solved on {sol.device} in {sol.solve_seconds:.2f} s (+{sol.compile_seconds:.2f} s compile)",
+    ]
+    if files:
+        details.append(f"wrote {', '.join(str(f) for f in files)} and their .json sidecars")
+    return Report(tuple(lines), data, tuple(details))
+
+
+def fairest_compensation(sol) -> dict:
+    """Points given to the second player at the start (multiples of 50) that bring the start
+    player's win probability closest to 1/2."""
+    values = sol.start[0, 0, :]
+    i = int(np.argmin(np.abs(values - 0.5)))
+    return {"points": 50 * i, "start_win": float(values[i])}
+
+
+def advise_command(rules, *, rules_given, table, dtype, setup, quiet, mine, theirs, turn, dice, they_started) -> Advice:
+    from jaxsolve.games.duel import advisor
+    from jaxsolve.play.base import typed_faces
+
+    faces = typed_faces(dice)
+    if table is not None:
+        sol = load(table)
+        if rules_given and sol.rules != rules:
+            raise JaxsolveError(f"{table} holds {sol.rules.name}, not {rules.name}")
+    else:
+        advisor.check_position(rules, mine, theirs, turn, they_started)
+        from jaxsolve.games.duel import zehntausend
+
+        sol = zehntausend.solve(rules, dtype=dtype, device=setup())
+    choices = advisor.advise(sol, mine, theirs, turn, faces, they_started)
+    best = choices[0].value
+    ranked = tuple(Ranked(c.label, c.value, best - c.value, c.detail) for c in choices)
+    heading = (
+        f"{sol.rules.name}: you {mine} banked, {turn} set aside this turn; they {theirs} banked; {'they' if they_started else 'you'} started",
+        f"the dice show {' '.join(str(f) for f in sorted(faces))}: best {choices[0].label}, win probability {best:.6f}",
+    )
+    data = {"rules": sol.rules.name, "position": {"mine": mine, "theirs": theirs, "turn": turn, "dice": sorted(faces), "they_started": they_started}}
+    return Advice(heading, ranked, "win probability", best, data)
+
+
+def plot_command(rules, *, dtype, device, quiet, out, totals) -> Report:
+    from jaxsolve.games.duel import plot, zehntausend
+    from jaxsolve.io import export
+
+    export.check_output_dir(out, create=True)
+    try:
+        points = [int(t) for t in totals.split(",") if t.strip()]
+    except ValueError:
+        raise JaxsolveError(f"--totals must be comma-separated multiples of 50, got {totals!r}") from None
+    if not points or any(p < 0 or p % 50 for p in points):
+        raise JaxsolveError(f"--totals must be comma-separated multiples of 50, got {totals!r}")
+    sol = zehntausend.solve(rules, dtype=dtype, device=device)
+    path = plot.decision_maps(sol, out, points)
+    return Report((f"wrote {path}",), {"files": [str(path)]})

@@ -1,0 +1,189 @@
+"""The race-duel engine: win probabilities of two-player "bank or keep throwing" games.
+
+A race duel is played in turns. The player to move throws; a *bust* loses the turn total and
+passes the turn with both banked scores unchanged; otherwise she may bank the turn total (her
+banked score rises, the turn passes) or throw on. The value of a state is the win probability
+of the player to move under optimal play by both. A game brings its turn (one die for Pig and
+Schlag den Raab, six dice with set-asides for Zehntausend); the engine brings the cyclic part:
+
+* the *bust pair*: a bust at ``(mine, theirs)`` leads to the opponent's ``(theirs, mine)`` and a
+  bust there leads back: the only cycle that does not raise a banked score. With the decisions
+  of the turn fixed, each turn-start value is affine in its partner's, ``W = A + K W[partner]``,
+  and ``pair_solve`` solves each pair in closed form;
+* two drivers over the turn-start values ``W``:
+
+  ``solve_sweeps``: every sweep evaluates a whole turn for every state at once (bank outcomes
+  from the previous iterate), then solves the bust pairs; the fixpoint core repeats the sweep
+  until no value moves by more than ``tol``. It needs no order of the states, so it serves games
+  whose banked scores can go *down* (Schlag den Raab's ties at or above the goal lower both
+  scores by the same amount) and is the one Pig and Schlag den Raab use.
+
+  ``solve_layers``: banking raises the banked sum and a bust keeps it, so the states are walked
+  in layers of the banked sum from the top down; a layer's bank outcomes are final values of
+  higher layers, and only its bust pairs are open. Inside each layer a small fixpoint (turn,
+  then pair solve, until the values move by at most ``tol``) settles the decisions; it ends in
+  two or three turn evaluations where the sweep driver needs one sweep of *every* state per
+  round of the bust cycle. The whole walk is one compiled program (a ``fori_loop`` over layers
+  holding a ``while_loop``). Zehntausend's duel uses it.
+
+``turn(W, batch, operands) -> (value, slope)`` evaluates the turns of a batch of turn-start
+states given all turn-start values ``W`` (bust outcomes from ``W[partner]``), and returns each
+value and its derivative with respect to the bust outcome ``1 - W[partner]`` under the decisions
+it took (the probability to bust before banking).
+"""
+
+from __future__ import annotations
+
+import time
+from typing import Callable, Hashable, NamedTuple
+
+import jax
+import jax.numpy as jnp
+import numpy as np
+
+from jaxsolve.core.compile import abstract, compiled
+from jaxsolve.core.fixpoint import NotConvergedError, check_tolerance, solve_fixpoint
+from jaxsolve.errors import JaxsolveError
+
+
+def pair_solve(value, k, partner_value, partner_pos):
+    """Solve each bust pair ``W_i = A_i + k_i W_j`` (``j = partner_pos[i]``) in closed form.
+
+    ``value``: the turn values computed with the current partner values ``partner_value``;
+    ``k``: ``dW_i / dW_j`` under the turn's decisions. ``A = value - k partner_value``, and
+    ``W_i = (A_i + k_i A_j) / (1 - k_i k_j)`` (a state that is its own partner gets
+    ``A / (1 - k)``, the same formula).
+    """
+    a = value - k * partner_value
+    a_p = a[partner_pos]
+    k_p = k[partner_pos]
+    return (a + k * a_p) / (1.0 - k * k_p)
+
+
+# ---------------------------------------------------------------------------------------------
+# The sweep driver
+
+
+def solve_sweeps(key: Hashable, sweep: Callable, init, operands, *, tol, max_iter: int):
+    """Repeat ``sweep(W, operands)`` (a whole turn for every state, then ``pair_solve``) to ``tol``.
+
+    The fixpoint core (``jaxsolve.core.fixpoint``) runs it: one compile per ``key`` and shapes,
+    ``NotConvergedError`` when ``max_iter`` sweeps leave a change above ``tol``.
+    """
+    return solve_fixpoint(("duel-sweeps", key), sweep, init, operands, tol=tol, max_iter=max_iter)
+
+
+# ---------------------------------------------------------------------------------------------
+# The layered driver
+
+
+class Layers(NamedTuple):
+    """The turn-start states in layers of the banked sum, highest layer first.
+
+    ``index [L, B]``: flat index into ``W`` (short layers padded by repeating their first
+    state, whose result is then written twice, identically); ``partner [L, B]``: position of
+    each state's bust partner within its layer; ``size [L]``: real states per layer.
+    """
+
+    index: np.ndarray
+    partner: np.ndarray
+    size: np.ndarray
+    guess: np.ndarray | None = None  # [L, B] flat index of a solved state whose value starts the inner fixpoint
+
+
+def make_layers(states: np.ndarray, layer_of: np.ndarray, partner_of: np.ndarray, guess_of: np.ndarray | None = None) -> Layers:
+    """Group flat states into layers (highest ``layer_of`` first) with their partners' positions.
+
+    ``states``: flat indices of the turn-start states to solve; ``layer_of``: their layer (the
+    banked sum); ``partner_of``: the flat index of each one's bust partner (same layer);
+    ``guess_of``: a state of a higher layer (or itself) whose solved value is a good first guess.
+    """
+    states, layer_of, partner_of = (np.asarray(a, np.int64) for a in (states, layer_of, partner_of))
+    guess_of = states if guess_of is None else np.asarray(guess_of, np.int64)
+    order = np.lexsort((states, -layer_of))
+    states, layer_of, partner_of, guess_of = states[order], layer_of[order], partner_of[order], guess_of[order]
+    keys, starts, counts = np.unique(-layer_of, return_index=True, return_counts=True)
+    width = int(counts.max())
+    index = np.zeros((len(keys), width), np.int32)
+    partner = np.zeros((len(keys), width), np.int32)
+    guess = np.zeros((len(keys), width), np.int32)
+    for row, (start, count) in enumerate(zip(starts, counts)):
+        members = states[start : start + count]
+        pos = {int(s): i for i, s in enumerate(members)}
+        try:
+            part = np.array([pos[int(p)] for p in partner_of[start : start + count]])
+        except KeyError:
+            raise JaxsolveError("a bust partner lies outside its layer: the game is not layered by the banked sum") from None
+        index[row, :count], partner[row, :count], guess[row, :count] = members, part, guess_of[start : start + count]
+        index[row, count:], partner[row, count:], guess[row, count:] = members[0], part[0], guess_of[start]
+    return Layers(index, partner, counts.astype(np.int32), guess)
+
+
+class LayeredResult(NamedTuple):
+    values: jax.Array
+    rounds: jax.Array  # [L] inner rounds per layer
+    residual: jax.Array  # [L] last change per layer
+
+
+def layered(turn: Callable, W, index, partner, guess, operands, tol, max_rounds: int) -> LayeredResult:
+    """Walk the layers (rows of ``index``) in order; inside each, turn + pair solve to ``tol``.
+
+    A layer starts from the values of its ``guess`` states (solved before it, or its own)."""
+    n_layers = index.shape[0]
+
+    def one_layer(i, state):
+        W, rounds, residual = state
+        idx, part = index[i], partner[i]
+        W = W.at[idx].set(W[guess[i]])
+
+        def cond(c):
+            _, r, change = c
+            return (change > tol) & (r < max_rounds)
+
+        def body(c):
+            W, r, _ = c
+            old = W[idx]
+            value, slope = turn(W, idx, operands)
+            new = pair_solve(value, -slope, old[part], part)
+            return W.at[idx].set(new), r + 1, jnp.max(jnp.abs(new - old))
+
+        inf = jnp.asarray(jnp.inf, W.dtype)
+        W, r, change = jax.lax.while_loop(cond, body, (W, jnp.asarray(0, jnp.int32), inf))
+        return W, rounds.at[i].set(r), residual.at[i].set(change)
+
+    rounds = jnp.zeros(n_layers, jnp.int32)
+    residual = jnp.zeros(n_layers, W.dtype)
+    W, rounds, residual = jax.lax.fori_loop(0, n_layers, one_layer, (W, rounds, residual))
+    return LayeredResult(W, rounds, residual)
+
+
+class LayeredRun(NamedTuple):
+    values: jax.Array
+    rounds: np.ndarray
+    residual: float
+    compile_seconds: float
+    solve_seconds: float
+
+
+def solve_layers(key: Hashable, turn: Callable, init, layers: Layers, operands, *, tol, max_rounds: int = 100) -> LayeredRun:
+    """Run ``layered`` compiled once per ``key`` (naming ``turn``) and shapes. Raises
+    ``NotConvergedError`` when a layer's inner fixpoint leaves a change above ``tol`` after
+    ``max_rounds`` rounds.
+    """
+    tol = check_tolerance(tol)
+    tol_arr = jnp.asarray(tol, init.dtype)
+    guess = layers.index if layers.guess is None else layers.guess
+    index, partner, guess = jnp.asarray(layers.index), jnp.asarray(layers.partner), jnp.asarray(guess)
+
+    def run(W, idx, part, first, ops, tolerance):
+        return layered(turn, W, idx, part, first, ops, tolerance, max_rounds)
+
+    specs = [abstract(x) for x in (init, index, partner, guess, operands, tol_arr)]
+    exe, compile_seconds = compiled(("duel-layers", key, max_rounds), run, *specs)
+    t0 = time.perf_counter()
+    out = jax.block_until_ready(exe(init, index, partner, guess, operands, tol_arr))
+    seconds = time.perf_counter() - t0
+    residual = float(jnp.max(out.residual))
+    if not residual <= tol:
+        raise NotConvergedError(f"no convergence: a layer's inner fixpoint left a change of {residual:.3g} > tolerance {tol:.3g} after {max_rounds} rounds")
+    return LayeredRun(out.values, np.asarray(out.rounds), residual, compile_seconds, seconds)

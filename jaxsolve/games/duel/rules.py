@@ -1,0 +1,123 @@
+"""Rules of the Zehntausend duel (two players, race to the goal) and their presets.
+
+The turn is Zehntausend's (``jaxsolve.games.zehntausend``: D. Peter, "Optimale Strategie für
+das Würfelspiel Zehntausend", 2013, and its variants); the duel adds the goal, the entry minimum
+and the end rule. JAX-free, so the rules, the presets and the command line's help read fast.
+
+Sources of the variants (a rule set is a combination of them):
+
+* first to the goal wins: "Wer zuerst mindestens 10.000 Punkte hat, hat gewonnen"
+  (familie-im-zentrum.de, "Würfelspiel 10.000", 2020);
+* the other players finish the round and may beat the score with one last turn: spiele.rocks,
+  "Zehntausend Regeln" and spiele.domain-root.de, "Zehntausend - Das Würfelspiel" ("Andere
+  Spieler, die in dieser Runde noch an der Reihe wären, haben eine letzte Chance, den
+  Punktestand zu überbieten"): to *beat* means more points, a tie keeps the first one's win;
+* an entry minimum for the first write, 350 (spiele.rocks; spiele.domain-root.de) or 500
+  ("Es darf erst ab 500 Punkte geschrieben werden", zehntausend.damm-media.de, Spielregeln).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from dataclasses import dataclass
+
+from jaxsolve.core.rules import Presets, Rules, RulesError, option
+from jaxsolve.games.zehntausend.rules import PRESETS as TURN_PRESETS
+from jaxsolve.games.zehntausend.rules import STEP, ZehntausendRules
+
+END_RULES = ("first", "last-turn")
+MAX_GOAL = 20_000
+
+
+@dataclass(frozen=True)
+class DuelRules(Rules):
+    """One Zehntausend duel rule set.
+
+    Attributes:
+        goal: banked score that ends the game (a multiple of 50).
+        entry: the entry minimum: a player's first write must be at least this (0 = none).
+            A player with a banked score of 0 has not entered yet.
+        end: ``first``: the first to bank the goal wins at once; ``last-turn``: when the start
+            player banks the goal, the other player has one last turn and wins only by ending
+            with more points (a tie is the start player's win); when the second player banks
+            the goal the round is complete and she wins.
+        bound: last-turn rule only: the largest final score kept; a start player whose total
+            reaches it writes (default goal + 2000). Without the last-turn rule there is no
+            reason to go on past the goal.
+        scoring: the Zehntausend scoring preset of the turn (``jaxsolve.games.zehntausend``).
+    """
+
+    goal: int = option(10_000, "Banked score that ends the game (a multiple of 50).")
+    entry: int = option(0, "Entry minimum: the first write must reach it (0 = none).")
+    end: str = option("first", "End rule: first (first to the goal wins) or last-turn (the other player answers).", choices=END_RULES)
+    bound: int | None = option(None, "Largest final score kept under the last-turn rule (default goal + 2000).")
+    scoring: str = option("peter-2013", "Zehntausend scoring preset of the turn.", choices=tuple(TURN_PRESETS))
+
+    def __post_init__(self):
+        for field in ("goal", "entry"):
+            value = getattr(self, field)
+            if isinstance(value, bool) or not isinstance(value, int) or value < 0 or value % STEP:
+                raise RulesError(f"{field} must be a non-negative multiple of {STEP}, got {value}")
+        if not 2 * STEP <= self.goal <= MAX_GOAL:
+            raise RulesError(f"goal must be between {2 * STEP} and {MAX_GOAL}, got {self.goal}")
+        if self.entry >= self.goal:
+            raise RulesError(f"the entry minimum must be below the goal ({self.goal}), got {self.entry}")
+        if self.end not in END_RULES:
+            raise RulesError(f"unknown end rule {self.end!r}; choose one of {', '.join(END_RULES)}")
+        if self.scoring not in TURN_PRESETS:
+            raise RulesError(f"unknown scoring rules {self.scoring!r}; choose one of {', '.join(TURN_PRESETS)}")
+        if self.end == "last-turn":
+            bound = self.goal + 2000 if self.bound is None else self.bound
+            if isinstance(bound, bool) or not isinstance(bound, int) or bound < self.goal or bound % STEP:
+                raise RulesError(f"bound must be a multiple of {STEP} at or above the goal ({self.goal}), got {bound}")
+        else:
+            if self.bound is not None and self.bound != self.goal:
+                raise RulesError("a bound applies only to the last-turn rule")
+            bound = self.goal
+        object.__setattr__(self, "bound", bound)
+
+    def replace(self, **changes) -> "DuelRules":
+        """A copy with some fields changed (``None`` = keep); the derived bound is redone when
+        the goal or the end rule changes and no bound is given."""
+        changes = {k: v for k, v in changes.items() if v is not None}
+        unknown = sorted(set(changes) - {f.name for f in dataclasses.fields(self)})
+        if unknown:
+            raise RulesError(f"unknown rule field(s) {', '.join(unknown)} for DuelRules")
+        if not changes:
+            return self
+        fields = {f.name: getattr(self, f.name) for f in dataclasses.fields(self)}
+        derived = DuelRules(**{**fields, "bound": None}).bound == self.bound
+        if derived and ({"goal", "end"} & changes.keys()) and "bound" not in changes:
+            fields["bound"] = None
+        if "name" not in changes and any(fields[k] != v for k, v in changes.items()):
+            changes["name"] = self.name if self.name.endswith("+custom") else f"{self.name}+custom"
+        return DuelRules(**{**fields, **changes})
+
+    @property
+    def turn_rules(self) -> ZehntausendRules:
+        return TURN_PRESETS[self.scoring]
+
+    @property
+    def levels(self) -> int:
+        """Banked scores below the goal, ``G = goal / 50``: a score is ``50 * level``."""
+        return self.goal // STEP
+
+    @property
+    def last_turn(self) -> bool:
+        return self.end == "last-turn"
+
+    @property
+    def shape(self) -> tuple[int, int, int]:
+        """``(T, G, G)`` of the turn-start values: start-player flag, my level, their level."""
+        return (2 if self.last_turn else 1, self.levels, self.levels)
+
+
+PRESETS: Presets[DuelRules] = Presets("Zehntausend duel", {
+    "first-to-10000": DuelRules("first-to-10000"),
+    "entry-350": DuelRules("entry-350", entry=350),
+    "entry-500": DuelRules("entry-500", entry=500),
+    "last-turn": DuelRules("last-turn", end="last-turn"),
+    "last-turn-350": DuelRules("last-turn-350", end="last-turn", entry=350),
+    "small": DuelRules("small", goal=500),
+    "small-entry": DuelRules("small-entry", goal=500, entry=200),
+})

@@ -1,0 +1,373 @@
+"""The Zehntausend duel on the race-duel engine: the turn, the layers and the solve.
+
+State of a turn (points in steps of 50, written as *levels* ``points / 50``)::
+
+    ts  1 if the other player started (last-turn rule only; T = 1 without it)
+    a   my banked level, 0..G-1 (G = goal / 50; 0 = not entered under an entry minimum)
+    b   their banked level, 0..G-1
+    p   my turn total level
+    n   dice I am about to throw (1..6), or 0: all six were used, throw six again or write
+
+``V(p, n)`` is my win probability there under optimal play by both. A throw of ``n`` dice
+(the rows of ``jaxsolve.games.zehntausend.scoring``) either busts (no scoring die: the turn
+passes, the value is ``1 - W(b, a)``, the opponent's turn-start value) or offers the write
+(bank ``p + W(w)``: ``S(p + W(w))``) and every usable set-aside ``u`` (throw ``n - |u|`` on with
+``p + W(u)``). ``V(p, 0) = max(S(p), V(p, 6))`` and the turn starts at ``W(a, b) = V(0, 6)``.
+
+``S(p)``, the value of writing a turn total ``p``: with first-to-goal, 1 when ``a + p`` reaches
+the goal, else ``1 - W(b, a + p)``; an entry minimum forbids it while ``a = 0`` and ``p`` is
+below the minimum. With the last-turn rule the start player's write at or above the goal
+leaves the other player one last turn, a one-turn problem: ``1 - L(a + p - b + 1)`` where
+``L(d)`` is the most probable way to end a turn with at least ``d`` levels (solved first, by the
+same turn function); the start player's final total is capped at ``bound``.
+
+Throws are merged into classes with the same number of dice, the same ``W(w)`` and the same
+set of options ``(W(u), |u|)`` (the turn depends on nothing else): 230 classes instead of 923
+throws, grouped by their number of options so that each group is one padded gather.
+
+The engine's layered driver walks the banked sum ``a + b`` from the top down: a write raises
+it by at least one level, a bust keeps it; inside a layer only the bust pairs
+``(ts, a, b) <-> (ts', b, a)`` are open. The per-layer turn scans ``p`` from the highest total
+the layer can use down to 0.
+"""
+
+from __future__ import annotations
+
+import functools
+from dataclasses import dataclass
+from typing import NamedTuple
+
+import jax
+import jax.numpy as jnp
+import numpy as np
+
+from jaxsolve.games.duel.engine import Layers, make_layers, solve_layers
+from jaxsolve.games.duel.rules import DuelRules
+from jaxsolve.games.zehntausend.rules import DICE, STEP
+from jaxsolve.games.zehntausend.scoring import build_tables
+
+NDIM = DICE + 1  # n = 0..6
+_WIDTHS = (1, 2, 3, 4, 6, 8, 12, 16, 24, 32)
+
+
+# ---------------------------------------------------------------------------------------------
+# Throw classes (NumPy, once per scoring rule set)
+
+
+@dataclass(frozen=True, eq=False)
+class Classes:
+    """Throws merged by ``(n, W(w), options)``, grouped by the number of options.
+
+    ``groups``: per group ``(write [Cg], index [Cg, Ug], valid [Cg, Ug])`` where ``write`` is
+    ``W(w) / 50`` and ``index`` points into the flattened window ``V[p + 1 : p + 1 + reach, :]``
+    (``(W(u) / 50 - 1) * 7 + n - |u|``); ``prob [C, 6]``: each class's probability per number of
+    dice ``n`` (busts last, one class per ``n``); ``reach``: the largest ``W / 50``.
+    """
+
+    groups: tuple
+    prob: np.ndarray
+    busts: int
+    reach: int
+
+
+@functools.lru_cache(maxsize=None)
+def throw_classes(turn_rules) -> Classes:
+    tables = build_tables(turn_rules)
+    found: dict = {}
+    for r in range(len(tables.row_n)):
+        n, w = int(tables.row_n[r]), int(tables.write[r])
+        valid = tables.opt_valid[r]
+        opts = tuple(sorted({(int(p) // STEP, n - int(d)) for p, d in zip(tables.opt_points[r][valid], tables.opt_dice[r][valid])}))
+        key = (n, w // STEP, opts if w else ())
+        found[key] = found.get(key, 0.0) + float(tables.row_prob[r])
+    scoring = sorted((k for k in found if k[1] > 0), key=lambda k: (len(k[2]), k))
+    busts = sorted((k for k in found if k[1] == 0), key=lambda k: k[0])
+    reach = max(max(k[1], max(o[0] for o in k[2])) for k in scoring)
+    groups, order = [], []
+    start = 0
+    while start < len(scoring):
+        width = next(w for w in _WIDTHS if w >= len(scoring[start][2]))
+        members = [k for k in scoring[start:] if len(k[2]) <= width]
+        members = members[: len(members)]
+        index = np.zeros((len(members), width), np.int32)
+        valid = np.zeros((len(members), width), bool)
+        for i, (_, _, opts) in enumerate(members):
+            for j, (off, nxt) in enumerate(opts):
+                index[i, j], valid[i, j] = (off - 1) * NDIM + nxt, True
+        groups.append((np.array([k[1] for k in members], np.int32), index, valid))
+        order += members
+        start += len(members)
+    order += busts
+    prob = np.zeros((len(order), DICE))
+    for c, key in enumerate(order):
+        prob[c, key[0] - 1] = found[key]
+    return Classes(tuple(groups), prob, len(busts), reach)
+
+
+class TurnOps(NamedTuple):
+    """Device arrays of the turn: the class groups, the class probabilities, the last-turn table."""
+
+    groups: tuple
+    prob: jax.Array
+    last: jax.Array  # [D] L(d): best probability to end a turn with >= d levels (last-turn rule)
+
+
+# ---------------------------------------------------------------------------------------------
+# One turn for a batch, given the write values S [B, H] and the bust values x [B]
+
+
+def turn_tables(S, x, top, ops: TurnOps, reach: int, busts: int):
+    """``V, slope [B, H, 7]`` for ``p < top`` (levels at and above ``top``: write, ``S(p)``).
+
+    ``slope`` is ``dV / dx`` under the decisions taken (the probability to bust before writing).
+    Ties between writing and throwing on go to writing.
+    """
+    B, H = S.shape
+    dtype = S.dtype
+    neg = jnp.asarray(-jnp.inf, dtype)
+    V = jnp.broadcast_to(S[:, :, None], (B, H, NDIM))
+    D = jnp.zeros((B, H, NDIM), dtype)
+    bust_v = jnp.broadcast_to(x[:, None], (B, busts))
+    bust_d = jnp.ones((B, busts), dtype)
+
+    def level(i, carry):
+        V, D = carry
+        p = top - 1 - i
+        flat_v, flat_d = V.reshape(B, H * NDIM), D.reshape(B, H * NDIM)
+        base = (p + 1) * NDIM
+        s_win = jax.lax.dynamic_slice_in_dim(S, p, reach + 1, axis=1)
+        vals, slopes = [], []
+        for write, index, valid in ops.groups:
+            cand = jnp.where(valid[None], flat_v[:, base + index], neg)
+            cand = jnp.concatenate([s_win[:, write][:, :, None], cand], axis=2)
+            dcand = jnp.concatenate([jnp.zeros(cand.shape[:2] + (1,), dtype), flat_d[:, base + index]], axis=2)
+            best = jnp.argmax(cand, axis=2)[:, :, None]
+            vals.append(jnp.take_along_axis(cand, best, axis=2)[:, :, 0])
+            slopes.append(jnp.take_along_axis(dcand, best, axis=2)[:, :, 0])
+        e = jnp.concatenate(vals + [bust_v], axis=1) @ ops.prob  # [B, 6]: n = 1..6
+        d = jnp.concatenate(slopes + [bust_d], axis=1) @ ops.prob
+        s_p = s_win[:, 0]
+        write_now = s_p >= e[:, DICE - 1]
+        row_v = jnp.concatenate([jnp.where(write_now, s_p, e[:, DICE - 1])[:, None], e], axis=1)
+        row_d = jnp.concatenate([jnp.where(write_now, 0.0, d[:, DICE - 1])[:, None], d], axis=1)
+        V = jax.lax.dynamic_update_slice_in_dim(V, row_v[:, None, :], p, axis=1)
+        D = jax.lax.dynamic_update_slice_in_dim(D, row_d[:, None, :], p, axis=1)
+        return V, D
+
+    return jax.lax.fori_loop(0, top, level, (V, D))
+
+
+# ---------------------------------------------------------------------------------------------
+# The duel: write values from W, the batched turn, the layers
+
+
+class Geometry(NamedTuple):
+    """Static sizes: ``T, G`` (flags, levels below the goal), ``Gb`` (bound level), ``H`` (table
+    height), ``reach``, ``busts``, ``entry`` (level), ``last_turn``."""
+
+    T: int
+    G: int
+    Gb: int
+    H: int
+    reach: int
+    busts: int
+    entry: int
+    last_turn: bool
+
+
+def geometry(rules: DuelRules) -> Geometry:
+    cls = throw_classes(rules.turn_rules)
+    G, Gb = rules.levels, rules.bound // STEP
+    return Geometry(rules.shape[0], G, Gb, Gb + cls.reach + 1, cls.reach, cls.busts, rules.entry // STEP, rules.last_turn)
+
+
+def decode(idx, geo: Geometry):
+    """Flat index into ``W [T, G, G]`` -> ``(ts, a, b)``."""
+    return idx // (geo.G * geo.G), (idx // geo.G) % geo.G, idx % geo.G
+
+
+def write_values(W, ts, a, b, geo: Geometry, last):
+    """``S [B, H]``: my win probability when I write a turn total ``p`` at ``(ts, a, b)``."""
+    p = jnp.arange(geo.H)[None, :]
+    f = jnp.minimum(a[:, None] + p, geo.Gb)
+    other = 1 - ts if geo.last_turn else ts
+    inside = (other[:, None] * geo.G + b[:, None]) * geo.G + jnp.minimum(f, geo.G - 1)
+    before = 1.0 - W[inside]
+    if geo.last_turn:
+        need = jnp.clip(f - b[:, None] + 1, 0, last.shape[0] - 1)
+        reached = jnp.where(ts[:, None] == 0, 1.0 - last[need], 1.0)
+    else:
+        reached = jnp.ones_like(before)
+    S = jnp.where(f >= geo.G, reached, before)
+    if geo.entry:
+        S = jnp.where((a[:, None] == 0) & (p < geo.entry), -jnp.inf, S)
+    return S
+
+
+def partner_index(idx, geo: Geometry):
+    ts, a, b = decode(idx, geo)
+    other = 1 - ts if geo.last_turn else ts
+    return (other * geo.G + b) * geo.G + a
+
+
+def duel_turn(W, idx, ops: TurnOps, geo: Geometry):
+    """The engine's ``turn``: turn-start values of the states ``idx`` and their bust slopes."""
+    ts, a, b = decode(idx, geo)
+    S = write_values(W, ts, a, b, geo, ops.last)
+    x = 1.0 - W[partner_index(idx, geo)]
+    top = geo.Gb - jnp.min(a)
+    V, D = turn_tables(S, x, top, ops, geo.reach, geo.busts)
+    return V[:, 0, DICE], D[:, 0, DICE]
+
+
+def last_turn_table(ops: TurnOps, geo: Geometry, dtype):
+    """``L(d)``, ``d = 0..Gb + 1``: the best probability that one turn ends with >= ``d`` levels."""
+    d = jnp.arange(geo.Gb + 2)
+    p = jnp.arange(geo.H)[None, :]
+    S = (p >= d[:, None]).astype(dtype)
+    V, _ = turn_tables(S, jnp.zeros(d.shape, dtype), jnp.asarray(geo.Gb + 1), ops, geo.reach, geo.busts)
+    return V[:, 0, DICE].at[0].set(1.0)
+
+
+def duel_layers(rules: DuelRules) -> Layers:
+    T, G, _ = rules.shape
+    ts, a, b = (x.ravel() for x in np.meshgrid(np.arange(T), np.arange(G), np.arange(G), indexing="ij"))
+    flat = (ts * G + a) * G + b
+    other = 1 - ts if rules.last_turn else ts
+    # first guess: the same player one level further (b + 1, else a + 1), solved in a higher layer
+    ga, gb = np.where(b + 1 < G, a, np.minimum(a + 1, G - 1)), np.where(b + 1 < G, b + 1, b)
+    return make_layers(flat, a + b, (other * G + b) * G + a, (ts * G + ga) * G + gb)
+
+
+def turn_ops(rules: DuelRules, dtype) -> TurnOps:
+    cls = throw_classes(rules.turn_rules)
+    groups = tuple((jnp.asarray(w), jnp.asarray(i), jnp.asarray(v)) for w, i, v in cls.groups)
+    ops = TurnOps(groups, jnp.asarray(cls.prob, dtype), jnp.zeros(1, dtype))
+    geo = geometry(rules)
+    if rules.last_turn:
+        ops = ops._replace(last=jax.jit(last_turn_table, static_argnums=(1, 2))(ops, geo, jnp.dtype(dtype)))
+    return ops
+
+
+# ---------------------------------------------------------------------------------------------
+# Public entry points
+
+
+@dataclass(frozen=True, eq=False)
+class DuelSolution:
+    """Solved duel: turn-start win probabilities ``start [T, G, G]`` (``[ts, a, b]``, levels)."""
+
+    rules: DuelRules
+    start: np.ndarray
+    last: np.ndarray
+    rounds: np.ndarray
+    residual: float
+    tol: float
+    dtype: str
+    device: str
+    compile_seconds: float
+    solve_seconds: float
+
+    @property
+    def game_value(self) -> float:
+        """The start player's win probability under optimal play by both."""
+        return float(self.start[0, 0, 0])
+
+    def start_value(self, mine: int, theirs: int, *, they_started: bool = False) -> float:
+        """Turn-start win probability of the player to move at banked scores ``mine``, ``theirs``."""
+        return float(self.start[int(they_started and self.rules.last_turn), mine // STEP, theirs // STEP])
+
+    @property
+    def num_states(self) -> int:
+        """Decision states ``(ts, a, b, p, n)`` with a turn total below what the state can use."""
+        geo = geometry(self.rules)
+        a = np.arange(geo.G)
+        per_ab = (geo.Gb - a) * NDIM
+        return int(geo.T * geo.G * per_ab.sum())
+
+    def facts(self) -> dict:
+        keys = ("residual", "tol", "dtype", "device")
+        return {"game_value": self.game_value, "inner_rounds": int(self.rounds.sum()), "num_states": self.num_states, **{k: getattr(self, k) for k in keys}}
+
+
+def default_tol(dtype) -> float:
+    return 1e-13 if jnp.dtype(dtype) == jnp.float64 else 1e-6
+
+
+def solve(rules: DuelRules, *, tol: float | None = None, dtype=None, device=None, max_rounds: int = 100) -> DuelSolution:
+    """Win probabilities of every turn-start state of the duel under optimal play by both."""
+    from jaxsolve.core.arrays import float_dtype
+
+    dtype = jnp.dtype(float_dtype(dtype))
+    tol = default_tol(dtype) if tol is None else tol
+    device = device or jax.devices()[0]
+    geo = geometry(rules)
+    with jax.default_device(device):
+        ops = jax.device_put(turn_ops(rules, dtype), device)
+        W0 = jax.device_put(jnp.full(int(np.prod(rules.shape)), 0.5, dtype), device)
+        turn = functools.partial(duel_turn, geo=geo)
+        run = solve_layers(("zehntausend-duel", rules), turn, W0, duel_layers(rules), ops, tol=tol, max_rounds=max_rounds)
+    return DuelSolution(
+        rules=rules,
+        start=np.asarray(run.values).reshape(rules.shape),
+        last=np.asarray(ops.last),
+        rounds=run.rounds,
+        residual=run.residual,
+        tol=float(tol),
+        dtype=str(dtype),
+        device=str(device),
+        compile_seconds=run.compile_seconds,
+        solve_seconds=run.solve_seconds,
+    )
+
+
+def turn_values(sol: DuelSolution, ts: int, a: int, b: int) -> np.ndarray:
+    """``V [H, 7]`` of one turn-start state ``(ts, a, b)`` (levels): every turn total and dice."""
+    rules = sol.rules
+    geo = geometry(rules)
+    dtype = jnp.dtype(sol.start.dtype)
+    ops = turn_ops(rules, dtype)._replace(last=jnp.asarray(sol.last, dtype))
+    W = jnp.asarray(sol.start.reshape(-1), dtype)
+    idx = jnp.asarray([(ts * geo.G + a) * geo.G + b])
+    t, aa, bb = decode(idx, geo)
+    S = write_values(W, t, aa, bb, geo, ops.last)
+    x = 1.0 - W[partner_index(idx, geo)]
+    V, _ = _turn_jit(S, x, geo.Gb - a, ops, geo.reach, geo.busts)
+    return np.asarray(V[0]), np.asarray(S[0])
+
+
+_turn_jit = jax.jit(turn_tables, static_argnums=(4, 5))
+
+
+def decision_tables(sol: DuelSolution, levels, ts: int = 0, on_row=None):
+    """``V [G, G, len(levels), 7]`` and ``S [G, G, len(levels)]`` at the turn totals ``levels``
+    for every ``(a, b)`` (one batched turn per ``a``): throw on where ``V(p, n) > S(p)``."""
+    rules = sol.rules
+    geo = geometry(rules)
+    dtype = jnp.dtype(sol.start.dtype)
+    ops = turn_ops(rules, dtype)._replace(last=jnp.asarray(sol.last, dtype))
+    W = jnp.asarray(sol.start.reshape(-1), dtype)
+    levels = np.asarray(levels)
+    out_v = np.empty((geo.G, geo.G, len(levels), NDIM))
+    out_s = np.empty((geo.G, geo.G, len(levels)))
+    for a in range(geo.G):
+        idx = jnp.asarray((ts * geo.G + a) * geo.G + np.arange(geo.G))
+        t, aa, bb = decode(idx, geo)
+        S = write_values(W, t, aa, bb, geo, ops.last)
+        x = 1.0 - W[partner_index(idx, geo)]
+        V, _ = _turn_jit(S, x, geo.Gb - a, ops, geo.reach, geo.busts)
+        out_v[a] = np.asarray(V)[:, levels, :]
+        out_s[a] = np.asarray(S)[:, levels]
+        if on_row is not None:
+            on_row(a)
+    return out_v, out_s
+
+
+def last_turn_values(sol: DuelSolution, need: int):
+    """``V [H, 7]``, ``S [H]`` of a last turn that must end with at least ``need`` levels."""
+    geo = geometry(sol.rules)
+    dtype = jnp.dtype(sol.start.dtype)
+    ops = turn_ops(sol.rules, dtype)._replace(last=jnp.asarray(sol.last, dtype))
+    S = (jnp.arange(geo.H)[None, :] >= need).astype(dtype)
+    V, _ = _turn_jit(S, jnp.zeros(1, dtype), geo.Gb + 1, ops, geo.reach, geo.busts)
+    return np.asarray(V[0]), np.asarray(S[0])

@@ -1,0 +1,194 @@
+"""The Zehntausend duel on the race-duel engine: against plain value iteration, advice, play,
+exports and the command line."""
+
+import json
+
+import numpy as np
+import pytest
+from typer.testing import CliRunner
+
+from duel_reference import last_turn_probability, solve_reference
+from jaxsolve import play
+from jaxsolve.cli import app
+from jaxsolve.errors import JaxsolveError
+from jaxsolve.games.duel import advisor, commands, engine, zehntausend
+from jaxsolve.games.duel.rules import PRESETS, DuelRules
+from jaxsolve.games.zehntausend.rules import PRESETS as TURN_PRESETS
+from jaxsolve.play.base import PlayError
+
+runner = CliRunner()
+
+
+@pytest.fixture(scope="module")
+def small():
+    return zehntausend.solve(PRESETS["small"])
+
+
+@pytest.mark.parametrize(
+    "rules",
+    [
+        DuelRules("t-300", goal=300),
+        DuelRules("t-400-entry", goal=400, entry=150),
+        DuelRules("t-300-last", goal=300, end="last-turn", bound=400),
+    ],
+    ids=lambda r: r.name,
+)
+def test_against_plain_value_iteration(rules):
+    sol = zehntausend.solve(rules)
+    ref, _ = solve_reference(rules.goal, rules.entry, rules.end, rules.bound)
+    assert sol.dtype == "float64" and sol.residual <= 1e-13
+    assert np.max(np.abs(sol.start - ref)) < 1e-9
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize(
+    "kwargs",
+    [dict(goal=1000, entry=350), dict(goal=500, end="last-turn", bound=700, entry=200), dict(goal=400, scoring="doubling")],
+    ids=str,
+)
+def test_against_plain_value_iteration_larger(kwargs):
+    rules = DuelRules("t", **kwargs)
+    sol = zehntausend.solve(rules)
+    ref, _ = solve_reference(rules.goal, rules.entry, rules.end, rules.bound, TURN_PRESETS[rules.scoring])
+    assert np.max(np.abs(sol.start - ref)) < 1e-9
+
+
+@pytest.mark.slow
+def test_last_turn_table_against_its_own_recursion():
+    rules = DuelRules("t", goal=300, end="last-turn", bound=400)
+    sol = zehntausend.solve(rules)
+    for d in (2, 5, 9):
+        assert sol.last[d] == pytest.approx(last_turn_probability(rules.turn_rules, d), abs=1e-12)
+    assert np.all(np.diff(sol.last) <= 1e-15)  # needing more is never easier
+
+
+def test_facts_of_the_small_duel(small):
+    # symmetric facts that hold for any first-to-goal duel: a player to move at a tie has the edge
+    G = small.rules.levels
+    assert 0.5 < small.game_value < 1.0
+    assert all(small.start[0, a, a] > 0.5 for a in range(G))
+    # more banked is never worse, the other player's points never help
+    assert np.all(np.diff(small.start[0], axis=0) >= -1e-12) and np.all(np.diff(small.start[0], axis=1) <= 1e-12)
+    assert small.num_states == 7 * 10 * sum(10 - a for a in range(10))
+
+
+@pytest.mark.slow
+def test_the_entry_minimum_costs_the_start_player():
+    free, entry = (zehntausend.solve(DuelRules("t", goal=1000, entry=e)) for e in (0, 350))
+    assert entry.game_value < free.game_value
+    # once both have entered (banked > 0) the minimum no longer matters
+    assert np.max(np.abs(free.start[0, 1:, 1:] - entry.start[0, 1:, 1:])) < 1e-12
+
+
+def test_layers_group_bust_pairs():
+    layers = zehntausend.duel_layers(DuelRules("t", goal=300, end="last-turn", bound=400))
+    assert layers.index.shape == (11, 12) and list(layers.size[:3]) == [2, 4, 6]
+    for idx, part, n in zip(layers.index, layers.partner, layers.size):
+        assert np.all(part[part[:n]] == np.arange(n))  # partner of partner is self
+    with pytest.raises(JaxsolveError, match="outside its layer"):
+        engine.make_layers(np.arange(3), np.array([0, 1, 2]), np.array([1, 0, 2]))
+
+
+def test_advice_ranks_every_set_aside_with_regret(small):
+    opts = advisor.advise(small, 0, 0, 0, [1, 5, 5, 2, 3, 4])
+    labels = [o.label for o in opts]
+    assert "write 200" in labels and any(lab.startswith("aside 1 1*") for lab in labels)
+    assert opts[0].value == max(o.value for o in opts)
+    V, S = advisor.tables_at(small, 0, 0, False)
+    aside_1 = next(o for o in opts if o.set_aside == ("1",))
+    assert aside_1.value == pytest.approx(V[2, 5], abs=0)  # 100 aside, five dice on
+    write = next(o for o in opts if o.action == "write")
+    assert write.value == pytest.approx(1.0 - small.start[0, 0, 4], abs=1e-15)  # they move at (0, 200)
+    with pytest.raises(JaxsolveError, match="scores nothing"):
+        advisor.advise(small, 0, 0, 0, [2, 3, 4, 6, 6, 2])
+    with pytest.raises(JaxsolveError, match="multiple of 50"):
+        advisor.advise(small, 30, 0, 0, [1])
+
+
+def test_entry_minimum_forbids_the_early_write():
+    sol = zehntausend.solve(PRESETS["small-entry"])
+    opts = advisor.advise(sol, 0, 0, 0, [1, 2, 3, 4, 6, 6])
+    assert [o.action for o in opts] == ["aside"]
+    assert any(o.action == "write" for o in advisor.advise(sol, 0, 0, 100, [1, 2, 3, 4, 6]))
+
+
+def test_export_round_trip_and_tampering(small, tmp_path):
+    path = tmp_path / "duel.npy"
+    files = commands.save(path, small)
+    assert [p.name for p in files] == ["duel.npy", "duel-last.npy"]
+    back = commands.load(path)
+    assert back.rules == small.rules and np.array_equal(back.start, small.start)
+    np.save(tmp_path / "other.npy", small.start)
+    with pytest.raises(JaxsolveError):
+        commands.load(tmp_path / "other.npy")
+
+
+def test_cli_solve_advise_and_errors(tmp_path):
+    out = tmp_path / "s.npy"
+    r = runner.invoke(app, ["solve", "zehntausend-duel", "--rules", "small", "--json", "--out", str(out)])
+    assert r.exit_code == 0, r.output
+    data = json.loads(r.stdout)
+    assert 0.5 < data["game_value"] < 1 and data["fairest_compensation"]["points"] >= 0
+    r = runner.invoke(app, ["advise", "zehntausend-duel", "--table", str(out), "--mine", "0", "--theirs", "0", "--dice", "155234", "--json"])
+    assert r.exit_code == 0, r.output
+    adv = json.loads(r.stdout)
+    assert adv["options"][0]["regret"] == 0 and len(adv["options"]) >= 4
+    r = runner.invoke(app, ["advise", "zehntausend-duel", "--table", str(out), "--mine", "0", "--theirs", "600", "--dice", "155234"])
+    assert r.exit_code != 0 and "error:" in r.output and "Traceback" not in r.output
+    r = runner.invoke(app, ["solve", "zehntausend-duel", "--goal", "333"])
+    assert r.exit_code != 0 and "multiple of 50" in r.output
+
+
+def test_play_against_the_computer_with_undo(small, tmp_path):
+    s = play.new_game("zehntausend-duel", "small", small, seed=3)
+    s.enter("1 5 5 2 3 4")
+    before = s.options()
+    s.choose("write")
+    assert s.state.you == 200 and s.mover() == "them"
+    s.undo()
+    assert s.options() == before and s.state.you == 0
+    with pytest.raises(PlayError, match="not a usable set-aside"):
+        s.choose("aside 2")
+    s.choose("aside 1")
+    assert (s.state.points, s.state.dice) == (100, 5)
+    s.enter("2 3 4 6 6")  # bust: their turn
+    assert s.mover() == "them" and s.state.you == 0
+    while not s.over:
+        s.enter("")
+    assert s.state.winner in ("you", "them")
+    path = play.save_game(s, tmp_path / "g.json")
+    again = play.load_game(path, solution=small)
+    assert again.state == s.state
+
+
+@pytest.mark.slow
+def test_play_last_turn_rule():
+    rules = DuelRules("t", goal=300, end="last-turn", bound=400)
+    sol = zehntausend.solve(rules)
+    s = play.new_game("zehntausend-duel", rules, sol, seed=1)
+    s.enter("1 1 1 2 3 4")  # 1000: capped at the bound 400, the goal is reached
+    s.choose("write")
+    assert s.state.last and s.state.you == 400 and s.mover() == "them"
+    while not s.over:
+        s.enter("")
+    assert s.state.winner in ("you", "them")
+
+
+def test_rules_checks():
+    for kwargs, message in [
+        (dict(goal=330), "multiple of 50"),
+        (dict(goal=500, entry=500), "below the goal"),
+        (dict(end="sudden"), "unknown end rule"),
+        (dict(goal=500, bound=600), "only to the last-turn"),
+        (dict(goal=500, end="last-turn", bound=450), "at or above the goal"),
+        (dict(scoring="nope"), "unknown scoring rules"),
+    ]:
+        with pytest.raises(JaxsolveError, match=message):
+            DuelRules("t", **kwargs)
+
+
+def test_a_new_goal_redoes_the_derived_bound():
+    assert PRESETS["first-to-10000"].replace(goal=2000).bound == 2000
+    assert PRESETS["last-turn"].replace(goal=2000).bound == 4000
+    assert PRESETS["last-turn"].replace(bound=10500).bound == 10500
+    assert PRESETS["small"].replace(goal=500) == PRESETS["small"]
