@@ -25,7 +25,7 @@ ADVISE_PARAMS = (
     Param("they_started", bool, False, "Who started the game (last-turn rule).", flags=("--they-started/--i-started",)),
 )
 PLOT_PARAMS = (
-    Param("out", Path, Path("results/duel"), "Folder for the PNG file.", flags=("--out", "-o")),
+    Param("out", Path, Path("."), "Folder for the PNG file (default: the current folder).", flags=("--out", "-o")),
     Param("totals", str, "300,1000", "Turn totals (comma-separated) of the decision maps."),
 )
 

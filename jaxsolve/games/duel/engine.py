@@ -171,9 +171,9 @@ def solve_layers(key: Hashable, turn: Callable, init, layers: Layers, operands, 
     ``max_rounds`` rounds.
     """
     tol = check_tolerance(tol)
-    tol_arr = jnp.asarray(tol, init.dtype)
+    tol_arr = jax.device_put(np.asarray(tol, init.dtype))
     guess = layers.index if layers.guess is None else layers.guess
-    index, partner, guess = jnp.asarray(layers.index), jnp.asarray(layers.partner), jnp.asarray(guess)
+    index, partner, guess = jax.device_put((np.asarray(layers.index), np.asarray(layers.partner), np.asarray(guess)))
 
     def run(W, idx, part, first, ops, tolerance):
         return layered(turn, W, idx, part, first, ops, tolerance, max_rounds)

@@ -241,8 +241,9 @@ def duel_layers(rules: DuelRules) -> Layers:
 
 def turn_ops(rules: DuelRules, dtype) -> TurnOps:
     cls = throw_classes(rules.turn_rules)
-    groups = tuple((jnp.asarray(w), jnp.asarray(i), jnp.asarray(v)) for w, i, v in cls.groups)
-    ops = TurnOps(groups, jnp.asarray(cls.prob, dtype), jnp.zeros(1, dtype))
+    # explicit transfers: the tables are built on the host and moved once
+    groups = jax.device_put(tuple((np.asarray(w), np.asarray(i), np.asarray(v)) for w, i, v in cls.groups))
+    ops = TurnOps(groups, jax.device_put(np.asarray(cls.prob, dtype)), jax.device_put(np.zeros(1, dtype)))
     geo = geometry(rules)
     if rules.last_turn:
         ops = ops._replace(last=jax.jit(last_turn_table, static_argnums=(1, 2))(ops, geo, jnp.dtype(dtype)))
@@ -304,7 +305,7 @@ def solve(rules: DuelRules, *, tol: float | None = None, dtype=None, device=None
     geo = geometry(rules)
     with jax.default_device(device):
         ops = jax.device_put(turn_ops(rules, dtype), device)
-        W0 = jax.device_put(jnp.full(int(np.prod(rules.shape)), 0.5, dtype), device)
+        W0 = jax.device_put(np.full(int(np.prod(rules.shape)), 0.5, dtype), device)
         turn = functools.partial(duel_turn, geo=geo)
         run = solve_layers(("zehntausend-duel", rules), turn, W0, duel_layers(rules), ops, tol=tol, max_rounds=max_rounds)
     return DuelSolution(
