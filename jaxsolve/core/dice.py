@@ -239,21 +239,41 @@ def materialize(x, xp=None):
 
     Used where a cheap gather-based producer has gather consumers: without it XLA fuses the
     producer into each consumer and recomputes it once per gathered element. With NumPy
-    (``xp=numpy``) it is the identity.
+    (``xp=numpy``) it is the identity. ``computed`` is the same barrier without the copy the
+    conditional makes of its result; prefer it where the producer can be passed as a function.
+    """
+    return computed(lambda y: y, x, xp=xp)
+
+
+def computed(fn, *args, xp=None):
+    """``fn(*args)`` computed apart: XLA neither fuses it into its consumers nor them into it.
+
+    On a CPU ``fn`` is the taken branch of a conditional on a run-time-true predicate (a
+    conditional's branch writes its own result buffers: no copy, unlike a branch returning its
+    operand); elsewhere ``fn(*args)`` behind ``lax.optimization_barrier`` (a GPU would read a
+    conditional's predicate on the host, a synchronisation per use). With NumPy
+    (``xp=numpy``) plain ``fn(*args)``.
     """
     if xp is np:
-        return x
+        return fn(*args)
     import jax
     import jax.numpy as jnp
 
-    def on_cpu(y):
-        leaf = jax.tree_util.tree_leaves(y)[0].reshape(-1)[0]
+    def on_cpu(*a):
+        # true at run time, but not to the compiler (x == x fails for NaN): a float leaf
+        leaf = next(x for x in jax.tree_util.tree_leaves(a) if jnp.issubdtype(x.dtype, jnp.floating)).reshape(-1)[0]
         token = (leaf == leaf) | jnp.isnan(leaf)
-        return jax.lax.cond(token, lambda z: z, lambda z: jax.tree_util.tree_map(jnp.negative, z), y)
+        shapes = jax.eval_shape(fn, *a)
 
-    # A GPU would read a conditional's predicate on the host (a synchronisation per use): there
-    # the barrier, which keeps the value from being recomputed across it, is enough.
-    return jax.lax.platform_dependent(x, cpu=on_cpu, default=jax.lax.optimization_barrier)
+        def never(*_):
+            return jax.tree_util.tree_map(lambda s: jnp.zeros(s.shape, s.dtype), shapes)
+
+        return jax.lax.cond(token, fn, never, *a)
+
+    def default(*a):
+        return jax.lax.optimization_barrier(fn(*a))
+
+    return jax.lax.platform_dependent(*args, cpu=on_cpu, default=default)
 
 
 def _expect_levels(space: DiceSpace, flat, xp=None) -> list:
@@ -266,8 +286,11 @@ def _expect_levels(space: DiceSpace, flat, xp=None) -> list:
     parts = [flat]
     for k in range(space.n - 1, -1, -1):
         up = space.add_die[space.level(k)] - space.level_start[k + 1]
-        total = functools.reduce(xp.add, [parts[-1][up[:, f]] for f in range(space.sides)])
-        parts.append(materialize(total * (1.0 / space.sides), xp))
+
+        def mean(above, up=up):
+            return functools.reduce(xp.add, [above[up[:, f]] for f in range(space.sides)]) * (1.0 / space.sides)
+
+        parts.append(computed(mean, parts[-1], xp=xp))
     return parts[::-1]
 
 
@@ -277,10 +300,12 @@ def _best_subkeep_levels(space: DiceSpace, levels: list, xp=None):
     best = levels[0]
     for k in range(1, space.n + 1):
         down = space.level_down[k]
-        below = functools.reduce(xp.maximum, [best[down[:, j]] for j in range(down.shape[1])])
-        best = xp.maximum(levels[k], below)
-        if k < space.n:  # else XLA fuses each level into the next and recomputes it per gather
-            best = materialize(best, xp)
+
+        def step(best, own, down=down):
+            return xp.maximum(own, functools.reduce(xp.maximum, [best[down[:, j]] for j in range(down.shape[1])]))
+
+        # apart, else XLA fuses each level into the next and recomputes it per gather
+        best = computed(step, best, levels[k], xp=xp) if k < space.n else step(best, levels[k])
     return best
 
 

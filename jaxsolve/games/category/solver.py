@@ -76,6 +76,12 @@ def _next_values(values, filled, upper, all_same_held, rules: CategoryRules, obj
     filling lower box b (all-same box: holding no points); ``CLOSED`` where the box may not be
     filled.
     """
+    # Computed once per state, apart: else XLA would fuse the table look-ups into the [T, B]
+    # loops that read them and repeat them for every throw.
+    return dice.computed(functools.partial(_next_values_now, rules=rules, objective=objective, xp=xp), values, filled, upper, all_same_held, xp=xp)
+
+
+def _next_values_now(values, filled, upper, all_same_held, rules: CategoryRules, objective: str, xp=None):
     xp = namespace(xp)
     dtype = values.dtype
     cap = rules.upper_threshold
@@ -95,9 +101,7 @@ def _next_values(values, filled, upper, all_same_held, rules: CategoryRules, obj
     upper_next = lookup(new_filled[:6, None, :], up_next, all_same_held[None, None, :])
     upper_next = upper_next + objective_bonus(rules.upper_bonus * crossed, objective, dtype, xp)
     upper_next = xp.where(may_fill[:6, None, :], upper_next, CLOSED)
-    # Computed once per state; without the barrier XLA would fuse the table look-ups into the
-    # [T, B] loops that read them and repeat them for every throw.
-    return dice.materialize((upper_next, lower_next), xp)
+    return upper_next, lower_next
 
 
 def _regular_options(values, filled, upper, all_same_held, rules: CategoryRules, objective: str, first_throw: bool = False, xp=None, nexts=None):
