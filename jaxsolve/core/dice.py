@@ -233,27 +233,37 @@ def _dice_space(n: int, sides: int) -> DiceSpace:
     )
 
 
-def materialize(x, xp=None):
-    """Identity that XLA cannot fuse through (on a CPU a conditional on a run-time-true
-    predicate, since ``lax.optimization_barrier`` does not stop fusion there).
+def computed(fn, *args, xp=None):
+    """``fn(*args)`` computed apart: XLA neither fuses it into its consumers nor them into it.
 
     Used where a cheap gather-based producer has gather consumers: without it XLA fuses the
-    producer into each consumer and recomputes it once per gathered element. With NumPy
-    (``xp=numpy``) it is the identity.
+    producer into each consumer and recomputes it once per gathered element. On a CPU ``fn`` is
+    the taken branch of a conditional on a run-time-true predicate (``lax.optimization_barrier``
+    does not stop fusion there; a branch writes its own result buffers, so there is no copy, as
+    there would be for a branch returning its operand); elsewhere ``fn(*args)`` behind
+    ``lax.optimization_barrier`` (a GPU would read a conditional's predicate on the host, a
+    synchronisation per use). With NumPy (``xp=numpy``) plain ``fn(*args)``.
     """
     if xp is np:
-        return x
+        return fn(*args)
     import jax
     import jax.numpy as jnp
 
-    def on_cpu(y):
-        leaf = jax.tree_util.tree_leaves(y)[0].reshape(-1)[0]
+    def on_cpu(*a):
+        # true at run time, but not to the compiler (x == x fails for NaN): a float leaf
+        leaf = next(x for x in jax.tree_util.tree_leaves(a) if jnp.issubdtype(x.dtype, jnp.floating)).reshape(-1)[0]
         token = (leaf == leaf) | jnp.isnan(leaf)
-        return jax.lax.cond(token, lambda z: z, lambda z: jax.tree_util.tree_map(jnp.negative, z), y)
+        shapes = jax.eval_shape(fn, *a)
 
-    # A GPU would read a conditional's predicate on the host (a synchronisation per use): there
-    # the barrier, which keeps the value from being recomputed across it, is enough.
-    return jax.lax.platform_dependent(x, cpu=on_cpu, default=jax.lax.optimization_barrier)
+        def never(*_):
+            return jax.tree_util.tree_map(lambda s: jnp.zeros(s.shape, s.dtype), shapes)
+
+        return jax.lax.cond(token, fn, never, *a)
+
+    def default(*a):
+        return jax.lax.optimization_barrier(fn(*a))
+
+    return jax.lax.platform_dependent(*args, cpu=on_cpu, default=default)
 
 
 def _expect_levels(space: DiceSpace, flat, xp=None) -> list:
@@ -266,8 +276,11 @@ def _expect_levels(space: DiceSpace, flat, xp=None) -> list:
     parts = [flat]
     for k in range(space.n - 1, -1, -1):
         up = space.add_die[space.level(k)] - space.level_start[k + 1]
-        total = functools.reduce(xp.add, [parts[-1][up[:, f]] for f in range(space.sides)])
-        parts.append(materialize(total * (1.0 / space.sides), xp))
+
+        def mean(above, up=up):
+            return functools.reduce(xp.add, [above[up[:, f]] for f in range(space.sides)]) * (1.0 / space.sides)
+
+        parts.append(computed(mean, parts[-1], xp=xp))
     return parts[::-1]
 
 
@@ -277,10 +290,12 @@ def _best_subkeep_levels(space: DiceSpace, levels: list, xp=None):
     best = levels[0]
     for k in range(1, space.n + 1):
         down = space.level_down[k]
-        below = functools.reduce(xp.maximum, [best[down[:, j]] for j in range(down.shape[1])])
-        best = xp.maximum(levels[k], below)
-        if k < space.n:  # else XLA fuses each level into the next and recomputes it per gather
-            best = materialize(best, xp)
+
+        def step(best, own, down=down):
+            return xp.maximum(own, functools.reduce(xp.maximum, [best[down[:, j]] for j in range(down.shape[1])]))
+
+        # apart, else XLA fuses each level into the next and recomputes it per gather
+        best = computed(step, best, levels[k], xp=xp) if k < space.n else step(best, levels[k])
     return best
 
 
@@ -345,11 +360,12 @@ def rethrow_mass(space: DiceSpace, keep_mass):
         lv = space.level(k + 1)
         down = space.remove_die[lv] - space.level_start[k]
         down = np.where(space.remove_die[lv] < 0, space.level_start[k + 1] - space.level_start[k], down)
-        padded = jnp.concatenate([mass, jnp.zeros((1,) + mass.shape[1:], mass.dtype)], axis=0)
-        total = functools.reduce(jnp.add, [padded[down[:, f]] for f in range(space.sides)])
-        mass = flat[lv] + total * (1.0 / space.sides)
-        if k + 1 < space.n:
-            mass = materialize(mass)
+
+        def step(mass, own, down=down):
+            padded = jnp.concatenate([mass, jnp.zeros((1,) + mass.shape[1:], mass.dtype)], axis=0)
+            return own + functools.reduce(jnp.add, [padded[down[:, f]] for f in range(space.sides)]) * (1.0 / space.sides)
+
+        mass = computed(step, mass, flat[lv]) if k + 1 < space.n else step(mass, flat[lv])
     return mass.reshape((space.num_throws,) + keep_mass.shape[1:])
 
 
@@ -377,23 +393,28 @@ def best_subkeep_arg(space: DiceSpace, keep_values, rtol: float = 0.0):
     size = jnp.zeros(best.shape, jnp.int8)
     for k in range(1, space.n + 1):
         lv, down = space.level(k), space.level_down[k]
-        below, below_arg, below_size = best[down[:, 0]], arg[down[:, 0]], size[down[:, 0]]
-        for j in range(1, k):
-            cand, cand_size = best[down[:, j]], size[down[:, j]]
-            gap = tol(below)
-            better = (cand > below + gap) | ((cand >= below - gap) & (cand_size > below_size))
-            below = jnp.where(better, cand, below)
-            below_arg = jnp.where(better, arg[down[:, j]], below_arg)
-            below_size = jnp.where(better, cand_size, below_size)
         own = keep_values[lv]
-        own_idx = jnp.arange(lv.start, lv.stop, dtype=jnp.int32).reshape((-1,) + (1,) * (own.ndim - 1))
-        take_own = own >= below - tol(below)
-        best = jnp.where(take_own, own, below)
-        arg = jnp.where(take_own, own_idx, below_arg)
-        size = jnp.where(take_own, jnp.int8(k), below_size)
-        if k < space.n:
-            best, arg, size = materialize((best, arg, size))
+        step = functools.partial(_best_subkeep_arg_level, tol, lv, down, k)
+        # apart, else XLA fuses each level into the next and recomputes it per gather
+        best, arg, size = computed(step, own, best, arg, size) if k < space.n else step(own, best, arg, size)
     return best, arg
+
+
+def _best_subkeep_arg_level(tol, lv, down, k, own, best, arg, size):
+    """One level of ``best_subkeep_arg``: its keeps' own values against their best sub-keeps."""
+    import jax.numpy as jnp
+
+    below, below_arg, below_size = best[down[:, 0]], arg[down[:, 0]], size[down[:, 0]]
+    for j in range(1, k):
+        cand, cand_size = best[down[:, j]], size[down[:, j]]
+        gap = tol(below)
+        better = (cand > below + gap) | ((cand >= below - gap) & (cand_size > below_size))
+        below = jnp.where(better, cand, below)
+        below_arg = jnp.where(better, arg[down[:, j]], below_arg)
+        below_size = jnp.where(better, cand_size, below_size)
+    own_idx = jnp.arange(lv.start, lv.stop, dtype=jnp.int32).reshape((-1,) + (1,) * (own.ndim - 1))
+    take_own = own >= below - tol(below)
+    return jnp.where(take_own, own, below), jnp.where(take_own, own_idx, below_arg), jnp.where(take_own, jnp.int8(k), below_size)
 
 
 def parse_faces(text, sides: int = 6, *, packed: bool = True) -> list[int]:

@@ -105,17 +105,26 @@ def layer_width(rules: CategoryRules) -> int:
     return (rules.upper_threshold + 1) * (2 if rules.has_all_same_rules else 1)
 
 
+@jax.tree_util.register_pytree_node_class
 class LayerTable:
     """One layer's values ``[states of the layer]`` read by flat state index (``tables.state_index``).
 
     ``final_throw_values`` reads every next state by its flat index at its class representative;
     this maps that index to the layer's compact position ``(rank(filled), upper, all_same_held)``,
-    so the solve keeps two layers in memory instead of the whole table.
+    so the solve keeps two layers in memory instead of the whole table. A pytree (data, ranks),
+    so it passes into ``jax.lax`` control flow like the flat table.
     """
 
     def __init__(self, data, ranks, rules: CategoryRules):
         self.data, self.ranks, self.rules = data, ranks, rules
         self.dtype = data.dtype
+
+    def tree_flatten(self):
+        return (self.data, self.ranks), self.rules
+
+    @classmethod
+    def tree_unflatten(cls, rules, children):
+        return cls(*children, rules)
 
     def __getitem__(self, index):
         width = self.rules.upper_threshold + 1
