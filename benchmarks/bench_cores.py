@@ -5,9 +5,10 @@ machine load; a process solves once to compile and then times ``--repeats`` warm
 Yahtzee (float32). Configurations:
 
 * ``1 core``: pinned to one core (``taskset -c 0``), JAX shows one CPU device;
-* ``all cores, 1 stream``: every core usable, one CPU device (XLA's own threads only);
+* ``all cores, 1 stream``: every core usable, one CPU device (XLA's own threads only), what
+  the command line does;
 * ``all cores, 1 stream per core``: one CPU device per core (``runtime.host_devices``), one
-  chunk stream each (``jaxsolve.core.layered``), what the command line does.
+  chunk stream each (``jaxsolve.core.layered``).
 
     python benchmarks/bench_cores.py --rounds 3   # writes results/bench/cores.{md,json}
 """

@@ -41,7 +41,11 @@ def usable_cores() -> int:
         return os.cpu_count() or 1
 
 
-MAX_HOST_DEVICES = 4  # each chunk stream holds its own copy of the table being filled
+# One CPU device by default: on a quiet 2-core CPU one device whose XLA threads use both cores
+# solves Yahtzee faster than one chunk stream per core (results/bench/cores.md: 0.24 s against
+# 0.35 s). Raise it (or set XLA_FLAGS=--xla_force_host_platform_device_count=N) to run streams;
+# each stream holds its own copy of the table being filled.
+MAX_HOST_DEVICES = 1
 
 
 def host_devices(count: int | None = None) -> None:
