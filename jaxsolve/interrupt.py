@@ -18,6 +18,7 @@ none) and a temporary file, which the next write of the same target removes.
 
 from __future__ import annotations
 
+import atexit
 import os
 import signal
 import sys
@@ -95,6 +96,13 @@ def _watch(fd: int) -> None:
             exit_interrupted()
 
 
+def _ignore_late_interrupts() -> None:
+    try:
+        signal.signal(signal.SIGINT, signal.SIG_IGN)
+    except (OSError, ValueError):
+        pass
+
+
 def install() -> None:
     """Handle Ctrl-C (SIGINT) as above, for this process (a command-line entry point calls it
     first; the library itself never changes signal handling). Main thread only; once. A process
@@ -106,6 +114,9 @@ started with SIGINT ignored (a background job of a shell without job control) ke
     if signal.getsignal(signal.SIGINT) is signal.SIG_IGN:  # started with Ctrl-C ignored (nohup, `cmd &`): keep it so
         return
     signal.signal(signal.SIGINT, _handler)
+    # The interpreter's finalisation puts SIGINT back to the default action (die by the signal,
+    # no line); from the last exit hook on, the command is done and a late Ctrl-C is ignored.
+    atexit.register(_ignore_late_interrupts)
     try:
         read, write = os.pipe()
         os.set_blocking(write, False)
