@@ -26,17 +26,12 @@ from jaxsolve.games.category import commands, query, solver, table_io
 from jaxsolve.games.category.rules import CategoryRules
 from jaxsolve.io import cache, export
 
+from test_export_integrity import one_line_error  # noqa: E402
+
 runner = CliRunner()
 SMALL = CategoryRules(dice=2, throws=2, upper_threshold=5)
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
-
-def one_line_error(result, message):
-    assert result.exit_code == 1, result.output
-    assert result.stderr.startswith("error: "), result.output
-    assert len(result.stderr.strip().splitlines()) == 1, result.stderr
-    assert message in result.stderr, result.stderr
-    assert "Traceback" not in result.output
 
 
 @pytest.fixture(scope="module")
