@@ -88,13 +88,17 @@ SAVED = [
     (2, 6, ("ones", "twos", "one_pair", "maxi_yatzy"), 3, 1),
     (2, 6, ("twos", "threes", "one_pair", "chance"), 2, 2),
     (3, 8, ("threes", "sixes", "three_of_a_kind", "maxi_yatzy"), 2, 1),
-    (2, 5, ("ones", "twos", "one_pair", "maxi_yatzy", "chance"), 2, 4),
+    pytest.param(2, 5, ("ones", "twos", "one_pair", "maxi_yatzy", "chance"), 2, 4, marks=pytest.mark.slow),
 ]
 
 
-@pytest.mark.parametrize("case", SAVED, ids=[f"{c[0]}dice-{len(c[2])}open-throws{c[3]}-max_saved{c[4]}" for c in SAVED])
-def test_saved_throws_match_brute_force(case):
-    dice, threshold, open_boxes, throws, max_saved = case
+def _saved_id(case):
+    c = case.values if hasattr(case, "values") else case
+    return f"{c[0]}dice-{len(c[2])}open-throws{c[3]}-max_saved{c[4]}"
+
+
+@pytest.mark.parametrize("dice, threshold, open_boxes, throws, max_saved", SAVED, ids=[_saved_id(c) for c in SAVED])
+def test_saved_throws_match_brute_force(dice, threshold, open_boxes, throws, max_saved):
     rules = _reduced_rules(dice, threshold, open_boxes).replace(throws=throws)
     prefilled = [b for b in rules.box_names if b not in open_boxes]
     mask = solver.filled_mask(prefilled, rules)
@@ -110,6 +114,7 @@ def test_max_saved_zero_is_the_game_without_saving():
     np.testing.assert_array_equal(zero.values[0], plain.values)
 
 
+@pytest.mark.slow
 def test_value_grows_with_max_saved_and_stops_at_the_useful_max_saved():
     rules = _reduced_rules(2, 5, ("ones", "twos", "one_pair", "chance")).replace(throws=2)
     mask = solver.filled_mask([b for b in rules.box_names if b not in ("ones", "twos", "one_pair", "chance")], rules)
@@ -223,6 +228,7 @@ def test_full_maxi_solve_float32_and_the_simulation_agree():
     assert abs(result.mean - sol.game_value) < 3 * result.se
 
 
+@pytest.mark.slow
 def test_cli_saved_throw_solve_exports_a_table_the_loader_accepts(tmp_path):
     import json
 

@@ -330,8 +330,12 @@ def interrupted_run(args, after, tmp_path, stdin=None):
     """Run ``jaxsolve ARGS`` in its own process group, send SIGINT to the group after
     ``after`` seconds; return (status, stdout, stderr)."""
     env = {**os.environ, "PYTHONPATH": ROOT, "JAXSOLVE_CACHE": str(tmp_path / "store")}
+    # a test run started in the background of a shell without job control ignores SIGINT, and a
+    # child inherits that (jaxsolve then keeps ignoring it, as a background job should): the
+    # child gets the default action back, as a command typed at a terminal has it
     proc = subprocess.Popen(
         [sys.executable, "-m", "jaxsolve", *args], env=env, cwd=tmp_path, start_new_session=True,
+        preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL),
         stdin=subprocess.PIPE if stdin is not None else subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
     )
     if stdin is not None:
