@@ -13,7 +13,9 @@ re-throwing the missing dice) are offered:
   which needs far fewer multiply-adds than the dense product.
 
 ``best_subkeep`` is the dual operation for the decision: for every throw, the best value over
-all keeps contained in it, again computed level by level (or by a direct gather).
+all keeps contained in it, again computed level by level (or by a direct gather). Level by
+level, the keeps of a level are computed in the ``Lattice`` order (grouped by their number of
+distinct faces), so each keep compares only its distinct sub-keeps.
 
 The tables are NumPy. ``expect_keeps``, ``best_subkeep``, ``reroll`` and ``throw_mean`` take
 ``xp`` (``jaxsolve.arrays``): ``jax.numpy`` by default, or NumPy to run the same lines eagerly;
@@ -266,6 +268,108 @@ def computed(fn, *args, xp=None):
     return jax.lax.platform_dependent(*args, cpu=on_cpu, default=default)
 
 
+@dataclass(frozen=True, eq=False)
+class Lattice:
+    """The keeps of every level in the order the level-by-level operators compute them.
+
+    Within a level the keeps are sorted by their number of distinct faces, most first, so the
+    keeps with ``d`` distinct faces are one contiguous group and the best sub-keep looks at
+    exactly ``d`` keeps of one die less (one per face shown) instead of a row padded to the
+    level's size: for six dice 2,772 instead of 4,752 comparisons per re-throw.
+
+    order:  per level k, ``[n_k]`` in-level index (the space's order) of each position.
+    place:  per level k, ``[n_k]`` the inverse: position of each keep of the space's order.
+    up:     per level k < n, ``[n_k, sides]`` position in level k + 1 of the keep plus one die
+            of each face; ``up_plain`` the same for level n - 1 into level n in the space's order.
+    groups: per level k >= 1, ``(start, stop, down)``: positions ``start:stop`` hold the keeps
+            with ``down.shape[1]`` distinct faces, ``down`` the positions in level k - 1 of the
+            keep minus one die of each face it shows.
+    """
+
+    order: tuple
+    place: tuple
+    up: tuple
+    up_plain: np.ndarray
+    groups: tuple
+
+
+def lattice(space: DiceSpace) -> Lattice:
+    """The ``Lattice`` of a dice space (built once per space)."""
+    return _lattice(space.n, space.sides)
+
+
+@functools.lru_cache(maxsize=None)
+def _lattice(n: int, sides: int) -> Lattice:
+    space = dice_space(n, sides)
+    order, place = [], []
+    for k in range(n + 1):
+        distinct = (space.keeps[space.level(k)] > 0).sum(axis=1)
+        o = np.argsort(-distinct, kind="stable").astype(np.int32)
+        p = np.empty_like(o)
+        p[o] = np.arange(len(o), dtype=np.int32)
+        order.append(o)
+        place.append(p)
+    up = []
+    for k in range(n):
+        above = space.add_die[space.level(k)][order[k]] - space.level_start[k + 1]
+        up.append(place[k + 1][above])
+    up_plain = (space.add_die[space.level(n - 1)][order[n - 1]] - space.level_start[n]).astype(np.int32)
+    groups = [()]
+    for k in range(1, n + 1):
+        start = int(space.level_start[k])
+        keeps = space.keeps[space.level(k)][order[k]]
+        distinct = (keeps > 0).sum(axis=1)
+        level_groups = []
+        for d in sorted(set(distinct.tolist()), reverse=True):
+            rows = np.flatnonzero(distinct == d)
+            down = [
+                [place[k - 1][space.remove_die[start + order[k][r], f] - space.level_start[k - 1]] for f in range(sides) if keeps[r, f] > 0]
+                for r in rows
+            ]
+            level_groups.append((int(rows[0]), int(rows[-1]) + 1, np.asarray(down, dtype=np.int32)))
+        groups.append(tuple(level_groups))
+    return Lattice(tuple(order), tuple(place), tuple(up), up_plain, tuple(groups))
+
+
+def _expect_lattice(space: DiceSpace, flat, xp=None) -> list:
+    """``_expect_levels`` with levels 0..n-1 in the lattice's order (level n: ``flat`` itself,
+    in the space's order)."""
+    xp = namespace(xp)
+    lat = lattice(space)
+    parts = [flat]
+    for k in range(space.n - 1, -1, -1):
+        up = lat.up_plain if k == space.n - 1 else lat.up[k]
+
+        def mean(above, up=up):
+            return functools.reduce(xp.add, [above[up[:, f]] for f in range(space.sides)]) * (1.0 / space.sides)
+
+        parts.append(computed(mean, parts[-1], xp=xp))
+    return parts[::-1]
+
+
+def _best_subkeep_lattice(space: DiceSpace, levels: list, xp=None):
+    """Best contained keep for each throw, from keep values given level by level (levels
+    0..n-1 in the lattice's order, level n and the result in the space's order): a keep's best
+    is the larger of its own value and its sub-keeps' best, one die less of each face it shows."""
+    xp = namespace(xp)
+    lat = lattice(space)
+    n = space.n
+    best = levels[0]
+    for k in range(1, n + 1):
+        own = levels[k] if k < n else levels[n][lat.order[n]]
+
+        def step(best, own, groups=lat.groups[k]):
+            segs = []
+            for start, stop, down in groups:
+                below = functools.reduce(xp.maximum, [best[down[:, j]] for j in range(down.shape[1])])
+                segs.append(xp.maximum(own[start:stop], below))
+            return xp.concatenate(segs, axis=0)
+
+        # apart, else XLA fuses each level into the next and recomputes it per gather
+        best = computed(step, best, own, xp=xp) if k < n else step(best, own)[lat.place[n]]
+    return best
+
+
 def _expect_levels(space: DiceSpace, flat, xp=None) -> list:
     """Keep values level by level, ``[level 0, ..., level n]``, each ``[n_k, batch]``.
 
@@ -282,21 +386,6 @@ def _expect_levels(space: DiceSpace, flat, xp=None) -> list:
 
         parts.append(computed(mean, parts[-1], xp=xp))
     return parts[::-1]
-
-
-def _best_subkeep_levels(space: DiceSpace, levels: list, xp=None):
-    """Best contained keep for each throw, from keep values given level by level."""
-    xp = namespace(xp)
-    best = levels[0]
-    for k in range(1, space.n + 1):
-        down = space.level_down[k]
-
-        def step(best, own, down=down):
-            return xp.maximum(own, functools.reduce(xp.maximum, [best[down[:, j]] for j in range(down.shape[1])]))
-
-        # apart, else XLA fuses each level into the next and recomputes it per gather
-        best = computed(step, best, levels[k], xp=xp) if k < space.n else step(best, levels[k])
-    return best
 
 
 def expect_keeps(space: DiceSpace, values, method: ExpectMethod = "levels", xp=None):
@@ -332,7 +421,9 @@ def best_subkeep(space: DiceSpace, keep_values, method: SubkeepMethod = "levels"
     if method == "gather":
         return xp.max(keep_values[space.subkeeps], axis=1)
     if method == "levels":
-        return _best_subkeep_levels(space, [keep_values[space.level(k)] for k in range(space.n + 1)], xp)
+        lat = lattice(space)
+        levels = [keep_values[space.level(k)][lat.order[k]] for k in range(space.n)] + [keep_values[space.level(space.n)]]
+        return _best_subkeep_lattice(space, levels, xp)
     raise ValueError(f"unknown sub-keep method {method!r} (levels, gather)")
 
 
@@ -340,7 +431,7 @@ def reroll(space: DiceSpace, values, expect: ExpectMethod = "levels", subkeep: S
     """Value of each throw when one more re-throw is allowed: ``[T, ...] -> [T, ...]``."""
     if expect == "levels" and subkeep == "levels":
         flat = values.reshape(values.shape[0], -1)
-        return _best_subkeep_levels(space, _expect_levels(space, flat, xp), xp).reshape(values.shape)
+        return _best_subkeep_lattice(space, _expect_lattice(space, flat, xp), xp).reshape(values.shape)
     return best_subkeep(space, expect_keeps(space, values, expect, xp), subkeep, xp)
 
 

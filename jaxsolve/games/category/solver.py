@@ -311,19 +311,63 @@ def option_values(values, filled, upper, all_same_held, rules: CategoryRules, ob
     return set_at(out, (slice(None), tables.all_same_throws(rules.dice)), xp.swapaxes(same, 0, 1), xp)
 
 
+@functools.lru_cache(maxsize=None)
+def _paying(rules: CategoryRules, objective: str, dtype_name: str, first_throw: bool):
+    """Static tables of the sparse box pick: ``(rows, reward)``, each ``[T, L]``.
+
+    For every throw, the boxes that pay for it (points > 0): ``rows`` indexes the stacked
+    next-state values of ``_sparse_best`` (upper box f with c dice of its face: row
+    ``f * (dice + 1) + c``; lower box b: row ``6 * (dice + 1) + b - 6``), ``reward`` is the
+    immediate reward. Throws with fewer than ``L`` paying boxes are padded with the last row
+    (the scratch value) and reward 0.
+    """
+    scores = tables.throw_scores(rules)
+    reward = np.asarray(_rewards(rules, objective, np.dtype(dtype_name), first_throw, np))
+    counts = tables.throw_counts(rules.dice)
+    width = rules.dice + 1
+    scratch = 6 * width + rules.num_boxes - 6
+    pays = scores > 0
+    size = int(pays.sum(axis=0).max())
+    rows = np.full((scores.shape[1], size), scratch, np.int32)
+    paid = np.zeros((scores.shape[1], size), np.dtype(dtype_name))
+    for t in range(scores.shape[1]):
+        boxes = np.flatnonzero(pays[:, t])
+        rows[t, : len(boxes)] = [b * width + counts[b, t] if b < 6 else 6 * width + b - 6 for b in boxes]
+        paid[t, : len(boxes)] = reward[boxes, t]
+    return rows, paid
+
+
+def _sparse_best(upper_next, lower_next, rules: CategoryRules, objective: str, first_throw: bool, xp=None):
+    """``[T, B]`` best box value after each throw, normal scoring, from the boxes that pay only.
+
+    Every reward is >= 0 and is 0 exactly where a box scores no points, so a box that pays
+    nothing for a throw is worth its scratch value (filling it with 0), the same for every
+    throw: the best is the larger of the best scratch value and the best paying box. The same
+    maximum as over every box (a maximum is exact), with a third of Maxi Yatzy's options.
+    """
+    xp = namespace(xp)
+    dtype = upper_next.dtype
+    rows, paid = _paying(rules, objective, np.dtype(dtype).name, first_throw)
+    batch = lower_next.shape[1:]
+
+    def stacked(upper_next, lower_next):
+        scratch = functools.reduce(xp.maximum, [upper_next[f, 0] for f in range(6)] + [lower_next[b] for b in range(lower_next.shape[0])])
+        return xp.concatenate([upper_next.reshape((-1,) + batch), lower_next, scratch[None]], axis=0)
+
+    table = dice.computed(stacked, upper_next, lower_next, xp=xp)
+    scratch = table[-1][None]
+    paid = xp.asarray(paid)
+    return functools.reduce(xp.maximum, [scratch] + [paid[:, j][:, None] + table[rows[:, j]] for j in range(rows.shape[1])])
+
+
 def final_throw_values(values, filled, upper, all_same_held, rules: CategoryRules, objective: str = "score", first_throw: bool = False, xp=None):
     """``[T, B]`` value of filling the best box now (``first_throw``: Im-Hieb bonus included)."""
     xp = namespace(xp)
     nexts = _next_values(values, filled, upper, all_same_held, rules, objective, xp)
     upper_next, lower_next = nexts
-
-    def upper_best(upper_next):
-        return functools.reduce(xp.maximum, _upper_options(upper_next, rules, objective, first_throw, xp))
-
-    # The upper boxes' best apart, then the lower boxes onto it: one loop over all boxes (as
-    # XLA fuses it) is about 1.5 times slower on a CPU than the two.
-    best = functools.reduce(xp.maximum, [dice.computed(upper_best, upper_next, xp=xp)] + _lower_options(lower_next, rules, objective, first_throw, xp))
-    if rules.all_same_box < 0:
+    best = _sparse_best(upper_next, lower_next, rules, objective, first_throw, xp)
+    if rules.all_same_box < 0 or not rules.has_all_same_rules:
+        # without joker or extra bonus an all-same throw scores like any other throw
         return best
     same = xp.max(_all_same_options(values, filled, upper, all_same_held, rules, objective, first_throw, xp, nexts), axis=1)
     return set_at(best, tables.all_same_throws(rules.dice), same, xp)
