@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 import math
+import time
 from pathlib import Path
 
 import numpy as np
@@ -23,6 +24,12 @@ ADVISE_PARAMS = (
     Param("turn", int, 0, "Points set aside this turn before this throw."),
     Param("dice", str, None, "The dice showing, e.g. 155234 or '1 5 5 2 3 4'.", required=True),
     Param("they_started", bool, False, "Who started the game (last-turn rule).", flags=("--they-started/--i-started",)),
+)
+SIMULATE_PARAMS = (
+    Param("games", int, 100_000, "Games of optimal against optimal.", flags=("--games", "-n"), min=1, max=100_000_000),
+    Param("seed", int, 0, "Random seed (same seed, same games).", min=0, max=2**31 - 1),
+    Param("table", Path, None, "Play on a table written by `solve --out` (with its rules) instead of solving first."),
+    Param("slots", int, 100_000, "Games played at once (each slot plays up to 10 in a row).", min=1, max=10_000_000),
 )
 PLOT_PARAMS = (
     Param("out", Path, Path("."), "Folder for the PNG file (default: the current folder).", flags=("--out", "-o")),
@@ -148,3 +155,29 @@ def plot_command(rules, *, dtype, device, quiet, out, totals) -> Report:
     sol = zehntausend.solve(rules, dtype=dtype, device=device)
     path = plot.decision_maps(sol, out, points)
     return Report((f"wrote {path}",), {"files": [str(path)]})
+
+
+def simulate_command(rules, *, dtype, device, quiet, games, seed, table, slots) -> Report:
+    from jaxsolve.games.duel import simulate, zehntausend
+
+    if table is not None:
+        sol = load(table)
+    else:
+        sol = zehntausend.solve(rules, dtype=dtype, device=device)
+    per_slot = 10 if games >= 10 * slots else 1
+    geo = zehntausend.geometry(sol.rules)
+    from jaxsolve.core.progress import layer_bars
+
+    with layer_bars({"decision table": geo.T * geo.G, "games": games}, quiet, label="simulate:") as advance:
+        t0 = time.perf_counter()
+        tables = simulate.sim_tables(sol, simulate.throw_values(sol, on_row=lambda _: advance("decision table", 1)), device=device)
+        built = time.perf_counter() - t0
+        res = simulate.simulate(sol, games, seed, slots=min(slots, games), per_slot=per_slot, device=device, tables=tables, on_chunk=lambda n: advance("games", n))
+    res.table_seconds = built
+    data = {"rules": sol.rules.to_dict(), **res.to_dict()}
+    lines = (
+        f"{sol.rules.name}: the start player won {res.wins:,} of {res.games:,} games: {res.rate:.6f} +- {res.se:.6f} (one standard error)",
+        f"solved: {res.solved:.6f}, z = {res.z:+.2f}",
+    )
+    details = (f"{res.throws:,} throws in {res.seconds:.2f} s (+{res.table_seconds:.2f} s for the decision table) on {device}",)
+    return Report(lines, data, details)

@@ -186,9 +186,10 @@ def decode(idx, geo: Geometry):
     return idx // (geo.G * geo.G), (idx // geo.G) % geo.G, idx % geo.G
 
 
-def write_values(W, ts, a, b, geo: Geometry, last):
-    """``S [B, H]``: my win probability when I write a turn total ``p`` at ``(ts, a, b)``."""
-    p = jnp.arange(geo.H)[None, :]
+def write_values(W, ts, a, b, geo: Geometry, last, p=None):
+    """``S [B, H]``: my win probability when I write a turn total ``p`` at ``(ts, a, b)``
+    (``p [B, K]``: at those turn totals only)."""
+    p = jnp.arange(geo.H)[None, :] if p is None else p
     f = jnp.minimum(a[:, None] + p, geo.Gb)
     other = 1 - ts if geo.last_turn else ts
     inside = (other[:, None] * geo.G + b[:, None]) * geo.G + jnp.minimum(f, geo.G - 1)
