@@ -17,6 +17,7 @@ GAME = "zehntausend-duel"
 SOLVE_PARAMS = (
     Param("tol", float, None, "Stop a layer's inner fixpoint when no value moves by more (default 1e-13 in float64, 1e-6 in float32)."),
     Param("compensation", int, 0, "Also report the start player's win probability when the second player starts with these points.", min=0),
+    Param("devices", int, 1, "Split each layer's states over this many local devices (0: all; same values as one device).", min=0, max=4096),
 )
 ADVISE_PARAMS = (
     Param("mine", int, None, "My banked score.", required=True),
@@ -75,14 +76,29 @@ def load(path):
     return DuelSolution(rules, start, last, np.zeros(0, np.int32), float(meta.get("residual", 0.0)), float(meta.get("tol", 0.0)), str(start.dtype), "file", 0.0, 0.0)
 
 
-def solve_command(rules, *, dtype, device, quiet, out, tol, compensation) -> Report:
+def device_mesh(devices: int, device):
+    """None for one device, else a mesh over the first ``devices`` (0: all) local devices of
+    ``device``'s platform."""
+    import jax
+
+    from jaxsolve.games.duel import zehntausend
+
+    if devices == 1:
+        return None
+    found = jax.local_devices(backend=device.platform if device is not None else None)
+    if devices > len(found):
+        raise JaxsolveError(f"--devices {devices}: only {len(found)} {found[0].platform} device(s) here")
+    return zehntausend.mesh_of(found[: devices or None])
+
+
+def solve_command(rules, *, dtype, device, quiet, out, tol, compensation, devices) -> Report:
     from jaxsolve.games.duel import zehntausend
 
     if tol is not None and not (math.isfinite(tol) and tol > 0):
         raise JaxsolveError(f"--tol must be a positive finite number, got {tol}")
     if compensation % 50 or compensation >= rules.goal:
         raise JaxsolveError(f"--compensation must be a multiple of 50 below the goal {rules.goal}, got {compensation}")
-    sol = zehntausend.solve(rules, tol=tol, dtype=dtype, device=device)
+    sol = zehntausend.solve(rules, tol=tol, dtype=dtype, device=device, mesh=device_mesh(devices, device))
     files = save(out, sol) if out is not None else []
     fair = fairest_compensation(sol)
     data = {
