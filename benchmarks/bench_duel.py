@@ -3,7 +3,7 @@
     python benchmarks/bench_duel.py [--presets first-to-10000,...] [--out results/duel/bench-cpu.json] [--save DIR]
 
 For each preset: the number of states, compile and solve seconds, peak resident memory of the
-process, the start player's win probability, the fairest compensation for the second player. ``--save``
+process, the start player's win probability, the fairest compensation. ``--save``
 also writes each solved table to ``DIR/<preset>.npy`` (with its sidecars) for the simulation
 (``benchmarks/simulate_duel.py --tables DIR``).
 """

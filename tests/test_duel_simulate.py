@@ -77,3 +77,13 @@ def test_cli_simulate(tmp_path):
     assert data["games"] == 2000 and 0 <= data["start_player_wins"] <= 2000 and abs(data["z"]) < 5
     r = runner.invoke(app, ["simulate", "zehntausend-duel", "--rules", "small", "--games", "0"])
     assert r.exit_code != 0 and "error:" in r.output and "Traceback" not in r.output
+
+
+def test_fairest_compensation_goes_to_the_player_behind(small, last):
+    from jaxsolve.games.duel import commands
+
+    assert commands.fairest_compensation(small)["to"] == "second player"
+    fair = commands.fairest_compensation(last)  # the last-turn rule favours the second player here
+    values = last.start[0, :, 0]
+    assert last.game_value < 0.5 and fair["to"] == "start player"
+    assert fair["start_win"] == values[fair["points"] // 50] == values[np.argmin(np.abs(values - 0.5))]

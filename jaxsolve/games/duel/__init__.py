@@ -52,6 +52,6 @@ GAMES = (
         },
         play_game=_play_game,
         play_params=(Param("first", str, "you", "Who starts: you or them.", choices=("you", "them")),),
-        bench_presets=("small",),
+        bench_presets=("first-to-10000",),
     ),
 )

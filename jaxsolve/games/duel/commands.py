@@ -35,6 +35,7 @@ SIMULATE_PARAMS = (
 PLOT_PARAMS = (
     Param("out", Path, Path("."), "Folder for the PNG file (default: the current folder).", flags=("--out", "-o")),
     Param("totals", str, "300,1000", "Turn totals (comma-separated) of the decision maps."),
+    Param("table", Path, None, "Draw from a table written by `solve --out` (with its rules) instead of solving first."),
 )
 
 
@@ -114,7 +115,7 @@ def solve_command(rules, *, dtype, device, quiet, out, tol, compensation, device
     lines = [f"{rules.name}: the start player wins with {sol.game_value:.12f}"]
     if compensation:
         lines.append(f"with {compensation} points for the second player: {sol.start_value(0, compensation):.12f}")
-    lines.append(f"closest to fair: {fair['points']} points for the second player (start player wins {fair['start_win']:.6f})")
+    lines.append(f"closest to fair: {fair['points']} points for the {fair['to']} (start player wins {fair['start_win']:.6f})")
     details = [
         f"{sol.num_states:,} states, {int(sol.rounds.sum())} inner rounds over {len(sol.rounds)} layers, residual {sol.residual:.1e} ({sol.dtype})",
         f"solved on {sol.device} in {sol.solve_seconds:.2f} s (+{sol.compile_seconds:.2f} s compile)",
@@ -125,11 +126,13 @@ def solve_command(rules, *, dtype, device, quiet, out, tol, compensation, device
 
 
 def fairest_compensation(sol) -> dict:
-    """Points given to the second player at the start (multiples of 50) that bring the start
-    player's win probability closest to 1/2."""
-    values = sol.start[0, 0, :]
+    """Points given at the start (multiples of 50) that bring the start player's win
+    probability closest to 1/2: to the second player when the start player has the edge, else
+    (the last-turn rule can favour the second player) to the start player."""
+    to_second = sol.game_value >= 0.5
+    values = sol.start[0, 0, :] if to_second else sol.start[0, :, 0]
     i = int(np.argmin(np.abs(values - 0.5)))
-    return {"points": 50 * i, "start_win": float(values[i])}
+    return {"points": 50 * i, "to": "second player" if to_second else "start player", "start_win": float(values[i])}
 
 
 def advise_command(rules, *, rules_given, table, dtype, setup, quiet, mine, theirs, turn, dice, they_started) -> Advice:
@@ -157,7 +160,7 @@ def advise_command(rules, *, rules_given, table, dtype, setup, quiet, mine, thei
     return Advice(heading, ranked, "win probability", best, data)
 
 
-def plot_command(rules, *, dtype, device, quiet, out, totals) -> Report:
+def plot_command(rules, *, dtype, device, quiet, out, totals, table) -> Report:
     from jaxsolve.games.duel import plot, zehntausend
     from jaxsolve.io import export
 
@@ -168,7 +171,7 @@ def plot_command(rules, *, dtype, device, quiet, out, totals) -> Report:
         raise JaxsolveError(f"--totals must be comma-separated multiples of 50, got {totals!r}") from None
     if not points or any(p < 0 or p % 50 for p in points):
         raise JaxsolveError(f"--totals must be comma-separated multiples of 50, got {totals!r}")
-    sol = zehntausend.solve(rules, dtype=dtype, device=device)
+    sol = load(table) if table is not None else zehntausend.solve(rules, dtype=dtype, device=device)
     path = plot.decision_maps(sol, out, points)
     return Report((f"wrote {path}",), {"files": [str(path)]})
 
