@@ -172,8 +172,17 @@ def plot_command(rules, *, dtype, device, quiet, out, totals, table) -> Report:
     if not points or any(p < 0 or p % 50 for p in points):
         raise JaxsolveError(f"--totals must be comma-separated multiples of 50, got {totals!r}")
     sol = load(table) if table is not None else zehntausend.solve(rules, dtype=dtype, device=device)
-    path = plot.decision_maps(sol, out, points)
-    return Report((f"wrote {path}",), {"files": [str(path)]})
+    grid = plot.decision_grid(sol, points)
+    path = plot.decision_maps(sol, out, points, grid)
+    away = plot.departures(grid, points, sol.rules)
+    lines = [f"wrote {path}"]
+    for key, d in away.items():
+        p, n = key.split("/")
+        lines.append(
+            f"turn total {p}, {n} {'die' if n == '1' else 'dice'}: Peter says {d['peter']}; the duel player differs in "
+            f"{d['share']:.1%} of {d['positions']:,} positions"
+        )
+    return Report(tuple(lines), {"files": [str(path)], "departures": away})
 
 
 def simulate_command(rules, *, dtype, device, quiet, games, seed, table, slots) -> Report:
