@@ -1,9 +1,11 @@
 """Time and memory of the Zehntausend duel's full solve (compile apart), its figures per preset.
 
-    python benchmarks/bench_duel.py [--presets first-to-10000,...] [--out results/duel/bench-cpu.json]
+    python benchmarks/bench_duel.py [--presets first-to-10000,...] [--out results/duel/bench-cpu.json] [--save DIR]
 
 For each preset: the number of states, compile and solve seconds, peak resident memory of the
-process, the start player's win probability, the fairest compensation for the second player.
+process, the start player's win probability, the fairest compensation. ``--save``
+also writes each solved table to ``DIR/<preset>.npy`` (with its sidecars) for the simulation
+(``benchmarks/simulate_duel.py --tables DIR``).
 """
 
 from __future__ import annotations
@@ -22,6 +24,7 @@ def main() -> None:
     ap = argparse.ArgumentParser()
     ap.add_argument("--presets", default="first-to-10000")
     ap.add_argument("--out", type=Path, default=None)
+    ap.add_argument("--save", type=Path, default=None, help="folder for the solved tables (<preset>.npy)")
     args = ap.parse_args()
     import jax
 
@@ -53,6 +56,9 @@ def main() -> None:
             "device": sol.device,
         }
         rows.append(row)
+        if args.save:
+            args.save.mkdir(parents=True, exist_ok=True)
+            commands.save(args.save / f"{name}.npy", sol)
         print(json.dumps(row), flush=True)
     if args.out:
         args.out.parent.mkdir(parents=True, exist_ok=True)

@@ -192,3 +192,20 @@ def test_a_new_goal_redoes_the_derived_bound():
     assert PRESETS["last-turn"].replace(goal=2000).bound == 4000
     assert PRESETS["last-turn"].replace(bound=10500).bound == 10500
     assert PRESETS["small"].replace(goal=500) == PRESETS["small"]
+
+
+def test_decision_maps_and_departures_from_peter(small, tmp_path):
+    from jaxsolve.games.duel import plot
+
+    totals = [250, 300]
+    grid = plot.decision_grid(small, totals)
+    assert grid.shape == (2, 6, 10, 10) and set(np.unique(grid)) <= {0, 1}
+    V, S = zehntausend.decision_tables(small, [5])
+    assert grid[0, 2, 3, 4] == int(V[3, 4, 0, 3] > S[3, 4, 0])  # 250 with three dice at (150, 200)
+    away = plot.departures(grid, totals, small.rules)
+    d = away["300/1"]  # Peter writes 300 with one die
+    mine = np.arange(10)[:, None] * 50 + 300 < 500
+    assert d["peter"] == "write" and d["positions"] == int(np.broadcast_to(mine, (10, 10)).sum())
+    assert d["differ"] == int((grid[1, 0][np.broadcast_to(mine, (10, 10))] == 1).sum())
+    path = plot.decision_maps(small, tmp_path, totals, grid)
+    assert path.exists() and path.read_bytes()[:4] == b"\x89PNG"

@@ -463,9 +463,12 @@ def _bind(fn, game):
 
 
 def add_family_commands(app: typer.Typer, games) -> None:
+    from jaxsolve.cli.commands import add_game_subcommands
+
     for name, (help_text, fn, (x64, quiet_help)) in GROUPS.items():
         group = typer.Typer(help=help_text, no_args_is_help=True)
         for game in games:
             if name in game.family_commands:
                 group.command(game.name)(handle_errors(shared_options(x64, quiet_help)(_bind(fn, game))))
+        add_game_subcommands(group, name, [g for g in games if name not in g.family_commands])
         app.add_typer(group, name=name)

@@ -117,6 +117,17 @@ def _report_command(name: str):
 BODIES = {"solve": _solve, "advise": _advise, "plot": _report_command("plot"), "tables": _report_command("tables")}
 
 
+def add_game_subcommands(group: typer.Typer, name: str, games) -> None:
+    """A subcommand of ``group`` for each game whose registration offers the command ``name``
+    (a family group such as ``simulate`` that other games also offer)."""
+    for game in games:
+        command = game.commands.get(name)
+        if command is None:
+            continue
+        x64 = game.precision if command.precision is None else command.precision
+        add_game_command(group, game, _report_command(name), _params(name, game, command), command.help, x64=x64, quiet_help=command.quiet_help)
+
+
 def _params(name: str, game, command) -> list[Param]:
     rules = rules_params(game) if command.rules else []
     own = list(command.params)

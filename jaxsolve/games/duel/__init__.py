@@ -41,12 +41,17 @@ GAMES = (
                 "writes the turn-start values [ts, mine/50, theirs/50] to X.npy and the last-turn table to X-last.npy, each with a .json sidecar.",
             ),
             "advise": Command(commands.advise_command, commands.ADVISE_PARAMS, "Write or set aside and throw on? Every option's win probability and regret."),
+            "simulate": Command(
+                commands.simulate_command,
+                commands.SIMULATE_PARAMS,
+                "Play many games of optimal against optimal with real dice; the start player's win rate against the solved value.",
+            ),
             "plot": Command(
                 commands.plot_command, commands.PLOT_PARAMS, "Maps of the write/throw decision over both banked scores, per turn total and dice.", json=False
             ),
         },
         play_game=_play_game,
         play_params=(Param("first", str, "you", "Who starts: you or them.", choices=("you", "them")),),
-        bench_presets=("small",),
+        bench_presets=("first-to-10000",),
     ),
 )

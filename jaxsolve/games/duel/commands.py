@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 import math
+import time
 from pathlib import Path
 
 import numpy as np
@@ -16,6 +17,7 @@ GAME = "zehntausend-duel"
 SOLVE_PARAMS = (
     Param("tol", float, None, "Stop a layer's inner fixpoint when no value moves by more (default 1e-13 in float64, 1e-6 in float32)."),
     Param("compensation", int, 0, "Also report the start player's win probability when the second player starts with these points.", min=0),
+    Param("devices", int, 1, "Split each layer's states over this many local devices (0: all; same values as one device).", min=0, max=4096),
 )
 ADVISE_PARAMS = (
     Param("mine", int, None, "My banked score.", required=True),
@@ -24,9 +26,16 @@ ADVISE_PARAMS = (
     Param("dice", str, None, "The dice showing, e.g. 155234 or '1 5 5 2 3 4'.", required=True),
     Param("they_started", bool, False, "Who started the game (last-turn rule).", flags=("--they-started/--i-started",)),
 )
+SIMULATE_PARAMS = (
+    Param("games", int, 100_000, "Games of optimal against optimal.", flags=("--games", "-n"), min=1, max=100_000_000),
+    Param("seed", int, 0, "Random seed (same seed, same games).", min=0, max=2**31 - 1),
+    Param("table", Path, None, "Play on a table written by `solve --out` (with its rules) instead of solving first."),
+    Param("slots", int, 100_000, "Games played at once (each slot plays up to 10 in a row).", min=1, max=10_000_000),
+)
 PLOT_PARAMS = (
     Param("out", Path, Path("."), "Folder for the PNG file (default: the current folder).", flags=("--out", "-o")),
     Param("totals", str, "300,1000", "Turn totals (comma-separated) of the decision maps."),
+    Param("table", Path, None, "Draw from a table written by `solve --out` (with its rules) instead of solving first."),
 )
 
 
@@ -68,14 +77,29 @@ def load(path):
     return DuelSolution(rules, start, last, np.zeros(0, np.int32), float(meta.get("residual", 0.0)), float(meta.get("tol", 0.0)), str(start.dtype), "file", 0.0, 0.0)
 
 
-def solve_command(rules, *, dtype, device, quiet, out, tol, compensation) -> Report:
+def device_mesh(devices: int, device):
+    """None for one device, else a mesh over the first ``devices`` (0: all) local devices of
+    ``device``'s platform."""
+    import jax
+
+    from jaxsolve.games.duel import zehntausend
+
+    if devices == 1:
+        return None
+    found = jax.local_devices(backend=device.platform if device is not None else None)
+    if devices > len(found):
+        raise JaxsolveError(f"--devices {devices}: only {len(found)} {found[0].platform} device(s) here")
+    return zehntausend.mesh_of(found[: devices or None])
+
+
+def solve_command(rules, *, dtype, device, quiet, out, tol, compensation, devices) -> Report:
     from jaxsolve.games.duel import zehntausend
 
     if tol is not None and not (math.isfinite(tol) and tol > 0):
         raise JaxsolveError(f"--tol must be a positive finite number, got {tol}")
     if compensation % 50 or compensation >= rules.goal:
         raise JaxsolveError(f"--compensation must be a multiple of 50 below the goal {rules.goal}, got {compensation}")
-    sol = zehntausend.solve(rules, tol=tol, dtype=dtype, device=device)
+    sol = zehntausend.solve(rules, tol=tol, dtype=dtype, device=device, mesh=device_mesh(devices, device))
     files = save(out, sol) if out is not None else []
     fair = fairest_compensation(sol)
     data = {
@@ -91,7 +115,7 @@ def solve_command(rules, *, dtype, device, quiet, out, tol, compensation) -> Rep
     lines = [f"{rules.name}: the start player wins with {sol.game_value:.12f}"]
     if compensation:
         lines.append(f"with {compensation} points for the second player: {sol.start_value(0, compensation):.12f}")
-    lines.append(f"closest to fair: {fair['points']} points for the second player (start player wins {fair['start_win']:.6f})")
+    lines.append(f"closest to fair: {fair['points']} points for the {fair['to']} (start player wins {fair['start_win']:.6f})")
     details = [
         f"{sol.num_states:,} states, {int(sol.rounds.sum())} inner rounds over {len(sol.rounds)} layers, residual {sol.residual:.1e} ({sol.dtype})",
         f"solved on {sol.device} in {sol.solve_seconds:.2f} s (+{sol.compile_seconds:.2f} s compile)",
@@ -102,11 +126,13 @@ def solve_command(rules, *, dtype, device, quiet, out, tol, compensation) -> Rep
 
 
 def fairest_compensation(sol) -> dict:
-    """Points given to the second player at the start (multiples of 50) that bring the start
-    player's win probability closest to 1/2."""
-    values = sol.start[0, 0, :]
+    """Points given at the start (multiples of 50) that bring the start player's win
+    probability closest to 1/2: to the second player when the start player has the edge, else
+    (the last-turn rule can favour the second player) to the start player."""
+    to_second = sol.game_value >= 0.5
+    values = sol.start[0, 0, :] if to_second else sol.start[0, :, 0]
     i = int(np.argmin(np.abs(values - 0.5)))
-    return {"points": 50 * i, "start_win": float(values[i])}
+    return {"points": 50 * i, "to": "second player" if to_second else "start player", "start_win": float(values[i])}
 
 
 def advise_command(rules, *, rules_given, table, dtype, setup, quiet, mine, theirs, turn, dice, they_started) -> Advice:
@@ -134,7 +160,7 @@ def advise_command(rules, *, rules_given, table, dtype, setup, quiet, mine, thei
     return Advice(heading, ranked, "win probability", best, data)
 
 
-def plot_command(rules, *, dtype, device, quiet, out, totals) -> Report:
+def plot_command(rules, *, dtype, device, quiet, out, totals, table) -> Report:
     from jaxsolve.games.duel import plot, zehntausend
     from jaxsolve.io import export
 
@@ -145,6 +171,41 @@ def plot_command(rules, *, dtype, device, quiet, out, totals) -> Report:
         raise JaxsolveError(f"--totals must be comma-separated multiples of 50, got {totals!r}") from None
     if not points or any(p < 0 or p % 50 for p in points):
         raise JaxsolveError(f"--totals must be comma-separated multiples of 50, got {totals!r}")
-    sol = zehntausend.solve(rules, dtype=dtype, device=device)
-    path = plot.decision_maps(sol, out, points)
-    return Report((f"wrote {path}",), {"files": [str(path)]})
+    sol = load(table) if table is not None else zehntausend.solve(rules, dtype=dtype, device=device)
+    grid = plot.decision_grid(sol, points)
+    path = plot.decision_maps(sol, out, points, grid)
+    away = plot.departures(grid, points, sol.rules)
+    lines = [f"wrote {path}"]
+    for key, d in away.items():
+        p, n = key.split("/")
+        lines.append(
+            f"turn total {p}, {n} {'die' if n == '1' else 'dice'}: Peter says {d['peter']}; the duel player differs in "
+            f"{d['share']:.1%} of {d['positions']:,} positions"
+        )
+    return Report(tuple(lines), {"files": [str(path)], "departures": away})
+
+
+def simulate_command(rules, *, dtype, device, quiet, games, seed, table, slots) -> Report:
+    from jaxsolve.games.duel import simulate, zehntausend
+
+    if table is not None:
+        sol = load(table)
+    else:
+        sol = zehntausend.solve(rules, dtype=dtype, device=device)
+    per_slot = 10 if games >= 10 * slots else 1
+    geo = zehntausend.geometry(sol.rules)
+    from jaxsolve.core.progress import layer_bars
+
+    with layer_bars({"decision table": geo.T * geo.G, "games": games}, quiet, label="simulate:") as advance:
+        t0 = time.perf_counter()
+        tables = simulate.sim_tables(sol, simulate.throw_values(sol, on_row=lambda _: advance("decision table", 1)), device=device)
+        built = time.perf_counter() - t0
+        res = simulate.simulate(sol, games, seed, slots=min(slots, games), per_slot=per_slot, device=device, tables=tables, on_chunk=lambda n: advance("games", n))
+    res.table_seconds = built
+    data = {"rules": sol.rules.to_dict(), **res.to_dict()}
+    lines = (
+        f"{sol.rules.name}: the start player won {res.wins:,} of {res.games:,} games: {res.rate:.6f} +- {res.se:.6f} (one standard error)",
+        f"solved: {res.solved:.6f}, z = {res.z:+.2f}",
+    )
+    details = (f"{res.throws:,} throws in {res.seconds:.2f} s (+{res.table_seconds:.2f} s for the decision table) on {device}",)
+    return Report(lines, data, details)

@@ -125,11 +125,18 @@ class LayeredResult(NamedTuple):
     residual: jax.Array  # [L] last change per layer
 
 
-def layered(turn: Callable, W, index, partner, guess, operands, tol, max_rounds: int) -> LayeredResult:
+def layered(turn: Callable, W, index, partner, guess, operands, tol, max_rounds: int, batch_sharding=None) -> LayeredResult:
     """Walk the layers (rows of ``index``) in order; inside each, turn + pair solve to ``tol``.
 
-    A layer starts from the values of its ``guess`` states (solved before it, or its own)."""
+    A layer starts from the values of its ``guess`` states (solved before it, or its own).
+    ``batch_sharding``: a sharding of the layer's states over a device mesh (``W`` and the
+    operands replicated); each device then evaluates the turns of its part of the layer and
+    the compiler gathers the new values into every copy of ``W``."""
     n_layers = index.shape[0]
+    if batch_sharding is None:
+        constrain = lambda x: x
+    else:
+        constrain = lambda x: jax.lax.with_sharding_constraint(x, batch_sharding)
 
     def one_layer(i, state):
         W, rounds, residual = state
@@ -142,8 +149,9 @@ def layered(turn: Callable, W, index, partner, guess, operands, tol, max_rounds:
 
         def body(c):
             W, r, _ = c
-            old = W[idx]
-            value, slope = turn(W, idx, operands)
+            at = constrain(idx)
+            old = W[at]
+            value, slope = (constrain(v) for v in turn(W, at, operands))
             new = pair_solve(value, -slope, old[part], part)
             return W.at[idx].set(new), r + 1, jnp.max(jnp.abs(new - old))
 
@@ -165,25 +173,68 @@ class LayeredRun(NamedTuple):
     solve_seconds: float
 
 
-def solve_layers(key: Hashable, turn: Callable, init, layers: Layers, operands, *, tol, max_rounds: int = 100) -> LayeredRun:
+def pad_layers(layers: Layers, multiple: int) -> Layers:
+    """The layers with their width padded to a multiple of ``multiple`` (each row repeats its
+    first state, as ``make_layers`` pads short layers)."""
+    width = layers.index.shape[1]
+    extra = -width % multiple
+    if not extra:
+        return layers
+    pad = lambda a: None if a is None else np.concatenate([a, np.repeat(a[:, :1], extra, axis=1)], axis=1)
+    return Layers(pad(layers.index), pad(layers.partner), layers.size, pad(layers.guess))
+
+
+def replicate(tree, sharding):
+    """Host copies of a pytree of arrays as global arrays with ``sharding`` (every process
+    passes the same values; works across processes under ``jax.distributed``)."""
+
+    def one(x):
+        host = np.asarray(x)
+        return jax.make_array_from_callback(host.shape, sharding, lambda i: host[i])
+
+    return jax.tree_util.tree_map(one, tree)
+
+
+def solve_layers(key: Hashable, turn: Callable, init, layers: Layers, operands, *, tol, max_rounds: int = 100, mesh=None) -> LayeredRun:
     """Run ``layered`` compiled once per ``key`` (naming ``turn``) and shapes. Raises
     ``NotConvergedError`` when a layer's inner fixpoint leaves a change above ``tol`` after
     ``max_rounds`` rounds.
+
+    ``mesh``: a one-axis ``jax.sharding.Mesh`` (of one process's devices or, under
+    ``jax.distributed``, of all processes'): each layer's states are split over its devices and
+    ``W`` is replicated; the values are the same as on one device. ``values`` is then a host
+    array (the replicated result, read from this process's copy).
     """
     tol = check_tolerance(tol)
-    tol_arr = jax.device_put(np.asarray(tol, init.dtype))
     guess = layers.index if layers.guess is None else layers.guess
-    index, partner, guess = jax.device_put((np.asarray(layers.index), np.asarray(layers.partner), np.asarray(guess)))
+    host = (np.asarray(layers.index), np.asarray(layers.partner), np.asarray(guess))
+    jit_options = {}
+    batch_sharding = None
+    if mesh is None:
+        tol_arr = jax.device_put(np.asarray(tol, init.dtype))
+        index, partner, guess = jax.device_put(host)
+    else:
+        from jax.sharding import NamedSharding, PartitionSpec
+
+        rep = NamedSharding(mesh, PartitionSpec())
+        batch_sharding = NamedSharding(mesh, PartitionSpec(mesh.axis_names[0]))
+        padded = pad_layers(Layers(*host, guess=host[2]), mesh.size)
+        index, partner, guess, init, operands, tol_arr = replicate(
+            (padded.index, padded.partner, padded.guess, init, operands, np.asarray(tol, init.dtype)), rep
+        )
+        jit_options["out_shardings"] = rep
 
     def run(W, idx, part, first, ops, tolerance):
-        return layered(turn, W, idx, part, first, ops, tolerance, max_rounds)
+        return layered(turn, W, idx, part, first, ops, tolerance, max_rounds, batch_sharding)
 
     specs = [abstract(x) for x in (init, index, partner, guess, operands, tol_arr)]
-    exe, compile_seconds = compiled(("duel-layers", key, max_rounds), run, *specs)
+    exe, compile_seconds = compiled(("duel-layers", key, max_rounds), run, *specs, **jit_options)
     t0 = time.perf_counter()
     out = jax.block_until_ready(exe(init, index, partner, guess, operands, tol_arr))
     seconds = time.perf_counter() - t0
-    residual = float(jnp.max(out.residual))
+    if mesh is not None:  # replicated: this process's copy
+        out = jax.tree_util.tree_map(lambda x: np.asarray(x.addressable_data(0)), out)
+    residual = float(np.max(np.asarray(out.residual)))
     if not residual <= tol:
         raise NotConvergedError(f"no convergence: a layer's inner fixpoint left a change of {residual:.3g} > tolerance {tol:.3g} after {max_rounds} rounds")
     return LayeredRun(out.values, np.asarray(out.rounds), residual, compile_seconds, seconds)

@@ -30,7 +30,26 @@ def decision_grid(sol, totals, on_row=None) -> np.ndarray:
     return np.moveaxis(grid, (2, 3), (0, 1))
 
 
-def decision_maps(sol, out, totals) -> "Path":
+def departures(grid, totals, rules) -> dict:
+    """Per turn total and dice: the share of the positions where the duel player's decision
+    differs from D. Peter's score-blind rule. Positions where writing is not allowed or where
+    my score plus the turn total reaches the bound (write: the goal, or the capped last-turn
+    total) are left out."""
+    G = rules.levels
+    mine = np.arange(G)[:, None] * STEP
+    out = {}
+    for i, p in enumerate(totals):
+        for n in range(1, DICE + 1):
+            g = grid[i, n - 1]
+            allowed = (g >= 0) & np.broadcast_to(mine + p < rules.bound, g.shape)
+            peter = int(p < PETER_THRESHOLDS[n])
+            count = int(allowed.sum())
+            differs = int((g[allowed] != peter).sum())
+            out[f"{p}/{n}"] = {"positions": count, "differ": differs, "share": differs / count if count else 0.0, "peter": "throw" if peter else "write"}
+    return out
+
+
+def decision_maps(sol, out, totals, grid=None) -> "Path":
     import matplotlib
 
     matplotlib.use("Agg")
@@ -40,7 +59,7 @@ def decision_maps(sol, out, totals) -> "Path":
     from jaxsolve.io.export import check_writable
 
     path = check_writable(out / f"duel-{sol.rules.name}-decisions.png", ".png")
-    grid = decision_grid(sol, totals)
+    grid = decision_grid(sol, totals) if grid is None else grid
     G = sol.rules.levels
     extent = (0, G * STEP, 0, G * STEP)
     cmap = ListedColormap(["0.8", "#f4e3b5", "#2b5c8a"])

@@ -186,9 +186,10 @@ def decode(idx, geo: Geometry):
     return idx // (geo.G * geo.G), (idx // geo.G) % geo.G, idx % geo.G
 
 
-def write_values(W, ts, a, b, geo: Geometry, last):
-    """``S [B, H]``: my win probability when I write a turn total ``p`` at ``(ts, a, b)``."""
-    p = jnp.arange(geo.H)[None, :]
+def write_values(W, ts, a, b, geo: Geometry, last, p=None):
+    """``S [B, H]``: my win probability when I write a turn total ``p`` at ``(ts, a, b)``
+    (``p [B, K]``: at those turn totals only)."""
+    p = jnp.arange(geo.H)[None, :] if p is None else p
     f = jnp.minimum(a[:, None] + p, geo.Gb)
     other = 1 - ts if geo.last_turn else ts
     inside = (other[:, None] * geo.G + b[:, None]) * geo.G + jnp.minimum(f, geo.G - 1)
@@ -295,19 +296,24 @@ def default_tol(dtype) -> float:
     return 1e-13 if jnp.dtype(dtype) == jnp.float64 else 1e-6
 
 
-def solve(rules: DuelRules, *, tol: float | None = None, dtype=None, device=None, max_rounds: int = 100) -> DuelSolution:
-    """Win probabilities of every turn-start state of the duel under optimal play by both."""
+def solve(rules: DuelRules, *, tol: float | None = None, dtype=None, device=None, max_rounds: int = 100, mesh=None) -> DuelSolution:
+    """Win probabilities of every turn-start state of the duel under optimal play by both.
+
+    ``mesh``: a one-axis device mesh (``mesh_of``) over which each layer's states are split
+    (under ``jax.distributed``, the devices of all processes); same values as one device."""
     from jaxsolve.core.arrays import float_dtype
 
     dtype = jnp.dtype(float_dtype(dtype))
     tol = default_tol(dtype) if tol is None else tol
-    device = device or jax.devices()[0]
+    device = device or jax.local_devices()[0]
     geo = geometry(rules)
     with jax.default_device(device):
         ops = jax.device_put(turn_ops(rules, dtype), device)
         W0 = jax.device_put(np.full(int(np.prod(rules.shape)), 0.5, dtype), device)
         turn = functools.partial(duel_turn, geo=geo)
-        run = solve_layers(("zehntausend-duel", rules), turn, W0, duel_layers(rules), ops, tol=tol, max_rounds=max_rounds)
+        run = solve_layers(("zehntausend-duel", rules), turn, W0, duel_layers(rules), ops, tol=tol, max_rounds=max_rounds, mesh=mesh)
+    if mesh is not None:
+        device = f"mesh of {mesh.size} {mesh.devices.flat[0].platform} devices in {jax.process_count()} process(es)"
     return DuelSolution(
         rules=rules,
         start=np.asarray(run.values).reshape(rules.shape),
@@ -320,6 +326,13 @@ def solve(rules: DuelRules, *, tol: float | None = None, dtype=None, device=None
         compile_seconds=run.compile_seconds,
         solve_seconds=run.solve_seconds,
     )
+
+
+def mesh_of(devices=None):
+    """A one-axis mesh ``("states",)`` over ``devices`` (default: every device of every process)."""
+    from jax.sharding import Mesh
+
+    return Mesh(np.asarray(jax.devices() if devices is None else devices), ("states",))
 
 
 def turn_values(sol: DuelSolution, ts: int, a: int, b: int) -> np.ndarray:

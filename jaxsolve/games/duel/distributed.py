@@ -1,0 +1,92 @@
+"""The Zehntausend duel solved by several processes at once (``jax.distributed``), e.g. one per
+GPU host; every process runs the same command with its own process id::
+
+    python -m jaxsolve.games.duel.distributed --rules first-to-10000 \\
+        --coordinator HOST:PORT --processes N --process-id I [--out duel.npy] [--goal ...]
+
+``--coordinator`` (default ``$JAX_COORDINATOR_ADDRESS``) is ``host:port`` of process 0, which
+every process must reach; ``--processes`` (``$JAX_NUM_PROCESSES``) and ``--process-id``
+(``$JAX_PROCESS_ID``) say how many take part and which one this is. On clusters that JAX
+detects itself (Slurm, Open MPI, Cloud TPU) all three may be left out. The mesh spans every
+device of every process (``--local-devices`` limits how many of its own each process adds);
+each layer's states are split over it and ``W`` is replicated (``engine.solve_layers``), so
+every process ends with the whole table and the values equal one process's. Process 0 prints
+the result as one JSON line and writes ``--out`` (with its sidecars). CPU processes talk
+through gloo (JAX's default CPU collectives).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import sys
+
+
+def _env_int(name: str):
+    value = os.environ.get(name)
+    return int(value) if value not in (None, "") else None
+
+
+def parse(argv=None) -> argparse.Namespace:
+    from jaxsolve.games.duel.rules import PRESETS
+
+    ap = argparse.ArgumentParser(prog="python -m jaxsolve.games.duel.distributed", description=__doc__.split("\n\n")[0])
+    ap.add_argument("--rules", default="first-to-10000", help=f"preset: {', '.join(PRESETS)}")
+    for field in ("goal", "entry", "bound"):
+        ap.add_argument(f"--{field}", type=int, default=None)
+    ap.add_argument("--end", default=None, choices=("first", "last-turn"))
+    ap.add_argument("--coordinator", default=os.environ.get("JAX_COORDINATOR_ADDRESS"), help="host:port of process 0")
+    ap.add_argument("--processes", type=int, default=_env_int("JAX_NUM_PROCESSES"))
+    ap.add_argument("--process-id", type=int, default=_env_int("JAX_PROCESS_ID"))
+    ap.add_argument("--local-devices", type=int, default=None, help="devices of this process in the mesh (default all)")
+    ap.add_argument("--out", default=None, help="process 0 writes the table here (.npy with sidecars)")
+    ap.add_argument("--x32", action="store_true", help="float32 instead of float64")
+    return ap.parse_args(argv)
+
+
+def main(argv=None) -> int:
+    from jaxsolve.errors import JaxsolveError
+
+    try:
+        return _main(parse(argv))
+    except JaxsolveError as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return 1
+
+
+def _main(args) -> int:
+    from jaxsolve.errors import JaxsolveError
+    from jaxsolve.games.duel.rules import PRESETS
+
+    rules = PRESETS.get_rules(args.rules).replace(goal=args.goal, entry=args.entry, end=args.end, bound=args.bound)
+    import jax
+
+    jax.config.update("jax_enable_x64", not args.x32)
+    local = None if args.local_devices is None else list(range(args.local_devices))
+    try:
+        jax.distributed.initialize(coordinator_address=args.coordinator, num_processes=args.processes, process_id=args.process_id, local_device_ids=local)
+    except (ValueError, RuntimeError) as exc:
+        raise JaxsolveError(f"jax.distributed could not start: {exc}") from None
+    from jaxsolve.games.duel import commands, zehntausend
+
+    mesh = zehntausend.mesh_of()
+    sol = zehntausend.solve(rules, mesh=mesh)
+    if jax.process_index() == 0:
+        files = commands.save(args.out, sol) if args.out else []
+        row = {
+            "rules": rules.to_dict(),
+            **sol.facts(),
+            "processes": jax.process_count(),
+            "devices": mesh.size,
+            "compile_seconds": round(sol.compile_seconds, 3),
+            "solve_seconds": round(sol.solve_seconds, 3),
+            "out": [str(f) for f in files],
+        }
+        print(json.dumps(row), flush=True)
+    jax.distributed.shutdown()
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

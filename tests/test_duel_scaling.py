@@ -1,0 +1,74 @@
+"""The duel's layers split over a device mesh (two CPU devices in one process) and over two
+processes (``jax.distributed`` on localhost, gloo): the same values as one device, bit for bit."""
+
+import json
+import os
+import socket
+import subprocess
+import sys
+
+import numpy as np
+import pytest
+
+from jaxsolve.games.duel import commands, zehntausend
+from jaxsolve.games.duel.rules import DuelRules
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+MESH_SCRIPT = r"""
+import json, jax
+jax.config.update("jax_enable_x64", True)
+import numpy as np
+from jaxsolve.games.duel import zehntausend
+from jaxsolve.games.duel.rules import DuelRules
+assert len(jax.devices()) == 2, jax.devices()
+out = []
+for rules in (DuelRules("t", goal=500, entry=150), DuelRules("t", goal=300, end="last-turn", bound=400)):
+    one = zehntausend.solve(rules)
+    two = zehntausend.solve(rules, mesh=zehntausend.mesh_of())
+    out.append({"same": bool(np.array_equal(one.start, two.start)), "rounds": bool(np.array_equal(one.rounds, two.rounds)), "device": two.device})
+print(json.dumps(out))
+"""
+
+
+def _env(**extra):
+    path = os.pathsep.join(p for p in (ROOT, os.environ.get("PYTHONPATH")) if p)
+    return dict(os.environ, PYTHONPATH=path, JAX_PLATFORMS="cpu", **extra)
+
+
+@pytest.mark.slow
+def test_two_device_mesh_equals_one_device():
+    env = _env(XLA_FLAGS="--xla_force_host_platform_device_count=2")
+    proc = subprocess.run([sys.executable, "-c", MESH_SCRIPT], env=env, capture_output=True, text=True, timeout=600)
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    for run in json.loads(proc.stdout.strip().splitlines()[-1]):
+        assert run["same"] and run["rounds"] and run["device"].startswith("mesh of 2 cpu devices")
+
+
+def _free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("localhost", 0))
+        return s.getsockname()[1]
+
+
+@pytest.mark.slow
+def test_two_processes_equal_one_process(tmp_path):
+    out = tmp_path / "duel.npy"
+    rules = DuelRules("last-turn+custom", goal=300, end="last-turn", bound=400)
+    args = ["--rules", "last-turn", "--goal", "300", "--bound", "400", "--coordinator", f"localhost:{_free_port()}", "--processes", "2", "--out", str(out)]
+    procs = [
+        subprocess.Popen([sys.executable, "-m", "jaxsolve.games.duel.distributed", *args, "--process-id", str(i)], env=_env(), stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+        for i in (0, 1)
+    ]
+    results = [p.communicate(timeout=600) for p in procs]
+    for p, (_, err) in zip(procs, results):
+        assert p.returncode == 0, err[-3000:]
+    row = json.loads(results[0][0].strip().splitlines()[-1])
+    assert row["processes"] == 2 and row["devices"] == 2 and "{" not in results[1][0]  # only process 0 reports
+    two = commands.load(out)
+    one = zehntausend.solve(rules)
+    assert two.rules == one.rules and np.array_equal(two.start, one.start) and np.array_equal(two.last, one.last)
+
+
+def test_distributed_entry_rejects_bad_rules():
+    proc = subprocess.run([sys.executable, "-m", "jaxsolve.games.duel.distributed", "--rules", "nope"], env=_env(), capture_output=True, text=True, timeout=120)
+    assert proc.returncode == 1 and proc.stderr.startswith("error: unknown") and "Traceback" not in proc.stderr
