@@ -29,7 +29,7 @@ def main() -> None:
     ap.add_argument("--chunk", type=int, default=1024)
     ap.add_argument("--repeats", type=int, default=20)
     ap.add_argument("--dtype", default="float32")
-    ap.add_argument("--parts", nargs="+", default=["next", "box", "reroll", "step"])
+    ap.add_argument("--parts", nargs="+", default=["next", "box", "reroll", "step"], help="next box reroll step moments")
     args = ap.parse_args()
 
     import jax
@@ -57,6 +57,11 @@ def main() -> None:
         "reroll": (lambda x: dice.reroll(sp, x), (thr,)),
         "step": (lambda v, *s: solver.state_values(v, *s, rules, "score"), (values, *states)),
     }
+    if "moments" in args.parts:  # the moments-only policy evaluation's step (mean and second moment)
+        from jaxsolve.games.category import evaluate
+
+        aux = jnp.asarray(rng.uniform(0, 300, (rules.num_states, 2)).astype(dtype))
+        parts["moments"] = (lambda v, a, *s: evaluate.turn_channels(v, a, *s, rules, "score", split=False)[1], (values, aux, *states))
     out = {"game": args.game, "layer": args.layer, "chunk": args.chunk, "dtype": args.dtype, "load_1min": os.getloadavg()[0], "cores": len(os.sched_getaffinity(0))}
     for name in args.parts:
         fn, ops = parts[name]

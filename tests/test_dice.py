@@ -93,3 +93,17 @@ def test_best_subkeep_arg_brute_force_with_ties():
             assert chosen in subs and keep_values[chosen, b] == top
             most_dice = max(sp.keep_size[k] for k in subs if keep_values[k, b] == top)
             assert sp.keep_size[chosen] == most_dice
+
+
+def test_best_subkeep_carry_is_the_arg_choice():
+    """The carried arrays are those of the keep ``best_subkeep_arg`` chooses (ties and a wide
+    tolerance included), for six dice, whose lattice groups keeps by distinct faces."""
+    sp = dice.dice_space(6, 6)
+    rng = np.random.default_rng(3)
+    keep_values = jnp.asarray(rng.integers(0, 4, size=(sp.num_keeps, 16)).astype(np.float64))
+    extra = tuple(jnp.asarray(rng.normal(size=(sp.num_keeps, 16))) for _ in range(2))
+    best, arg = dice.best_subkeep_arg(sp, keep_values, 0.3)
+    got_best, got_extra = dice.best_subkeep_carry(sp, keep_values, extra, 0.3)
+    np.testing.assert_array_equal(np.asarray(got_best), np.asarray(best))
+    for x, y in zip(got_extra, extra):
+        np.testing.assert_array_equal(np.asarray(x), np.take_along_axis(np.asarray(y), np.asarray(arg), axis=0))

@@ -322,8 +322,9 @@ def _lattice(n: int, sides: int) -> Lattice:
         level_groups = []
         for d in sorted(set(distinct.tolist()), reverse=True):
             rows = np.flatnonzero(distinct == d)
+            # in the space's order of the sub-keeps (as ``level_down``): the order ties are decided in
             down = [
-                [place[k - 1][space.remove_die[start + order[k][r], f] - space.level_start[k - 1]] for f in range(sides) if keeps[r, f] > 0]
+                [place[k - 1][j - space.level_start[k - 1]] for j in sorted(int(space.remove_die[start + order[k][r], f]) for f in range(sides) if keeps[r, f] > 0)]
                 for r in rows
             ]
             level_groups.append((int(rows[0]), int(rows[-1]) + 1, np.asarray(down, dtype=np.int32)))
@@ -489,6 +490,73 @@ def best_subkeep_arg(space: DiceSpace, keep_values, rtol: float = 0.0):
         # apart, else XLA fuses each level into the next and recomputes it per gather
         best, arg, size = computed(step, own, best, arg, size) if k < space.n else step(own, best, arg, size)
     return best, arg
+
+
+def best_subkeep_carry(space: DiceSpace, keep_values, keep_extra, rtol: float = 0.0):
+    """The choice of ``best_subkeep_arg``, carrying ``keep_extra`` instead of the keep's index.
+
+    ``keep_values`` ``[K, B]``, ``keep_extra`` a tuple of ``[K, B]`` arrays: returns the best
+    value ``[T, B]`` and the chosen keep's ``keep_extra`` (a tuple of ``[T, B]``) for each throw,
+    what gathering ``keep_extra`` at ``best_subkeep_arg``'s index gives, without the index or
+    the gather. The same tie rule, over the ``Lattice``'s distinct sub-keeps, in the order of
+    ``best_subkeep_arg``'s candidates.
+    """
+    import jax.numpy as jnp
+
+    lat = lattice(space)
+    n = space.n
+
+    def tol(v):
+        return rtol * jnp.maximum(1.0, jnp.abs(v)) if rtol else 0.0
+
+    def level(k, part):
+        got = part[space.level(k)]
+        return got if k == n else got[lat.order[k]]
+
+    best, extra = level(0, keep_values), tuple(level(0, x) for x in keep_extra)
+    size = jnp.zeros(best.shape, best.dtype)
+    for k in range(1, n + 1):
+
+        def choose(own, best, size, k=k):
+            """Per group: the best value, its keep's size and which candidate it is (the
+            sub-keeps 0..d-1 in order, d: the keep itself)."""
+            outs = []
+            for start, stop, down in lat.groups[k]:
+                first = down[:, 0]
+                below, below_size, which = best[first], size[first], jnp.zeros(first.shape + best.shape[1:], jnp.int32)
+                for j in range(1, down.shape[1]):
+                    cand, cand_size = best[down[:, j]], size[down[:, j]]
+                    gap = tol(below)
+                    better = (cand > below + gap) | ((cand >= below - gap) & (cand_size > below_size))
+                    below = jnp.where(better, cand, below)
+                    below_size = jnp.where(better, cand_size, below_size)
+                    which = jnp.where(better, j, which)
+                mine = own[start:stop]
+                take_own = mine >= below - tol(below)
+                outs.append((jnp.where(take_own, mine, below), jnp.where(take_own, jnp.asarray(k, size.dtype), below_size), jnp.where(take_own, down.shape[1], which)))
+            return tuple(jnp.concatenate(parts, axis=0) for parts in zip(*outs))
+
+        def step(own, own_extra, best, extra, size, k=k):
+            if k == n:
+                own, own_extra = own[lat.order[n]], tuple(x[lat.order[n]] for x in own_extra)
+            # the choice apart, so that each carried array selects by it instead of repeating it
+            best, size, which = computed(choose, own, best, size)
+            carried = []
+            for x, mine in zip(extra, own_extra):
+                segs = []
+                for start, stop, down in lat.groups[k]:
+                    w = which[start:stop]
+                    seg = mine[start:stop]
+                    for j in range(down.shape[1]):
+                        seg = jnp.where(w == j, x[down[:, j]], seg)
+                    segs.append(seg)
+                carried.append(jnp.concatenate(segs, axis=0))
+            return best, tuple(carried), size
+
+        args = (level(k, keep_values), tuple(level(k, x) for x in keep_extra), best, extra, size)
+        # apart, else XLA fuses each level into the next and recomputes it per gather
+        best, extra, size = computed(step, *args) if k < n else step(*args)
+    return best[lat.place[n]], tuple(x[lat.place[n]] for x in extra)
 
 
 def _best_subkeep_arg_level(tol, lv, down, k, own, best, arg, size):

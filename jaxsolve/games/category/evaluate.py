@@ -18,6 +18,7 @@ probability (channels of that position only, much faster: ``analysis.breakdown``
 
 from __future__ import annotations
 
+import functools
 import time
 from dataclasses import dataclass
 
@@ -74,6 +75,8 @@ def throw_channels(values, aux, filled, upper, all_same_held, rules: CategoryRul
     first_throw = (throws_left == rules.throws - 1) if first_throw is None else first_throw
     instant = first_throw and rules.has_instant_bonus
     sp = tables.space(rules.dice)
+    if not split and not rules.has_all_same_rules:
+        return _moment_throws(values, aux, (filled, upper, all_same_held), rules, objective, throws_left, instant)
 
     def fill(with_instant):
         best, box = policy.best_box(values, filled, upper, all_same_held, rules, objective, with_instant)
@@ -91,6 +94,99 @@ def throw_channels(values, aux, filled, upper, all_same_held, rules: CategoryRul
         best = jnp.where(better, now, best)
         chan = jnp.where(better[..., None], now_chan, chan)
     return best, chan
+
+
+def _after_rows(values, aux, state, rules: CategoryRules, objective: str):
+    """Per state, what filling each box leads to: ``([rows, B] option values, [rows, B, 3])``.
+
+    Rows as ``solver._next_values`` (upper box f with c dice of its face: ``f * (dice + 1) + c``,
+    then the lower boxes); the option value is the next state's value plus the upper bonus
+    earned (``CLOSED`` where the box may not be filled); the three columns are the next state's
+    mean and second moment (``aux``) and the upper bonus. One table look-up per row and state
+    instead of one per throw.
+    """
+    filled, upper, all_same_held = state
+    dtype = values.dtype
+    cap, nb = rules.upper_threshold, rules.num_boxes
+    boxes = jnp.arange(nb)[:, None]
+    new_filled = filled[None, :] | (1 << boxes)
+    lower_holds = all_same_held[None, :] * (jnp.arange(6, nb) != rules.all_same_box)[:, None]
+    faces = jnp.arange(1, 7)
+    up_next = jnp.minimum(cap, upper[None, None, :] + (faces[:, None] * jnp.arange(rules.dice + 1)[None, :])[:, :, None])
+    crossed = (upper[None, None, :] < cap) & (up_next >= cap)
+    bonus = solver.objective_bonus(rules.upper_bonus * crossed, objective, dtype)
+    width = rules.dice + 1
+
+    def index(f, u, h):
+        return tables.state_index(f, *tables.canonical(f, u, h, rules), rules).reshape(-1)
+
+    nxt = jnp.concatenate([index(new_filled[:6, None, :], up_next, all_same_held[None, None, :]), index(new_filled[6:], upper[None, :], lower_holds)])
+    rows = 6 * width + nb - 6
+    may_fill = jnp.concatenate([jnp.repeat(tables.fillable(filled[None, :], boxes[:6], rules), width, axis=0), tables.fillable(filled[None, :], boxes[6:], rules)])
+    bonus = jnp.concatenate([bonus.reshape(6 * width, -1), jnp.zeros((nb - 6,) + bonus.shape[2:], dtype)])
+    option = jnp.where(may_fill, values[nxt].reshape(rows, -1) + bonus, solver.CLOSED)
+    after = jnp.zeros((rows, filled.shape[0], 2), dtype) if aux is None else aux[nxt].reshape(rows, -1, 2)
+    return option, jnp.concatenate([after, bonus[..., None]], -1)
+
+
+def _pick_rows(option, rules: CategoryRules, objective: str, first_throw: bool):
+    """``([T, B] value, [T, B] row, [T, B] reward)`` of the policy's box after each throw, from
+    ``_after_rows``'s option values: the earliest box within the tolerance of the best."""
+    dtype = option.dtype
+    reward = np.asarray(solver._rewards(rules, objective, dtype, first_throw, np))
+    counts = tables.throw_counts(rules.dice)
+    width = rules.dice + 1
+    row_of = np.stack([b * width + counts[b] if b < 6 else np.full(counts.shape[1], 6 * width + b - 6) for b in range(rules.num_boxes)]).astype(np.int32)
+
+    def options(option):
+        return [option[row_of[b]] + jnp.asarray(reward[b], dtype)[:, None] for b in range(rules.num_boxes)]
+
+    def near(option):
+        best = functools.reduce(jnp.maximum, options(option))
+        return best - policy.tolerance(best)
+
+    def earliest(option, near):
+        box = jnp.zeros(near.shape, jnp.int32)
+        for b, opt in reversed(list(enumerate(options(option)))):
+            box = jnp.where(opt >= near, b, box)
+        return box
+
+    # each apart: one pass each instead of XLA repeating the options per output
+    box = dice.computed(earliest, option, dice.computed(near, option))
+    throw = jnp.arange(row_of.shape[1])[:, None]
+    row = jnp.asarray(row_of)[box, throw]
+    paid = jnp.asarray(reward, dtype)[box, throw]
+    value = option[row, jnp.arange(row.shape[1])[None, :]] + paid
+    return value, row, paid
+
+
+def _moment_fill(values, aux, state, rules: CategoryRules, objective: str, first_throw: bool):
+    """``([T, B], ([T, B], [T, B]))``: the policy's box after each throw (``policy.best_box``: the
+    earliest box within the tolerance of the best) with its value, and the mean and second
+    moment of the rest of the game."""
+    option, after = dice.computed(lambda v, a, *st: _after_rows(v, a, st, rules, objective), values, aux, *state)
+    value, row, paid = dice.computed(lambda o: _pick_rows(o, rules, objective, first_throw), option)
+    cols = jnp.arange(row.shape[1])[None, :]
+    mean_after, moment_after, bonus = (after[..., i][row, cols] for i in range(3))
+    points = paid + bonus
+    return value, (points + mean_after, points**2 + 2 * points * mean_after + moment_after)
+
+
+def _moment_throws(values, aux, state, rules: CategoryRules, objective: str, throws_left: int, instant: bool):
+    """``throw_channels`` without the per-box split, for rules where an all-same throw scores
+    like any other: the box and the keeps chosen by the same policy, the mean and second moment
+    carried through the keep choice (``dice.best_subkeep_carry``) instead of gathered by index."""
+    sp = tables.space(rules.dice)
+    best, chan = _moment_fill(values, aux, state, rules, objective, instant and throws_left == 0)
+    tol = policy.rtol(best.dtype)
+    for _ in range(throws_left):
+        best, chan = dice.best_subkeep_carry(sp, dice.expect_keeps(sp, best), tuple(dice.expect_keeps(sp, c) for c in chan), tol)
+    if instant and throws_left > 0:
+        now, now_chan = _moment_fill(values, aux, state, rules, objective, True)
+        better = policy.fill_now_wins(now, best)
+        best = jnp.where(better, now, best)
+        chan = tuple(jnp.where(better, a, b) for a, b in zip(now_chan, chan))
+    return best, jnp.stack(chan, -1)
 
 
 def turn_channels(values, aux, filled, upper, all_same_held, rules: CategoryRules, objective: str = "score", throws: int | None = None, split: bool = True):
