@@ -26,6 +26,13 @@ for rules in (DuelRules("t", goal=500, entry=150), DuelRules("t", goal=300, end=
     one = zehntausend.solve(rules)
     two = zehntausend.solve(rules, mesh=zehntausend.mesh_of())
     out.append({"same": bool(np.array_equal(one.start, two.start)), "rounds": bool(np.array_equal(one.rounds, two.rounds)), "device": two.device})
+from typer.testing import CliRunner
+from jaxsolve.cli import app
+from jaxsolve.games.duel.rules import PRESETS
+r = CliRunner().invoke(app, ["solve", "zehntausend-duel", "--rules", "small", "--devices", "0", "--json"])
+cli = json.loads(r.stdout)
+one = zehntausend.solve(PRESETS["small"])
+out.append({"same": cli["game_value"] == one.game_value, "rounds": cli["inner_rounds"] == int(one.rounds.sum()), "device": cli["device"]})
 print(json.dumps(out))
 """
 
@@ -72,3 +79,12 @@ def test_two_processes_equal_one_process(tmp_path):
 def test_distributed_entry_rejects_bad_rules():
     proc = subprocess.run([sys.executable, "-m", "jaxsolve.games.duel.distributed", "--rules", "nope"], env=_env(), capture_output=True, text=True, timeout=120)
     assert proc.returncode == 1 and proc.stderr.startswith("error: unknown") and "Traceback" not in proc.stderr
+
+
+def test_cli_devices_beyond_the_machine_is_one_error_line():
+    from typer.testing import CliRunner
+
+    from jaxsolve.cli import app
+
+    r = CliRunner().invoke(app, ["solve", "zehntausend-duel", "--rules", "small", "--devices", "64"])
+    assert r.exit_code != 0 and "error: --devices 64: only" in r.output and "Traceback" not in r.output

@@ -21,6 +21,11 @@ def small():
 
 
 @pytest.fixture(scope="module")
+def small_tables(small):
+    return simulate.sim_tables(small)
+
+
+@pytest.fixture(scope="module")
 def last():
     return zehntausend.solve(LAST)
 
@@ -32,9 +37,14 @@ def _agrees(sol, games, seed, bound=4.0):
     return res
 
 
-def test_simulated_win_rate_matches_the_solved_value(small, last):
-    _agrees(small, 20_000, seed=1)  # first to 500
-    _agrees(last, 20_000, seed=1)  # goal 300, the last-turn rule
+def test_simulated_win_rate_matches_the_solved_value(small, small_tables):
+    res = simulate.simulate(small, 20_000, 1, slots=2_000, per_slot=10, tables=small_tables)  # first to 500
+    assert res.games == 20_000 and res.throws > 20_000 and abs(res.z) < 4, res.to_dict()
+
+
+@pytest.mark.slow
+def test_simulated_win_rate_last_turn(last):
+    _agrees(last, 40_000, seed=1)  # goal 300, the last-turn rule
 
 
 @pytest.mark.slow
@@ -53,14 +63,15 @@ def _advisor_best(sol, mine, theirs, turn, faces, they_started=False):
     [(0, 0, 0, [1, 5, 5, 2, 3, 4]), (200, 350, 100, [1, 5, 6, 2]), (300, 0, 150, [5, 5]), (100, 450, 300, [1, 1, 1, 5, 2, 2]), (0, 300, 250, [5])],
     ids=str,
 )
-def test_the_simulation_chooses_what_the_advisor_ranks_first(small, position):
-    tables = simulate.sim_tables(small)
+def test_the_simulation_chooses_what_the_advisor_ranks_first(small, small_tables, position):
+    tables = small_tables
     action, points, dice, value = simulate.choose(small, tables, *position)
     expected, best = _advisor_best(small, *position)
     assert (action, points, dice) == expected
     assert value == pytest.approx(best, abs=1e-12)
 
 
+@pytest.mark.slow
 def test_the_last_turn_choices_match_the_advisor(last):
     tables = simulate.sim_tables(last)
     for position, started in [((100, 250, 0, [1, 5, 2, 3, 4, 6]), True), ((0, 350, 100, [1, 5, 5]), True), ((150, 200, 50, [1, 2, 2, 3]), False)]:
@@ -79,10 +90,17 @@ def test_cli_simulate(tmp_path):
     assert r.exit_code != 0 and "error:" in r.output and "Traceback" not in r.output
 
 
-def test_fairest_compensation_goes_to_the_player_behind(small, last):
+def test_fairest_compensation_goes_to_the_player_behind(small):
     from jaxsolve.games.duel import commands
 
-    assert commands.fairest_compensation(small)["to"] == "second player"
+    fair = commands.fairest_compensation(small)
+    assert fair["to"] == "second player" and fair["start_win"] == small.start[0, 0, fair["points"] // 50]
+
+
+@pytest.mark.slow
+def test_fairest_compensation_under_the_last_turn_rule(last):
+    from jaxsolve.games.duel import commands
+
     fair = commands.fairest_compensation(last)  # the last-turn rule favours the second player here
     values = last.start[0, :, 0]
     assert last.game_value < 0.5 and fair["to"] == "start player"

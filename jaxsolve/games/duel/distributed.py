@@ -31,14 +31,18 @@ def _env_int(name: str):
 def parse(argv=None) -> argparse.Namespace:
     from jaxsolve.games.duel.rules import PRESETS
 
-    ap = argparse.ArgumentParser(prog="python -m jaxsolve.games.duel.distributed", description=__doc__.split("\n\n")[0])
+    ap = argparse.ArgumentParser(
+        prog="python -m jaxsolve.games.duel.distributed",
+        description="The Zehntausend duel solved by several processes at once (jax.distributed); every process runs the same command with its own --process-id.",
+    )
     ap.add_argument("--rules", default="first-to-10000", help=f"preset: {', '.join(PRESETS)}")
-    for field in ("goal", "entry", "bound"):
-        ap.add_argument(f"--{field}", type=int, default=None)
-    ap.add_argument("--end", default=None, choices=("first", "last-turn"))
-    ap.add_argument("--coordinator", default=os.environ.get("JAX_COORDINATOR_ADDRESS"), help="host:port of process 0")
-    ap.add_argument("--processes", type=int, default=_env_int("JAX_NUM_PROCESSES"))
-    ap.add_argument("--process-id", type=int, default=_env_int("JAX_PROCESS_ID"))
+    ap.add_argument("--goal", type=int, default=None, help="banked score that ends the game (a multiple of 50)")
+    ap.add_argument("--entry", type=int, default=None, help="entry minimum of the first write (0 = none)")
+    ap.add_argument("--bound", type=int, default=None, help="largest final score kept under the last-turn rule")
+    ap.add_argument("--end", default=None, choices=("first", "last-turn"), help="end rule")
+    ap.add_argument("--coordinator", default=os.environ.get("JAX_COORDINATOR_ADDRESS"), help="host:port of process 0 (default $JAX_COORDINATOR_ADDRESS)")
+    ap.add_argument("--processes", type=int, default=_env_int("JAX_NUM_PROCESSES"), help="number of processes (default $JAX_NUM_PROCESSES)")
+    ap.add_argument("--process-id", type=int, default=_env_int("JAX_PROCESS_ID"), help="this process, 0..processes-1 (default $JAX_PROCESS_ID)")
     ap.add_argument("--local-devices", type=int, default=None, help="devices of this process in the mesh (default all)")
     ap.add_argument("--out", default=None, help="process 0 writes the table here (.npy with sidecars)")
     ap.add_argument("--x32", action="store_true", help="float32 instead of float64")
@@ -67,7 +71,7 @@ def _main(args) -> int:
     try:
         jax.distributed.initialize(coordinator_address=args.coordinator, num_processes=args.processes, process_id=args.process_id, local_device_ids=local)
     except (ValueError, RuntimeError) as exc:
-        raise JaxsolveError(f"jax.distributed could not start: {exc}") from None
+        raise JaxsolveError(f"jax.distributed could not start: {exc} (give --coordinator, --processes and --process-id)") from None
     from jaxsolve.games.duel import commands, zehntausend
 
     mesh = zehntausend.mesh_of()

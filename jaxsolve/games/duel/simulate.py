@@ -166,7 +166,7 @@ _options_jit = jax.jit(option_values, static_argnums=(3,))
 
 
 def roll(key, n):
-    """Throw ``n [B]`` real dice per game: the throws' rows in the scoring tables."""
+    """Throw ``n [B]`` real dice per game: the base-7 code of each throw's counts (``row_of`` gives its row)."""
     faces = jax.random.randint(key, (n.shape[0], DICE), 0, SIDES)
     live = jnp.arange(DICE)[None, :] < n[:, None]
     counts = jnp.sum(jax.nn.one_hot(faces, SIDES, dtype=jnp.int32) * live[:, :, None], axis=1)
