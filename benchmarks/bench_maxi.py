@@ -66,7 +66,7 @@ def main() -> None:
         sol = solver.solve(rules, dtype="float64")
         record("value solve float64", sol.solve_seconds, sol.compile_seconds, value=sol.game_value, device=sol.device)
         t0 = time.perf_counter()
-        ev = E.evaluate(sol, split=False)
+        ev = E.evaluate(sol, split=False, on_layer=lambda k, n: print(f"  layer {k}: {n:,} states, {time.perf_counter() - t0:.0f} s, load {os.getloadavg()[0]:.1f}", file=sys.stderr, flush=True))
         record("moments-only evaluation float64", time.perf_counter() - t0, 0.0, mean=ev.mean(), sd=ev.sd())
     machine = describe()
     out = Path(args.out)

@@ -7,6 +7,9 @@ per state. Run it pinned to one core (``taskset -c 0``) for figures that do not 
 the other core's load; compare before/after within the same minute.
 
     taskset -c 0 python benchmarks/profile_step.py --game maxi --layer 10 --chunk 1024
+
+``--out DIR --label NAME`` adds the run as a row of ``DIR/profile_<game>.{json,md}`` (e.g. one
+row per commit, run one after the other; the machine and load are recorded beside each row).
 """
 
 from __future__ import annotations
@@ -29,6 +32,8 @@ def main() -> None:
     ap.add_argument("--chunk", type=int, default=1024)
     ap.add_argument("--repeats", type=int, default=20)
     ap.add_argument("--dtype", default="float32")
+    ap.add_argument("--out", default=None, help="folder: add this run to profile_<game>.{json,md} there")
+    ap.add_argument("--label", default="", help="name of this run's row (e.g. the commit)")
     ap.add_argument("--parts", nargs="+", default=["next", "box", "reroll", "step"], help="next box reroll step moments")
     args = ap.parse_args()
 
@@ -77,6 +82,42 @@ def main() -> None:
         out[name] = {"us_per_state": round(best / args.chunk * 1e6, 3), "compile_s": round(compile_s, 2)}
         print(name, out[name], flush=True)
     print(json.dumps(out))
+    if args.out:
+        _record(Path(args.out), args, out)
+
+
+def _record(folder: Path, args, out: dict) -> None:
+    sys.path.insert(0, str(ROOT / "benchmarks"))
+    from machine import describe
+
+    folder.mkdir(parents=True, exist_ok=True)
+    path = folder / f"profile_{args.game}.json"
+    runs = json.loads(path.read_text())["runs"] if path.exists() else []
+    runs.append({"label": args.label, "machine": describe(), **out})
+    path.write_text(json.dumps({"runs": runs}, indent=1))
+    write_table(folder, args.game, runs)
+
+
+def write_table(folder: Path, game: str, runs: list) -> None:
+    """``profile_<game>.md`` from the recorded runs."""
+    parts = ("next", "box", "reroll", "step", "moments")
+    lines = [
+        f"# Chunk step profile: {game}",
+        "",
+        "Microseconds per state on one fixed chunk (warm, best of the repeats, compile apart), pinned to one core:",
+        "`taskset -c 0 python benchmarks/profile_step.py --game GAME --layer L --chunk C --parts ... --out results/bench --label LABEL`.",
+        "next: next-state look-ups; box: box pick after the last throw (look-ups included); reroll: one re-throw;",
+        "step: the whole value step; moments: the moments-only evaluation step (mean and second moment).",
+        "",
+        "| run | date (UTC) | layer | chunk | dtype | load | " + " | ".join(parts) + " |",
+        "| --- | --- | ---: | ---: | --- | ---: | " + " | ".join("---:" for _ in parts) + " |",
+    ]
+    for r in runs:
+        cells = [str(r[p]["us_per_state"]) if p in r else "" for p in parts]
+        lines.append(f"| {r['label']} | {r['machine']['date'][:16]} | {r['layer']} | {r['chunk']} | {r['dtype']} | {r['load_1min']:.1f} | " + " | ".join(cells) + " |")
+    lines.append("")
+    lines.append(f"Machine: {runs[-1]['machine']['cpu']}, {runs[-1]['machine']['cpu_count']} cores (shared with other work: compare rows taken one after the other).")
+    (folder / f"profile_{game}.md").write_text("\n".join(lines) + "\n")
 
 
 def _rules(name: str):
