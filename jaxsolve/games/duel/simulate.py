@@ -10,9 +10,10 @@ throw-on values ``V(p, n)`` of every turn-start state (``throw_values``, one bat
 computed from ``W`` on the fly. If the class merging or the layered solve were wrong, the
 simulated win rate of the start player would not match the solved ``W(0, 0)``.
 
-All games run in one ``while_loop`` (one step = one throw of every game still running); chunks
-of games keep the memory bounded. Ties between writing and throwing on go to writing, as in
-the advisor.
+The games of a chunk run in one ``while_loop``: one step is one throw in every slot, and each
+slot plays several games in a row (a new one starts where one ended) so that the slots end at
+about the same time; chunks keep the memory bounded. Ties between writing and throwing on go
+to writing, as in the advisor.
 """
 
 from __future__ import annotations
