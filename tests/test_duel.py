@@ -135,6 +135,10 @@ def test_cli_solve_advise_and_errors(tmp_path):
     assert adv["options"][0]["regret"] == 0 and len(adv["options"]) >= 4
     r = runner.invoke(app, ["advise", "zehntausend-duel", "--table", str(out), "--mine", "0", "--theirs", "600", "--dice", "155234"])
     assert r.exit_code != 0 and "error:" in r.output and "Traceback" not in r.output
+    # a table of other rules than those asked for is refused by every command that reads one
+    for command in (["advise", "zehntausend-duel", "--mine", "0", "--theirs", "0", "--dice", "155234"], ["simulate", "zehntausend-duel", "--games", "10"], ["plot", "zehntausend-duel", "--out", str(tmp_path)]):
+        r = runner.invoke(app, [*command, "--table", str(out), "--rules", "small-entry"])
+        assert r.exit_code != 0 and "holds small, not small-entry" in r.output and "Traceback" not in r.output, command
     r = runner.invoke(app, ["solve", "zehntausend-duel", "--goal", "333"])
     assert r.exit_code != 0 and "multiple of 50" in r.output
 

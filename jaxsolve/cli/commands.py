@@ -4,6 +4,7 @@ overridable rules fields and its own options), printed in one format for every g
 
 from __future__ import annotations
 
+import inspect
 import json
 from pathlib import Path
 
@@ -104,10 +105,12 @@ def _advise(game, values: dict, run: Run) -> None:
 
 def _report_command(name: str):
     def body(game, values: dict, run: Run) -> None:
-        rules, _, own = _split(game, values)
+        rules, given, own = _split(game, values)
         as_json = own.pop("as_json", False)
         command = game.commands[name]
         device = run.setup() if command.jax else None
+        if "rules_given" in inspect.signature(command.run).parameters:  # e.g. to check a --table against --rules
+            own["rules_given"] = given
         report = command.run(rules, dtype=run.dtype, device=device, quiet=run.quiet or as_json, **own)
         emit(report, as_json, run.quiet)
 

@@ -135,20 +135,27 @@ def fairest_compensation(sol) -> dict:
     return {"points": 50 * i, "to": "second player" if to_second else "start player", "start_win": float(values[i])}
 
 
+def _table_or_solve(table, rules, rules_given: bool, dtype, device):
+    """The solution in ``table`` (which must hold ``rules`` when rules were given), else a solve
+    of ``rules``; ``device`` is a device or a callable that sets one up."""
+    if table is not None:
+        sol = load(table)
+        if rules_given and sol.rules != rules:
+            raise JaxsolveError(f"{table} holds {sol.rules.name}, not {rules.name}")
+        return sol
+    from jaxsolve.games.duel import zehntausend
+
+    return zehntausend.solve(rules, dtype=dtype, device=device() if callable(device) else device)
+
+
 def advise_command(rules, *, rules_given, table, dtype, setup, quiet, mine, theirs, turn, dice, they_started) -> Advice:
     from jaxsolve.games.duel import advisor
     from jaxsolve.play.base import typed_faces
 
     faces = typed_faces(dice)
-    if table is not None:
-        sol = load(table)
-        if rules_given and sol.rules != rules:
-            raise JaxsolveError(f"{table} holds {sol.rules.name}, not {rules.name}")
-    else:
+    if table is None:
         advisor.check_position(rules, mine, theirs, turn, they_started)
-        from jaxsolve.games.duel import zehntausend
-
-        sol = zehntausend.solve(rules, dtype=dtype, device=setup())
+    sol = _table_or_solve(table, rules, rules_given, dtype, setup)
     choices = advisor.advise(sol, mine, theirs, turn, faces, they_started)
     best = choices[0].value
     ranked = tuple(Ranked(c.label, c.value, best - c.value, c.detail) for c in choices)
@@ -160,7 +167,7 @@ def advise_command(rules, *, rules_given, table, dtype, setup, quiet, mine, thei
     return Advice(heading, ranked, "win probability", best, data)
 
 
-def plot_command(rules, *, dtype, device, quiet, out, totals, table) -> Report:
+def plot_command(rules, *, rules_given=False, dtype, device, quiet, out, totals, table) -> Report:
     from jaxsolve.games.duel import plot, zehntausend
     from jaxsolve.io import export
 
@@ -171,7 +178,7 @@ def plot_command(rules, *, dtype, device, quiet, out, totals, table) -> Report:
         raise JaxsolveError(f"--totals must be comma-separated multiples of 50, got {totals!r}") from None
     if not points or any(p < 0 or p % 50 for p in points):
         raise JaxsolveError(f"--totals must be comma-separated multiples of 50, got {totals!r}")
-    sol = load(table) if table is not None else zehntausend.solve(rules, dtype=dtype, device=device)
+    sol = _table_or_solve(table, rules, rules_given, dtype, device)
     grid = plot.decision_grid(sol, points)
     path = plot.decision_maps(sol, out, points, grid)
     away = plot.departures(grid, points, sol.rules)
@@ -185,13 +192,10 @@ def plot_command(rules, *, dtype, device, quiet, out, totals, table) -> Report:
     return Report(tuple(lines), {"files": [str(path)], "departures": away})
 
 
-def simulate_command(rules, *, dtype, device, quiet, games, seed, table, slots) -> Report:
+def simulate_command(rules, *, rules_given=False, dtype, device, quiet, games, seed, table, slots) -> Report:
     from jaxsolve.games.duel import simulate, zehntausend
 
-    if table is not None:
-        sol = load(table)
-    else:
-        sol = zehntausend.solve(rules, dtype=dtype, device=device)
+    sol = _table_or_solve(table, rules, rules_given, dtype, device)
     per_slot = 10 if games >= 10 * slots else 1
     geo = zehntausend.geometry(sol.rules)
     from jaxsolve.core.progress import layer_bars
