@@ -331,13 +331,20 @@ def interrupted_run(args, after, tmp_path, stdin=None):
     ``after`` seconds; return (status, stdout, stderr)."""
     env = {**os.environ, "PYTHONPATH": ROOT, "JAXSOLVE_CACHE": str(tmp_path / "store")}
     # a test run started in the background of a shell without job control ignores SIGINT, and a
-    # child inherits that (jaxsolve then keeps ignoring it, as a background job should): the
-    # child gets the default action back, as a command typed at a terminal has it
-    proc = subprocess.Popen(
-        [sys.executable, "-m", "jaxsolve", *args], env=env, cwd=tmp_path, start_new_session=True,
-        preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL),
-        stdin=subprocess.PIPE if stdin is not None else subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-    )
+    # child inherits that (jaxsolve then keeps ignoring it, as a background job should): while
+    # the child starts, this process handles SIGINT, so the child gets the default action back,
+    # as a command typed at a terminal has it
+    ignored = signal.getsignal(signal.SIGINT) is signal.SIG_IGN
+    if ignored:
+        signal.signal(signal.SIGINT, signal.default_int_handler)
+    try:
+        proc = subprocess.Popen(
+            [sys.executable, "-m", "jaxsolve", *args], env=env, cwd=tmp_path, start_new_session=True,
+            stdin=subprocess.PIPE if stdin is not None else subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+        )
+    finally:
+        if ignored:
+            signal.signal(signal.SIGINT, signal.SIG_IGN)
     if stdin is not None:
         proc.stdin.write(stdin.encode())
         proc.stdin.flush()

@@ -74,7 +74,10 @@ def load(path):
         raise JaxsolveError(f"{path}: shapes {start.shape}, {last.shape} are not those of {rules.name}")
     if not (np.all(np.isfinite(start)) and start.min() >= 0.0 and start.max() <= 1.0):
         raise JaxsolveError(f"{path}: values outside [0, 1]: not win probabilities")
-    return DuelSolution(rules, start, last, np.zeros(0, np.int32), float(meta.get("residual", 0.0)), float(meta.get("tol", 0.0)), str(start.dtype), "file", 0.0, 0.0)
+    return DuelSolution(
+        rules=rules, start=start, last=last, rounds=np.zeros(0, np.int32), residual=float(meta.get("residual", 0.0)), tol=float(meta.get("tol", 0.0)),
+        dtype=str(start.dtype), device="file", compile_seconds=0.0, solve_seconds=0.0,
+    )
 
 
 def device_mesh(devices: int, device):

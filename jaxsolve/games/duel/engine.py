@@ -35,7 +35,8 @@ it took (the probability to bust before banking).
 from __future__ import annotations
 
 import time
-from typing import Callable, Hashable, NamedTuple
+from dataclasses import dataclass
+from typing import Any, Callable, Hashable, NamedTuple
 
 import jax
 import jax.numpy as jnp
@@ -58,6 +59,39 @@ def pair_solve(value, k, partner_value, partner_pos):
     a_p = a[partner_pos]
     k_p = k[partner_pos]
     return (a + k * a_p) / (1.0 - k * k_p)
+
+
+# ---------------------------------------------------------------------------------------------
+# A solved duel
+
+
+@dataclass(frozen=True, eq=False)
+class RaceSolution:
+    """A solved race duel: turn-start win probabilities ``start [T, mine, theirs]`` (``T``: who
+    started, where the rules tell the players apart) and the run's facts. A game's solution adds
+    its own fields and facts (``run_facts``)."""
+
+    rules: Any
+    start: np.ndarray
+    residual: float
+    tol: float
+    dtype: str
+    device: str
+    compile_seconds: float
+    solve_seconds: float
+
+    @property
+    def game_value(self) -> float:
+        """The start player's win probability under optimal play by both."""
+        return float(self.start[0, 0, 0])
+
+    def run_facts(self) -> dict:
+        return {}
+
+    def facts(self) -> dict:
+        """The run's facts as plain JSON values (export sidecars, ``solve --json``)."""
+        keys = ("residual", "tol", "dtype", "device")
+        return {"game_value": self.game_value, **self.run_facts(), **{k: getattr(self, k) for k in keys}}
 
 
 # ---------------------------------------------------------------------------------------------

@@ -41,7 +41,7 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 
-from jaxsolve.games.duel.engine import Layers, make_layers, solve_layers
+from jaxsolve.games.duel.engine import Layers, RaceSolution, make_layers, solve_layers
 from jaxsolve.games.duel.rules import DuelRules
 from jaxsolve.games.zehntausend.rules import DICE, STEP
 from jaxsolve.games.zehntausend.scoring import build_tables
@@ -256,24 +256,12 @@ def turn_ops(rules: DuelRules, dtype) -> TurnOps:
 
 
 @dataclass(frozen=True, eq=False)
-class DuelSolution:
+class DuelSolution(RaceSolution):
     """Solved duel: turn-start win probabilities ``start [T, G, G]`` (``[ts, a, b]``, levels)."""
 
     rules: DuelRules
-    start: np.ndarray
     last: np.ndarray
     rounds: np.ndarray
-    residual: float
-    tol: float
-    dtype: str
-    device: str
-    compile_seconds: float
-    solve_seconds: float
-
-    @property
-    def game_value(self) -> float:
-        """The start player's win probability under optimal play by both."""
-        return float(self.start[0, 0, 0])
 
     def start_value(self, mine: int, theirs: int, *, they_started: bool = False) -> float:
         """Turn-start win probability of the player to move at banked scores ``mine``, ``theirs``."""
@@ -287,9 +275,8 @@ class DuelSolution:
         per_ab = (geo.Gb - a) * NDIM
         return int(geo.T * geo.G * per_ab.sum())
 
-    def facts(self) -> dict:
-        keys = ("residual", "tol", "dtype", "device")
-        return {"game_value": self.game_value, "inner_rounds": int(self.rounds.sum()), "num_states": self.num_states, **{k: getattr(self, k) for k in keys}}
+    def run_facts(self) -> dict:
+        return {"inner_rounds": int(self.rounds.sum()), "num_states": self.num_states}
 
 
 def default_tol(dtype) -> float:

@@ -43,7 +43,7 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 
-from jaxsolve.games.duel.engine import pair_solve, solve_sweeps
+from jaxsolve.games.duel.engine import RaceSolution, pair_solve, solve_sweeps
 from jaxsolve.games.raab.rules import PigRules
 
 ROLL, STOP, NONE = 1, 0, -1
@@ -237,29 +237,15 @@ def bellman(V, tab: SweepTables, rules: PigRules):
 # Public entry points
 
 
-@dataclass(frozen=True)
-class PigSolution:
+@dataclass(frozen=True, eq=False)
+class PigSolution(RaceSolution):
     """Solved game: turn-start win probabilities ``start [T, M, N]`` and run facts."""
 
     rules: PigRules
-    start: np.ndarray
     iterations: int
-    residual: float
-    tol: float
-    dtype: str
-    device: str
-    compile_seconds: float
-    solve_seconds: float
 
-    @property
-    def game_value(self) -> float:
-        """The start player's win probability under optimal play by both."""
-        return float(self.start[0, 0, 0])
-
-    def facts(self) -> dict:
-        """The run's facts as plain JSON values (export sidecars, ``solve --json``)."""
-        keys = ("iterations", "residual", "tol", "dtype", "device")
-        return {"game_value": self.game_value, **{k: getattr(self, k) for k in keys}}
+    def run_facts(self) -> dict:
+        return {"iterations": self.iterations}
 
 
 def default_tol(dtype) -> float:
