@@ -177,8 +177,6 @@ def analyze_turn(
     ``throws`` (start of a turn only) overrides the throws of this turn, e.g. 1 = no re-throw.
     ``sol`` defaults to the cached solution of ``rules``/``objective``.
     """
-    from jaxsolve.games.category import evaluate as evaluation_lib
-
     check_objective(objective)
     dice, throws_left, throws = check_turn(rules, position, dice, throws_left, throws)
     sol = sol or solutions.solution(rules, objective)

@@ -132,7 +132,7 @@ def advise_command(
 ):
     """Every option of a turn ranked (optimal play, or the rating heuristic), or a batch of questions."""
     from jaxsolve.games.category import advisor, solutions
-    from jaxsolve.games.category.position import check_throws_left, format_dice, parse_dice, parse_position
+    from jaxsolve.games.category.position import check_throws_left, parse_dice, parse_position
 
     if batch is not None:
         if strategy == "heuristic" or scope == "turn" or dice or more_dice or position != "start":

@@ -23,7 +23,7 @@ import jax.numpy as jnp
 import numpy as np
 
 from jaxsolve.errors import JaxsolveError
-from jaxsolve.games.category import heuristic, policy, solver, tables
+from jaxsolve.games.category import heuristic, policy, tables
 from jaxsolve.games.category.rules import CategoryRules
 
 

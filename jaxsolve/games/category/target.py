@@ -16,7 +16,6 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Callable
 
-import jax
 import jax.numpy as jnp
 import numpy as np
 

@@ -171,7 +171,7 @@ def advise_command(rules, *, rules_given, table, dtype, setup, quiet, mine, thei
 
 
 def plot_command(rules, *, rules_given=False, dtype, device, quiet, out, totals, table) -> Report:
-    from jaxsolve.games.duel import plot, zehntausend
+    from jaxsolve.games.duel import plot
     from jaxsolve.io import export
 
     export.check_output_dir(out, create=True)

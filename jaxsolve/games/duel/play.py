@@ -20,8 +20,9 @@ from jaxsolve.errors import JaxsolveError
 from jaxsolve.games.duel import advisor
 from jaxsolve.games.duel.rules import DuelRules
 from jaxsolve.games.zehntausend import scoring
+from jaxsolve.games.zehntausend.play import AsideChoices, aside_options
 from jaxsolve.games.zehntausend.rules import DICE
-from jaxsolve.play.base import PlayError, PlayOption, PlayedGame, Summary, fmt_faces, split_tokens
+from jaxsolve.play.base import PlayError, PlayOption, PlayedGame, Summary, fmt_faces
 
 FIRST = ("you", "them")
 
@@ -46,7 +47,7 @@ def _other(who: str) -> str:
     return "them" if who == "you" else "you"
 
 
-class DuelGame(PlayedGame):
+class DuelGame(AsideChoices, PlayedGame):
     """One duel. ``solution`` defaults to ``zehntausend.solve(rules)``."""
 
     unit = "win probability"
@@ -97,39 +98,10 @@ class DuelGame(PlayedGame):
     # ------------------------------------------------------------------ options
 
     def ranked_options(self) -> list[PlayOption]:
-        choices = self._choices(self.state)
-        best = choices[0].value
-        out = []
-        for c in choices:
-            move = {"action": "write"} if c.action == "write" else {"action": "aside", "set_aside": list(c.set_aside)}
-            out.append(PlayOption(c.label, c.value, best - c.value, move, c))
-        return out
+        return aside_options(self._choices(self.state), lambda c: c.label)
 
-    def help_choice(self) -> str:
-        return "a number from the list, write, aside <dice> (e.g. aside 1 5; 1* is two 5s as a 1), or b (Enter) for the best"
-
-    def named_option(self, text: str, options: list[PlayOption]) -> PlayOption:
-        tokens = split_tokens(text.lower())
-        if tokens in (["write"], ["w"], ["stop"], ["bank"]):
-            found = [o for o in options if o.move["action"] == "write"]
-            if not found:
-                raise PlayError(f"writing is not allowed here: the entry minimum is {self.rules.entry}")
-            return found[0]
-        if tokens[:2] == ["set", "aside"]:
-            tokens = ["aside"] + tokens[2:]
-        if not tokens or tokens[0] not in ("aside", "keep", "a", "k"):
-            raise PlayError(f"unknown choice {text.strip()!r}: type {self.help_choice()}")
-        faces = []
-        for t in tokens[1:]:
-            for part in [t] if t == "1*" else (list(t) if t.isdigit() else [t]):
-                if part != "1*" and part not in "123456":
-                    raise PlayError(f"{part!r} is not a die to set aside (faces 1..6, or 1* for two 5s)")
-                faces.append(part)
-        faces = sorted(faces)
-        for o in options:
-            if o.move.get("set_aside") == faces:
-                return o
-        raise PlayError(f"{' '.join(faces) or 'nothing'} is not a usable set-aside of {fmt_faces(self.state.throw)}")
+    def no_write(self) -> str:
+        return f"writing is not allowed here: the entry minimum is {self.rules.entry}"
 
     def auto_move(self) -> dict | None:
         s = self.state
@@ -174,7 +146,7 @@ class DuelGame(PlayedGame):
         if action == "write":
             match = next((o for o in options if o.move["action"] == "write"), None)
             if match is None:
-                raise PlayError(f"writing is not allowed here: the entry minimum is {self.rules.entry}")
+                raise PlayError(self.no_write())
             gain = match.detail.points
             mine, _, _ = self._view(s)
             cap = self.rules.bound - mine if not s.last else gain

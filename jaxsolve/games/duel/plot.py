@@ -9,6 +9,8 @@ D. Peter's per-turn rule (2013: throw ``n`` dice on iff ``p < p_n``, p1..p6 = 30
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import numpy as np
 
 from jaxsolve.games.zehntausend.rules import DICE, STEP
@@ -49,7 +51,7 @@ def departures(grid, totals, rules) -> dict:
     return out
 
 
-def decision_maps(sol, out, totals, grid=None) -> "Path":
+def decision_maps(sol, out, totals, grid=None) -> Path:
     import matplotlib
 
     matplotlib.use("Agg")

@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
+from pathlib import Path
 
 import numpy as np
 
@@ -22,9 +23,8 @@ def turn_total_layout(rules: PigRules, array: np.ndarray, fill) -> np.ndarray:
     return np.where((total <= rules.top)[None, :, :, None], out, fill).astype(array.dtype)
 
 
-def policy_path(path) -> "Path":
+def policy_path(path) -> Path:
     """``X.npy`` -> ``X-policy.npy``: where ``save_export`` writes the policy."""
-    from pathlib import Path
 
     path = Path(path)
     return path.with_name(path.stem + "-policy.npy")

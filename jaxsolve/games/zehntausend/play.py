@@ -23,6 +23,55 @@ from jaxsolve.play.base import PlayError, PlayOption, PlayedGame, Summary, fmt_f
 MAX_TURNS = 1000
 
 
+def aside_options(choices, label) -> list[PlayOption]:
+    """Play options from an advisor's ranked choices (each ``action`` "write" or "throw" with
+    its ``set_aside``), labelled by ``label(choice)``; regrets against the first."""
+    best = choices[0].value
+    out = []
+    for c in choices:
+        move = {"action": "write"} if c.action == "write" else {"action": "aside", "set_aside": list(c.set_aside)}
+        out.append(PlayOption(label(c), c.value, best - c.value, move, c))
+    return out
+
+
+class AsideChoices:
+    """Typed choices of a Zehntausend turn (this game and the duel): ``write`` or ``aside <dice>``."""
+
+    def no_write(self) -> str:
+        """Why writing is not among the options (only where a rule can forbid it)."""
+        return "writing is not allowed here"
+
+    def help_choice(self) -> str:
+        return "a number from the list, write, aside <dice> (e.g. aside 1 5; 1* is two 5s as a 1), or b (Enter) for the best"
+
+    def named_option(self, text: str, options: list[PlayOption]) -> PlayOption:
+        tokens = split_tokens(text.lower())
+        if tokens in (["write"], ["w"], ["stop"], ["bank"]):
+            found = [o for o in options if o.move["action"] == "write"]
+            if not found:
+                raise PlayError(self.no_write())
+            return found[0]
+        if tokens[:2] == ["set", "aside"]:
+            tokens = ["aside"] + tokens[2:]
+        if not tokens or tokens[0] not in ("aside", "keep", "a", "k"):
+            raise PlayError(f"unknown choice {text.strip()!r}: type {self.help_choice()}")
+        faces = []
+        for t in tokens[1:]:
+            for part in [t] if t == "1*" else (list(t) if t.isdigit() else [t]):
+                if part != "1*" and part not in "123456":
+                    raise PlayError(f"{part!r} is not a die to set aside (faces 1..6, or 1* for two 5s)")
+                faces.append(part)
+        if not faces:
+            raise PlayError("set aside which dice? e.g. aside 1 5")
+        faces = sorted(faces)
+        for o in options:
+            if o.move.get("set_aside") == faces:
+                return o
+        raise PlayError(
+            f"{' '.join(faces)} is not a usable set-aside of {fmt_faces(self.state.throw)} (1s and 5s score alone, 2 3 4 6 only three or more of a kind)"
+        )
+
+
 @dataclass(frozen=True)
 class TurnState:
     """``turn`` (1-based), ``total`` banked, ``points`` set aside this turn, ``dice`` to throw
@@ -35,7 +84,7 @@ class TurnState:
     throw: tuple[int, ...] | None = None
 
 
-class ZehntausendGame(PlayedGame):
+class ZehntausendGame(AsideChoices, PlayedGame):
     """A game of ``turns`` turns. ``solution`` defaults to ``zehntausend.solve(rules)``."""
 
     unit = "points"
@@ -71,39 +120,7 @@ class ZehntausendGame(PlayedGame):
 
     def ranked_options(self) -> list[PlayOption]:
         s = self.state
-        choices = advisor.advise(self.solution, s.points, list(s.throw))
-        best = choices[0].value
-        out = []
-        for c in choices:
-            move = {"action": "write"} if c.action == "write" else {"action": "aside", "set_aside": list(c.set_aside)}
-            out.append(PlayOption(c.describe(), c.value, best - c.value, move, c))
-        return out
-
-    def help_choice(self) -> str:
-        return "a number from the list, write, aside <dice> (e.g. aside 1 5; 1* is two 5s as a 1), or b (Enter) for the best"
-
-    def named_option(self, text: str, options: list[PlayOption]) -> PlayOption:
-        tokens = split_tokens(text.lower())
-        if tokens in (["write"], ["w"], ["stop"], ["bank"]):
-            return next(o for o in options if o.move["action"] == "write")
-        if tokens[:2] == ["set", "aside"]:
-            tokens = ["aside"] + tokens[2:]
-        if not tokens or tokens[0] not in ("aside", "keep", "a", "k"):
-            raise PlayError(f"unknown choice {text.strip()!r}: type {self.help_choice()}")
-        faces = []
-        for t in tokens[1:]:
-            parts = [t] if t == "1*" else (list(t) if t.isdigit() else [t])
-            for part in parts:
-                if part not in ("1*",) and part not in "123456":
-                    raise PlayError(f"{part!r} is not a die to set aside (faces 1..6, or 1* for two 5s)")
-                faces.append(part)
-        if not faces:
-            raise PlayError("set aside which dice? e.g. aside 1 5")
-        faces = sorted(faces)
-        for o in options:
-            if o.move.get("set_aside") == faces:
-                return o
-        raise PlayError(f"{' '.join(faces)} is not a usable set-aside of {fmt_faces(self.state.throw)} (1s and 5s score alone, 2 3 4 6 only three or more of a kind)")
+        return aside_options(advisor.advise(self.solution, s.points, list(s.throw)), lambda c: c.describe())
 
     # ------------------------------------------------------------------ moves
 
