@@ -108,6 +108,7 @@ def test_saved_throws_match_brute_force(dice, threshold, open_boxes, throws, max
         assert sol.value(mask, saved=s) == pytest.approx(expected, abs=1e-9), s
 
 
+@pytest.mark.slow
 def test_max_saved_zero_is_the_game_without_saving():
     rules = maxi.small()
     plain, zero = solver.solve(rules), saved.solve(rules, 0)

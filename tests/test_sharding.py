@@ -5,6 +5,8 @@ import os
 import subprocess
 import sys
 
+import pytest
+
 SCRIPT = r"""
 import json, jax
 jax.config.update("jax_enable_x64", True)
@@ -57,6 +59,7 @@ print(json.dumps({"same_nan": same_nan, "max_diff": diff, "devices": two.device.
 """
 
 
+@pytest.mark.slow
 def test_saved_throw_solve_sharded_equals_unsharded():
     # two virtual devices: on a 2-core machine four devices' collectives can time out under load
     env = dict(os.environ, XLA_FLAGS="--xla_force_host_platform_device_count=2", JAX_PLATFORMS="cpu")
