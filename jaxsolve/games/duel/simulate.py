@@ -27,7 +27,7 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 
-from jaxsolve.games.duel.zehntausend import decode, geometry, partner_index, turn_ops, write_values, _turn_jit
+from jaxsolve.games.duel.zehntausend import _turn_jit, geometry, row_turns, turn_ops, write_values
 from jaxsolve.games.zehntausend.rules import DICE, STEP
 from jaxsolve.games.zehntausend.scoring import build_tables
 
@@ -61,17 +61,9 @@ def throw_values(sol, on_row=None) -> np.ndarray:
     """``V [T, G, G, Gb, 6]``: the throw-on value of every decision state, one batched turn per
     ``(ts, a)`` (all ``b`` at once), from the solved turn-start values."""
     geo = geometry(sol.rules)
-    dtype = jnp.dtype(sol.start.dtype)
-    ops = turn_ops(sol.rules, dtype)._replace(last=jnp.asarray(sol.last, dtype))
-    W = jnp.asarray(sol.start.reshape(-1), dtype)
-    out = np.empty((geo.T, geo.G, geo.G, geo.Gb, DICE), dtype)
+    out = np.empty((geo.T, geo.G, geo.G, geo.Gb, DICE), sol.start.dtype)
     for ts in range(geo.T):
-        for a in range(geo.G):
-            idx = jnp.asarray((ts * geo.G + a) * geo.G + np.arange(geo.G))
-            t, aa, bb = decode(idx, geo)
-            S = write_values(W, t, aa, bb, geo, ops.last)
-            x = 1.0 - W[partner_index(idx, geo)]
-            V, _ = _turn_jit(S, x, geo.Gb - a, ops, geo.reach, geo.busts)
+        for a, V, _ in row_turns(sol, ts):
             out[ts, a] = np.asarray(V[:, : geo.Gb, 1:])
             if on_row is not None:
                 on_row(ts * geo.G + a)

@@ -340,23 +340,30 @@ def turn_values(sol: DuelSolution, ts: int, a: int, b: int) -> np.ndarray:
 _turn_jit = jax.jit(turn_tables, static_argnums=(4, 5))
 
 
-def decision_tables(sol: DuelSolution, levels, ts: int = 0, on_row=None):
-    """``V [G, G, len(levels), 7]`` and ``S [G, G, len(levels)]`` at the turn totals ``levels``
-    for every ``(a, b)`` (one batched turn per ``a``): throw on where ``V(p, n) > S(p)``."""
-    rules = sol.rules
-    geo = geometry(rules)
+def row_turns(sol: DuelSolution, ts: int = 0):
+    """For each my-score level ``a``: ``(a, V [G, H, 7], S [G, H])``, the turn tables and write
+    values of the states ``(ts, a, b)`` for every ``b``, from one batched turn."""
+    geo = geometry(sol.rules)
     dtype = jnp.dtype(sol.start.dtype)
-    ops = turn_ops(rules, dtype)._replace(last=jnp.asarray(sol.last, dtype))
+    ops = turn_ops(sol.rules, dtype)._replace(last=jnp.asarray(sol.last, dtype))
     W = jnp.asarray(sol.start.reshape(-1), dtype)
-    levels = np.asarray(levels)
-    out_v = np.empty((geo.G, geo.G, len(levels), NDIM))
-    out_s = np.empty((geo.G, geo.G, len(levels)))
     for a in range(geo.G):
         idx = jnp.asarray((ts * geo.G + a) * geo.G + np.arange(geo.G))
         t, aa, bb = decode(idx, geo)
         S = write_values(W, t, aa, bb, geo, ops.last)
         x = 1.0 - W[partner_index(idx, geo)]
         V, _ = _turn_jit(S, x, geo.Gb - a, ops, geo.reach, geo.busts)
+        yield a, V, S
+
+
+def decision_tables(sol: DuelSolution, levels, ts: int = 0, on_row=None):
+    """``V [G, G, len(levels), 7]`` and ``S [G, G, len(levels)]`` at the turn totals ``levels``
+    for every ``(a, b)`` (one batched turn per ``a``): throw on where ``V(p, n) > S(p)``."""
+    geo = geometry(sol.rules)
+    levels = np.asarray(levels)
+    out_v = np.empty((geo.G, geo.G, len(levels), NDIM))
+    out_s = np.empty((geo.G, geo.G, len(levels)))
+    for a, V, S in row_turns(sol, ts):
         out_v[a] = np.asarray(V)[:, levels, :]
         out_s[a] = np.asarray(S)[:, levels]
         if on_row is not None:
