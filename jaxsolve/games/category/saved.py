@@ -45,7 +45,7 @@ from jaxsolve.core.layered import LayerSetup, SplitStep, chunk_for, make_mesh, r
 from jaxsolve.errors import JaxsolveError
 from jaxsolve.games.category import table_io, tables
 from jaxsolve.games.category.rules import OBJECTIVES, CategoryRules, check_objective
-from jaxsolve.games.category.solver import Solution, final_throw_values, representative_layers
+from jaxsolve.games.category.solver import Solution, _next_values, final_throw_values, representative_layers
 from jaxsolve.core.arrays import float_dtype
 
 MAX_SAVED_LIMIT = 60
@@ -107,29 +107,32 @@ def layer_width(rules: CategoryRules) -> int:
 
 @jax.tree_util.register_pytree_node_class
 class LayerTable:
-    """One layer's values ``[states of the layer]`` read by flat state index (``tables.state_index``).
+    """One saved-throw row of a layer's values, read by flat state index (``tables.state_index``).
 
     ``final_throw_values`` reads every next state by its flat index at its class representative;
     this maps that index to the layer's compact position ``(rank(filled), upper, all_same_held)``,
-    so the solve keeps two layers in memory instead of the whole table. A pytree (data, ranks),
-    so it passes into ``jax.lax`` control flow like the flat table.
+    so the solve keeps two layers in memory instead of the whole table. ``data`` is the whole
+    layer ``[rows, entries]`` and ``row`` the saved-throw row read (an int or a traced scalar):
+    the look-up is one gather of ``(row, position)`` pairs. Slicing the row out first would copy
+    all of it (tens of MiB for Maxi Yatzy's middle layers) on every fill of every chunk. A
+    pytree (data, ranks, row), so it passes into ``jax.lax`` control flow like the flat table.
     """
 
-    def __init__(self, data, ranks, rules: CategoryRules):
-        self.data, self.ranks, self.rules = data, ranks, rules
+    def __init__(self, data, ranks, rules: CategoryRules, row=0):
+        self.data, self.ranks, self.rules, self.row = data, ranks, rules, row
         self.dtype = data.dtype
 
     def tree_flatten(self):
-        return (self.data, self.ranks), self.rules
+        return (self.data, self.ranks, self.row), self.rules
 
     @classmethod
     def tree_unflatten(cls, rules, children):
-        return cls(*children, rules)
+        return cls(*children[:2], rules, children[2])
 
     def __getitem__(self, index):
         width = self.rules.upper_threshold + 1
         all_same_held, rest = index % 2, index // 2
-        return self.data[layer_position(self.ranks, rest // width, rest % width, all_same_held, self.rules)]
+        return self.data[self.row, layer_position(self.ranks, rest // width, rest % width, all_same_held, self.rules)]
 
 
 def layer_position(ranks, filled, upper, all_same_held, rules: CategoryRules):
@@ -147,12 +150,22 @@ def state_values(next_rows, ranks, filled, upper, all_same_held, rules: Category
     sp = tables.space(rules.dice)
     top = next_rows.shape[0] - 1
 
+    def table(saved):
+        return LayerTable(next_rows, ranks, rules, saved)
+
+    # The next-state look-ups of every row at once, before the loop over the throws left: inside
+    # it, a look-up computed apart (``dice.computed``: a conditional on a CPU) would copy the
+    # whole next layer, its operand, on every pass.
+    nexts = jax.vmap(lambda saved: _next_values(table(saved), filled, upper, all_same_held, rules, objective))(jnp.arange(top + 1))
+
     def fill(saved):
-        row = jax.lax.dynamic_index_in_dim(next_rows, saved, keepdims=False)
-        return final_throw_values(LayerTable(row, ranks, rules), filled, upper, all_same_held, rules, objective)
+        row = jax.tree_util.tree_map(lambda a: jax.lax.dynamic_index_in_dim(a, saved, keepdims=False), nexts)
+        return final_throw_values(table(saved), filled, upper, all_same_held, rules, objective, nexts=row)
 
     def more(fill_now, current, left):  # one more throw left: fill now (saving them) or throw again
-        current = jnp.maximum(fill_now(left), dice.reroll(sp, current))
+        # the re-throw computed apart: fused with the box pick, XLA recomputes parts of its max
+        # lattice per gathered element (8x slower)
+        current = jnp.maximum(fill_now(left), dice.computed(functools.partial(dice.reroll, sp), current))
         return current, dice.throw_mean(sp, current)
 
     start = fill(0)

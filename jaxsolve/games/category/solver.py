@@ -360,10 +360,13 @@ def _sparse_best(upper_next, lower_next, rules: CategoryRules, objective: str, f
     return functools.reduce(xp.maximum, [scratch] + [paid[:, j][:, None] + table[rows[:, j]] for j in range(rows.shape[1])])
 
 
-def final_throw_values(values, filled, upper, all_same_held, rules: CategoryRules, objective: str = "score", first_throw: bool = False, xp=None):
-    """``[T, B]`` value of filling the best box now (``first_throw``: Im-Hieb bonus included)."""
+def final_throw_values(values, filled, upper, all_same_held, rules: CategoryRules, objective: str = "score", first_throw: bool = False, xp=None, nexts=None):
+    """``[T, B]`` value of filling the best box now (``first_throw``: Im-Hieb bonus included).
+
+    ``nexts``: the states' ``_next_values`` when already computed."""
     xp = namespace(xp)
-    nexts = _next_values(values, filled, upper, all_same_held, rules, objective, xp)
+    if nexts is None:
+        nexts = _next_values(values, filled, upper, all_same_held, rules, objective, xp)
     upper_next, lower_next = nexts
     best = _sparse_best(upper_next, lower_next, rules, objective, first_throw, xp)
     if rules.all_same_box < 0 or not rules.has_all_same_rules:
