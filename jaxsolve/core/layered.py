@@ -18,11 +18,12 @@ distributions and the target objective differ only in the per-chunk ``step`` the
 A ``SplitStep(compute, write)`` is a step in two parts: ``compute(carry, operands, rows,
 *states) -> out`` (per-state results, the chunk axis leading) and ``write(carry, operands,
 rows, states, out) -> carry``. On a mesh it runs as one chunk stream per device: each device
-keeps its own copy of the carry and computes every n-th chunk whole, and the chunk's results
-(not the carry) are copied to the other devices, which write them into their copies. The
-states of a layer do not read each other, so the copies agree at the end of every layer; no
-collective, no host synchronisation per chunk, and the devices (the cores of a CPU shown as
-several devices, ``runtime.host_devices``) work at once. A plain step on a mesh is left to
+keeps its own copy of the carry and computes every n-th chunk whole, writing only its own
+chunks' results during the layer; when the layer is done the chunks' results (not the carry)
+are copied to the other devices, which write them into their copies. The states of a layer do
+not read each other, so no stream waits for another within a layer and the copies agree at the
+end of every layer; no collective, no host synchronisation per chunk, and the devices (the
+cores of a CPU shown as several devices, ``runtime.host_devices``) work at once. A plain step on a mesh is left to
 JAX's automatic sharding of one program.
 
 The driver compiles ``step`` once per key and shapes through the shared compile cache (compile
@@ -263,15 +264,20 @@ def _run_streams(key, step: SplitStep, layers, carry, operands, devices, chunk, 
             ops, size = [place(setup.operands, d) for d in range(n_dev)], setup.chunk
         n = len(layer.states[0])
         both = writes = None
+        done = []  # (device, rows, states, out) of every chunk of the layer
         for i, (rows, states) in enumerate(_chunks(layer.states, size)):
             d = i % n_dev
-            rows_d, states_d = place(rows, d), place(states, d)
             if both is None:  # one look-up per layer: the carry keeps its shape within a layer
                 t_compile = time.perf_counter()
                 both, writes = _compile_streams(key, step, carries, ops, rows, states, shardings)
                 compile_seconds += time.perf_counter() - t_compile if any(s for s in both[1]) else 0.0
                 both = both[0]
-            carries[d], out = both[d](carries[d], ops[d], rows_d, *states_d)
+            carries[d], out = both[d](carries[d], ops[d], place(rows, d), *place(states, d))
+            done.append((d, rows, states, out))
+        # Within a layer each stream writes only its own chunks: no stream waits for another.
+        # The other streams' results are written once the layer is done (a layer's states do
+        # not read each other), so every copy of the carry is whole before the next layer.
+        for d, rows, states, out in done:
             for e in range(n_dev):
                 if e != d:
                     carries[e] = writes[e](carries[e], ops[e], place(rows, e), place(states, e), place(out, e))
