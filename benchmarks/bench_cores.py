@@ -38,8 +38,9 @@ from jaxsolve.games.category import solver
 from jaxsolve.games.category.kniffel import PRESETS as K
 repeats = int(sys.argv[1])
 rules = K[sys.argv[3]]
-first = solver.solve(rules, dtype=jnp.float32)
-times = [solver.solve(rules, dtype=jnp.float32).solve_seconds for _ in range(repeats)]
+chunk = int(sys.argv[4])
+first = solver.solve(rules, dtype=jnp.float32, chunk=chunk)
+times = [solver.solve(rules, dtype=jnp.float32, chunk=chunk).solve_seconds for _ in range(repeats)]
 print(json.dumps({"times": times, "value": first.game_value, "device": first.device, "load": os.getloadavg()[0]}))
 """
 
@@ -54,10 +55,10 @@ def configs(cores: int) -> dict:
     return out
 
 
-def run(prefix: list, devices: int, repeats: int, preset: str) -> dict:
+def run(prefix: list, devices: int, repeats: int, preset: str, chunk: int) -> dict:
     env = dict(os.environ, PYTHONPATH=str(ROOT), JAX_PLATFORMS="cpu")
     env.pop("XLA_FLAGS", None)
-    proc = subprocess.run(prefix + [sys.executable, "-c", TIMER, str(repeats), str(devices), preset], capture_output=True, text=True, env=env, cwd=ROOT)
+    proc = subprocess.run(prefix + [sys.executable, "-c", TIMER, str(repeats), str(devices), preset, str(chunk)], capture_output=True, text=True, env=env, cwd=ROOT)
     if proc.returncode:
         raise SystemExit(f"timing failed:\n{proc.stderr[-2000:]}")
     return json.loads(proc.stdout.strip().splitlines()[-1])
@@ -68,6 +69,7 @@ def main() -> None:
     ap.add_argument("--rounds", type=int, default=3)
     ap.add_argument("--repeats", type=int, default=3)
     ap.add_argument("--preset", default="yahtzee")
+    ap.add_argument("--chunk", type=int, default=1024, help="states per chunk")
     ap.add_argument("--out", default=str(ROOT / "results" / "bench"))
     args = ap.parse_args()
     cores = len(os.sched_getaffinity(0))
@@ -75,7 +77,7 @@ def main() -> None:
     times, loads, values = {k: [] for k in runs}, {k: [] for k in runs}, {}
     for _ in range(args.rounds):
         for name, (prefix, devices) in runs.items():
-            r = run(prefix, devices, args.repeats, args.preset)
+            r = run(prefix, devices, args.repeats, args.preset, args.chunk)
             times[name] += r["times"]
             loads[name].append(r["load"])
             values[name] = r["value"]
@@ -85,14 +87,14 @@ def main() -> None:
         for k, v in times.items()
     ]
     machine = describe()
-    payload = {"preset": args.preset, "rounds": args.rounds, "repeats": args.repeats, "machine": machine, "rows": rows, "times": times}
+    payload = {"preset": args.preset, "rounds": args.rounds, "repeats": args.repeats, "chunk": args.chunk, "machine": machine, "rows": rows, "times": times}
     out = Path(args.out)
     out.mkdir(parents=True, exist_ok=True)
     (out / "cores.json").write_text(json.dumps(payload, indent=1))
     lines = [
         f"# Core scaling: {args.preset} value solve, float32, warm",
         "",
-        f"Command: `python benchmarks/bench_cores.py --rounds {args.rounds} --repeats {args.repeats}`",
+        f"Command: `python benchmarks/bench_cores.py --rounds {args.rounds} --repeats {args.repeats} --chunk {args.chunk}`",
         f"Machine: {machine['cpu']}, {machine['cpu_count']} cores, CPU only, {machine['date']}; medians over {args.rounds * args.repeats} warm solves, compile excluded;",
         "1-minute load average read after each process (other work on the machine counts in it).",
         "",

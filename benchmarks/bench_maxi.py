@@ -10,7 +10,7 @@ minutes) and the load average beside it:
 * ``sd``: the value solve in float64 and the moments-only evaluation of its policy
   (``evaluate.evaluate(split=False)``): mean and exact standard deviation of the final score.
 
-    python benchmarks/bench_maxi.py                       # all three; results/bench/maxi.{md,json}
+    python benchmarks/bench_maxi.py                       # all three; results/bench/maxi.{md,json} (a run per command)
     python benchmarks/bench_maxi.py --parts solve sd
 """
 
@@ -68,25 +68,45 @@ def main() -> None:
         t0 = time.perf_counter()
         ev = E.evaluate(sol, split=False, on_layer=lambda k, n: print(f"  layer {k}: {n:,} states, {time.perf_counter() - t0:.0f} s, load {os.getloadavg()[0]:.1f}", file=sys.stderr, flush=True))
         record("moments-only evaluation float64", time.perf_counter() - t0, 0.0, mean=ev.mean(), sd=ev.sd())
-    machine = describe()
+    command = f"python benchmarks/bench_maxi.py --parts {' '.join(args.parts)}"
     out = Path(args.out)
     out.mkdir(parents=True, exist_ok=True)
-    (out / "maxi.json").write_text(json.dumps({"machine": machine, "rows": rows}, indent=1))
+    runs = _runs(out / "maxi.json")
+    runs = [r for r in runs if r["command"] != command] + [{"command": command, "machine": describe(), "rows": rows}]
+    (out / "maxi.json").write_text(json.dumps({"runs": runs}, indent=1))
+    (out / "maxi.md").write_text(table(runs))
+    print(table(runs))
+
+
+def _runs(path: Path) -> list:
+    """The runs recorded in ``path`` (a run per command: a new run of a command replaces its last)."""
+    try:
+        return json.loads(path.read_text()).get("runs", [])
+    except (OSError, ValueError, AttributeError):
+        return []
+
+
+def table(runs: list) -> str:
+    """``maxi.md``: one section per recorded run."""
     lines = [
         "# Maxi Yatzy at full size",
         "",
-        f"Command: `python benchmarks/bench_maxi.py --parts {' '.join(args.parts)}`",
-        f"Machine: {machine['cpu']}, {machine['cpu_count']} cores, devices {', '.join(machine['devices'])}, {machine['date']}; one run each, compile apart.",
-        "",
-        "| part | run (s) | compile (s) | load | result |",
-        "| --- | ---: | ---: | ---: | --- |",
+        "One run each, compile apart; the 2-core CPU may be shared with other work (1-minute load average beside each figure).",
     ]
-    for r in rows:
-        result = f"value {r['value']:.4f}" if "value" in r else f"mean {r['mean']:.4f}, SD {r['sd']:.4f}"
-        lines.append(f"| {r['part']} | {r['seconds']} | {r['compile_s']} | {r['load_1min']} | {result} |")
-    (out / "maxi.md").write_text("\n".join(lines) + "\n")
-    print("\n".join(lines))
-
+    for run in runs:
+        m = run["machine"]
+        lines += [
+            "",
+            f"Command: `{run['command']}`  ",
+            f"Machine: {m['cpu']}, {m['cpu_count']} cores, devices {', '.join(m['devices'])}, {m['date']}",
+            "",
+            "| part | run (s) | compile (s) | load | result |",
+            "| --- | ---: | ---: | ---: | --- |",
+        ]
+        for r in run["rows"]:
+            result = f"value {r['value']:.7f}" if "value" in r else f"mean {r['mean']:.7f}, SD {r['sd']:.4f}"
+            lines.append(f"| {r['part']} | {r['seconds']} | {r['compile_s'] or '(included)'} | {r['load_1min']} | {result} |")
+    return "\n".join(lines) + "\n"
 
 if __name__ == "__main__":
     main()

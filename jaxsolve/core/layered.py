@@ -18,12 +18,13 @@ distributions and the target objective differ only in the per-chunk ``step`` the
 A ``SplitStep(compute, write)`` is a step in two parts: ``compute(carry, operands, rows,
 *states) -> out`` (per-state results, the chunk axis leading) and ``write(carry, operands,
 rows, states, out) -> carry``. On a mesh it runs as one chunk stream per device: each device
-keeps its own copy of the carry and computes every n-th chunk whole, writing only its own
-chunks' results during the layer; when the layer is done the chunks' results (not the carry)
-are copied to the other devices, which write them into their copies. The states of a layer do
-not read each other, so no stream waits for another within a layer and the copies agree at the
-end of every layer; no collective, no host synchronisation per chunk, and the devices (the
-cores of a CPU shown as several devices, ``runtime.host_devices``) work at once. A plain step on a mesh is left to
+keeps its own copy of the carry and computes every n-th chunk whole; a chunk's results (not
+the carry) are copied to the other devices a few chunks later (``LAG``), when they are long
+done, and written into their copies, the rest when the layer ends. The states of a layer do not
+read each other, so no stream waits for another and the copies agree at the end of every
+layer; no collective, no host synchronisation per chunk, and the devices (the cores of a CPU
+shown as several devices, ``runtime.host_devices``) work at once. A chunk travels as one
+``[1 + components, size]`` int32 array (its rows, then its states' components): one transfer. A plain step on a mesh is left to
 JAX's automatic sharding of one program.
 
 The driver compiles ``step`` once per key and shapes through the shared compile cache (compile
@@ -67,8 +68,19 @@ class SplitStep(NamedTuple):
         return self.write(carry, operands, rows, states, self.compute(carry, operands, rows, *states))
 
 
+def _packed(step: Callable) -> Callable:
+    """``step`` as a program of ``(carry, operands, chunk)``: ``chunk`` ``[1 + components, size]``
+    int32 holds the rows and the states' components (one transfer per chunk, not one per array)."""
+
+    def program(carry, operands, chunk):
+        return step(carry, operands, chunk[0], *chunk[1:])
+
+    return program
+
+
 def _compute_write(step: SplitStep) -> Callable:
-    def program(carry, operands, rows, *states):
+    def program(carry, operands, chunk):
+        rows, states = chunk[0], tuple(chunk[1:])
         out = step.compute(carry, operands, rows, *states)
         return step.write(carry, operands, rows, states, out), out
 
@@ -76,8 +88,8 @@ def _compute_write(step: SplitStep) -> Callable:
 
 
 def _write(step: SplitStep) -> Callable:
-    def program(carry, operands, rows, states, out):
-        return step.write(carry, operands, rows, states, out)
+    def program(carry, operands, chunk, out):
+        return step.write(carry, operands, chunk[0], tuple(chunk[1:]), out)
 
     return program
 
@@ -132,15 +144,16 @@ def plan_chunk(per_state_bytes: int, fixed_bytes: int, max_memory: int | None, c
     return max(num_devices, chunk // num_devices * num_devices)
 
 
-def _chunks(states: tuple, chunk: int):
-    """``(rows, states)`` of each chunk: views of the layer padded once to a multiple of ``chunk``."""
+def _chunks(states: tuple, chunk: int) -> np.ndarray:
+    """``[chunks, 1 + components, chunk]`` int32: each chunk's rows and states' components, the
+    layer padded once to a multiple of ``chunk`` (one contiguous array to transfer per chunk)."""
     n = len(states[0])
     pad = (-n) % chunk
     rows = np.arange(n + pad, dtype=np.int32)
     rows[n:] = 0
     padded = [np.concatenate([np.asarray(a, np.int32), np.repeat(np.asarray(a[:1], np.int32), pad)]) for a in states]
-    for start in range(0, n + pad, chunk):
-        yield rows[start : start + chunk], tuple(a[start : start + chunk] for a in padded)
+    packed = np.stack([rows] + padded)
+    return np.ascontiguousarray(packed.reshape(len(packed), -1, chunk).transpose(1, 0, 2))
 
 
 def real_rows(rows):
@@ -188,9 +201,10 @@ def run_layers(
     if mesh is not None and isinstance(step, SplitStep) and ndev > 1:
         return _run_streams(key, step, layers, carry, operands, list(mesh.devices.flat), int(chunk), begin_layer, end_layer, on_layer)
     jit_options = {"donate_argnums": 0}
-    program = step if not isinstance(step, SplitStep) else (lambda *args: step(*args))
+    program = _packed(step)
     if mesh is not None:
-        jit_options.update(in_shardings=(rep, rep, batch) + (batch,) * len(layers[0].states), out_shardings=rep)
+        batch = NamedSharding(mesh, PartitionSpec(None, AXIS))  # a chunk's states, split over the mesh
+        jit_options.update(in_shardings=(rep, rep, batch), out_shardings=rep)
     carry, operands = place(carry, rep), place(operands, rep)
     compile_seconds, timings = 0.0, {}
     t_all = time.perf_counter()
@@ -202,15 +216,12 @@ def run_layers(
             carry, operands, size = place(setup.carry, rep), place(setup.operands, rep), setup.chunk
         n = len(layer.states[0])
         exe = None
-        for rows, states in _chunks(layer.states, size):
-            rows_d = jax.device_put(rows, batch)
-            states_d = tuple(jax.device_put(s, batch) for s in states)
+        for chunk_h in _chunks(layer.states, size):
+            chunk_d = jax.device_put(chunk_h, batch)
             if exe is None:  # the carry keeps its shape within a layer: one look-up per layer
-                exe, seconds = compiled(
-                    ("layered", key), program, abstract(carry), abstract(operands), abstract(rows_d), *(abstract(s) for s in states_d), **jit_options
-                )
+                exe, seconds = compiled(("layered", key), program, abstract(carry), abstract(operands), abstract(chunk_d), **jit_options)
                 compile_seconds += seconds
-            carry = exe(carry, operands, rows_d, *states_d)
+            carry = exe(carry, operands, chunk_d)
         if end_layer is not None:
             carry = end_layer(layer, carry)
         jax.block_until_ready(carry)
@@ -221,26 +232,32 @@ def run_layers(
     return LayeredRun(carry, compile_seconds, seconds, timings)
 
 
-def _compile_streams(key, step: SplitStep, carries, ops, rows, states, shardings):
+def _compile_streams(key, step: SplitStep, carries, ops, chunk, shardings):
     """``((programs, compile seconds), writes)``: the compute-and-write program and the write
     program for every device, the devices' programs compiled at once (threads; XLA compiles
     without the interpreter lock)."""
     from concurrent.futures import ThreadPoolExecutor
 
-    def specs(e):
-        place = lambda tree: jax.tree_util.tree_map(lambda a: jax.device_put(a, shardings[e]), tree)  # noqa: E731
-        return (abstract(carries[e]), abstract(ops[e]), abstract(place(rows))), tuple(abstract(place(a)) for a in states)
-
     def one(e):
-        head, st = specs(e)
-        exe, seconds = compiled(("layered-stream", key), _compute_write(step), *head, *st, donate_argnums=0)
+        head = (abstract(carries[e]), abstract(ops[e]), jax.ShapeDtypeStruct(chunk.shape, chunk.dtype, sharding=shardings[e]))
+        exe, seconds = compiled(("layered-stream", key), _compute_write(step), *head, donate_argnums=0)
         out_spec = jax.tree_util.tree_map(lambda a: jax.ShapeDtypeStruct(a.shape, a.dtype, sharding=shardings[e]), exe.out_info[1])
-        write, more = compiled(("layered-write", key), _write(step), *head, st, out_spec, donate_argnums=0)
+        write, more = compiled(("layered-write", key), _write(step), *head, out_spec, donate_argnums=0)
         return exe, write, seconds + more
 
     with ThreadPoolExecutor(len(carries)) as pool:
         done = list(pool.map(one, range(len(carries))))
     return ([d[0] for d in done], [d[2] for d in done]), [d[1] for d in done]
+
+
+# Chunks per stream a chunk's results wait before they are copied to the other streams.
+LAG = 2
+
+
+def _shapes(tree) -> tuple:
+    """A hashable summary of a pytree's structure and its arrays' shapes and dtypes."""
+    leaves, treedef = jax.tree_util.tree_flatten(tree)
+    return (treedef,) + tuple((np.shape(a), str(getattr(a, "dtype", type(a)))) for a in leaves)
 
 
 def _run_streams(key, step: SplitStep, layers, carry, operands, devices, chunk, begin_layer, end_layer, on_layer) -> LayeredRun:
@@ -256,6 +273,7 @@ def _run_streams(key, step: SplitStep, layers, carry, operands, devices, chunk, 
     compile_seconds, timings = 0.0, {}
     t_all = time.perf_counter()
     size = int(chunk)
+    programs = {}  # the streams' programs by the shapes they take: most layers share them
     for layer in layers:
         t0 = time.perf_counter()
         if begin_layer is not None:
@@ -263,24 +281,34 @@ def _run_streams(key, step: SplitStep, layers, carry, operands, devices, chunk, 
             carries = [place(setup.carry, d) for d in range(n_dev)]
             ops, size = [place(setup.operands, d) for d in range(n_dev)], setup.chunk
         n = len(layer.states[0])
-        both = writes = None
-        done = []  # (device, rows, states, out) of every chunk of the layer
-        for i, (rows, states) in enumerate(_chunks(layer.states, size)):
+        shapes = (size, len(layer.states)) + _shapes((carries[0], ops[0]))
+        both, writes = programs.get(shapes, (None, None))
+        pending = []  # (device, chunk, out) of chunks whose results the other streams still need
+
+        def exchange(upto):  # the other streams write the results of pending[:upto] into their copies
+            for d, chunk_h, out in pending[:upto]:
+                for e in range(n_dev):
+                    if e != d:
+                        carries[e] = writes[e](carries[e], ops[e], place(chunk_h, e), place(out, e))
+            del pending[:upto]
+
+        for i, chunk_h in enumerate(_chunks(layer.states, size)):
             d = i % n_dev
-            if both is None:  # one look-up per layer: the carry keeps its shape within a layer
+            if both is None:  # one look-up per shape: most layers share the programs
                 t_compile = time.perf_counter()
-                both, writes = _compile_streams(key, step, carries, ops, rows, states, shardings)
+                both, writes = _compile_streams(key, step, carries, ops, chunk_h, shardings)
                 compile_seconds += time.perf_counter() - t_compile if any(s for s in both[1]) else 0.0
                 both = both[0]
-            carries[d], out = both[d](carries[d], ops[d], place(rows, d), *place(states, d))
-            done.append((d, rows, states, out))
-        # Within a layer each stream writes only its own chunks: no stream waits for another.
-        # The other streams' results are written once the layer is done (a layer's states do
-        # not read each other), so every copy of the carry is whole before the next layer.
-        for d, rows, states, out in done:
-            for e in range(n_dev):
-                if e != d:
-                    carries[e] = writes[e](carries[e], ops[e], place(rows, e), place(states, e), place(out, e))
+                programs[shapes] = both, writes
+            carries[d], out = both[d](carries[d], ops[d], place(chunk_h, d))
+            pending.append((d, chunk_h, out))
+            # A chunk's results go to the other streams a few chunks later, when they are long
+            # done: a stream never waits for another, and the copies overlap the computing. (A
+            # layer's states do not read each other, so the copies need only be whole when the
+            # layer ends.)
+            if len(pending) > LAG * n_dev:
+                exchange(n_dev)
+        exchange(len(pending))
         if end_layer is not None:
             carry = end_layer(layer, carries[0])
             carries = [place(carry, d) for d in range(n_dev)]
