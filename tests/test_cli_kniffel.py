@@ -43,3 +43,12 @@ def test_bad_option_values():
     result = runner.invoke(app, ["solve", "kniffel", "--objective", "fun"])
     assert result.exit_code == 1
     assert "--objective must be one of score, goals" in result.stderr
+
+
+def test_bad_cpu_device_count_in_environment(monkeypatch):
+    for bad in ("abc", "0", "-2", "1.5"):
+        monkeypatch.setenv("JAX_NUM_CPU_DEVICES", bad)
+        result = runner.invoke(app, ["solve", "kniffel", "--rules", "kniffel-apl", "--quiet", "--no-cache"])
+        assert result.exit_code == 1, (bad, result.output)
+        assert result.stderr.strip().startswith("error: Invalid value: JAX_NUM_CPU_DEVICES must be a whole number"), result.stderr
+        assert "Traceback" not in result.output

@@ -20,6 +20,7 @@ class OneLineErrors(TyperGroup):
             return super().main(args=args, prog_name=prog_name, complete_var=complete_var, standalone_mode=False, **extra)
         try:
             refuse_empty(sys.argv[1:] if args is None else list(args))
+            check_environment()
             code = super().main(args=args, prog_name=prog_name, complete_var=complete_var, standalone_mode=False, **extra)
             flush_stdout()
         except typer.Abort:
@@ -34,6 +35,16 @@ class OneLineErrors(TyperGroup):
             hint = f" (see `{ctx.command_path} --help`)" if ctx is not None and type(exc).__name__ != "ClickException" else ""
             _error(f"{message}{hint}")
         sys.exit(code if isinstance(code, int) else 0)
+
+
+def check_environment() -> None:
+    """A clear error for a malformed ``$JAX_NUM_CPU_DEVICES`` (the number of CPU devices, one
+    chunk stream each; JAX itself would stop with a traceback when it starts)."""
+    import os
+
+    value = os.environ.get("JAX_NUM_CPU_DEVICES")
+    if value is not None and value.strip() and not (value.strip().isdigit() and 1 <= int(value) <= 1024):
+        raise typer.BadParameter(f"JAX_NUM_CPU_DEVICES must be a whole number of CPU devices between 1 and 1024, got {value!r}")
 
 
 def refuse_empty(args: list[str]) -> None:

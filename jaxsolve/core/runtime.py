@@ -41,18 +41,23 @@ def usable_cores() -> int:
         return os.cpu_count() or 1
 
 
-# One CPU device by default: on a quiet 2-core CPU one device whose XLA threads use both cores
-# solves Yahtzee faster than one chunk stream per core (results/bench/cores.md: 0.24 s against
-# 0.35 s). Raise it (or set XLA_FLAGS=--xla_force_host_platform_device_count=N) to run streams;
-# each stream holds its own copy of the table being filled.
+# One CPU device by default. On a quiet 2-core CPU two chunk streams (one CPU device per core)
+# solve Yahtzee a little faster than one device whose XLA threads use both cores (median 0.18 s
+# against 0.20 s, one core 0.25 s; results/bench/cores.md), but every stream compiles its own
+# programs and holds its own copy of the table being filled: the command line keeps one device
+# and a user asks for streams with JAX_NUM_CPU_DEVICES=N (or
+# XLA_FLAGS=--xla_force_host_platform_device_count=N).
 MAX_HOST_DEVICES = 1
 
 
 def host_devices(count: int | None = None) -> None:
     """Show the CPU to JAX as ``count`` devices (default: one per usable core, at most
     ``MAX_HOST_DEVICES``), so that a layered solve runs one chunk stream per core
-    (``jaxsolve.core.layered``). Takes effect only
-    before JAX's first computation and when ``$XLA_FLAGS`` does not fix the count already."""
+    (``jaxsolve.core.layered``). Takes effect only before JAX's first computation and when
+    neither ``$JAX_NUM_CPU_DEVICES`` nor ``$XLA_FLAGS`` fixes the count already (a ``count``
+    given here overrides ``$JAX_NUM_CPU_DEVICES``)."""
+    if count is None and os.environ.get("JAX_NUM_CPU_DEVICES"):
+        return
     count = min(usable_cores(), MAX_HOST_DEVICES) if count is None else int(count)
     if "xla_force_host_platform_device_count" not in os.environ.get("XLA_FLAGS", ""):
         try:
