@@ -19,7 +19,6 @@ from pathlib import Path
 from typing import Callable
 
 import jax
-import numpy as np
 
 from jaxsolve.errors import JaxsolveError
 
