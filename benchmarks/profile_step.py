@@ -34,7 +34,8 @@ def main() -> None:
     ap.add_argument("--dtype", default="float32")
     ap.add_argument("--out", default=None, help="folder: add this run to profile_<game>.{json,md} there")
     ap.add_argument("--label", default="", help="name of this run's row (e.g. the commit)")
-    ap.add_argument("--parts", nargs="+", default=["next", "box", "reroll", "step"], help="next box reroll step moments")
+    ap.add_argument("--parts", nargs="+", default=["next", "box", "reroll", "step"], help="next box reroll step moments saved")
+    ap.add_argument("--max-saved", type=int, default=None, help="saved part: the most saved throws (default: uncapped)")
     args = ap.parse_args()
 
     import jax
@@ -62,6 +63,15 @@ def main() -> None:
         "reroll": (lambda x: dice.reroll(sp, x), (thr,)),
         "step": (lambda v, *s: solver.state_values(v, *s, rules, "score"), (values, *states)),
     }
+    if "saved" in args.parts:  # the saved-throw step: every row of a chunk, next layer at full size
+        from jaxsolve.games.category import saved
+
+        most = saved.useful_max_saved(rules) if args.max_saved is None else args.max_saved
+        rows = saved.rows_in_layer(rules, most, args.layer)
+        width = saved.layer_width(rules) * saved.layer_masks(rules)[args.layer + 1]
+        after = jnp.asarray(rng.uniform(0, 300, (saved.rows_in_layer(rules, most, args.layer + 1), width)).astype(dtype))
+        ranks = jnp.asarray(saved.mask_ranks(rules.num_boxes))
+        parts["saved"] = (lambda n, rk, *s: saved.state_values(n, rk, *s, rules, rows), (after, ranks, *states))
     if "moments" in args.parts:  # the moments-only policy evaluation's step (mean and second moment)
         from jaxsolve.games.category import evaluate
 
@@ -100,14 +110,15 @@ def _record(folder: Path, args, out: dict) -> None:
 
 def write_table(folder: Path, game: str, runs: list) -> None:
     """``profile_<game>.md`` from the recorded runs."""
-    parts = ("next", "box", "reroll", "step", "moments")
+    parts = ("next", "box", "reroll", "step", "moments", "saved")
     lines = [
         f"# Chunk step profile: {game}",
         "",
         "Microseconds per state on one fixed chunk (warm, best of the repeats, compile apart), pinned to one core:",
         "`taskset -c 0 python benchmarks/profile_step.py --game GAME --layer L --chunk C --parts ... --out results/bench --label LABEL`.",
         "next: next-state look-ups; box: box pick after the last throw (look-ups included); reroll: one re-throw;",
-        "step: the whole value step; moments: the moments-only evaluation step (mean and second moment).",
+        "step: the whole value step; moments: the moments-only evaluation step (mean and second moment);",
+        "saved: the saved-throw step (every saved-throw row of the state, saved throws uncapped; its next layer at full size).",
         "",
         "| run | date (UTC) | layer | chunk | dtype | load | " + " | ".join(parts) + " |",
         "| --- | --- | ---: | ---: | --- | ---: | " + " | ".join("---:" for _ in parts) + " |",
