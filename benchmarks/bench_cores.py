@@ -11,6 +11,9 @@ Yahtzee (float32). Configurations:
   chunk stream each (``jaxsolve.core.layered``).
 
     python benchmarks/bench_cores.py --rounds 3   # writes results/bench/cores.{md,json}
+
+It also times the chunk step alone (no driver) on one core and on one device per core, so the
+driver's share of the scaling shows apart.
 """
 
 from __future__ import annotations
@@ -45,6 +48,33 @@ print(json.dumps({"times": times, "value": first.game_value, "device": first.dev
 """
 
 
+# The chunk step alone, without the layered driver: one chunk of the preset's largest layer
+# computed over and over, the calls spread over the process's CPU devices (one per core with
+# several), so the driver's share of the solve's scaling shows apart.
+STEP = r"""
+import json, sys, time
+import jax
+jax.config.update("jax_num_cpu_devices", int(sys.argv[2]))
+import numpy as np
+from jaxsolve.games.category import solver, tables
+from jaxsolve.games.category.kniffel import PRESETS as K
+rules, chunk, calls = K[sys.argv[3]], int(sys.argv[4]), int(sys.argv[1])
+layer = max(range(rules.num_boxes), key=lambda k: len(tables.representative_states(rules, k)[0]))
+states = [a[:chunk] for a in tables.representative_states(rules, layer)]
+values = np.random.default_rng(0).uniform(0, 300, rules.num_states).astype(np.float32)
+step = jax.jit(lambda v, *s: solver.state_values(v, *s, rules))
+devices = jax.devices()
+ops = [tuple(jax.device_put(a, d) for a in [values] + states) for d in devices]
+jax.block_until_ready([step(*o) for o in ops])
+best = float("inf")
+for _ in range(5):
+    t = time.perf_counter()
+    jax.block_until_ready([step(*ops[i % len(devices)]) for i in range(calls)])
+    best = min(best, time.perf_counter() - t)
+print(json.dumps({"us_per_state": best / calls / chunk * 1e6, "layer": layer}))
+"""
+
+
 def configs(cores: int) -> dict:
     pin = ["taskset", "-c", "0"] if shutil.which("taskset") else None
     out = {}
@@ -55,10 +85,10 @@ def configs(cores: int) -> dict:
     return out
 
 
-def run(prefix: list, devices: int, repeats: int, preset: str, chunk: int) -> dict:
+def run(prefix: list, devices: int, repeats: int, preset: str, chunk: int, script: str = TIMER) -> dict:
     env = dict(os.environ, PYTHONPATH=str(ROOT), JAX_PLATFORMS="cpu")
     env.pop("XLA_FLAGS", None)
-    proc = subprocess.run(prefix + [sys.executable, "-c", TIMER, str(repeats), str(devices), preset, str(chunk)], capture_output=True, text=True, env=env, cwd=ROOT)
+    proc = subprocess.run(prefix + [sys.executable, "-c", script, str(repeats), str(devices), preset, str(chunk)], capture_output=True, text=True, env=env, cwd=ROOT)
     if proc.returncode:
         raise SystemExit(f"timing failed:\n{proc.stderr[-2000:]}")
     return json.loads(proc.stdout.strip().splitlines()[-1])
@@ -81,13 +111,19 @@ def main() -> None:
             times[name] += r["times"]
             loads[name].append(r["load"])
             values[name] = r["value"]
+    steps = {}  # the step alone: one core, then one device per core
+    for name, (prefix, devices) in runs.items():
+        if devices == 1 and prefix:
+            steps["1 core"] = run(prefix, 1, 60, args.preset, args.chunk, STEP)
+        elif devices > 1:
+            steps[f"{cores} cores, {devices} devices"] = run(prefix, devices, 60, args.preset, args.chunk, STEP)
     base = statistics.median(times[next(iter(runs))])
     rows = [
         {"config": k, "median_s": statistics.median(v), "min_s": min(v), "speedup_vs_first": base / statistics.median(v), "load_1min": loads[k], "game_value": values[k]}
         for k, v in times.items()
     ]
     machine = describe()
-    payload = {"preset": args.preset, "rounds": args.rounds, "repeats": args.repeats, "chunk": args.chunk, "machine": machine, "rows": rows, "times": times}
+    payload = {"preset": args.preset, "rounds": args.rounds, "repeats": args.repeats, "chunk": args.chunk, "machine": machine, "rows": rows, "times": times, "step_alone": steps}
     out = Path(args.out)
     out.mkdir(parents=True, exist_ok=True)
     (out / "cores.json").write_text(json.dumps(payload, indent=1))
@@ -102,6 +138,16 @@ def main() -> None:
         "| --- | ---: | ---: | ---: | --- |",
     ]
     lines += [f"| {r['config']} | {r['median_s']:.3f} | {r['min_s']:.3f} | {r['speedup_vs_first']:.2f} | {', '.join(f'{x:.1f}' for x in r['load_1min'])} |" for r in rows]
+    if steps:
+        first = next(iter(steps.values()))["us_per_state"]
+        lines += [
+            "",
+            f"The chunk step alone (no driver; one chunk of layer {next(iter(steps.values()))['layer']} computed 60 times, best of 5, calls spread over the devices):",
+            "",
+            "| configuration | microseconds per state | speed-up |",
+            "| --- | ---: | ---: |",
+        ]
+        lines += [f"| {k} | {v['us_per_state']:.3f} | {first / v['us_per_state']:.2f} |" for k, v in steps.items()]
     (out / "cores.md").write_text("\n".join(lines) + "\n")
     print("\n".join(lines))
 

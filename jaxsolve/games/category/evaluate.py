@@ -99,30 +99,21 @@ def throw_channels(values, aux, filled, upper, all_same_held, rules: CategoryRul
 def _after_rows(values, aux, state, rules: CategoryRules, objective: str):
     """Per state, what filling each box leads to: ``([rows, B] option values, [rows, B, 3])``.
 
-    Rows as ``solver._next_values`` (upper box f with c dice of its face: ``f * (dice + 1) + c``,
-    then the lower boxes); the option value is the next state's value plus the upper bonus
+    Rows as ``solver.next_indices`` (upper box f with c dice of its face: ``f * (dice + 1) + c``,
+    then the lower boxes; ``solver.option_rows``); the option value is the next state's value plus the upper bonus
     earned (``CLOSED`` where the box may not be filled); the three columns are the next state's
     mean and second moment (``aux``) and the upper bonus. One table look-up per row and state
     instead of one per throw.
     """
     filled, upper, all_same_held = state
     dtype = values.dtype
-    cap, nb = rules.upper_threshold, rules.num_boxes
-    boxes = jnp.arange(nb)[:, None]
-    new_filled = filled[None, :] | (1 << boxes)
-    lower_holds = all_same_held[None, :] * (jnp.arange(6, nb) != rules.all_same_box)[:, None]
-    faces = jnp.arange(1, 7)
-    up_next = jnp.minimum(cap, upper[None, None, :] + (faces[:, None] * jnp.arange(rules.dice + 1)[None, :])[:, :, None])
-    crossed = (upper[None, None, :] < cap) & (up_next >= cap)
-    bonus = solver.objective_bonus(rules.upper_bonus * crossed, objective, dtype)
-    width = rules.dice + 1
-
-    def index(f, u, h):
-        return tables.state_index(f, *tables.canonical(f, u, h, rules), rules).reshape(-1)
-
-    nxt = jnp.concatenate([index(new_filled[:6, None, :], up_next, all_same_held[None, None, :]), index(new_filled[6:], upper[None, :], lower_holds)])
+    nb, width = rules.num_boxes, rules.dice + 1
+    upper_index, lower_index, crossed = solver.next_indices(filled, upper, all_same_held, rules)
+    nxt = jnp.concatenate([upper_index.reshape(-1), lower_index.reshape(-1)])
     rows = 6 * width + nb - 6
+    boxes = jnp.arange(nb)[:, None]
     may_fill = jnp.concatenate([jnp.repeat(tables.fillable(filled[None, :], boxes[:6], rules), width, axis=0), tables.fillable(filled[None, :], boxes[6:], rules)])
+    bonus = solver.objective_bonus(rules.upper_bonus * crossed, objective, dtype)
     bonus = jnp.concatenate([bonus.reshape(6 * width, -1), jnp.zeros((nb - 6,) + bonus.shape[2:], dtype)])
     option = jnp.where(may_fill, values[nxt].reshape(rows, -1) + bonus, solver.CLOSED)
     after = jnp.zeros((rows, filled.shape[0], 2), dtype) if aux is None else aux[nxt].reshape(rows, -1, 2)
@@ -134,9 +125,7 @@ def _pick_rows(option, rules: CategoryRules, objective: str, first_throw: bool):
     ``_after_rows``'s option values: the earliest box within the tolerance of the best."""
     dtype = option.dtype
     reward = np.asarray(solver._rewards(rules, objective, dtype, first_throw, np))
-    counts = tables.throw_counts(rules.dice)
-    width = rules.dice + 1
-    row_of = np.stack([b * width + counts[b] if b < 6 else np.full(counts.shape[1], 6 * width + b - 6) for b in range(rules.num_boxes)]).astype(np.int32)
+    row_of = solver.option_rows(rules)
 
     def options(option):
         return [option[row_of[b]] + jnp.asarray(reward[b], dtype)[:, None] for b in range(rules.num_boxes)]

@@ -49,15 +49,6 @@ def objective_bonus(points, objective: str, dtype, xp=None):
     return xp.asarray(points, dtype)
 
 
-def _lookup(values, rules: CategoryRules):
-    """Value of a state, read at its class's representative (``tables.canonical``)."""
-
-    def lookup(f, u, h):
-        return values[tables.state_index(f, *tables.canonical(f, u, h, rules), rules)]
-
-    return lookup
-
-
 CLOSED = -1e30  # value of a closed box in the fast path (finite, so one-hot products stay exact)
 
 
@@ -83,25 +74,45 @@ def _next_values(values, filled, upper, all_same_held, rules: CategoryRules, obj
 
 def _next_values_now(values, filled, upper, all_same_held, rules: CategoryRules, objective: str, xp=None):
     xp = namespace(xp)
-    dtype = values.dtype
-    cap = rules.upper_threshold
-    lookup = _lookup(values, rules)
-    nb = rules.num_boxes
-    boxes = xp.arange(nb)[:, None]
-    may_fill = tables.fillable(filled[None, :], boxes, rules)
-    new_filled = filled[None, :] | (1 << boxes)
-    faces = xp.arange(1, 7)
-
-    lower_holds = all_same_held[None, :] * (xp.arange(6, nb) != rules.all_same_box)[:, None]
-    lower_next = lookup(new_filled[6:], upper[None, :], lower_holds)
-    lower_next = xp.where(may_fill[6:], lower_next, CLOSED)
-
-    up_next = xp.minimum(cap, upper[None, None, :] + (faces[:, None] * xp.arange(rules.dice + 1)[None, :])[:, :, None])
-    crossed = (upper[None, None, :] < cap) & (up_next >= cap)
-    upper_next = lookup(new_filled[:6, None, :], up_next, all_same_held[None, None, :])
-    upper_next = upper_next + objective_bonus(rules.upper_bonus * crossed, objective, dtype, xp)
+    upper_index, lower_index, crossed = next_indices(filled, upper, all_same_held, rules, xp)
+    may_fill = tables.fillable(filled[None, :], xp.arange(rules.num_boxes)[:, None], rules)
+    lower_next = xp.where(may_fill[6:], values[lower_index], CLOSED)
+    upper_next = values[upper_index] + objective_bonus(rules.upper_bonus * crossed, objective, values.dtype, xp)
     upper_next = xp.where(may_fill[:6, None, :], upper_next, CLOSED)
     return upper_next, lower_next
+
+
+def next_indices(filled, upper, all_same_held, rules: CategoryRules, xp=None):
+    """Where each box leads, for a batch of states (normal scoring, closed boxes included).
+
+    Returns ``(upper_index [6, dice + 1, B], lower_index [boxes - 6, B], crossed [6, dice + 1, B])``:
+    the flat table index, at the class representative (``tables.canonical``), of the state after
+    filling upper box f with c dice showing its face, or lower box b (the all-same box holding no
+    points); ``crossed``: whether that upper fill earns the upper bonus.
+    """
+    xp = namespace(xp)
+    cap = rules.upper_threshold
+    nb = rules.num_boxes
+
+    def index(f, u, h):
+        return tables.state_index(f, *tables.canonical(f, u, h, rules), rules)
+
+    boxes = xp.arange(nb)[:, None]
+    new_filled = filled[None, :] | (1 << boxes)
+    lower_holds = all_same_held[None, :] * (xp.arange(6, nb) != rules.all_same_box)[:, None]
+    faces = xp.arange(1, 7)
+    up_next = xp.minimum(cap, upper[None, None, :] + (faces[:, None] * xp.arange(rules.dice + 1)[None, :])[:, :, None])
+    crossed = (upper[None, None, :] < cap) & (up_next >= cap)
+    return index(new_filled[:6, None, :], up_next, all_same_held[None, None, :]), index(new_filled[6:], upper[None, :], lower_holds), crossed
+
+
+def option_rows(rules: CategoryRules) -> np.ndarray:
+    """``[boxes, T]`` int32: the row of ``next_indices`` (upper rows flattened, then the lower
+    ones) that filling each box after each throw reads: upper box f with c dice of its face
+    ``f * (dice + 1) + c``, lower box b ``6 * (dice + 1) + b - 6``."""
+    counts = tables.throw_counts(rules.dice)
+    width = rules.dice + 1
+    return np.stack([b * width + counts[b] if b < 6 else np.full(counts.shape[1], 6 * width + b - 6) for b in range(rules.num_boxes)]).astype(np.int32)
 
 
 def _regular_options(values, filled, upper, all_same_held, rules: CategoryRules, objective: str, first_throw: bool = False, xp=None, nexts=None):
@@ -323,16 +334,15 @@ def _paying(rules: CategoryRules, objective: str, dtype_name: str, first_throw: 
     """
     scores = tables.throw_scores(rules)
     reward = np.asarray(_rewards(rules, objective, np.dtype(dtype_name), first_throw, np))
-    counts = tables.throw_counts(rules.dice)
-    width = rules.dice + 1
-    scratch = 6 * width + rules.num_boxes - 6
+    row_of = option_rows(rules)
+    scratch = 6 * (rules.dice + 1) + rules.num_boxes - 6
     pays = scores > 0
     size = int(pays.sum(axis=0).max())
     rows = np.full((scores.shape[1], size), scratch, np.int32)
     paid = np.zeros((scores.shape[1], size), np.dtype(dtype_name))
     for t in range(scores.shape[1]):
         boxes = np.flatnonzero(pays[:, t])
-        rows[t, : len(boxes)] = [b * width + counts[b, t] if b < 6 else 6 * width + b - 6 for b in boxes]
+        rows[t, : len(boxes)] = row_of[boxes, t]
         paid[t, : len(boxes)] = reward[boxes, t]
     return rows, paid
 
