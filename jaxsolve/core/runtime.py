@@ -41,8 +41,8 @@ def usable_cores() -> int:
 
 
 # One CPU device by default. On a quiet 2-core CPU two chunk streams (one CPU device per core)
-# solve Yahtzee a little faster than one device whose XLA threads use both cores (median 0.18 s
-# against 0.20 s, one core 0.25 s; results/bench/cores.md), but every stream compiles its own
+# solve Yahtzee a little faster than one device whose XLA threads use both cores (median 0.17 s
+# against 0.21 s, one core 0.25 s; results/bench/cores.md), but every stream compiles its own
 # programs and holds its own copy of the table being filled: the command line keeps one device
 # and a user asks for streams with JAX_NUM_CPU_DEVICES=N (or
 # XLA_FLAGS=--xla_force_host_platform_device_count=N).
