@@ -24,8 +24,18 @@ done, and written into their copies, the rest when the layer ends. The states of
 read each other, so no stream waits for another and the copies agree at the end of every
 layer; no collective, no host synchronisation per chunk, and the devices (the cores of a CPU
 shown as several devices, ``runtime.host_devices``) work at once. A chunk travels as one
-``[1 + components, size]`` int32 array (its rows, then its states' components): one transfer. A plain step on a mesh is left to
-JAX's automatic sharding of one program.
+``[1 + components, size]`` int32 array (its rows, then its states' components): one transfer.
+A plain step on a mesh is left to JAX's automatic sharding of one program.
+
+A ``SplitStep`` marked ``whole_layer`` (its compute reads only what earlier layers wrote, as
+the value solve does) runs as one program per layer and device instead of one call per chunk:
+the layer is cut into one contiguous share per device, each share travels as one
+``[1 + components, K, size]`` array and a loop inside the program computes and writes its
+chunks; with several devices each then writes the others' results into its own copy of the
+carry. A layer is dispatched before the previous one is waited on, so the host prepares the
+next layer while the devices compute. This takes the interpreter off the per-chunk path (a
+call and a transfer cost tens of microseconds each, as much as a few hundred states), which
+on a CPU is what let small chunks and a second core pay.
 
 The driver compiles ``step`` once per key and shapes through the shared compile cache (compile
 time is reported apart), places chunks on one device or shards them over a
@@ -59,10 +69,16 @@ class Layer(NamedTuple):
 
 
 class SplitStep(NamedTuple):
-    """A step as ``compute`` then ``write`` (see module docs); callable as a plain step."""
+    """A step as ``compute`` then ``write`` (see module docs); callable as a plain step.
+
+    ``whole_layer``: run as one program per layer and device that loops over its chunks
+    (``_run_whole_layers``) instead of one call per chunk; for steps whose compute reads the
+    carry only where the layer does not write (the value solve).
+    """
 
     compute: Callable
     write: Callable
+    whole_layer: bool = False
 
     def __call__(self, carry, operands, rows, *states):
         return self.write(carry, operands, rows, states, self.compute(carry, operands, rows, *states))
@@ -198,6 +214,9 @@ def run_layers(
     def place(tree, sharding):
         return jax.tree_util.tree_map(lambda a: jax.device_put(a, sharding), tree)
 
+    if isinstance(step, SplitStep) and step.whole_layer:
+        devices = list(mesh.devices.flat) if mesh is not None else [device]
+        return _run_whole_layers(key, step, layers, carry, operands, devices, int(chunk), begin_layer, end_layer, on_layer)
     if mesh is not None and isinstance(step, SplitStep) and ndev > 1:
         return _run_streams(key, step, layers, carry, operands, list(mesh.devices.flat), int(chunk), begin_layer, end_layer, on_layer)
     jit_options = {"donate_argnums": 0}
@@ -316,5 +335,168 @@ def _run_streams(key, step: SplitStep, layers, carry, operands, devices, chunk, 
         timings[layer.index] = {"states": n, "chunk": size, "seconds": round(time.perf_counter() - t0, 4)}
         if on_layer is not None:
             on_layer(layer.index, n)
+    seconds = time.perf_counter() - t_all - compile_seconds
+    return LayeredRun(carries[0], compile_seconds, seconds, timings)
+
+
+def _take(part, i):
+    """Chunk ``i`` of a part ``[1 + components, K, size]`` as a buffer of its own: the taken
+    branch of a conditional that is true at run time (a dynamic slice fused into the step's many
+    consumers of the states would be recomputed in each, about a third slower on a CPU)."""
+
+    def take(p, j):
+        return jax.lax.dynamic_index_in_dim(p, j, axis=1, keepdims=False)
+
+    def never(p, j):
+        return jnp.zeros((p.shape[0], p.shape[2]), p.dtype)
+
+    return jax.lax.cond(i >= 0, take, never, part, i)
+
+
+def _chunk_count(part):
+    """The part's chunks in use: the others' first row is -1 (``_parts``)."""
+    return jnp.sum(part[0, :, 0] >= 0)
+
+
+def _layer_program(step: SplitStep, collect: bool) -> Callable:
+    """``(carry, operands, part) -> (carry, done)`` (``collect``: ``(carry, done, outs)``):
+    compute and write the chunks of ``part`` (``_parts``) in one loop; ``done`` counts them (a
+    small output to wait on: the carry goes on to the next layer); ``outs`` holds each chunk's
+    results (leading axis: the part's chunk slots) for the other devices."""
+
+    def program(carry, operands, part):
+        def body(i, state):
+            carry, outs, done = state
+            chunk = _take(part, i)
+            rows, states = chunk[0], tuple(chunk[1:])
+            out = step.compute(carry, operands, rows, *states)
+            carry = step.write(carry, operands, rows, states, out)
+            if collect:
+                outs = jax.tree_util.tree_map(lambda o, x: o.at[i].set(x), outs, out)
+            return carry, outs, done + 1
+
+        outs = None
+        if collect:
+            shapes = jax.eval_shape(step.compute, carry, operands, part[0, 0], *part[1:, 0])
+            outs = jax.tree_util.tree_map(lambda s: jnp.zeros((part.shape[1],) + s.shape, s.dtype), shapes)
+        carry, outs, done = jax.lax.fori_loop(0, _chunk_count(part), body, (carry, outs, jnp.zeros((), jnp.int32)))
+        return (carry, done, outs) if collect else (carry, done)
+
+    return program
+
+
+def _layer_write(step: SplitStep) -> Callable:
+    """``(carry, operands, (part, outs)) -> carry``: another device's results written."""
+
+    def program(carry, operands, theirs):
+        part, outs = theirs
+
+        def body(i, carry):
+            chunk = _take(part, i)
+            out = jax.tree_util.tree_map(lambda o: jax.lax.dynamic_index_in_dim(o, i, keepdims=False), outs)
+            return step.write(carry, operands, chunk[0], tuple(chunk[1:]), out)
+
+        return jax.lax.fori_loop(0, _chunk_count(part), body, carry)
+
+    return program
+
+
+def _parts(states: tuple, parts: int, size: int, slots: int) -> list:
+    """The layer cut into ``parts`` contiguous shares of nearly equal size, each as one int32
+    array ``[1 + components, slots, size]``: per chunk slot its rows (the layer's own), then its
+    states' components. A share's last chunk is padded like ``_chunks`` (the layer's first state,
+    row 0); the slots past the share's chunks have row -1. An empty share is None."""
+    n, width = len(states[0]), 1 + len(states)
+    share = -(-n // parts)
+    out = []
+    for p in range(parts):
+        lo, hi = min(n, p * share), min(n, (p + 1) * share)
+        if lo == hi:
+            out.append(None)
+            continue
+        used = -(-(hi - lo) // size) * size
+        flat = np.zeros((width, slots * size), np.int32)
+        flat[0, : hi - lo] = np.arange(lo, hi)
+        flat[0, used:] = -1
+        for j, a in enumerate(states, 1):
+            flat[j, : hi - lo] = a[lo:hi]
+            flat[j, hi - lo : used] = a[0]
+        out.append(flat.reshape(width, slots, size))
+    return out
+
+
+def _run_whole_layers(key, step: SplitStep, layers, carry, operands, devices, chunk, begin_layer, end_layer, on_layer) -> LayeredRun:
+    """``run_layers`` of a whole-layer ``SplitStep``: per layer and device one program that loops
+    over the device's share of the layer; with several devices each then writes the others'
+    results into its copy of the carry."""
+    shardings = [jax.sharding.SingleDeviceSharding(d) for d in devices]
+    n_dev = len(devices)
+
+    def place(tree, d):
+        return jax.device_put(tree, shardings[d])
+
+    carries = [place(carry, d) for d in range(n_dev)]
+    ops = [place(operands, d) for d in range(n_dev)]
+    compile_seconds, timings = 0.0, {}
+    size = int(chunk)
+    # The same number of chunk slots for every layer of a chunk size: one program serves all.
+    widest = max(len(layer.states[0]) for layer in layers)
+    programs = {}  # by device, kind and the shapes they take (a look-up per layer, no specs built)
+
+    def program(kind, d, *args):
+        nonlocal compile_seconds
+        shapes = (kind, d) + _shapes(args)
+        exe = programs.get(shapes)
+        if exe is None:
+            spec = tuple(abstract(a) for a in args)
+            fn = _layer_program(step, n_dev > 1) if kind == "layer" else _layer_write(step)
+            exe, seconds = compiled(("layered-" + kind, key, n_dev > 1), fn, *spec, donate_argnums=0)
+            compile_seconds += seconds
+            programs[shapes] = exe
+        return exe
+
+    t_all = time.perf_counter()
+    waiting = []  # (layer, its programs' ``done``): a layer is dispatched before the last is waited on
+    last_done = t_all
+
+    def finish():
+        nonlocal last_done
+        layer, done = waiting.pop(0)
+        jax.block_until_ready(done)
+        now = time.perf_counter()
+        n = len(layer.states[0])
+        timings[layer.index] = {"states": n, "chunk": size, "seconds": round(now - last_done, 4)}
+        last_done = now
+        if on_layer is not None:
+            on_layer(layer.index, n)
+
+    for layer in layers:
+        if begin_layer is not None:
+            setup = begin_layer(layer, carries[0])
+            carries = [place(setup.carry, d) for d in range(n_dev)]
+            ops, size = [place(setup.operands, d) for d in range(n_dev)], setup.chunk
+        parts = _parts(layer.states, n_dev, size, -(-(-(-widest // n_dev)) // size))
+        outs, done = [None] * n_dev, []
+        for d, part in enumerate(parts):
+            if part is not None:
+                args = (carries[d], ops[d], place(part, d))
+                got = program("layer", d, *args)(*args)
+                carries[d] = got[0]
+                done.append(got[1])
+                outs[d] = got[2] if n_dev > 1 else None
+        for d, part in enumerate(parts):  # each device writes the others' results
+            for e in range(n_dev) if part is not None else ():
+                if e != d:
+                    args = (carries[e], ops[e], place((part, outs[d]), e))
+                    carries[e] = program("write", e, *args)(*args)
+        if end_layer is not None:
+            carry = end_layer(layer, carries[0])
+            carries = [place(carry, d) for d in range(n_dev)]
+        waiting.append((layer, done))
+        if len(waiting) > 1:
+            finish()
+    while waiting:
+        finish()
+    jax.block_until_ready(carries)
     seconds = time.perf_counter() - t_all - compile_seconds
     return LayeredRun(carries[0], compile_seconds, seconds, timings)

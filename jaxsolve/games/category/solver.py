@@ -480,7 +480,7 @@ def value_step(rules: CategoryRules, objective: str, expect: str = "levels", sub
         del operands, rows
         return values.at[tables.state_index(*states, rules)].set(v)
 
-    return SplitStep(compute, write)
+    return SplitStep(compute, write, whole_layer=True)
 
 
 def solve(
@@ -535,7 +535,7 @@ def solve(
     shape = tables.state_shape(rules)
     init = np.full(shape, np.nan, dtype=dtype)
     init[rules.full_mask] = 0.0
-    values = jax.device_put(init.reshape(-1), device)  # explicit: no implicit transfer in a solve
+    values = jax.device_put(init.reshape(-1), device, may_alias=False)  # explicit: no implicit transfer in a solve
     del init
     run = run_layers(
         ("category-values", rules, objective, expect, subkeep),
