@@ -12,8 +12,8 @@ Yahtzee (float32). Configurations:
 
     python benchmarks/bench_cores.py --rounds 3   # writes results/bench/cores.{md,json}
 
-It also times the chunk step alone (no driver) on one core and on one device per core, so the
-driver's share of the scaling shows apart.
+It also times the largest layer alone on one core and on one device per core, so the scaling
+of a layer big enough to split shows apart from the small layers.
 """
 
 from __future__ import annotations
@@ -48,30 +48,29 @@ print(json.dumps({"times": times, "value": first.game_value, "device": first.dev
 """
 
 
-# The chunk step alone, without the layered driver: one chunk of the preset's largest layer
-# computed over and over, the calls spread over the process's CPU devices (one per core with
-# several), so the driver's share of the solve's scaling shows apart.
+# The largest layer alone: the value solve's driver run on that one layer (as many repeats as
+# asked), on one core and on one device per core, so the scaling of a layer big enough to split
+# shows apart from the small layers and the layer-to-layer hand-over.
 STEP = r"""
 import json, sys, time
 import jax
 jax.config.update("jax_num_cpu_devices", int(sys.argv[2]))
 import numpy as np
+from jaxsolve.core.layered import Layer, make_mesh, run_layers
 from jaxsolve.games.category import solver, tables
 from jaxsolve.games.category.kniffel import PRESETS as K
 rules, chunk, calls = K[sys.argv[3]], int(sys.argv[4]), int(sys.argv[1])
 layer = max(range(rules.num_boxes), key=lambda k: len(tables.representative_states(rules, k)[0]))
-states = [a[:chunk] for a in tables.representative_states(rules, layer)]
+states = tables.representative_states(rules, layer)
 values = np.random.default_rng(0).uniform(0, 300, rules.num_states).astype(np.float32)
-step = jax.jit(lambda v, *s: solver.state_values(v, *s, rules))
 devices = jax.devices()
-ops = [tuple(jax.device_put(a, d) for a in [values] + states) for d in devices]
-jax.block_until_ready([step(*o) for o in ops])
-best = float("inf")
-for _ in range(5):
-    t = time.perf_counter()
-    jax.block_until_ready([step(*ops[i % len(devices)]) for i in range(calls)])
-    best = min(best, time.perf_counter() - t)
-print(json.dumps({"us_per_state": best / calls / chunk * 1e6, "layer": layer}))
+mesh = make_mesh(devices) if len(devices) > 1 else None
+def once():
+    table = jax.device_put(values, devices[0])
+    return run_layers(("bench-layer", rules), solver.value_step(rules, "score"), [Layer(layer, states)] * calls, table, chunk=chunk, mesh=mesh).seconds
+once()
+best = min(once() for _ in range(5))
+print(json.dumps({"us_per_state": best / calls / len(states[0]) * 1e6, "layer": layer}))
 """
 
 
@@ -111,12 +110,12 @@ def main() -> None:
             times[name] += r["times"]
             loads[name].append(r["load"])
             values[name] = r["value"]
-    steps = {}  # the step alone: one core, then one device per core
+    steps = {}  # the largest layer alone: one core, then one device per core
     for name, (prefix, devices) in runs.items():
         if devices == 1 and prefix:
-            steps["1 core"] = run(prefix, 1, 60, args.preset, args.chunk, STEP)
+            steps["1 core"] = run(prefix, 1, 5, args.preset, args.chunk, STEP)
         elif devices > 1:
-            steps[f"{cores} cores, {devices} devices"] = run(prefix, devices, 60, args.preset, args.chunk, STEP)
+            steps[f"{cores} cores, {devices} devices"] = run(prefix, devices, 5, args.preset, args.chunk, STEP)
     base = statistics.median(times[next(iter(runs))])
     rows = [
         {"config": k, "median_s": statistics.median(v), "min_s": min(v), "speedup_vs_first": base / statistics.median(v), "load_1min": loads[k], "game_value": values[k]}
@@ -142,7 +141,7 @@ def main() -> None:
         first = next(iter(steps.values()))["us_per_state"]
         lines += [
             "",
-            f"The chunk step alone (no driver; one chunk of layer {next(iter(steps.values()))['layer']} computed 60 times, best of 5, calls spread over the devices):",
+            f"The largest layer alone (layer {next(iter(steps.values()))['layer']} solved 5 times over by the same driver, best of 5):",
             "",
             "| configuration | microseconds per state | speed-up |",
             "| --- | ---: | ---: |",

@@ -27,15 +27,18 @@ shown as several devices, ``runtime.host_devices``) work at once. A chunk travel
 ``[1 + components, size]`` int32 array (its rows, then its states' components): one transfer.
 A plain step on a mesh is left to JAX's automatic sharding of one program.
 
-A ``SplitStep`` marked ``whole_layer`` (its compute reads only what earlier layers wrote, as
-the value solve does) runs as one program per layer and device instead of one call per chunk:
+On a CPU a ``SplitStep`` marked ``whole_layer`` (its compute reads only what earlier layers
+wrote, as the value solve does) runs as one program per layer and device instead of one call
+per chunk:
 the layer is cut into one contiguous share per device, each share travels as one
 ``[1 + components, K, size]`` array and a loop inside the program computes and writes its
 chunks; with several devices each then writes the others' results into its own copy of the
 carry. A layer is dispatched before the previous one is waited on, so the host prepares the
 next layer while the devices compute. This takes the interpreter off the per-chunk path (a
 call and a transfer cost tens of microseconds each, as much as a few hundred states), which
-on a CPU is what let small chunks and a second core pay.
+on a CPU is what let small chunks and a second core pay. (An accelerator keeps one call per
+chunk: its loops and conditionals would read their predicates on the host, a synchronisation
+per chunk, and its chunks are large enough to hide the calls.)
 
 The driver compiles ``step`` once per key and shapes through the shared compile cache (compile
 time is reported apart), places chunks on one device or shards them over a
@@ -214,8 +217,8 @@ def run_layers(
     def place(tree, sharding):
         return jax.tree_util.tree_map(lambda a: jax.device_put(a, sharding), tree)
 
-    if isinstance(step, SplitStep) and step.whole_layer:
-        devices = list(mesh.devices.flat) if mesh is not None else [device]
+    devices = list(mesh.devices.flat) if mesh is not None else [device]
+    if isinstance(step, SplitStep) and step.whole_layer and all(d.platform == "cpu" for d in devices):
         return _run_whole_layers(key, step, layers, carry, operands, devices, int(chunk), begin_layer, end_layer, on_layer)
     if mesh is not None and isinstance(step, SplitStep) and ndev > 1:
         return _run_streams(key, step, layers, carry, operands, list(mesh.devices.flat), int(chunk), begin_layer, end_layer, on_layer)
@@ -435,6 +438,9 @@ def _run_whole_layers(key, step: SplitStep, layers, carry, operands, devices, ch
     def place(tree, d):
         return jax.device_put(tree, shardings[d])
 
+    def send(tree, d):  # host arrays as a copy owned by JAX (cheaper than an alias here)
+        return jax.device_put(tree, shardings[d], may_alias=False)
+
     carries = [place(carry, d) for d in range(n_dev)]
     ops = [place(operands, d) for d in range(n_dev)]
     compile_seconds, timings = 0.0, {}
@@ -442,18 +448,27 @@ def _run_whole_layers(key, step: SplitStep, layers, carry, operands, devices, ch
     # The same number of chunk slots for every layer of a chunk size: one program serves all.
     widest = max(len(layer.states[0]) for layer in layers)
     programs = {}  # by device, kind and the shapes they take (a look-up per layer, no specs built)
+    held = _shapes((carries[0], ops[0]))  # the carry's and operands' shapes, changed only by begin_layer
 
     def program(kind, d, *args):
         nonlocal compile_seconds
-        shapes = (kind, d) + _shapes(args)
-        exe = programs.get(shapes)
-        if exe is None:
-            spec = tuple(abstract(a) for a in args)
+        shapes = (kind, held) + _shapes(args[2:])
+        exes = programs.get(shapes)
+        if exes is None:  # every device's program at once (threads; XLA compiles without the GIL)
+            from concurrent.futures import ThreadPoolExecutor
+
             fn = _layer_program(step, n_dev > 1) if kind == "layer" else _layer_write(step)
-            exe, seconds = compiled(("layered-" + kind, key, n_dev > 1), fn, *spec, donate_argnums=0)
-            compile_seconds += seconds
-            programs[shapes] = exe
-        return exe
+
+            def one(e):  # device e's program: the same shapes, placed on e
+                spec = jax.tree_util.tree_map(lambda a: jax.ShapeDtypeStruct(a.shape, a.dtype, sharding=shardings[e]), args)
+                return compiled(("layered-" + kind, key, n_dev > 1), fn, *spec, donate_argnums=0)
+
+            t0 = time.perf_counter()
+            with ThreadPoolExecutor(n_dev) as pool:
+                done = list(pool.map(one, range(n_dev)))
+            compile_seconds += time.perf_counter() - t0 if any(seconds for _, seconds in done) else 0.0
+            exes = programs[shapes] = [exe for exe, _ in done]
+        return exes[d]
 
     t_all = time.perf_counter()
     waiting = []  # (layer, its programs' ``done``): a layer is dispatched before the last is waited on
@@ -475,11 +490,12 @@ def _run_whole_layers(key, step: SplitStep, layers, carry, operands, devices, ch
             setup = begin_layer(layer, carries[0])
             carries = [place(setup.carry, d) for d in range(n_dev)]
             ops, size = [place(setup.operands, d) for d in range(n_dev)], setup.chunk
+            held = _shapes((carries[0], ops[0]))
         parts = _parts(layer.states, n_dev, size, -(-(-(-widest // n_dev)) // size))
         outs, done = [None] * n_dev, []
         for d, part in enumerate(parts):
             if part is not None:
-                args = (carries[d], ops[d], place(part, d))
+                args = (carries[d], ops[d], send(part, d))
                 got = program("layer", d, *args)(*args)
                 carries[d] = got[0]
                 done.append(got[1])
@@ -487,11 +503,12 @@ def _run_whole_layers(key, step: SplitStep, layers, carry, operands, devices, ch
         for d, part in enumerate(parts):  # each device writes the others' results
             for e in range(n_dev) if part is not None else ():
                 if e != d:
-                    args = (carries[e], ops[e], place((part, outs[d]), e))
+                    args = (carries[e], ops[e], (send(part, e), place(outs[d], e)))
                     carries[e] = program("write", e, *args)(*args)
         if end_layer is not None:
             carry = end_layer(layer, carries[0])
             carries = [place(carry, d) for d in range(n_dev)]
+            held = _shapes((carries[0], ops[0]))
         waiting.append((layer, done))
         if len(waiting) > 1:
             finish()

@@ -13,7 +13,7 @@ from jaxsolve.games.game import Advice, Batch, Param, Ranked, Report
 OBJECTIVE = Param("objective", str, None, "score (expected points, default) or goals (expected boxes met).", choices=("score", "goals"))
 SOLVE_PARAMS = (
     OBJECTIVE,
-    Param("chunk", int, 1024, "States per compiled batch.", min=16, max=1 << 16),
+    Param("chunk", int, None, "States per compiled batch (default: 512, with --saved-throws 1024).", min=16, max=1 << 16),
     Param("expect", str, "levels", "Keep-expectation operator.", choices=("levels", "dense", "sparse")),
     Param(
         "max_saved", int, None, "Save unused throws for later turns, at most this many carried (Maxi Yatzy's rule; 0: none saved).",
@@ -44,7 +44,7 @@ TABLES_PARAMS = (Param("out", Path, Path("apl_tables.md"), "Markdown file to wri
 def solve(rules, *, dtype=None, device=None):
     from jaxsolve.games.category import solver
 
-    return solver.solve(rules, dtype=dtype, device=device, chunk=256 if rules.dice < 5 else 1024)
+    return solver.solve(rules, dtype=dtype, device=device, chunk=256 if rules.dice < 5 else 512)
 
 
 def unit(objective: str) -> str:
@@ -73,10 +73,10 @@ def solve_command(rules, *, game, dtype, device, quiet, out, objective, chunk, e
     sizes = {k: len(tables.representative_states(rules, k)[0]) for k in range(rules.num_boxes)}
     with layer_bars(sizes, quiet) as advance:
         if max_saved is None:
-            sol = solver.solve(rules, objective, chunk=chunk, expect=expect, device=device, on_layer=advance)
+            sol = solver.solve(rules, objective, chunk=chunk or 512, expect=expect, device=device, on_layer=advance)
         else:
             shard = None if devices == 1 else (devices or len(jax.devices()))
-            sol = saved.solve(rules, max_saved, objective, chunk=chunk, device=device, devices=shard, table=out is not None, on_layer=advance)
+            sol = saved.solve(rules, max_saved, objective, chunk=chunk or 1024, device=device, devices=shard, table=out is not None, on_layer=advance)
     if out is not None:
         (table_io if max_saved is None else saved).save_solution(out, sol, game=game)
     peak = peak_memory(device)

@@ -488,7 +488,7 @@ def solve(
     objective: str = "score",
     *,
     dtype=None,
-    chunk: int = 1024,
+    chunk: int = 512,
     expect: str = "levels",
     subkeep: str = "levels",
     device=None,
