@@ -342,96 +342,129 @@ def _run_streams(key, step: SplitStep, layers, carry, operands, devices, chunk, 
     return LayeredRun(carries[0], compile_seconds, seconds, timings)
 
 
-def _take(part, i):
-    """Chunk ``i`` of a part ``[1 + components, K, size]`` as a buffer of its own: the taken
-    branch of a conditional that is true at run time (a dynamic slice fused into the step's many
-    consumers of the states would be recomputed in each, about a third slower on a CPU)."""
+def _take(states, where, i, size: int):
+    """Chunk ``i`` of a share, ``[1 + components, size]`` int32: its rows in the layer, then its
+    states' components, gathered from ``states`` ``[components, capacity]`` (``_Groups``) at
+    ``where`` = (share's first position, share's end, layer's first position); positions past the
+    share's end are padding: the layer's first state, row 0 (as ``_chunks`` pads).
 
-    def take(p, j):
-        return jax.lax.dynamic_index_in_dim(p, j, axis=1, keepdims=False)
+    Computed as the taken branch of a conditional that is true at run time, so the chunk is a
+    buffer of its own (gathered into the step's many consumers of the states it would be
+    recomputed in each, about a third slower on a CPU)."""
 
-    def never(p, j):
-        return jnp.zeros((p.shape[0], p.shape[2]), p.dtype)
+    def take(states, where, i):
+        pos = where[0] + i * size + jnp.arange(size, dtype=jnp.int32)
+        real = pos < where[1]
+        pos = jnp.where(real, pos, where[2])
+        return jnp.concatenate([jnp.where(real, pos - where[2], 0)[None], states[:, pos]])
 
-    return jax.lax.cond(i >= 0, take, never, part, i)
+    def never(states, where, i):
+        return jnp.zeros((1 + states.shape[0], size), states.dtype)
+
+    return jax.lax.cond(i >= 0, take, never, states, where, i)
 
 
-def _chunk_count(part):
-    """The part's chunks in use: the others' first row is -1 (``_parts``)."""
-    return jnp.sum(part[0, :, 0] >= 0)
+def _share(plan, at, size: int):
+    """``(where, chunks)`` of share ``at[1]`` of layer ``at[0]`` in ``plan`` ``[layers, shares, 3]``."""
+    where = plan[at[0], at[1]]
+    return where, (where[1] - where[0] + size - 1) // size
 
 
-def _layer_program(step: SplitStep, collect: bool) -> Callable:
-    """``(carry, operands, part) -> (carry, done)`` (``collect``: ``(carry, done, outs)``):
-    compute and write the chunks of ``part`` (``_parts``) in one loop; ``done`` counts them (a
-    small output to wait on: the carry goes on to the next layer); ``outs`` holds each chunk's
-    results (leading axis: the part's chunk slots) for the other devices."""
+def _next(at):
+    return at.at[0].add(1)
 
-    def program(carry, operands, part):
+
+def _layer_program(step: SplitStep, size: int, slots: int, collect: bool) -> Callable:
+    """``(carry, operands, states, plan, at) -> (carry, next at)`` (``collect``: ``(carry, next
+    at, outs)``): compute and write share ``at[1]`` of layer ``at[0]`` (``plan``, ``_take``) in
+    one loop. ``at`` is a counter kept on the device (no transfer per layer); the next one is
+    also what the host waits on (the carry goes on to the next layer); ``outs`` holds each
+    chunk's results (leading axis: ``slots``, the most chunks of a share) for the other devices."""
+
+    def program(carry, operands, states, plan, at):
+        where, chunks = _share(plan, at, size)
+
         def body(i, state):
-            carry, outs, done = state
-            chunk = _take(part, i)
-            rows, states = chunk[0], tuple(chunk[1:])
-            out = step.compute(carry, operands, rows, *states)
-            carry = step.write(carry, operands, rows, states, out)
+            carry, outs = state
+            chunk = _take(states, where, i, size)
+            rows, components = chunk[0], tuple(chunk[1:])
+            out = step.compute(carry, operands, rows, *components)
+            carry = step.write(carry, operands, rows, components, out)
             if collect:
                 outs = jax.tree_util.tree_map(lambda o, x: o.at[i].set(x), outs, out)
-            return carry, outs, done + 1
+            return carry, outs
 
         outs = None
         if collect:
-            shapes = jax.eval_shape(step.compute, carry, operands, part[0, 0], *part[1:, 0])
-            outs = jax.tree_util.tree_map(lambda s: jnp.zeros((part.shape[1],) + s.shape, s.dtype), shapes)
-        carry, outs, done = jax.lax.fori_loop(0, _chunk_count(part), body, (carry, outs, jnp.zeros((), jnp.int32)))
-        return (carry, done, outs) if collect else (carry, done)
+            head = jnp.zeros(size, jnp.int32)
+            shapes = jax.eval_shape(step.compute, carry, operands, head, *[head] * states.shape[0])
+            outs = jax.tree_util.tree_map(lambda s: jnp.zeros((slots,) + s.shape, s.dtype), shapes)
+        carry, outs = jax.lax.fori_loop(0, chunks, body, (carry, outs))
+        return (carry, _next(at), outs) if collect else (carry, _next(at))
 
     return program
 
 
-def _layer_write(step: SplitStep) -> Callable:
-    """``(carry, operands, (part, outs)) -> carry``: another device's results written."""
+def _layer_write(step: SplitStep, size: int) -> Callable:
+    """``(carry, operands, states, plan, at, outs) -> (carry, next at)``: another device's
+    share ``at[1]`` of layer ``at[0]`` written from its results ``outs``."""
 
-    def program(carry, operands, theirs):
-        part, outs = theirs
+    def program(carry, operands, states, plan, at, outs):
+        where, chunks = _share(plan, at, size)
 
         def body(i, carry):
-            chunk = _take(part, i)
+            chunk = _take(states, where, i, size)
             out = jax.tree_util.tree_map(lambda o: jax.lax.dynamic_index_in_dim(o, i, keepdims=False), outs)
             return step.write(carry, operands, chunk[0], tuple(chunk[1:]), out)
 
-        return jax.lax.fori_loop(0, _chunk_count(part), body, carry)
+        return jax.lax.fori_loop(0, chunks, body, carry), _next(at)
 
     return program
 
 
-def _parts(states: tuple, parts: int, size: int, slots: int) -> list:
-    """The layer cut into ``parts`` contiguous shares of nearly equal size, each as one int32
-    array ``[1 + components, slots, size]``: per chunk slot its rows (the layer's own), then its
-    states' components. A share's last chunk is padded like ``_chunks`` (the layer's first state,
-    row 0); the slots past the share's chunks have row -1. An empty share is None."""
-    n, width = len(states[0]), 1 + len(states)
-    share = -(-n // parts)
-    out = []
-    for p in range(parts):
-        lo, hi = min(n, p * share), min(n, (p + 1) * share)
-        if lo == hi:
-            out.append(None)
-            continue
-        used = -(-(hi - lo) // size) * size
-        flat = np.zeros((width, slots * size), np.int32)
-        flat[0, : hi - lo] = np.arange(lo, hi)
-        flat[0, used:] = -1
-        for j, a in enumerate(states, 1):
-            flat[j, : hi - lo] = a[lo:hi]
-            flat[j, hi - lo : used] = a[0]
-        out.append(flat.reshape(width, slots, size))
-    return out
+class _Groups:
+    """The layers' states packed into buffers of one shape, ``[components, capacity]`` int32, the
+    capacity that of the widest layer, consecutive layers together while they fit: one transfer
+    per device and buffer, not one per layer or chunk, and the first layers (the smallest,
+    from the game's end) start computing while the host packs the later ones."""
+
+    def __init__(self, layers):
+        sizes = [len(layer.states[0]) for layer in layers]
+        self.capacity = max(sizes)
+        self.where = []  # per layer: (buffer number, first position)
+        used, number = self.capacity, -1
+        for n in sizes:
+            if used + n > self.capacity:
+                number, used = number + 1, 0
+            self.where.append((number, used))
+            used += n
+        self.layers = layers
+
+    def plan(self, parts: int) -> np.ndarray:
+        """``[layers, parts, 3]`` int32: per layer its ``parts`` contiguous shares of nearly equal
+        size as (first position, end, layer's first position) in the layer's buffer; a share
+        past the layer's end is empty (first position = end)."""
+        out = np.zeros((len(self.layers), parts, 3), np.int32)
+        for k, (layer, (_, first)) in enumerate(zip(self.layers, self.where)):
+            n = len(layer.states[0])
+            share = -(-n // parts)
+            lo = np.minimum(n, np.arange(parts) * share)
+            out[k, :, 0], out[k, :, 1], out[k, :, 2] = first + lo, first + np.minimum(n, lo + share), first
+        return out
+
+    def buffer(self, number: int) -> np.ndarray:
+        out = np.zeros((len(self.layers[0].states), self.capacity), np.int32)
+        for layer, (b, first) in zip(self.layers, self.where):
+            if b == number:
+                for j, a in enumerate(layer.states):
+                    out[j, first : first + len(a)] = a
+        return out
 
 
 def _run_whole_layers(key, step: SplitStep, layers, carry, operands, devices, chunk, begin_layer, end_layer, on_layer) -> LayeredRun:
     """``run_layers`` of a whole-layer ``SplitStep``: per layer and device one program that loops
-    over the device's share of the layer; with several devices each then writes the others'
-    results into its copy of the carry."""
+    over the device's share of the layer (a contiguous share of its states); with several
+    devices each then writes the others' results into its copy of the carry."""
     shardings = [jax.sharding.SingleDeviceSharding(d) for d in devices]
     n_dev = len(devices)
 
@@ -445,23 +478,25 @@ def _run_whole_layers(key, step: SplitStep, layers, carry, operands, devices, ch
     ops = [place(operands, d) for d in range(n_dev)]
     compile_seconds, timings = 0.0, {}
     size = int(chunk)
-    # The same number of chunk slots for every layer of a chunk size: one program serves all.
+    layers = list(layers)
+    groups = _Groups(layers)
     widest = max(len(layer.states[0]) for layer in layers)
-    programs = {}  # by device, kind and the shapes they take (a look-up per layer, no specs built)
+    programs = {}  # by kind and the shapes they take (a look-up per layer, no specs built)
     held = _shapes((carries[0], ops[0]))  # the carry's and operands' shapes, changed only by begin_layer
 
     def program(kind, d, *args):
         nonlocal compile_seconds
-        shapes = (kind, held) + _shapes(args[2:])
+        slots = -(-(-(-widest // n_dev)) // size)  # the most chunks of a share
+        shapes = (kind, held, size) + _shapes(args[2:])
         exes = programs.get(shapes)
         if exes is None:  # every device's program at once (threads; XLA compiles without the GIL)
             from concurrent.futures import ThreadPoolExecutor
 
-            fn = _layer_program(step, n_dev > 1) if kind == "layer" else _layer_write(step)
+            fn = _layer_program(step, size, slots, n_dev > 1) if kind == "layer" else _layer_write(step, size)
 
             def one(e):  # device e's program: the same shapes, placed on e
                 spec = jax.tree_util.tree_map(lambda a: jax.ShapeDtypeStruct(a.shape, a.dtype, sharding=shardings[e]), args)
-                return compiled(("layered-" + kind, key, n_dev > 1), fn, *spec, donate_argnums=0)
+                return compiled(("layered-" + kind, key, size, slots, n_dev > 1), fn, *spec, donate_argnums=0)
 
             t0 = time.perf_counter()
             with ThreadPoolExecutor(n_dev) as pool:
@@ -485,26 +520,33 @@ def _run_whole_layers(key, step: SplitStep, layers, carry, operands, devices, ch
         if on_layer is not None:
             on_layer(layer.index, n)
 
-    for layer in layers:
+    plan = groups.plan(n_dev)
+    plans = [send(plan, d) for d in range(n_dev)]
+    # per device, a counter (layer, share) per share: the layer program's on its own share, the
+    # write programs' on the others'
+    ats = [[send(np.array([0, d], np.int32), e) for d in range(n_dev)] for e in range(n_dev)]
+    states, number = None, None
+    for layer, (b, first) in zip(layers, groups.where):
+        if b != number:  # the next buffer of layers' states, to every device
+            host = groups.buffer(b)
+            states, number = [send(host, d) for d in range(n_dev)], b
         if begin_layer is not None:
             setup = begin_layer(layer, carries[0])
             carries = [place(setup.carry, d) for d in range(n_dev)]
             ops, size = [place(setup.operands, d) for d in range(n_dev)], setup.chunk
             held = _shapes((carries[0], ops[0]))
-        parts = _parts(layer.states, n_dev, size, -(-(-(-widest // n_dev)) // size))
         outs, done = [None] * n_dev, []
-        for d, part in enumerate(parts):
-            if part is not None:
-                args = (carries[d], ops[d], send(part, d))
-                got = program("layer", d, *args)(*args)
-                carries[d] = got[0]
-                done.append(got[1])
-                outs[d] = got[2] if n_dev > 1 else None
-        for d, part in enumerate(parts):  # each device writes the others' results
-            for e in range(n_dev) if part is not None else ():
+        for d in range(n_dev):
+            args = (carries[d], ops[d], states[d], plans[d], ats[d][d])
+            got = program("layer", d, *args)(*args)
+            carries[d], ats[d][d] = got[0], got[1]
+            done.append(got[1])
+            outs[d] = got[2] if n_dev > 1 else None
+        for d in range(n_dev):  # each device writes the others' shares
+            for e in range(n_dev):
                 if e != d:
-                    args = (carries[e], ops[e], (send(part, e), place(outs[d], e)))
-                    carries[e] = program("write", e, *args)(*args)
+                    args = (carries[e], ops[e], states[e], plans[e], ats[e][d], place(outs[d], e))
+                    carries[e], ats[e][d] = program("write", e, *args)(*args)
         if end_layer is not None:
             carry = end_layer(layer, carries[0])
             carries = [place(carry, d) for d in range(n_dev)]
