@@ -479,6 +479,8 @@ def _run_whole_layers(key, step: SplitStep, layers, carry, operands, devices, ch
     compile_seconds, timings = 0.0, {}
     size = int(chunk)
     layers = list(layers)
+    if not layers:
+        return LayeredRun(carries[0], 0.0, 0.0, {})
     groups = _Groups(layers)
     widest = max(len(layer.states[0]) for layer in layers)
     programs = {}  # by kind and the shapes they take (a look-up per layer, no specs built)
@@ -506,16 +508,16 @@ def _run_whole_layers(key, step: SplitStep, layers, carry, operands, devices, ch
         return exes[d]
 
     t_all = time.perf_counter()
-    waiting = []  # (layer, its programs' ``done``): a layer is dispatched before the last is waited on
+    waiting = []  # (layer, its programs' ``done``, its chunk): a layer is dispatched before the last is waited on
     last_done = t_all
 
     def finish():
         nonlocal last_done
-        layer, done = waiting.pop(0)
+        layer, done, its_size = waiting.pop(0)
         jax.block_until_ready(done)
         now = time.perf_counter()
         n = len(layer.states[0])
-        timings[layer.index] = {"states": n, "chunk": size, "seconds": round(now - last_done, 4)}
+        timings[layer.index] = {"states": n, "chunk": its_size, "seconds": round(now - last_done, 4)}
         last_done = now
         if on_layer is not None:
             on_layer(layer.index, n)
@@ -551,7 +553,7 @@ def _run_whole_layers(key, step: SplitStep, layers, carry, operands, devices, ch
             carry = end_layer(layer, carries[0])
             carries = [place(carry, d) for d in range(n_dev)]
             held = _shapes((carries[0], ops[0]))
-        waiting.append((layer, done))
+        waiting.append((layer, done, size))
         if len(waiting) > 1:
             finish()
     while waiting:
