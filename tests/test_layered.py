@@ -1,6 +1,6 @@
 """The layered driver's whole-layer mode gives what one call per chunk gives, on one device and
-on several (a layer cut into shares, padding, results written on every device, per-layer
-setup), with a toy step whose results are known in closed form."""
+on several (a layer cut into shares, some empty, padding, results gathered and written on every
+device, per-layer setup), with a toy step whose results are known in closed form."""
 
 import json
 import os
@@ -69,7 +69,7 @@ def expected():
     return table, rows
 
 
-@pytest.mark.parametrize("devices", [1, 2])
+@pytest.mark.parametrize("devices", [1, 2, 3])
 def test_whole_layer_mode_matches_closed_form(devices):
     env = dict(os.environ, JAX_PLATFORMS="cpu")
     env.pop("XLA_FLAGS", None)

@@ -28,17 +28,20 @@ shown as several devices, ``runtime.host_devices``) work at once. A chunk travel
 A plain step on a mesh is left to JAX's automatic sharding of one program.
 
 On a CPU a ``SplitStep`` marked ``whole_layer`` (its compute reads only what earlier layers
-wrote, as the value solve does) runs as one program per layer and device instead of one call
-per chunk:
-the layer is cut into one contiguous share per device, each share travels as one
-``[1 + components, K, size]`` array and a loop inside the program computes and writes its
-chunks; with several devices each then writes the others' results into its own copy of the
-carry. A layer is dispatched before the previous one is waited on, so the host prepares the
-next layer while the devices compute. This takes the interpreter off the per-chunk path (a
-call and a transfer cost tens of microseconds each, as much as a few hundred states), which
-on a CPU is what let small chunks and a second core pay. (An accelerator keeps one call per
-chunk: its loops and conditionals would read their predicates on the host, a synchronisation
-per chunk, and its chunks are large enough to hide the calls.)
+wrote, as the value solve does) runs as one program per layer instead of one call per chunk,
+one SPMD program for all the devices (``shard_map`` over the mesh, everything replicated): the
+layer is cut into one contiguous share per device, the layers' states travel packed in a few
+buffers, each sent while the layer before its first computes, each device finds its share
+through a plan and a layer counter kept on the device, and a loop inside the program computes
+and writes the share's chunks; with several devices the shares' results are then gathered
+inside the program (``all_gather``: the devices meet once per layer, without the host) and each
+writes the others' into its own copy of the carry. A layer is dispatched before the previous
+one is waited on, so the host prepares the next layer while the devices compute. This takes the
+interpreter off the per-chunk path (a call and a transfer cost tens of microseconds each, as
+much as a few hundred states), which on a CPU is what let small chunks and a second core pay.
+(An accelerator keeps one call per chunk: its loops and conditionals would read their
+predicates on the host, a synchronisation per chunk, and its chunks are large enough to hide
+the calls.)
 
 The driver compiles ``step`` once per key and shapes through the shared compile cache (compile
 time is reported apart), places chunks on one device or shards them over a
@@ -364,25 +367,29 @@ def _take(states, where, i, size: int):
     return jax.lax.cond(i >= 0, take, never, states, where, i)
 
 
-def _share(plan, at, size: int):
-    """``(where, chunks)`` of share ``at[1]`` of layer ``at[0]`` in ``plan`` ``[layers, shares, 3]``."""
-    where = plan[at[0], at[1]]
+def _share(plan, layer, share, size: int):
+    """``(where, chunks)`` of share ``share`` of layer ``layer`` in ``plan`` ``[layers, shares, 3]``."""
+    where = plan[layer, share]
     return where, (where[1] - where[0] + size - 1) // size
 
 
-def _next(at):
-    return at.at[0].add(1)
-
-
-def _layer_program(step: SplitStep, size: int, slots: int, collect: bool) -> Callable:
-    """``(carry, operands, states, plan, at) -> (carry, next at)`` (``collect``: ``(carry, next
-    at, outs)``): compute and write share ``at[1]`` of layer ``at[0]`` (``plan``, ``_take``) in
-    one loop. ``at`` is a counter kept on the device (no transfer per layer); the next one is
-    also what the host waits on (the carry goes on to the next layer); ``outs`` holds each
-    chunk's results (leading axis: ``slots``, the most chunks of a share) for the other devices."""
+def _layer_program(step: SplitStep, size: int, slots: int, n_dev: int) -> Callable:
+    """``(carry, operands, states, plan, at) -> (carry, next at)``, one SPMD program over the
+    mesh of ``n_dev`` devices (``shard_map``, everything replicated): each device computes and
+    writes its share of layer ``at[0]`` (``plan``, ``_take``) in one loop; with several devices
+    the shares' results (``slots`` chunks at most each) are then gathered (``all_gather``: the
+    devices meet once per layer, inside the program) and each device writes the others' into
+    its copy of the carry. ``at`` is a counter kept on the device (no transfer per layer), and
+    the next one is what the host waits on."""
 
     def program(carry, operands, states, plan, at):
-        where, chunks = _share(plan, at, size)
+        me = jax.lax.axis_index(AXIS)
+        where, chunks = _share(plan, at[0], me, size)
+        outs = None
+        if n_dev > 1:
+            head = jnp.zeros(size, jnp.int32)
+            shapes = jax.eval_shape(step.compute, carry, operands, head, *[head] * states.shape[0])
+            outs = jax.tree_util.tree_map(lambda s: jnp.zeros((slots,) + s.shape, s.dtype), shapes)
 
         def body(i, state):
             carry, outs = state
@@ -390,34 +397,23 @@ def _layer_program(step: SplitStep, size: int, slots: int, collect: bool) -> Cal
             rows, components = chunk[0], tuple(chunk[1:])
             out = step.compute(carry, operands, rows, *components)
             carry = step.write(carry, operands, rows, components, out)
-            if collect:
+            if n_dev > 1:
                 outs = jax.tree_util.tree_map(lambda o, x: o.at[i].set(x), outs, out)
             return carry, outs
 
-        outs = None
-        if collect:
-            head = jnp.zeros(size, jnp.int32)
-            shapes = jax.eval_shape(step.compute, carry, operands, head, *[head] * states.shape[0])
-            outs = jax.tree_util.tree_map(lambda s: jnp.zeros((slots,) + s.shape, s.dtype), shapes)
         carry, outs = jax.lax.fori_loop(0, chunks, body, (carry, outs))
-        return (carry, _next(at), outs) if collect else (carry, _next(at))
+        if n_dev > 1:
+            every = jax.tree_util.tree_map(lambda o: jax.lax.all_gather(o, AXIS), outs)
+            for e in range(n_dev):  # the others' shares (its own share has no chunks to write)
+                where_e, chunks_e = _share(plan, at[0], e, size)
 
-    return program
+                def write(i, carry, where_e=where_e, e=e):
+                    chunk = _take(states, where_e, i, size)
+                    out = jax.tree_util.tree_map(lambda o: jax.lax.dynamic_index_in_dim(o[e], i, keepdims=False), every)
+                    return step.write(carry, operands, chunk[0], tuple(chunk[1:]), out)
 
-
-def _layer_write(step: SplitStep, size: int) -> Callable:
-    """``(carry, operands, states, plan, at, outs) -> (carry, next at)``: another device's
-    share ``at[1]`` of layer ``at[0]`` written from its results ``outs``."""
-
-    def program(carry, operands, states, plan, at, outs):
-        where, chunks = _share(plan, at, size)
-
-        def body(i, carry):
-            chunk = _take(states, where, i, size)
-            out = jax.tree_util.tree_map(lambda o: jax.lax.dynamic_index_in_dim(o, i, keepdims=False), outs)
-            return step.write(carry, operands, chunk[0], tuple(chunk[1:]), out)
-
-        return jax.lax.fori_loop(0, chunks, body, carry), _next(at)
+                carry = jax.lax.fori_loop(0, jnp.where(me == e, 0, chunks_e), write, carry)
+        return carry, at.at[0].add(1)
 
     return program
 
@@ -462,53 +458,49 @@ class _Groups:
 
 
 def _run_whole_layers(key, step: SplitStep, layers, carry, operands, devices, chunk, begin_layer, end_layer, on_layer) -> LayeredRun:
-    """``run_layers`` of a whole-layer ``SplitStep``: per layer and device one program that loops
-    over the device's share of the layer (a contiguous share of its states); with several
-    devices each then writes the others' results into its copy of the carry."""
-    shardings = [jax.sharding.SingleDeviceSharding(d) for d in devices]
+    """``run_layers`` of a whole-layer ``SplitStep``: per layer one program for all devices
+    (``_layer_program``) that loops over each device's share of the layer."""
     n_dev = len(devices)
+    mesh = make_mesh(devices)
+    rep = NamedSharding(mesh, PartitionSpec())
 
-    def place(tree, d):
-        return jax.device_put(tree, shardings[d])
+    def place(tree):
+        return jax.device_put(tree, rep)
 
-    def send(tree, d):  # host arrays as a copy owned by JAX (cheaper than an alias here)
-        return jax.device_put(tree, shardings[d], may_alias=False)
+    def send(tree):  # host arrays as a copy owned by JAX (cheaper than an alias here)
+        return jax.device_put(tree, rep, may_alias=False)
 
-    carries = [place(carry, d) for d in range(n_dev)]
-    ops = [place(operands, d) for d in range(n_dev)]
+    carry, operands = place(carry), place(operands)
     compile_seconds, timings = 0.0, {}
     size = int(chunk)
     layers = list(layers)
     if not layers:
-        return LayeredRun(carries[0], 0.0, 0.0, {})
+        return LayeredRun(carry, 0.0, 0.0, {})
     groups = _Groups(layers)
     widest = max(len(layer.states[0]) for layer in layers)
-    programs = {}  # by kind and the shapes they take (a look-up per layer, no specs built)
-    held = _shapes((carries[0], ops[0]))  # the carry's and operands' shapes, changed only by begin_layer
+    programs = {}  # by the shapes they take (a look-up per layer, no specs built)
 
-    def program(kind, d, *args):
+    def program(*args):
         nonlocal compile_seconds
         slots = -(-(-(-widest // n_dev)) // size)  # the most chunks of a share
-        shapes = (kind, held, size) + _shapes(args[2:])
-        exes = programs.get(shapes)
-        if exes is None:  # every device's program at once (threads; XLA compiles without the GIL)
-            from concurrent.futures import ThreadPoolExecutor
+        shapes = (size,) + _shapes(args)
+        exe = programs.get(shapes)
+        if exe is None:
+            fn = jax.shard_map(
+                _layer_program(step, size, slots, n_dev), mesh=mesh, in_specs=PartitionSpec(), out_specs=PartitionSpec(), check_vma=False
+            )
+            exe, seconds = compiled(("layered-layer", key, size, slots, n_dev), fn, *abstract(args), donate_argnums=0)
+            compile_seconds += seconds
+            programs[shapes] = exe
+        return exe
 
-            fn = _layer_program(step, size, slots, n_dev > 1) if kind == "layer" else _layer_write(step, size)
-
-            def one(e):  # device e's program: the same shapes, placed on e
-                spec = jax.tree_util.tree_map(lambda a: jax.ShapeDtypeStruct(a.shape, a.dtype, sharding=shardings[e]), args)
-                return compiled(("layered-" + kind, key, size, slots, n_dev > 1), fn, *spec, donate_argnums=0)
-
-            t0 = time.perf_counter()
-            with ThreadPoolExecutor(n_dev) as pool:
-                done = list(pool.map(one, range(n_dev)))
-            compile_seconds += time.perf_counter() - t0 if any(seconds for _, seconds in done) else 0.0
-            exes = programs[shapes] = [exe for exe, _ in done]
-        return exes[d]
-
+    # The next layer is dispatched before the last is waited on (the host prepares it while the
+    # devices compute), and no further: XLA's CPU client holds at most 32 computations in
+    # flight per device, and a caller blocked on that limit halfway through dispatching a
+    # program whose devices meet inside (the gather) never gets the program going.
+    ahead = 1
     t_all = time.perf_counter()
-    waiting = []  # (layer, its programs' ``done``, its chunk): a layer is dispatched before the last is waited on
+    waiting = []  # (layer, its ``at``, its chunk)
     last_done = t_all
 
     def finish():
@@ -522,42 +514,32 @@ def _run_whole_layers(key, step: SplitStep, layers, carry, operands, devices, ch
         if on_layer is not None:
             on_layer(layer.index, n)
 
-    plan = groups.plan(n_dev)
-    plans = [send(plan, d) for d in range(n_dev)]
-    # per device, a counter (layer, share) per share: the layer program's on its own share, the
-    # write programs' on the others'
-    ats = [[send(np.array([0, d], np.int32), e) for d in range(n_dev)] for e in range(n_dev)]
-    states, number = None, None
-    for layer, (b, first) in zip(layers, groups.where):
-        if b != number:  # the next buffer of layers' states, to every device
-            host = groups.buffer(b)
-            states, number = [send(host, d) for d in range(n_dev)], b
+    plan = send(groups.plan(n_dev))
+    at = send(np.zeros(1, np.int32))
+    buffers = {}  # buffer number -> its states on the devices, sent one layer ahead of its use
+
+    def states(k):
+        b = groups.where[k][0]
+        if b not in buffers:
+            buffers.clear()  # layers use the buffers in order: the earlier ones are done with
+            buffers[b] = send(groups.buffer(b))
+        return buffers[b]
+
+    for k, layer in enumerate(layers):
         if begin_layer is not None:
-            setup = begin_layer(layer, carries[0])
-            carries = [place(setup.carry, d) for d in range(n_dev)]
-            ops, size = [place(setup.operands, d) for d in range(n_dev)], setup.chunk
-            held = _shapes((carries[0], ops[0]))
-        outs, done = [None] * n_dev, []
-        for d in range(n_dev):
-            args = (carries[d], ops[d], states[d], plans[d], ats[d][d])
-            got = program("layer", d, *args)(*args)
-            carries[d], ats[d][d] = got[0], got[1]
-            done.append(got[1])
-            outs[d] = got[2] if n_dev > 1 else None
-        for d in range(n_dev):  # each device writes the others' shares
-            for e in range(n_dev):
-                if e != d:
-                    args = (carries[e], ops[e], states[e], plans[e], ats[e][d], place(outs[d], e))
-                    carries[e], ats[e][d] = program("write", e, *args)(*args)
+            setup = begin_layer(layer, carry)
+            carry, operands, size = place(setup.carry), place(setup.operands), setup.chunk
+        args = (carry, operands, states(k), plan, at)
+        carry, at = program(*args)(*args)
         if end_layer is not None:
-            carry = end_layer(layer, carries[0])
-            carries = [place(carry, d) for d in range(n_dev)]
-            held = _shapes((carries[0], ops[0]))
-        waiting.append((layer, done, size))
-        if len(waiting) > 1:
+            carry = place(end_layer(layer, carry))
+        waiting.append((layer, at, size))
+        if k + 1 < len(layers):
+            states(k + 1)  # packed and sent while the devices compute
+        if len(waiting) > ahead:
             finish()
     while waiting:
         finish()
-    jax.block_until_ready(carries)
+    jax.block_until_ready(carry)
     seconds = time.perf_counter() - t_all - compile_seconds
-    return LayeredRun(carries[0], compile_seconds, seconds, timings)
+    return LayeredRun(carry, compile_seconds, seconds, timings)
