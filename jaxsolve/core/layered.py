@@ -28,20 +28,20 @@ shown as several devices, ``runtime.host_devices``) work at once. A chunk travel
 A plain step on a mesh is left to JAX's automatic sharding of one program.
 
 On a CPU a ``SplitStep`` marked ``whole_layer`` (its compute reads only what earlier layers
-wrote, as the value solve does) runs as one program per layer instead of one call per chunk,
-one SPMD program for all the devices (``shard_map`` over the mesh, everything replicated): the
-layer is cut into one contiguous share per device, the layers' states travel packed in a few
-buffers, each sent while the layer before its first computes, each device finds its share
-through a plan and a layer counter kept on the device, and a loop inside the program computes
-and writes the share's chunks; with several devices the shares' results are then gathered
-inside the program (``all_gather``: the devices meet once per layer, without the host) and each
-writes the others' into its own copy of the carry. A layer is dispatched before the previous
-one is waited on, so the host prepares the next layer while the devices compute. This takes the
-interpreter off the per-chunk path (a call and a transfer cost tens of microseconds each, as
-much as a few hundred states), which on a CPU is what let small chunks and a second core pay.
-(An accelerator keeps one call per chunk: its loops and conditionals would read their
-predicates on the host, a synchronisation per chunk, and its chunks are large enough to hide
-the calls.)
+wrote, as the value solve and the policy evaluation do) runs as one program per layer instead
+of one call per chunk, one SPMD program for all the devices (``shard_map`` over the mesh,
+everything replicated): the layer is cut into one contiguous share per device, the layers'
+states travel packed in a few buffers, each sent while the layer before its first computes,
+each device finds its share through a plan and a layer counter kept on the device, and a loop
+inside the program computes and writes the share's chunks; with several devices the shares'
+results are then gathered inside the program (``all_gather``: the devices meet once per layer,
+without the host) and each writes the others' into its own copy of the carry. A layer is
+dispatched before the previous one is waited on, so the host prepares the next layer while the
+devices compute. This takes the interpreter off the per-chunk path (a call and a transfer cost
+tens of microseconds each, as much as a few hundred states), which on a CPU is what let small
+chunks and a second core pay. (An accelerator keeps one call per chunk: its loops and
+conditionals would read their predicates on the host, a synchronisation per chunk, and its
+chunks are large enough to hide the calls.)
 
 The driver compiles ``step`` once per key and shapes through the shared compile cache (compile
 time is reported apart), places chunks on one device or shards them over a
@@ -79,7 +79,7 @@ class SplitStep(NamedTuple):
 
     ``whole_layer``: run as one program per layer and device that loops over its chunks
     (``_run_whole_layers``) instead of one call per chunk; for steps whose compute reads the
-    carry only where the layer does not write (the value solve).
+    carry only where the layer does not write (the value solve, the policy evaluation).
     """
 
     compute: Callable

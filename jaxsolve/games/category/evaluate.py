@@ -213,8 +213,9 @@ class Evaluation:
 
 def evaluate(solution: solver.Solution, *, split: bool = True, chunk: int = 512, devices=None, on_layer=None) -> Evaluation:
     """Per-box split, bonuses and second moment of every state under the solution's policy
-    (``split=False``: only the total and the second moment). ``devices``: one chunk stream
-    per device (a list, or 1; default: every CPU device on a CPU).
+    (``split=False``: only the total and the second moment). ``devices``: the devices that
+    share each layer (a list, or 1; default: every CPU device on a CPU); on a CPU one program
+    per layer loops over its chunks (the layered core's whole-layer mode).
 
     Like the value solve, it computes one state per class of equal-valued states (those states
     have the same future, so the same channels) and copies the rows to the others.
@@ -239,7 +240,7 @@ def evaluate(solution: solver.Solution, *, split: bool = True, chunk: int = 512,
     mesh = make_mesh(devices) if devices != 1 else None
     mesh = mesh if mesh is not None and mesh.devices.size > 1 else None
     run = run_layers(
-        ("category-evaluate", rules, objective, split), SplitStep(compute, write), solver.representative_layers(rules), aux, values,
+        ("category-evaluate", rules, objective, split), SplitStep(compute, write, whole_layer=True), solver.representative_layers(rules), aux, values,
         chunk=chunk, mesh=mesh, on_layer=on_layer,
     )
     out = np.array(jax.device_get(run.carry))
