@@ -77,8 +77,8 @@ class Layer(NamedTuple):
 class SplitStep(NamedTuple):
     """A step as ``compute`` then ``write`` (see module docs); callable as a plain step.
 
-    ``whole_layer``: run as one program per layer and device that loops over its chunks
-    (``_run_whole_layers``) instead of one call per chunk; for steps whose compute reads the
+    ``whole_layer``: on a CPU, run as one program per layer for all devices that loops over
+    each device's share of chunks (``_run_whole_layers``) instead of one call per chunk; for steps whose compute reads the
     carry only where the layer does not write (the value solve, the policy evaluation).
     """
 

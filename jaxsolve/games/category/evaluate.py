@@ -235,7 +235,7 @@ def evaluate(solution: solver.Solution, *, split: bool = True, chunk: int = 512,
         del values, rows
         return aux.at[tables.state_index(*states, rules)].set(chan)
 
-    if devices is None:  # on a CPU, one chunk stream per CPU device (its cores, ``runtime.host_devices``)
+    if devices is None:  # on a CPU, every CPU device takes a share of each layer (``runtime.host_devices``)
         devices = jax.devices("cpu") if jax.devices()[0].platform == "cpu" else 1
     mesh = make_mesh(devices) if devices != 1 else None
     mesh = mesh if mesh is not None and mesh.devices.size > 1 else None
