@@ -111,7 +111,7 @@ def main() -> None:
             loads[name].append(r["load"])
             values[name] = r["value"]
     steps = {}  # the largest layer alone: one core, then one device per core
-    for name, (prefix, devices) in runs.items():
+    for prefix, devices in runs.values():
         if devices == 1 and prefix:
             steps["1 core"] = run(prefix, 1, 5, args.preset, args.chunk, STEP)
         elif devices > 1:

@@ -19,7 +19,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests"))
 from selenium import webdriver  # noqa: E402
 from selenium.webdriver.chrome.service import Service as DriverService  # noqa: E402
 from selenium.webdriver.common.by import By  # noqa: E402
-from selenium.webdriver.support.ui import Select, WebDriverWait  # noqa: E402
+from selenium.webdriver.support.ui import WebDriverWait  # noqa: E402
 from web_helpers import Running  # noqa: E402
 
 from jaxsolve.web.api import Service  # noqa: E402

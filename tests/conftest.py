@@ -7,8 +7,12 @@ import pytest
 
 jax.config.update("jax_enable_x64", True)
 jax.config.update("jax_num_cpu_devices", 1)  # one CPU device unless a test starts its own process
-sys.path.insert(0, os.path.dirname(__file__))
-os.environ.setdefault("JAXSOLVE_CACHE", os.path.join(tempfile.gettempdir(), "jaxsolve-test-xla-cache"))
+HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, os.path.join(HERE, "references"))  # the independent reference implementations
+sys.path.insert(0, os.path.join(HERE, "web"))  # the page tests' helpers
+# The suite's own cache folder, whatever the user's $JAXSOLVE_CACHE says: tests never write
+# into a user's cache (nor read tables from it).
+os.environ["JAXSOLVE_CACHE"] = os.path.join(tempfile.gettempdir(), f"jaxsolve-test-cache-{os.getuid()}")
 
 
 @pytest.fixture(autouse=True)

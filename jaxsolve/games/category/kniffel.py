@@ -34,11 +34,6 @@ def get_rules(name: str) -> CategoryRules:
     return PRESETS.get_rules(name)
 
 
-def get_rules(name: str) -> CategoryRules:
-    """The preset called ``name``; a clear error listing the presets otherwise."""
-    return PRESETS.get_rules(name)
-
-
 def small() -> CategoryRules:
     """Three dice on the 13-box sheet: solves in seconds (tests, ``bench --quick``)."""
     return CategoryRules(name="reduced-3-dice", dice=3, upper_threshold=6, extra_bonus=10)

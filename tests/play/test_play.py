@@ -19,7 +19,7 @@ from jaxsolve.games.category.rules import CategoryRules
 from jaxsolve.games.category.sheet import KNIFFEL_SHEET
 from jaxsolve.play import PlayError
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 
 # A reduced category game that solves in a second: 3 dice, 2 throws a turn, the upper section,
 # the Yahtzee box and chance (8 turns), an upper bonus of 10 from 20 points.

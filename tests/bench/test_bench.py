@@ -29,7 +29,7 @@ def test_bad_input(tmp_path):
     assert res.exit_code == 1 and "no benchmark case" in res.output
 
 
-@pytest.mark.slow  # the quick suite (tests/test_bench_suite.py) covers every game in the default run
+@pytest.mark.slow  # the quick suite (test_bench_suite.py) covers every game in the default run
 def test_quick_bench_covers_every_registered_game(tmp_path):
     from jaxsolve import games
 

@@ -83,7 +83,7 @@ def test_the_entry_minimum_costs_the_start_player():
 def test_layers_group_bust_pairs():
     layers = zehntausend.duel_layers(DuelRules("t", goal=300, end="last-turn", bound=400))
     assert layers.index.shape == (11, 12) and list(layers.size[:3]) == [2, 4, 6]
-    for idx, part, n in zip(layers.index, layers.partner, layers.size):
+    for _idx, part, n in zip(layers.index, layers.partner, layers.size):
         assert np.all(part[part[:n]] == np.arange(n))  # partner of partner is self
     with pytest.raises(JaxsolveError, match="outside its layer"):
         engine.make_layers(np.arange(3), np.array([0, 1, 2]), np.array([1, 0, 2]))

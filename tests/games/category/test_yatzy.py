@@ -12,7 +12,7 @@ from jaxsolve.games.category.rules import CategoryRules
 from yatzy_reference import BOXES, game_value, points
 
 # Regression pins: this program's own float64 values (yatzy-solver 1.0 gives the same to 1e-12,
-# tests/test_yatzy_peer.py); a change here is a change in the solver's results.
+# test_yatzy_peer.py); a change here is a change in the solver's results.
 REGRESSION_PINS = {"yatzy+forced": 122.5585274, "yatzy+fh5+tp4+forced": 123.2424042}
 REGRESSION_PINS_SLOW = {
     "yatzy": 248.4399894,

@@ -89,7 +89,7 @@ def test_conformance_of_the_registered_game(dtype, tmp_path):
 def test_play_in_a_pseudo_terminal(tmp_path):
     """``jaxsolve play one-die-pig`` in a real terminal: a plug-in module registers the game."""
     pexpect = pytest.importorskip("pexpect")
-    here = os.path.dirname(__file__)
+    here = os.path.join(os.path.dirname(os.path.dirname(__file__)), "references")
     script = tmp_path / "run.py"
     script.write_text(
         "import sys\n"

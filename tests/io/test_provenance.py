@@ -30,7 +30,7 @@ from test_export_integrity import one_line_error  # noqa: E402
 
 runner = CliRunner()
 SMALL = CategoryRules(dice=2, throws=2, upper_threshold=5)
-ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
 
 

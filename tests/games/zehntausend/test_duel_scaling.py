@@ -13,7 +13,7 @@ import pytest
 from jaxsolve.games.duel import commands, zehntausend
 from jaxsolve.games.duel.rules import DuelRules
 
-ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)))))
 MESH_SCRIPT = r"""
 import json, jax
 jax.config.update("jax_enable_x64", True)

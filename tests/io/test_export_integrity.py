@@ -466,7 +466,7 @@ def test_stdout_on_a_full_disk_is_one_error_line():
     import subprocess
     import sys
 
-    root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+    root = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
     env = {**os.environ, "PYTHONPATH": root + os.pathsep + os.environ.get("PYTHONPATH", "")}
     with open("/dev/full", "w") as full:
         proc = subprocess.run(

@@ -69,7 +69,7 @@ def score_distribution(rules, prefilled: frozenset, length: int) -> np.ndarray:
         @lru_cache(maxsize=None)
         def final(dice, first_throw=False):
             cands = []
-            for b, r, nxt in _moves(rules, dice, filled, upper, all_same_held, first_throw):
+            for _box, r, nxt in _moves(rules, dice, filled, upper, all_same_held, first_throw):
                 v, d = state(*nxt)
                 cands.append((r + v, _shift(d, r)))
             return _pick(cands, f"box {filled} {dice}")
