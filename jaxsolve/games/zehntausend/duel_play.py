@@ -17,8 +17,8 @@ from __future__ import annotations
 from dataclasses import dataclass, replace
 
 from jaxsolve.errors import JaxsolveError
-from jaxsolve.games.duel import advisor
-from jaxsolve.games.duel.rules import DuelRules
+from jaxsolve.games.zehntausend import duel_advisor
+from jaxsolve.games.zehntausend.duel_rules import DuelRules
 from jaxsolve.games.zehntausend import scoring
 from jaxsolve.games.zehntausend.play import AsideChoices, aside_options
 from jaxsolve.games.zehntausend.rules import DICE
@@ -48,7 +48,7 @@ def _other(who: str) -> str:
 
 
 class DuelGame(AsideChoices, PlayedGame):
-    """One duel. ``solution`` defaults to ``zehntausend.solve(rules)``."""
+    """One duel. ``solution`` defaults to ``duel.solve(rules)``."""
 
     unit = "win probability"
     rules_type = DuelRules
@@ -57,9 +57,9 @@ class DuelGame(AsideChoices, PlayedGame):
         if first not in FIRST:
             raise JaxsolveError(f"who starts must be one of {', '.join(FIRST)}, got {first!r}")
         if solution is None:
-            from jaxsolve.games.duel import zehntausend
+            from jaxsolve.games.zehntausend import duel
 
-            solution = zehntausend.solve(rules)
+            solution = duel.solve(rules)
         if solution.rules != rules:
             raise PlayError(f"the solution is for {solution.rules.name}, not {rules.name}")
         self.first = first
@@ -93,7 +93,7 @@ class DuelGame(AsideChoices, PlayedGame):
 
     def _choices(self, s: DuelState):
         mine, theirs, they_started = self._view(s)
-        return advisor.advise(self.solution, mine, theirs, s.points, list(s.throw), they_started)
+        return duel_advisor.advise(self.solution, mine, theirs, s.points, list(s.throw), they_started)
 
     # ------------------------------------------------------------------ options
 
@@ -182,7 +182,7 @@ class DuelGame(AsideChoices, PlayedGame):
         if s.throw is not None:
             return self.options()[0].value
         mine, theirs, they_started = self._view(s)
-        V, _ = advisor.tables_at(self.solution, mine, theirs, they_started)
+        V, _ = duel_advisor.tables_at(self.solution, mine, theirs, they_started)
         return float(V[s.points // 50, s.dice])
 
     def your_win(self) -> float:
@@ -208,4 +208,4 @@ class DuelGame(AsideChoices, PlayedGame):
         return Summary(1.0 if won else 0.0, start, self.regret, self.decisions(), self.unit, (f"you {'won' if won else 'lost'}: you {self.state.you}, them {self.state.them}",))
 
     def warm(self) -> None:
-        advisor.advise(self.solution, 0, 0, 0, [1, 5, 5, 2, 3, 4])
+        duel_advisor.advise(self.solution, 0, 0, 0, [1, 5, 5, 2, 3, 4])

@@ -41,8 +41,8 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 
-from jaxsolve.games.duel.engine import Layers, RaceSolution, make_layers, solve_layers
-from jaxsolve.games.duel.rules import DuelRules
+from jaxsolve.core.race import Layers, RaceSolution, make_layers, solve_layers
+from jaxsolve.games.zehntausend.duel_rules import DuelRules
 from jaxsolve.games.zehntausend.rules import DICE, STEP
 from jaxsolve.games.zehntausend.scoring import build_tables
 
@@ -301,18 +301,8 @@ def solve(rules: DuelRules, *, tol: float | None = None, dtype=None, device=None
         run = solve_layers(("zehntausend-duel", rules), turn, W0, duel_layers(rules), ops, tol=tol, max_rounds=max_rounds, mesh=mesh)
     if mesh is not None:
         device = f"mesh of {mesh.size} {mesh.devices.flat[0].platform} devices in {jax.process_count()} process(es)"
-    return DuelSolution(
-        rules=rules,
-        start=np.asarray(run.values).reshape(rules.shape),
-        last=np.asarray(ops.last),
-        rounds=run.rounds,
-        residual=run.residual,
-        tol=float(tol),
-        dtype=str(dtype),
-        device=str(device),
-        compile_seconds=run.compile_seconds,
-        solve_seconds=run.solve_seconds,
-    )
+    start = np.asarray(run.values).reshape(rules.shape)
+    return DuelSolution.of_run(run, rules=rules, start=start, tol=tol, dtype=dtype, device=device, last=np.asarray(ops.last), rounds=run.rounds)
 
 
 def mesh_of(devices=None):

@@ -13,7 +13,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from jaxsolve.errors import JaxsolveError
-from jaxsolve.games.duel.rules import DuelRules
+from jaxsolve.games.zehntausend.duel_rules import DuelRules
 from jaxsolve.games.zehntausend.rules import DICE, STEP
 from jaxsolve.games.zehntausend.scoring import build_tables, parse_throw
 
@@ -36,7 +36,7 @@ def check_position(rules: DuelRules, mine: int, theirs: int, turn: int, they_sta
 
 def tables_at(sol, mine: int, theirs: int, they_started: bool):
     """``V [H, 7]``, ``S [H]`` of the turn at the banked scores (the last turn when they reached the goal)."""
-    from jaxsolve.games.duel.zehntausend import last_turn_values, turn_values
+    from jaxsolve.games.zehntausend.duel import last_turn_values, turn_values
 
     if theirs >= sol.rules.goal:
         return last_turn_values(sol, (theirs - mine) // STEP + 1)

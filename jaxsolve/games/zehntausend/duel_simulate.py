@@ -27,7 +27,7 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 
-from jaxsolve.games.duel.zehntausend import _turn_jit, geometry, row_turns, turn_ops, write_values
+from jaxsolve.games.zehntausend.duel import _turn_jit, geometry, row_turns, turn_ops, write_values
 from jaxsolve.games.zehntausend.rules import DICE, STEP
 from jaxsolve.games.zehntausend.scoring import build_tables
 
