@@ -83,14 +83,14 @@ def solitaire(rules: PigRules, horizon: int = 400) -> tuple[int, float, np.ndarr
     return stop_from, float(value[0]), roll, stop
 
 
-def check_claims(rules: PigRules, extra: int = 40, device=None) -> dict:
+def check_claims(rules: PigRules, extra: int = 40, device=None, dtype=None) -> dict:
     """The claims of "Würfeln bei Schlag den Raab" for a last-turn game: a lead of 80 suffices to stop, rolling on beats
     stopping at a tie in the last turn, and the state bound does not change the result."""
     if not rules.last_turn:
         raise JaxsolveError("the claims concern the last-turn rule; pick a last-turn rule set")
-    base = solver.solve(rules, device=device)
+    base = solver.solve(rules, device=device, dtype=dtype)
     wide_rules = rules.replace(bound=rules.top + extra, name=f"{rules.name}+bound{rules.top + extra}")
-    wide = solver.solve(wide_rules, device=device)
+    wide = solver.solve(wide_rules, device=device, dtype=dtype)
     f = solver.full(wide)
     n_t, n_m, n_s, n_n = wide_rules.shape
     s = np.arange(n_s)[None, None, :, None]

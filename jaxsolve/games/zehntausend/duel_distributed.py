@@ -66,6 +66,7 @@ def _main(args) -> int:
     rules = PRESETS.get_rules(args.rules).replace(goal=args.goal, entry=args.entry, end=args.end, bound=args.bound)
     import jax
 
+    dtype = "float32" if args.x32 else "float64"
     jax.config.update("jax_enable_x64", not args.x32)
     local = None if args.local_devices is None else list(range(args.local_devices))
     try:
@@ -75,7 +76,7 @@ def _main(args) -> int:
     from jaxsolve.games.zehntausend import duel, duel_commands
 
     mesh = duel.mesh_of()
-    sol = duel.solve(rules, mesh=mesh)
+    sol = duel.solve(rules, dtype=dtype, mesh=mesh)
     if jax.process_index() == 0:
         files = duel_commands.save(args.out, sol) if args.out else []
         row = {

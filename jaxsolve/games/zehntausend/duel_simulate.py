@@ -219,7 +219,10 @@ def choose(sol, tables: SimTables, mine: int, theirs: int, turn: int, faces, the
     counts = np.bincount(np.asarray(faces) - 1, minlength=SIDES)
     code = int(counts @ (7 ** np.arange(SIDES)))
     last = bool(sol.rules.last_turn and theirs >= sol.rules.goal)
-    one = lambda v, dt=jnp.int32: jnp.asarray([v], dt)
+
+    def one(v, dt=jnp.int32):
+        return jnp.asarray([v], dt)
+
     g = new_games(1, 1)._replace(
         first=one(not they_started, bool),
         a=one(mine // STEP),
@@ -252,7 +255,7 @@ def play_chunk(t: SimTables, key, slots: int, per_slot: int, geo):
         throws = throws + jnp.sum(g.todo > 0)
         return step(t, g, jax.random.fold_in(key, i), geo), i + 1, throws
 
-    count = jnp.int64 if jax.config.jax_enable_x64 else jnp.int32
+    count = jax.dtypes.canonicalize_dtype(jnp.int64)  # int32 where 64-bit types are off
     g, steps, throws = jax.lax.while_loop(cond, body, (new_games(slots, per_slot), jnp.asarray(0, jnp.int32), jnp.asarray(0, count)))
     return jnp.sum(g.wins), jnp.sum(g.todo), throws, steps
 
