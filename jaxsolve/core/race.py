@@ -130,7 +130,8 @@ def solve_sweeps(key: Hashable, sweep: Callable, init, operands, *, tol, max_ite
 # The layered driver
 
 
-class Layers(NamedTuple):
+@dataclass(frozen=True)
+class Layers:
     """The turn-start states in layers of the banked sum, highest layer first.
 
     ``index [L, B]``: flat index into ``W`` (short layers padded by repeating their first
@@ -273,7 +274,7 @@ def solve_layers(key: Hashable, turn: Callable, init, layers: Layers, operands, 
 
         rep = NamedSharding(mesh, PartitionSpec())
         batch_sharding = NamedSharding(mesh, PartitionSpec(mesh.axis_names[0]))
-        padded = pad_layers(Layers(*host, guess=host[2]), mesh.size)
+        padded = pad_layers(Layers(host[0], host[1], np.asarray(layers.size), host[2]), mesh.size)
         index, partner, guess, init, operands, tol_arr = replicate(
             (padded.index, padded.partner, padded.guess, init, operands, np.asarray(tol, init.dtype)), rep
         )

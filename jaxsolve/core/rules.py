@@ -10,7 +10,7 @@ decorated with ``@dataclasses.dataclass(frozen=True)`` too and checks its fields
 from __future__ import annotations
 
 import dataclasses
-from typing import ClassVar, Generic, Iterator, Mapping, TypeVar
+from typing import ClassVar, Generic, Iterator, Mapping, Self, TypeVar
 
 from jaxsolve.errors import JaxsolveError
 
@@ -28,7 +28,7 @@ class Rules:
     derived: ClassVar[tuple[str, ...]] = ()
     """Fields the constructor derives from the others when given as None (e.g. a bound from the goal)."""
 
-    def replace(self, **changes) -> "Rules":
+    def replace(self, **changes) -> Self:
         """A copy with some fields changed (``None`` = keep); the name gets ``+custom`` unless given.
 
         The copy is built by the constructor, so checks are redone, and a ``derived`` field that

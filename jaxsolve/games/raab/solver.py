@@ -48,6 +48,8 @@ from jaxsolve.games.raab.rules import PigRules
 
 ROLL, STOP, NONE = 1, 0, -1
 
+Table = np.ndarray | jax.Array  # built on the host, placed on the device by the solve
+
 
 # ---------------------------------------------------------------------------------------------
 # Transition tables (static, built once per rule set with NumPy; whole grids, no loops)
@@ -56,15 +58,15 @@ ROLL, STOP, NONE = 1, 0, -1
 class SweepTables(NamedTuple):
     """Outcomes as ``c0 + c1 * W.flat[idx]`` of the turn-start values ``W [T, M, N]``."""
 
-    term_mask: jax.Array  # [T, M, N] game over at the start of this turn
-    term_val: jax.Array  # [T, M, N] my win probability there (0 or 1)
-    bust_idx: jax.Array  # [T, M, N]
-    bust_c0: jax.Array
-    bust_c1: jax.Array
-    stop_idx: jax.Array  # [S, T, N] (does not depend on my banked score)
-    stop_c0: jax.Array
-    stop_c1: jax.Array
-    weights: jax.Array  # [F] probability to add k + 1 points
+    term_mask: Table  # [T, M, N] game over at the start of this turn
+    term_val: Table  # [T, M, N] my win probability there (0 or 1)
+    bust_idx: Table  # [T, M, N]
+    bust_c0: Table
+    bust_c1: Table
+    stop_idx: Table  # [S, T, N] (does not depend on my banked score)
+    stop_c0: Table
+    stop_c1: Table
+    weights: Table  # [F] probability to add k + 1 points
 
 
 def terminal(rules: PigRules, ts, m, t):

@@ -66,16 +66,15 @@ def solitaire(rules: PigRules, horizon: int = 400) -> tuple[int, float, np.ndarr
     ``stop_from`` is the smallest turn total from which stopping is optimal at every larger
     total too (ties count as stop)."""
     w = np.asarray(rules.weights)
-    roll = jnp.zeros(horizon + 1)
-    value = jnp.arange(horizon + 1 + rules.max_points, dtype=roll.dtype)
+    value = jnp.arange(horizon + 1 + rules.max_points, dtype=jnp.zeros(0).dtype)
 
     def step(value, a):
         r = jnp.dot(jnp.asarray(w), jax.lax.dynamic_slice(value, (a + 1,), (rules.max_points,)))
         best = jnp.where(a > 0, jnp.maximum(a, r), r)
         return value.at[a].set(best), r
 
-    value, roll = jax.lax.scan(step, value, jnp.arange(horizon, -1, -1))
-    roll = np.asarray(roll[::-1])
+    value, rolls = jax.lax.scan(step, value, jnp.arange(horizon, -1, -1))
+    roll = np.asarray(rolls[::-1])
     stop = np.arange(horizon + 1, dtype=float)
     rolls_better = roll > stop
     rolls_better[0] = True

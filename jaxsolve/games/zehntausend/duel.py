@@ -177,7 +177,7 @@ class Geometry(NamedTuple):
 
 def geometry(rules: DuelRules) -> Geometry:
     cls = throw_classes(rules.turn_rules)
-    G, Gb = rules.levels, rules.bound // STEP
+    G, Gb = rules.levels, rules.top // STEP
     return Geometry(rules.shape[0], G, Gb, Gb + cls.reach + 1, cls.reach, cls.busts, rules.entry // STEP, rules.last_turn)
 
 
@@ -312,8 +312,9 @@ def mesh_of(devices=None):
     return Mesh(np.asarray(jax.devices() if devices is None else devices), ("states",))
 
 
-def turn_values(sol: DuelSolution, ts: int, a: int, b: int) -> np.ndarray:
-    """``V [H, 7]`` of one turn-start state ``(ts, a, b)`` (levels): every turn total and dice."""
+def turn_values(sol: DuelSolution, ts: int, a: int, b: int) -> tuple[np.ndarray, np.ndarray]:
+    """``V [H, 7]`` and ``S [H]`` of one turn-start state ``(ts, a, b)`` (levels): every turn
+    total and dice, and the write values."""
     rules = sol.rules
     geo = geometry(rules)
     dtype = jnp.dtype(sol.start.dtype)

@@ -24,14 +24,14 @@ def check_position(rules: DuelRules, mine: int, theirs: int, turn: int, they_sta
             raise JaxsolveError(f"{name} must be a non-negative multiple of {STEP}, got {value}")
     if mine >= rules.goal or (theirs >= rules.goal and not (rules.last_turn and they_started)):
         raise JaxsolveError(f"the game is over: a banked score of {max(mine, theirs)} reaches the goal {rules.goal}")
-    if theirs > rules.bound:
-        raise JaxsolveError(f"their score {theirs} is beyond the bound {rules.bound} of {rules.name}")
+    if theirs > rules.top:
+        raise JaxsolveError(f"their score {theirs} is beyond the bound {rules.top} of {rules.name}")
     if they_started and not rules.last_turn:
         raise JaxsolveError(f"{rules.name} has no last-turn rule, so who started does not matter; drop --they-started")
     if 0 < mine < rules.entry:
         raise JaxsolveError(f"a banked score of {mine} is below the entry minimum {rules.entry}: no such position")
-    if theirs < rules.goal and mine + turn >= rules.bound:
-        raise JaxsolveError(f"banked plus turn total {mine + turn} reaches {rules.bound}: write")
+    if theirs < rules.goal and mine + turn >= rules.top:
+        raise JaxsolveError(f"banked plus turn total {mine + turn} reaches {rules.top}: write")
 
 
 def tables_at(sol, mine: int, theirs: int, they_started: bool):

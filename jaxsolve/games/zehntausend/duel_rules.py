@@ -19,7 +19,7 @@ Sources of the variants (a rule set is a combination of them):
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import ClassVar
+from typing import ClassVar, cast
 
 from jaxsolve.core.rules import Presets, Rules, RulesError, option
 from jaxsolve.games.zehntausend.rules import PRESETS as TURN_PRESETS
@@ -77,6 +77,11 @@ class DuelRules(Rules):
                 raise RulesError("a bound applies only to the last-turn rule")
             bound = self.goal
         object.__setattr__(self, "bound", bound)
+
+    @property
+    def top(self) -> int:
+        """Largest final score kept (the bound the constructor set)."""
+        return cast(int, self.bound)
 
     @property
     def turn_rules(self) -> ZehntausendRules:

@@ -34,6 +34,8 @@ from jaxsolve.games.zehntausend.scoring import build_tables
 SIDES = 6
 MAX_STEPS = 100_000  # throws per game; a game ends with probability 1 long before
 
+Table = np.ndarray | jax.Array  # built on the host, placed on the device by ``sim_tables``
+
 
 class SimTables(NamedTuple):
     """Device arrays of one solved duel for the simulation.
@@ -46,15 +48,15 @@ class SimTables(NamedTuple):
     dice thrown next, 6 when all were used).
     """
 
-    V: jax.Array
-    W: jax.Array
-    last: jax.Array
-    lastV: jax.Array
-    row_of: jax.Array
-    write: jax.Array
-    opt_points: jax.Array
-    opt_left: jax.Array
-    opt_valid: jax.Array
+    V: Table
+    W: Table
+    last: Table
+    lastV: Table
+    row_of: Table
+    write: Table
+    opt_points: Table
+    opt_left: Table
+    opt_valid: Table
 
 
 def throw_values(sol, on_row=None) -> np.ndarray:
