@@ -100,8 +100,9 @@ class RaabGame(RaceGame):
 
     def ranked_options(self) -> list[PlayOption]:
         a = self._advice(self.state)
-        assert a.win_if_stop is not None  # a decision is due: the turn has started, stopping is allowed
         roll = PlayOption("roll", a.win_if_roll, 0.0, {"action": "roll"}, a)
+        if a.win_if_stop is None:  # the turn has not started: rolling is the only move
+            return [roll]
         stop = PlayOption(f"stop (bank {self.state.turn_total})", a.win_if_stop, 0.0, {"action": "stop"}, a)
         ranked = [roll, stop] if a.decision == "roll" else [stop, roll]
         best = ranked[0].value

@@ -21,7 +21,7 @@ from jaxsolve.games.zehntausend import duel_advisor
 from jaxsolve.games.zehntausend.duel_rules import DuelRules
 from jaxsolve.games.zehntausend.play import AsideChoices, aside_options
 from jaxsolve.games.zehntausend.rules import DICE, ZehntausendRules
-from jaxsolve.play.base import PlayError, PlayOption, fmt_faces
+from jaxsolve.play.base import PlayError, PlayOption, Summary, fmt_faces
 
 
 @dataclass(frozen=True)
@@ -162,7 +162,7 @@ class DuelGame(RaceGame, AsideChoices):
         shown = f"the dice show {fmt_faces(s.throw)}" if s.throw else f"throw {s.dice} {'die' if s.dice == 1 else 'dice'}"
         return self.race_status(heading, f"{mover} turn{last}: {s.points} set aside; {shown}")
 
-    def summary(self):
+    def summary(self) -> Summary:
         return self.race_summary(self.solution.game_value)
 
     def warm(self) -> None:
