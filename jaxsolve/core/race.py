@@ -39,7 +39,7 @@ from __future__ import annotations
 
 import time
 from dataclasses import dataclass
-from typing import Any, Callable, Hashable, NamedTuple
+from typing import Any, Callable, Hashable, NamedTuple, Self
 
 import jax
 import jax.numpy as jnp
@@ -97,7 +97,7 @@ class RaceSolution:
         return {"game_value": self.game_value, **self.run_facts(), **{k: getattr(self, k) for k in keys}}
 
     @classmethod
-    def of_run(cls, run: Any, *, rules: Any, start: np.ndarray, tol: float, dtype: Any, device: Any, **fields: Any) -> Any:
+    def of_run(cls, run: Any, *, rules: Any, start: np.ndarray, tol: float, dtype: Any, device: Any, **fields: Any) -> Self:
         """The solution of a driver's run (``solve_sweeps`` or ``solve_layers``: its residual
         and timings), with the game's own ``fields``."""
         return cls(
