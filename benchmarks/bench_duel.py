@@ -30,15 +30,15 @@ def main() -> None:
 
     jax.config.update("jax_enable_x64", True)
     from jaxsolve.bench import machine as machine_info
-    from jaxsolve.games.duel import commands, zehntausend
-    from jaxsolve.games.duel.rules import PRESETS
+    from jaxsolve.games.zehntausend import duel, duel_commands
+    from jaxsolve.games.zehntausend.duel_rules import PRESETS
 
     rows = []
     for name in args.presets.split(","):
         rules = PRESETS[name]
         t0 = time.perf_counter()
-        sol = zehntausend.solve(rules)
-        fair = commands.fairest_compensation(sol)
+        sol = duel.solve(rules)
+        fair = duel_commands.fairest_compensation(sol)
         row = {
             "preset": name,
             "rules": rules.to_dict(),
@@ -58,7 +58,7 @@ def main() -> None:
         rows.append(row)
         if args.save:
             args.save.mkdir(parents=True, exist_ok=True)
-            commands.save(args.save / f"{name}.npy", sol)
+            duel_commands.save(args.save / f"{name}.npy", sol)
         print(json.dumps(row), flush=True)
     if args.out:
         args.out.parent.mkdir(parents=True, exist_ok=True)

@@ -1,5 +1,5 @@
 """Simulated Zehntausend duels of optimal against optimal against the solved start-player win
-probability, per preset (real dice, the raw throw tables; see ``jaxsolve.games.duel.simulate``).
+probability, per preset (real dice, the raw throw tables; see ``jaxsolve.games.zehntausend.duel_simulate``).
 
     python benchmarks/simulate_duel.py --presets first-to-10000,... [--games 1000000] [--seed 0]
         [--tables DIR] [--out results/duel/simulation.json]
@@ -35,8 +35,8 @@ def main() -> None:
 
     jax.config.update("jax_enable_x64", True)
     from jaxsolve.bench import machine as machine_info
-    from jaxsolve.games.duel import commands, simulate, zehntausend
-    from jaxsolve.games.duel.rules import PRESETS
+    from jaxsolve.games.zehntausend import duel, duel_commands, duel_simulate
+    from jaxsolve.games.zehntausend.duel_rules import PRESETS
 
     old = json.loads(args.out.read_text())["runs"] if args.out and args.out.exists() else []
     runs = {r["preset"]: r for r in old}
@@ -44,15 +44,15 @@ def main() -> None:
         path = args.tables / f"{name}.npy" if args.tables else None
         t0 = time.perf_counter()
         if path is not None and path.exists():
-            sol = commands.load(path)
+            sol = duel_commands.load(path)
             if sol.rules != PRESETS[name]:
                 raise SystemExit(f"error: {path} holds {sol.rules.name}, not {name}")
         else:
-            sol = zehntausend.solve(PRESETS[name])
+            sol = duel.solve(PRESETS[name])
         solved_at = time.perf_counter()
-        tables = simulate.sim_tables(sol)
+        tables = duel_simulate.sim_tables(sol)
         built = time.perf_counter() - solved_at
-        res = simulate.simulate(sol, args.games, args.seed, slots=args.slots, per_slot=10, tables=tables)
+        res = duel_simulate.simulate(sol, args.games, args.seed, slots=args.slots, per_slot=10, tables=tables)
         row = {
             "preset": name,
             "rules": sol.rules.to_dict(),

@@ -3,13 +3,15 @@
 from __future__ import annotations
 
 import contextlib
+from typing import Any, Hashable, Mapping
 
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
 
 @contextlib.contextmanager
-def layer_bars(layers: dict[int, int], quiet: bool = False, label: str = "layer"):
-    """Yield ``advance(layer, n)``: one bar per layer, sized by ``layers[layer]`` work units."""
+def layer_bars(layers: Mapping[Any, int], quiet: bool = False, label: str = "layer"):
+    """Yield ``advance(layer, n)``: one bar per layer (a number or a name), sized by
+    ``layers[layer]`` work units."""
     if quiet:
         yield lambda layer, n: None
         return
@@ -17,7 +19,7 @@ def layer_bars(layers: dict[int, int], quiet: bool = False, label: str = "layer"
     with Progress(*columns, transient=False) as progress:
         tasks = {}
 
-        def advance(layer: int, n: int) -> None:
+        def advance(layer: Hashable, n: int) -> None:
             if layer not in tasks:
                 tasks[layer] = progress.add_task(f"{label} {layer:>2}", total=layers[layer])
             progress.advance(tasks[layer], n)

@@ -10,7 +10,7 @@ decorated with ``@dataclasses.dataclass(frozen=True)`` too and checks its fields
 from __future__ import annotations
 
 import dataclasses
-from typing import Generic, Iterator, Mapping, TypeVar
+from typing import ClassVar, Generic, Iterator, Mapping, Self, TypeVar
 
 from jaxsolve.errors import JaxsolveError
 
@@ -25,10 +25,14 @@ class Rules:
 
     name: str = "custom"
 
-    def replace(self, **changes) -> "Rules":
+    derived: ClassVar[tuple[str, ...]] = ()
+    """Fields the constructor derives from the others when given as None (e.g. a bound from the goal)."""
+
+    def replace(self, **changes) -> Self:
         """A copy with some fields changed (``None`` = keep); the name gets ``+custom`` unless given.
 
-        The copy is built by the constructor, so derived fields and checks are redone.
+        The copy is built by the constructor, so checks are redone, and a ``derived`` field that
+        holds its derived value and is not among the changes is derived again.
         """
         changes = {k: v for k, v in changes.items() if v is not None}
         unknown = sorted(set(changes) - {f.name for f in dataclasses.fields(self)})
@@ -38,8 +42,11 @@ class Rules:
             return self
         if "name" not in changes and any(getattr(self, k) != v for k, v in changes.items()):
             changes["name"] = self.name if self.name.endswith("+custom") else f"{self.name}+custom"
-        fields = {**{f.name: getattr(self, f.name) for f in dataclasses.fields(self)}, **changes}
-        return type(self)(**fields)
+        fields = {f.name: getattr(self, f.name) for f in dataclasses.fields(self)}
+        for name in self.derived:
+            if name not in changes and type(self)(**{**fields, name: None}) == self:
+                fields[name] = None
+        return type(self)(**{**fields, **changes})
 
     @classmethod
     def option_fields(cls) -> tuple[dataclasses.Field, ...]:

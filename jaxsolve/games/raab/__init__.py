@@ -1,35 +1,16 @@
 """Schlag den Raab and the Pig family: two-player "roll or stop" duels, win probabilities as a
-fixpoint (``solver``), the advisor, exports, the source page's tables, plots and play."""
+fixpoint on the race-duel engine's sweep driver (``solver``), the advisor, exports, the source
+page's tables, plots and play."""
 
-from jaxsolve.games.game import Command, Game, Param
+from jaxsolve.games.game import Command, Param
+from jaxsolve.games.race_registration import race_game
 from jaxsolve.games.raab import commands
 
-
-def _presets():
-    from jaxsolve.games.raab.rules import PRESETS
-
-    return PRESETS
-
-
-def _play_game():
-    from jaxsolve.games.raab.play import RaabGame
-
-    return RaabGame
-
-
 GAMES = (
-    Game(
-        name="raab",
-        title="Schlag den Raab dice duel and the Pig family (win probabilities as a fixpoint)",
-        family="raab",
-        core="fixpoint",
-        presets=_presets,
-        default="raab",
-        small=lambda: _presets()["piglet"],
-        solve=commands.solve,
-        values=lambda sol: sol.start,
-        outputs=commands.outputs,
-        commands={
+    race_game(
+        "raab", "Schlag den Raab dice duel and the Pig family (win probabilities as a fixpoint)", commands, core="fixpoint",
+        presets="rules.PRESETS", default="raab", small="piglet", values="start", play="play.RaabGame",
+        hooks={
             "solve": Command(
                 commands.solve_command,
                 commands.SOLVE_PARAMS,
@@ -49,7 +30,6 @@ GAMES = (
                 precision="fixed64", quiet_help=None,
             ),
         },
-        play_game=_play_game,
         play_params=(
             Param("opponent", str, "bot", "bot: the optimal bot decides for them; human: you type their decisions.", choices=("bot", "human")),
             Param("first", str, "you", "Who starts: you or them.", choices=("you", "them")),

@@ -133,7 +133,7 @@ def tables_command(rules, *, dtype, device, quiet, throws, max_sum, claims, out)
         "equalize_roll_twice_bound": source_tables.equalize_bound(rules, 2),
         "solitaire": {"stop_at_turn_total": stop_from, "expected_points_per_turn": expected},
     }
-    claim_data = source_tables.check_claims(rules, device=device) if claims else None
+    claim_data = source_tables.check_claims(rules, device=device, dtype=dtype) if claims else None
     if out is not None:
         export.atomic_write_text(out / "tables.json", json.dumps(data, indent=1) + "\n")
         if claim_data:

@@ -16,13 +16,13 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from jaxsolve.games.race_play import RaceGame, check_first, check_solution, other
 from jaxsolve.games.raab import advisor, solver
 from jaxsolve.games.raab.rules import PigRules
 from jaxsolve.errors import JaxsolveError
-from jaxsolve.play.base import PlayError, PlayOption, PlayedGame, Summary, split_tokens, typed_faces
+from jaxsolve.play.base import PlayError, PlayOption, Summary, split_tokens, typed_faces
 
 OPPONENTS = ("bot", "human")
-FIRST = ("you", "them")
 
 
 @dataclass(frozen=True)
@@ -39,26 +39,17 @@ class DuelState:
     winner: str | None = None
 
 
-def _other(who: str) -> str:
-    return "them" if who == "you" else "you"
-
-
-class RaabGame(PlayedGame):
+class RaabGame(RaceGame):
     """One duel. ``full`` is ``solver.full(solver.solve(rules))`` (solved here when not given)."""
 
-    unit = "win probability"
     rules_type = PigRules
 
     def __init__(self, game: str, rules: PigRules, full: solver.FullSolution | None = None, *, opponent="bot", first="you", seed=None, auto_roll=False):
         if opponent not in OPPONENTS:
             raise JaxsolveError(f"unknown opponent {opponent!r}; choose one of {', '.join(OPPONENTS)}")
-        if first not in FIRST:
-            raise JaxsolveError(f"who starts must be one of {', '.join(FIRST)}, got {first!r}")
-        full = full if full is not None else solver.full(solver.solve(rules))
-        if full.rules != rules:
-            raise PlayError(f"the solution is for {full.rules.name}, not {rules.name}")
+        self.first = check_first(first)
         self.opponent = opponent
-        self.first = first
+        full = check_solution(full if full is not None else solver.full(solver.solve(rules)), rules)
         super().__init__(game, rules, full, seed=seed, auto_roll=auto_roll)
 
     def settings(self) -> dict:
@@ -75,9 +66,6 @@ class RaabGame(PlayedGame):
             return "over"
         return "choice" if s.rolled else "dice"
 
-    def mover(self) -> str:
-        return self.state.mover
-
     def throw_size(self) -> int:
         return 1
 
@@ -90,14 +78,8 @@ class RaabGame(PlayedGame):
             raise PlayError(f"one throw is one face 1..{self.rules.sides}; got {len(faces)}")
         return faces
 
-    def _view(self, s: DuelState):
-        """``(mine, theirs, they_started)`` from the view of the player to move."""
-        mine, theirs = (s.you, s.them) if s.mover == "you" else (s.them, s.you)
-        mover_started = s.you_started == (s.mover == "you")
-        return mine, theirs, (not mover_started) and self.rules.last_turn
-
     def _forced_stop(self, s: DuelState) -> bool:
-        mine, theirs, they_started = self._view(s)
+        mine, theirs, they_started = self.view(s)
         rules = self.rules
         if not rules.last_turn:
             return mine + s.turn_total >= rules.goal
@@ -105,12 +87,12 @@ class RaabGame(PlayedGame):
         return m + s.turn_total > rules.top
 
     def _advice(self, s: DuelState) -> advisor.RollOrStop:
-        mine, theirs, they_started = self._view(s)
+        mine, theirs, they_started = self.view(s)
         return advisor.advise(self.solution, mine, s.turn_total, theirs, they_started)
 
     def _turn_start_value(self, s: DuelState) -> float:
         """Win probability of the player to move at the start of a turn (the roll is forced)."""
-        mine, theirs, they_started = self._view(s)
+        mine, theirs, they_started = self.view(s)
         ts, m, i, t = advisor.check_state(self.rules, mine, 0, theirs, they_started)
         return float(self.solution.value[ts, m, i, t])
 
@@ -119,6 +101,8 @@ class RaabGame(PlayedGame):
     def ranked_options(self) -> list[PlayOption]:
         a = self._advice(self.state)
         roll = PlayOption("roll", a.win_if_roll, 0.0, {"action": "roll"}, a)
+        if a.win_if_stop is None:  # the turn has not started: rolling is the only move
+            return [roll]
         stop = PlayOption(f"stop (bank {self.state.turn_total})", a.win_if_stop, 0.0, {"action": "stop"}, a)
         ranked = [roll, stop] if a.decision == "roll" else [stop, roll]
         best = ranked[0].value
@@ -149,7 +133,7 @@ class RaabGame(PlayedGame):
     def _banked(self, s: DuelState) -> int:
         """What stopping banks: the turn total, except that (last-turn rule) a total beyond the
         state bound banks the bound, as the solver assumes."""
-        mine, theirs, _ = self._view(s)
+        mine, theirs, _ = self.view(s)
         if not self.rules.last_turn:
             return s.turn_total
         m, _ = (int(v) for v in solver.reduce_scores(self.rules, mine + s.turn_total, theirs))
@@ -158,8 +142,8 @@ class RaabGame(PlayedGame):
     def _bank(self, s: DuelState) -> tuple[DuelState, str]:
         gain = self._banked(s)
         you, them = (s.you + gain, s.them) if s.mover == "you" else (s.you, s.them + gain)
-        nxt = DuelState(you, them, 0, _other(s.mover), s.you_started)
-        mine, theirs, they_started = self._view(nxt)
+        nxt = DuelState(you, them, 0, other(s.mover), s.you_started)
+        mine, theirs, they_started = self.view(nxt)
         over, val = solver.terminal(self.rules, int(they_started), mine, theirs)
         if bool(over):
             winner = nxt.mover if float(val) == 1.0 else s.mover
@@ -177,8 +161,8 @@ class RaabGame(PlayedGame):
                 raise PlayError(f"a throw is one face 1..{self.rules.sides}, got {dice}")
             face = int(dice[0])
             if face == self.rules.bust:
-                nxt, end = self._bank(DuelState(s.you, s.them, 0, s.mover, s.you_started))
-                return nxt, f"{who} threw {face}: bust, the turn total {s.turn_total} is lost" + self._over_text(nxt, end)
+                nxt, _ = self._bank(DuelState(s.you, s.them, 0, s.mover, s.you_started))
+                return nxt, f"{who} threw {face}: bust, the turn total {s.turn_total} is lost" + self.won_text(nxt)
             total = s.turn_total + self.rules.points[face - 1]
             return DuelState(s.you, s.them, total, s.mover, s.you_started, True), f"{who} threw {face}: turn total {total}"
         if not s.rolled:
@@ -186,19 +170,13 @@ class RaabGame(PlayedGame):
         if action == "roll":
             return DuelState(s.you, s.them, s.turn_total, s.mover, s.you_started, False), f"{who} roll again"
         if action == "stop":
-            nxt, end = self._bank(s)
+            nxt, _ = self._bank(s)
             gain = self._banked(s)
             forced = ""
             if move.get("forced"):
                 forced = " (the goal is reached)" if not self.rules.last_turn else f" (beyond the state bound {self.rules.top}: {gain} banked)"
-            return nxt, f"{who} bank {s.turn_total}{forced}" + self._over_text(nxt, end)
+            return nxt, f"{who} bank {s.turn_total}{forced}" + self.won_text(nxt)
         raise PlayError(f"unknown move {action!r}")
-
-    @staticmethod
-    def _over_text(s: DuelState, end: str) -> str:
-        if s.winner is None:
-            return end
-        return "; you win" if s.winner == "you" else "; they win"
 
     # ------------------------------------------------------------------ display
 
@@ -209,43 +187,27 @@ class RaabGame(PlayedGame):
     def value_now(self) -> float | None:
         s = self.state
         if s.winner is not None:
-            return 1.0 if s.winner == "you" else 0.0
+            return self.end_value()
         if s.rolled:
             return self.options()[0].value
         if s.turn_total == 0:
             return self._turn_start_value(s)
         return self._advice(DuelState(s.you, s.them, s.turn_total, s.mover, s.you_started, True)).win_if_roll
 
-    def your_win(self) -> float:
-        """Your win probability now (both playing optimally from here)."""
-        v = self.value_now()
-        return v if self.state.mover == "you" or self.over else 1.0 - v
-
     def start_win(self) -> float:
         """Your win probability at the start of the game under optimal play by both."""
-        start = advisor.check_state(self.rules, 0, 0, 0, False)
-        v = float(self.solution.value[start])
-        return v if self.first == "you" else 1.0 - v
+        return self.summary().expected
 
     def status(self) -> list[str]:
         s, rules = self.state, self.rules
         starter = "you started" if s.you_started else "they started"
         opp = "the optimal bot" if self.opponent == "bot" else "a person"
-        lines = [f"{rules.name} (goal {rules.goal}) against {opp}: you {s.you}, them {s.them}; {starter}"]
-        if self.over:
-            lines.append("you won" if s.winner == "you" else "they won")
-            return lines
         mover = "your" if s.mover == "you" else "their"
-        lines.append(f"{mover} turn, turn total {s.turn_total}")
-        lines.append(f"your win probability now: {self.your_win():.4f}")
-        return lines
+        return self.race_status(f"{rules.name} (goal {rules.goal}) against {opp}: you {s.you}, them {s.them}; {starter}", f"{mover} turn, turn total {s.turn_total}")
 
     def summary(self) -> Summary:
-        s = self.state
-        result = "won" if s.winner == "you" else ("lost" if s.winner == "them" else "not finished")
-        lines = (f"you {result}: you {s.you}, them {s.them}",)
-        score = 1.0 if s.winner == "you" else 0.0
-        return Summary(score, self.start_win(), self.regret, self.decisions(), self.unit, lines, "your win probability at the start (both optimal)")
+        start = advisor.check_state(self.rules, 0, 0, 0, False)
+        return self.race_summary(float(self.solution.value[start]), "your win probability at the start (both optimal)")
 
     def warm(self) -> None:
         self.start_win()

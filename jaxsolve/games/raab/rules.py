@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import dataclasses
 from dataclasses import dataclass
+from typing import cast
 
 import numpy as np
 
@@ -83,8 +84,8 @@ class PigRules(Rules):
 
     @property
     def top(self) -> int:
-        """Largest banked score in the state array."""
-        return self.bound
+        """Largest banked score in the state array (the bound the constructor set)."""
+        return cast(int, self.bound)
 
     @property
     def max_points(self) -> int:

@@ -22,7 +22,7 @@ The cyclic part of the game (busts pass the turn back and forth) is a fixpoint o
 turn-start values ``W[ts, msp, tsp]``. One sweep evaluates a whole turn for every state at
 once: a ``lax.scan`` over the total ``s`` from the top down (rolling only raises ``s``), with
 the opponent's turn-start values of the previous iterate giving the bust and bank outcomes.
-Sweeps repeat in the race-duel engine's sweep driver (``jaxsolve.games.duel.engine``, on the
+Sweeps repeat in the race-duel core's sweep driver (``jaxsolve.core.race``, on the
 fixpoint core) until the max-norm change is at most ``tol``; the bust pairs are solved by the
 engine's ``pair_solve``. The sweep driver rather than the engine's layered one: with the
 last-turn rule, ties at or above the goal lower both banked scores, so the banked sum is not
@@ -43,10 +43,12 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 
-from jaxsolve.games.duel.engine import RaceSolution, pair_solve, solve_sweeps
+from jaxsolve.core.race import RaceSolution, pair_solve, solve_sweeps
 from jaxsolve.games.raab.rules import PigRules
 
 ROLL, STOP, NONE = 1, 0, -1
+
+Table = np.ndarray | jax.Array  # built on the host, placed on the device by the solve
 
 
 # ---------------------------------------------------------------------------------------------
@@ -56,15 +58,15 @@ ROLL, STOP, NONE = 1, 0, -1
 class SweepTables(NamedTuple):
     """Outcomes as ``c0 + c1 * W.flat[idx]`` of the turn-start values ``W [T, M, N]``."""
 
-    term_mask: jax.Array  # [T, M, N] game over at the start of this turn
-    term_val: jax.Array  # [T, M, N] my win probability there (0 or 1)
-    bust_idx: jax.Array  # [T, M, N]
-    bust_c0: jax.Array
-    bust_c1: jax.Array
-    stop_idx: jax.Array  # [S, T, N] (does not depend on my banked score)
-    stop_c0: jax.Array
-    stop_c1: jax.Array
-    weights: jax.Array  # [F] probability to add k + 1 points
+    term_mask: Table  # [T, M, N] game over at the start of this turn
+    term_val: Table  # [T, M, N] my win probability there (0 or 1)
+    bust_idx: Table  # [T, M, N]
+    bust_c0: Table
+    bust_c1: Table
+    stop_idx: Table  # [S, T, N] (does not depend on my banked score)
+    stop_c0: Table
+    stop_c1: Table
+    weights: Table  # [F] probability to add k + 1 points
 
 
 def terminal(rules: PigRules, ts, m, t):
@@ -271,17 +273,7 @@ def solve(
         tab = jax.device_put(build_tables(rules, dtype), device)
         W0 = jax.device_put(np.full((n_t, n_m, n_n), 0.5, dtype), device)
         run = solve_sweeps(("pig", rules), _sweep_of(rules), W0, tab, tol=tol, max_iter=max_iter)
-    return PigSolution(
-        rules=rules,
-        start=np.asarray(run.values),
-        iterations=run.iterations,
-        residual=run.residual,
-        tol=float(tol),
-        dtype=str(dtype),
-        device=str(device),
-        compile_seconds=run.compile_seconds,
-        solve_seconds=run.solve_seconds,
-    )
+    return PigSolution.of_run(run, rules=rules, start=np.asarray(run.values), tol=tol, dtype=dtype, device=device, iterations=run.iterations)
 
 
 @dataclass(frozen=True)

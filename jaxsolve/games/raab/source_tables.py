@@ -66,16 +66,15 @@ def solitaire(rules: PigRules, horizon: int = 400) -> tuple[int, float, np.ndarr
     ``stop_from`` is the smallest turn total from which stopping is optimal at every larger
     total too (ties count as stop)."""
     w = np.asarray(rules.weights)
-    roll = jnp.zeros(horizon + 1)
-    value = jnp.arange(horizon + 1 + rules.max_points, dtype=roll.dtype)
+    value = jnp.arange(horizon + 1 + rules.max_points, dtype=jnp.zeros(0).dtype)
 
     def step(value, a):
         r = jnp.dot(jnp.asarray(w), jax.lax.dynamic_slice(value, (a + 1,), (rules.max_points,)))
         best = jnp.where(a > 0, jnp.maximum(a, r), r)
         return value.at[a].set(best), r
 
-    value, roll = jax.lax.scan(step, value, jnp.arange(horizon, -1, -1))
-    roll = np.asarray(roll[::-1])
+    value, rolls = jax.lax.scan(step, value, jnp.arange(horizon, -1, -1))
+    roll = np.asarray(rolls[::-1])
     stop = np.arange(horizon + 1, dtype=float)
     rolls_better = roll > stop
     rolls_better[0] = True
@@ -83,14 +82,14 @@ def solitaire(rules: PigRules, horizon: int = 400) -> tuple[int, float, np.ndarr
     return stop_from, float(value[0]), roll, stop
 
 
-def check_claims(rules: PigRules, extra: int = 40, device=None) -> dict:
+def check_claims(rules: PigRules, extra: int = 40, device=None, dtype=None) -> dict:
     """The claims of "Würfeln bei Schlag den Raab" for a last-turn game: a lead of 80 suffices to stop, rolling on beats
     stopping at a tie in the last turn, and the state bound does not change the result."""
     if not rules.last_turn:
         raise JaxsolveError("the claims concern the last-turn rule; pick a last-turn rule set")
-    base = solver.solve(rules, device=device)
+    base = solver.solve(rules, device=device, dtype=dtype)
     wide_rules = rules.replace(bound=rules.top + extra, name=f"{rules.name}+bound{rules.top + extra}")
-    wide = solver.solve(wide_rules, device=device)
+    wide = solver.solve(wide_rules, device=device, dtype=dtype)
     f = solver.full(wide)
     n_t, n_m, n_s, n_n = wide_rules.shape
     s = np.arange(n_s)[None, None, :, None]

@@ -1,43 +1,51 @@
-"""Zehntausend: the optimal expected turn score E(p, n) (D. Peter, 2013): scoring and set-asides
-(``scoring``), the level recursion (``solver``), the advisor, exports, figure 1 and play."""
+"""Zehntausend, alone and as a duel.
 
-from jaxsolve.games.game import Command, Game, Param
-from jaxsolve.games.zehntausend import commands
+``zehntausend``: the optimal expected turn score E(p, n) (D. Peter, 2013): scoring and
+set-asides (``scoring``), the level recursion (``solver``), the advisor, exports, figure 1 and
+play. ``zehntausend-duel``: two players race to the goal, win probabilities on the race-duel
+engine (``jaxsolve.core.race``, layered driver): rules (``duel_rules``), the turn, layers and
+solve (``duel``), the advisor, the commands, figures, play, a simulation with real dice and a
+solve by several processes (``duel_distributed``).
+"""
 
-
-def _presets():
-    from jaxsolve.games.zehntausend.rules import PRESETS
-
-    return PRESETS
-
-
-def _play_game():
-    from jaxsolve.games.zehntausend.play import ZehntausendGame
-
-    return ZehntausendGame
-
+from jaxsolve.games.game import Command, Param
+from jaxsolve.games.race_registration import race_game
+from jaxsolve.games.zehntausend import commands, duel_commands
 
 GAMES = (
-    Game(
-        name="zehntausend",
-        title="Zehntausend: the optimal expected turn score E(p, n)",
-        family="zehntausend",
-        core="layered",
-        presets=_presets,
-        default="peter-2013",
-        small=lambda: _presets()["no-two-fives"],
-        solve=commands.solve,
-        values=lambda sol: sol.E,
-        save=commands.save,
-        load=commands.load,
-        commands={
+    race_game(
+        "zehntausend", "Zehntausend: the optimal expected turn score E(p, n)", commands, core="layered",
+        presets="rules.PRESETS", default="peter-2013", small="no-two-fives", values="E", play="play.ZehntausendGame",
+        hooks={
             "solve": Command(commands.solve_command, help="Compute E(p, n) for all p (multiples of 50) and n = 0..6; print E(0, 6) and p1..p6."),
             "advise": Command(commands.advise_command, commands.ADVISE_PARAMS, "List every legal choice for a throw (write, or set aside and throw on), best first."),
             "plot": Command(
                 commands.plot_command, commands.PLOT_PARAMS, "Draw Delta E(p, n) = E(p, n) - p for n = 1..6 on a log p axis, with the n = 6 asymptote.", json=False
             ),
         },
-        play_game=_play_game,
         play_params=(Param("turns", int, 10, "Turns in the game.", min=1, max=1000),),
+    ),
+    race_game(
+        "zehntausend-duel", "Zehntausend as a two-player race to the goal: win probabilities (race-duel engine, layered)", duel_commands,
+        core="fixpoint", presets="duel_rules.PRESETS", default="first-to-10000", small="small", values="start", play="duel_play.DuelGame",
+        hooks={
+            "solve": Command(
+                duel_commands.solve_command,
+                duel_commands.SOLVE_PARAMS,
+                "Win probabilities of the Zehntausend duel under optimal play by both; the fairest compensation. With --out X.npy "
+                "writes the turn-start values [ts, mine/50, theirs/50] to X.npy and the last-turn table to X-last.npy, each with a .json sidecar.",
+            ),
+            "advise": Command(duel_commands.advise_command, duel_commands.ADVISE_PARAMS, "Write or set aside and throw on? Every option's win probability and regret."),
+            "simulate": Command(
+                duel_commands.simulate_command,
+                duel_commands.SIMULATE_PARAMS,
+                "Play many games of optimal against optimal with real dice; the start player's win rate against the solved value.",
+            ),
+            "plot": Command(
+                duel_commands.plot_command, duel_commands.PLOT_PARAMS, "Maps of the write/throw decision over both banked scores, per turn total and dice.", json=False
+            ),
+        },
+        play_params=(Param("first", str, "you", "Who starts: you or them.", choices=("you", "them")),),
+        bench_presets=("first-to-10000",),
     ),
 )

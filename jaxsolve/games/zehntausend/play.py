@@ -14,6 +14,7 @@ regret is the best option's value minus the chosen one's.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Callable
 
 from jaxsolve.games.zehntausend import advisor, scoring, solver
 from jaxsolve.games.zehntausend.rules import DICE, ZehntausendRules
@@ -34,8 +35,59 @@ def aside_options(choices, label) -> list[PlayOption]:
     return out
 
 
-class AsideChoices:
-    """Typed choices of a Zehntausend turn (this game and the duel): ``write`` or ``aside <dice>``."""
+class AsideChoices(PlayedGame):
+    """What a Zehntausend turn is at the table, alone and in the duel: the state's ``dice`` to
+    throw and ``throw`` showing (None: a throw is due), a throw checked against the scoring,
+    and the typed choices ``write`` or ``aside <dice>``. A game says when it is ``finished``
+    and which ``scoring_rules`` its turn has."""
+
+    def __init__(self, game: str, rules, solution, solve: Callable, *, seed=None, auto_roll=False):
+        """``solution`` (``solve(rules)`` when None) must be a solution of ``rules``."""
+        if solution is None:
+            solution = solve(rules)
+        if solution.rules != rules:
+            raise PlayError(f"the solution is for {solution.rules.name}, not {rules.name}")
+        super().__init__(game, rules, solution, seed=seed, auto_roll=auto_roll)
+
+    @property
+    def scoring_rules(self) -> ZehntausendRules:
+        return self.rules
+
+    def finished(self) -> bool:
+        raise NotImplementedError
+
+    def awaiting(self) -> str:
+        if self.finished():
+            return "over"
+        return "dice" if self.state.throw is None else "choice"
+
+    def throw_size(self) -> int:
+        return self.state.dice
+
+    def value_now(self) -> float | None:
+        """The best option's value while a choice is due, else ``end_value`` or ``throw_value``."""
+        if self.over:
+            return self.end_value()
+        if self.state.throw is not None:
+            return self.options()[0].value
+        return self.throw_value()
+
+    def end_value(self) -> float:
+        """The value once the game is over (no more points)."""
+        return 0.0
+
+    def throw_value(self) -> float:
+        """The value of the throw that is due."""
+        raise NotImplementedError
+
+    def thrown(self, s, move: dict) -> tuple[tuple[int, ...], bool]:
+        """The dice of a throw ``move`` at ``s``, sorted, and whether they bust (score nothing)."""
+        if s.throw is not None:
+            raise PlayError("the dice are showing already")
+        dice = tuple(sorted(int(d) for d in move.get("dice", [])))
+        if len(dice) != s.dice or any(not 1 <= d <= 6 for d in dice):
+            raise PlayError(f"this throw has {s.dice} dice 1..6, got {list(dice)}")
+        return dice, scoring.write_points(self.scoring_rules, scoring.parse_throw(dice)) == 0
 
     def no_write(self) -> str:
         """Why writing is not among the options (only where a rule can forbid it)."""
@@ -84,8 +136,8 @@ class TurnState:
     throw: tuple[int, ...] | None = None
 
 
-class ZehntausendGame(AsideChoices, PlayedGame):
-    """A game of ``turns`` turns. ``solution`` defaults to ``zehntausend.solve(rules)``."""
+class ZehntausendGame(AsideChoices):
+    """A game of ``turns`` turns. ``solution`` defaults to ``solver.solve(rules)``."""
 
     unit = "points"
     rules_type = ZehntausendRules
@@ -93,11 +145,8 @@ class ZehntausendGame(AsideChoices, PlayedGame):
     def __init__(self, game: str, rules: ZehntausendRules, solution: solver.Solution | None = None, *, turns: int = 10, seed=None, auto_roll=False):
         if isinstance(turns, bool) or not isinstance(turns, int) or not 1 <= turns <= MAX_TURNS:
             raise JaxsolveError(f"turns must be between 1 and {MAX_TURNS}, got {turns!r}")
-        solution = solution if solution is not None else solver.solve(rules)
-        if solution.rules != rules:
-            raise PlayError(f"the solution is for {solution.rules.name}, not {rules.name}")
         self.turns = turns
-        super().__init__(game, rules, solution, seed=seed, auto_roll=auto_roll)
+        super().__init__(game, rules, solution, solver.solve, seed=seed, auto_roll=auto_roll)
 
     def settings(self) -> dict:
         return {"turns": self.turns}
@@ -107,14 +156,8 @@ class ZehntausendGame(AsideChoices, PlayedGame):
     def initial_state(self) -> TurnState:
         return TurnState(1, 0, 0, DICE)
 
-    def awaiting(self) -> str:
-        s = self.state
-        if s.turn > self.turns:
-            return "over"
-        return "dice" if s.throw is None else "choice"
-
-    def throw_size(self) -> int:
-        return self.state.dice
+    def finished(self) -> bool:
+        return self.state.turn > self.turns
 
     # ------------------------------------------------------------------ options
 
@@ -127,12 +170,8 @@ class ZehntausendGame(AsideChoices, PlayedGame):
     def apply(self, s: TurnState, move: dict):
         action = move.get("action")
         if action == "throw":
-            if s.throw is not None:
-                raise PlayError("the dice are showing already")
-            dice = tuple(sorted(int(d) for d in move.get("dice", [])))
-            if len(dice) != s.dice or any(not 1 <= d <= 6 for d in dice):
-                raise PlayError(f"this throw has {s.dice} dice 1..6, got {list(dice)}")
-            if scoring.write_points(self.rules, scoring.parse_throw(dice)) == 0:
+            dice, bust = self.thrown(s, move)
+            if bust:
                 lost = f"; the {s.points} set aside are lost" if s.points else ""
                 return TurnState(s.turn + 1, s.total, 0, DICE), f"threw {fmt_faces(dice)}: bust, turn {s.turn} ends with 0{lost}"
             return TurnState(s.turn, s.total, s.points, s.dice, dice), f"threw {fmt_faces(dice)}"
@@ -157,13 +196,8 @@ class ZehntausendGame(AsideChoices, PlayedGame):
         s = self.state
         return f"turn {s.turn}: {s.points} aside, threw {fmt_faces(s.throw)}"
 
-    def value_now(self) -> float | None:
-        s = self.state
-        if self.over:
-            return 0.0
-        if s.throw is not None:
-            return self.options()[0].value
-        return self.solution.value(s.points, s.dice)
+    def throw_value(self) -> float:
+        return self.solution.value(self.state.points, self.state.dice)
 
     def status(self) -> list[str]:
         s = self.state

@@ -81,7 +81,10 @@ def _compact(valid: np.ndarray, *arrays: np.ndarray) -> tuple[np.ndarray, ...]:
     """Move the valid entries of each row to the front and cut the width to the longest row."""
     order = np.argsort(~valid, axis=1, kind="stable")
     width = max(int(valid.sum(axis=1).max()), 1)
-    take = lambda a: np.take_along_axis(a, order[:, :width].reshape(order.shape[:1] + (width,) + (1,) * (a.ndim - 2)), axis=1)
+
+    def take(a: np.ndarray) -> np.ndarray:
+        return np.take_along_axis(a, order[:, :width].reshape(order.shape[:1] + (width,) + (1,) * (a.ndim - 2)), axis=1)
+
     return (take(valid),) + tuple(take(a) for a in arrays)
 
 
@@ -208,22 +211,9 @@ def build_tables(rules: ZehntausendRules) -> ScoringTables:
     row_weight = fact[row_n] // fact[row_counts].prod(axis=1)
     write = np.where(v_valid, v_points, 0).max(axis=1)
     opt_valid, opt_points, opt_dice = _distinct_options(v_valid, v_points, v_dice)
-    return ScoringTables(
-        rules=rules,
-        row_n=row_n,
-        row_counts=row_counts,
-        row_weight=row_weight,
-        row_prob=row_weight / float(SIDES) ** row_n,
-        write=write,
-        v_valid=v_valid,
-        v_real=v_real,
-        v_pseudo=v_pseudo,
-        v_points=v_points,
-        v_dice=v_dice,
-        opt_valid=opt_valid,
-        opt_points=opt_points,
-        opt_dice=opt_dice,
-    )
+    row_prob = row_weight / float(SIDES) ** row_n
+    subsets = (v_valid, v_real, v_pseudo, v_points, v_dice)
+    return ScoringTables(rules, row_n, row_counts, row_weight, row_prob, write, *subsets, opt_valid, opt_points, opt_dice)
 
 
 def usable_subsets(rules: ZehntausendRules, throw_counts) -> SetAside:

@@ -11,8 +11,9 @@ from duel_reference import last_turn_probability, solve_reference
 from jaxsolve import play
 from jaxsolve.cli import app
 from jaxsolve.errors import JaxsolveError
-from jaxsolve.games.duel import advisor, commands, engine, zehntausend
-from jaxsolve.games.duel.rules import PRESETS, DuelRules
+from jaxsolve.core import race
+from jaxsolve.games.zehntausend import duel, duel_advisor, duel_commands
+from jaxsolve.games.zehntausend.duel_rules import PRESETS, DuelRules
 from jaxsolve.games.zehntausend.rules import PRESETS as TURN_PRESETS
 from jaxsolve.play.base import PlayError
 
@@ -21,7 +22,7 @@ runner = CliRunner()
 
 @pytest.fixture(scope="module")
 def small():
-    return zehntausend.solve(PRESETS["small"])
+    return duel.solve(PRESETS["small"])
 
 
 @pytest.mark.parametrize(
@@ -34,7 +35,7 @@ def small():
     ids=lambda r: r.name,
 )
 def test_against_plain_value_iteration(rules):
-    sol = zehntausend.solve(rules)
+    sol = duel.solve(rules)
     ref, _ = solve_reference(rules.goal, rules.entry, rules.end, rules.bound)
     assert sol.dtype == "float64" and sol.residual <= 1e-13
     assert np.max(np.abs(sol.start - ref)) < 1e-9
@@ -48,7 +49,7 @@ def test_against_plain_value_iteration(rules):
 )
 def test_against_plain_value_iteration_larger(kwargs):
     rules = DuelRules("t", **kwargs)
-    sol = zehntausend.solve(rules)
+    sol = duel.solve(rules)
     ref, _ = solve_reference(rules.goal, rules.entry, rules.end, rules.bound, TURN_PRESETS[rules.scoring])
     assert np.max(np.abs(sol.start - ref)) < 1e-9
 
@@ -56,7 +57,7 @@ def test_against_plain_value_iteration_larger(kwargs):
 @pytest.mark.slow
 def test_last_turn_table_against_its_own_recursion():
     rules = DuelRules("t", goal=300, end="last-turn", bound=400)
-    sol = zehntausend.solve(rules)
+    sol = duel.solve(rules)
     for d in (2, 5, 9):
         assert sol.last[d] == pytest.approx(last_turn_probability(rules.turn_rules, d), abs=1e-12)
     assert np.all(np.diff(sol.last) <= 1e-15)  # needing more is never easier
@@ -74,53 +75,53 @@ def test_facts_of_the_small_duel(small):
 
 @pytest.mark.slow
 def test_the_entry_minimum_costs_the_start_player():
-    free, entry = (zehntausend.solve(DuelRules("t", goal=1000, entry=e)) for e in (0, 350))
+    free, entry = (duel.solve(DuelRules("t", goal=1000, entry=e)) for e in (0, 350))
     assert entry.game_value < free.game_value
     # once both have entered (banked > 0) the minimum no longer matters
     assert np.max(np.abs(free.start[0, 1:, 1:] - entry.start[0, 1:, 1:])) < 1e-12
 
 
 def test_layers_group_bust_pairs():
-    layers = zehntausend.duel_layers(DuelRules("t", goal=300, end="last-turn", bound=400))
+    layers = duel.duel_layers(DuelRules("t", goal=300, end="last-turn", bound=400))
     assert layers.index.shape == (11, 12) and list(layers.size[:3]) == [2, 4, 6]
     for _idx, part, n in zip(layers.index, layers.partner, layers.size):
         assert np.all(part[part[:n]] == np.arange(n))  # partner of partner is self
     with pytest.raises(JaxsolveError, match="outside its layer"):
-        engine.make_layers(np.arange(3), np.array([0, 1, 2]), np.array([1, 0, 2]))
+        race.make_layers(np.arange(3), np.array([0, 1, 2]), np.array([1, 0, 2]))
 
 
 def test_advice_ranks_every_set_aside_with_regret(small):
-    opts = advisor.advise(small, 0, 0, 0, [1, 5, 5, 2, 3, 4])
+    opts = duel_advisor.advise(small, 0, 0, 0, [1, 5, 5, 2, 3, 4])
     labels = [o.label for o in opts]
     assert "write 200" in labels and any(lab.startswith("aside 1 1*") for lab in labels)
     assert opts[0].value == max(o.value for o in opts)
-    V, S = advisor.tables_at(small, 0, 0, False)
+    V, S = duel_advisor.tables_at(small, 0, 0, False)
     aside_1 = next(o for o in opts if o.set_aside == ("1",))
     assert aside_1.value == pytest.approx(V[2, 5], abs=0)  # 100 aside, five dice on
     write = next(o for o in opts if o.action == "write")
     assert write.value == pytest.approx(1.0 - small.start[0, 0, 4], abs=1e-15)  # they move at (0, 200)
     with pytest.raises(JaxsolveError, match="scores nothing"):
-        advisor.advise(small, 0, 0, 0, [2, 3, 4, 6, 6, 2])
+        duel_advisor.advise(small, 0, 0, 0, [2, 3, 4, 6, 6, 2])
     with pytest.raises(JaxsolveError, match="multiple of 50"):
-        advisor.advise(small, 30, 0, 0, [1])
+        duel_advisor.advise(small, 30, 0, 0, [1])
 
 
 def test_entry_minimum_forbids_the_early_write():
-    sol = zehntausend.solve(PRESETS["small-entry"])
-    opts = advisor.advise(sol, 0, 0, 0, [1, 2, 3, 4, 6, 6])
+    sol = duel.solve(PRESETS["small-entry"])
+    opts = duel_advisor.advise(sol, 0, 0, 0, [1, 2, 3, 4, 6, 6])
     assert [o.action for o in opts] == ["aside"]
-    assert any(o.action == "write" for o in advisor.advise(sol, 0, 0, 100, [1, 2, 3, 4, 6]))
+    assert any(o.action == "write" for o in duel_advisor.advise(sol, 0, 0, 100, [1, 2, 3, 4, 6]))
 
 
 def test_export_round_trip_and_tampering(small, tmp_path):
     path = tmp_path / "duel.npy"
-    files = commands.save(path, small)
+    files = duel_commands.save(path, small)
     assert [p.name for p in files] == ["duel.npy", "duel-last.npy"]
-    back = commands.load(path)
+    back = duel_commands.load(path)
     assert back.rules == small.rules and np.array_equal(back.start, small.start)
     np.save(tmp_path / "other.npy", small.start)
     with pytest.raises(JaxsolveError):
-        commands.load(tmp_path / "other.npy")
+        duel_commands.load(tmp_path / "other.npy")
 
 
 def test_cli_solve_advise_and_errors(tmp_path):
@@ -168,7 +169,7 @@ def test_play_against_the_computer_with_undo(small, tmp_path):
 @pytest.mark.slow
 def test_play_last_turn_rule():
     rules = DuelRules("t", goal=300, end="last-turn", bound=400)
-    sol = zehntausend.solve(rules)
+    sol = duel.solve(rules)
     s = play.new_game("zehntausend-duel", rules, sol, seed=1)
     s.enter("1 1 1 2 3 4")  # 1000: capped at the bound 400, the goal is reached
     s.choose("write")
@@ -199,17 +200,17 @@ def test_a_new_goal_redoes_the_derived_bound():
 
 
 def test_decision_maps_and_departures_from_peter(small, tmp_path):
-    from jaxsolve.games.duel import plot
+    from jaxsolve.games.zehntausend import duel_plot
 
     totals = [250, 300]
-    grid = plot.decision_grid(small, totals)
+    grid = duel_plot.decision_grid(small, totals)
     assert grid.shape == (2, 6, 10, 10) and set(np.unique(grid)) <= {0, 1}
-    V, S = zehntausend.decision_tables(small, [5])
+    V, S = duel.decision_tables(small, [5])
     assert grid[0, 2, 3, 4] == int(V[3, 4, 0, 3] > S[3, 4, 0])  # 250 with three dice at (150, 200)
-    away = plot.departures(grid, totals, small.rules)
+    away = duel_plot.departures(grid, totals, small.rules)
     d = away["300/1"]  # Peter writes 300 with one die
     mine = np.arange(10)[:, None] * 50 + 300 < 500
     assert d["peter"] == "write" and d["positions"] == int(np.broadcast_to(mine, (10, 10)).sum())
     assert d["differ"] == int((grid[1, 0][np.broadcast_to(mine, (10, 10))] == 1).sum())
-    path = plot.decision_maps(small, tmp_path, totals, grid)
+    path = duel_plot.decision_maps(small, tmp_path, totals, grid)
     assert path.exists() and path.read_bytes()[:4] == b"\x89PNG"

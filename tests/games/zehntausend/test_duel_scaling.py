@@ -10,28 +10,28 @@ import sys
 import numpy as np
 import pytest
 
-from jaxsolve.games.duel import commands, zehntausend
-from jaxsolve.games.duel.rules import DuelRules
+from jaxsolve.games.zehntausend import duel, duel_commands
+from jaxsolve.games.zehntausend.duel_rules import DuelRules
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)))))
 MESH_SCRIPT = r"""
 import json, jax
 jax.config.update("jax_enable_x64", True)
 import numpy as np
-from jaxsolve.games.duel import zehntausend
-from jaxsolve.games.duel.rules import DuelRules
+from jaxsolve.games.zehntausend import duel
+from jaxsolve.games.zehntausend.duel_rules import DuelRules
 assert len(jax.devices()) == 2, jax.devices()
 out = []
 for rules in (DuelRules("t", goal=500, entry=150), DuelRules("t", goal=300, end="last-turn", bound=400)):
-    one = zehntausend.solve(rules)
-    two = zehntausend.solve(rules, mesh=zehntausend.mesh_of())
+    one = duel.solve(rules)
+    two = duel.solve(rules, mesh=duel.mesh_of())
     out.append({"same": bool(np.array_equal(one.start, two.start)), "rounds": bool(np.array_equal(one.rounds, two.rounds)), "device": two.device})
 from typer.testing import CliRunner
 from jaxsolve.cli import app
-from jaxsolve.games.duel.rules import PRESETS
+from jaxsolve.games.zehntausend.duel_rules import PRESETS
 r = CliRunner().invoke(app, ["solve", "zehntausend-duel", "--rules", "small", "--devices", "0", "--json"])
 cli = json.loads(r.stdout)
-one = zehntausend.solve(PRESETS["small"])
+one = duel.solve(PRESETS["small"])
 out.append({"same": cli["game_value"] == one.game_value, "rounds": cli["inner_rounds"] == int(one.rounds.sum()), "device": cli["device"]})
 print(json.dumps(out))
 """
@@ -63,7 +63,7 @@ def test_two_processes_equal_one_process(tmp_path):
     rules = DuelRules("last-turn+custom", goal=300, end="last-turn", bound=400)
     args = ["--rules", "last-turn", "--goal", "300", "--bound", "400", "--coordinator", f"localhost:{_free_port()}", "--processes", "2", "--out", str(out)]
     procs = [
-        subprocess.Popen([sys.executable, "-m", "jaxsolve.games.duel.distributed", *args, "--process-id", str(i)], env=_env(), stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+        subprocess.Popen([sys.executable, "-m", "jaxsolve.games.zehntausend.duel_distributed", *args, "--process-id", str(i)], env=_env(), stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
         for i in (0, 1)
     ]
     results = [p.communicate(timeout=600) for p in procs]
@@ -71,13 +71,13 @@ def test_two_processes_equal_one_process(tmp_path):
         assert p.returncode == 0, err[-3000:]
     row = json.loads(results[0][0].strip().splitlines()[-1])
     assert row["processes"] == 2 and row["devices"] == 2 and "{" not in results[1][0]  # only process 0 reports
-    two = commands.load(out)
-    one = zehntausend.solve(rules)
+    two = duel_commands.load(out)
+    one = duel.solve(rules)
     assert two.rules == one.rules and np.array_equal(two.start, one.start) and np.array_equal(two.last, one.last)
 
 
 def test_distributed_entry_rejects_bad_rules():
-    proc = subprocess.run([sys.executable, "-m", "jaxsolve.games.duel.distributed", "--rules", "nope"], env=_env(), capture_output=True, text=True, timeout=120)
+    proc = subprocess.run([sys.executable, "-m", "jaxsolve.games.zehntausend.duel_distributed", "--rules", "nope"], env=_env(), capture_output=True, text=True, timeout=120)
     assert proc.returncode == 1 and proc.stderr.startswith("error: unknown") and "Traceback" not in proc.stderr
 
 

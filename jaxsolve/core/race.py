@@ -1,10 +1,10 @@
-"""The race-duel engine: win probabilities of two-player "bank or keep throwing" games.
+"""The race-duel core: win probabilities of two-player "bank or keep throwing" games.
 
 A race duel is played in turns. The player to move throws; a *bust* loses the turn total and
 passes the turn with both banked scores unchanged; otherwise she may bank the turn total (her
 banked score rises, the turn passes) or throw on. The value of a state is the win probability
-of the player to move under optimal play by both. A game brings its turn (one die for Pig and
-Schlag den Raab, six dice with set-asides for Zehntausend); the engine brings the cyclic part:
+of the player to move under optimal play by both. A game brings its turn (one die thrown again
+and again, or several dice with set-asides); the engine brings the cyclic part:
 
 * the *bust pair*: a bust at ``(mine, theirs)`` leads to the opponent's ``(theirs, mine)`` and a
   bust there leads back: the only cycle that does not raise a banked score. With the decisions
@@ -15,8 +15,8 @@ Schlag den Raab, six dice with set-asides for Zehntausend); the engine brings th
   ``solve_sweeps``: every sweep evaluates a whole turn for every state at once (bank outcomes
   from the previous iterate), then solves the bust pairs; the fixpoint core repeats the sweep
   until no value moves by more than ``tol``. It needs no order of the states, so it serves games
-  whose banked scores can go *down* (Schlag den Raab's ties at or above the goal lower both
-  scores by the same amount) and is the one Pig and Schlag den Raab use.
+  whose banked scores can go *down* (e.g. a tie at or above the goal that lowers both scores by
+  the same amount).
 
   ``solve_layers``: banking raises the banked sum and a bust keeps it, so the states are walked
   in layers of the banked sum from the top down; a layer's bank outcomes are final values of
@@ -24,7 +24,10 @@ Schlag den Raab, six dice with set-asides for Zehntausend); the engine brings th
   then pair solve, until the values move by at most ``tol``) settles the decisions; it ends in
   two or three turn evaluations where the sweep driver needs one sweep of *every* state per
   round of the bust cycle. The whole walk is one compiled program (a ``fori_loop`` over layers
-  holding a ``while_loop``). Zehntausend's duel uses it.
+  holding a ``while_loop``).
+
+The engine names no game: a game's solver brings its turn, its tables and its solution type (a
+``RaceSolution`` with the game's own fields) and picks the driver.
 
 ``turn(W, batch, operands) -> (value, slope)`` evaluates the turns of a batch of turn-start
 states given all turn-start values ``W`` (bust outcomes from ``W[partner]``), and returns each
@@ -36,7 +39,7 @@ from __future__ import annotations
 
 import time
 from dataclasses import dataclass
-from typing import Any, Callable, Hashable, NamedTuple
+from typing import Any, Callable, Hashable, NamedTuple, Self
 
 import jax
 import jax.numpy as jnp
@@ -93,6 +96,22 @@ class RaceSolution:
         keys = ("residual", "tol", "dtype", "device")
         return {"game_value": self.game_value, **self.run_facts(), **{k: getattr(self, k) for k in keys}}
 
+    @classmethod
+    def of_run(cls, run: Any, *, rules: Any, start: np.ndarray, tol: float, dtype: Any, device: Any, **fields: Any) -> Self:
+        """The solution of a driver's run (``solve_sweeps`` or ``solve_layers``: its residual
+        and timings), with the game's own ``fields``."""
+        return cls(
+            rules=rules,
+            start=start,
+            residual=run.residual,
+            tol=float(tol),
+            dtype=str(dtype),
+            device=str(device),
+            compile_seconds=run.compile_seconds,
+            solve_seconds=run.solve_seconds,
+            **fields,
+        )
+
 
 # ---------------------------------------------------------------------------------------------
 # The sweep driver
@@ -104,14 +123,15 @@ def solve_sweeps(key: Hashable, sweep: Callable, init, operands, *, tol, max_ite
     The fixpoint core (``jaxsolve.core.fixpoint``) runs it: one compile per ``key`` and shapes,
     ``NotConvergedError`` when ``max_iter`` sweeps leave a change above ``tol``.
     """
-    return solve_fixpoint(("duel-sweeps", key), sweep, init, operands, tol=tol, max_iter=max_iter)
+    return solve_fixpoint(("race-sweeps", key), sweep, init, operands, tol=tol, max_iter=max_iter)
 
 
 # ---------------------------------------------------------------------------------------------
 # The layered driver
 
 
-class Layers(NamedTuple):
+@dataclass(frozen=True)
+class Layers:
     """The turn-start states in layers of the banked sum, highest layer first.
 
     ``index [L, B]``: flat index into ``W`` (short layers padded by repeating their first
@@ -167,10 +187,9 @@ def layered(turn: Callable, W, index, partner, guess, operands, tol, max_rounds:
     operands replicated); each device then evaluates the turns of its part of the layer and
     the compiler gathers the new values into every copy of ``W``."""
     n_layers = index.shape[0]
-    if batch_sharding is None:
-        constrain = lambda x: x
-    else:
-        constrain = lambda x: jax.lax.with_sharding_constraint(x, batch_sharding)
+
+    def constrain(x):
+        return x if batch_sharding is None else jax.lax.with_sharding_constraint(x, batch_sharding)
 
     def one_layer(i, state):
         W, rounds, residual = state
@@ -214,8 +233,11 @@ def pad_layers(layers: Layers, multiple: int) -> Layers:
     extra = -width % multiple
     if not extra:
         return layers
-    pad = lambda a: None if a is None else np.concatenate([a, np.repeat(a[:, :1], extra, axis=1)], axis=1)
-    return Layers(pad(layers.index), pad(layers.partner), layers.size, pad(layers.guess))
+
+    def pad(a: np.ndarray) -> np.ndarray:
+        return np.concatenate([a, np.repeat(a[:, :1], extra, axis=1)], axis=1)
+
+    return Layers(pad(layers.index), pad(layers.partner), layers.size, None if layers.guess is None else pad(layers.guess))
 
 
 def replicate(tree, sharding):
@@ -252,7 +274,7 @@ def solve_layers(key: Hashable, turn: Callable, init, layers: Layers, operands, 
 
         rep = NamedSharding(mesh, PartitionSpec())
         batch_sharding = NamedSharding(mesh, PartitionSpec(mesh.axis_names[0]))
-        padded = pad_layers(Layers(*host, guess=host[2]), mesh.size)
+        padded = pad_layers(Layers(host[0], host[1], np.asarray(layers.size), host[2]), mesh.size)
         index, partner, guess, init, operands, tol_arr = replicate(
             (padded.index, padded.partner, padded.guess, init, operands, np.asarray(tol, init.dtype)), rep
         )
@@ -262,7 +284,7 @@ def solve_layers(key: Hashable, turn: Callable, init, layers: Layers, operands, 
         return layered(turn, W, idx, part, first, ops, tolerance, max_rounds, batch_sharding)
 
     specs = [abstract(x) for x in (init, index, partner, guess, operands, tol_arr)]
-    exe, compile_seconds = compiled(("duel-layers", key, max_rounds), run, *specs, **jit_options)
+    exe, compile_seconds = compiled(("race-layers", key, max_rounds), run, *specs, **jit_options)
     t0 = time.perf_counter()
     out = jax.block_until_ready(exe(init, index, partner, guess, operands, tol_arr))
     seconds = time.perf_counter() - t0

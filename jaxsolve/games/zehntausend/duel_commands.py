@@ -40,9 +40,9 @@ PLOT_PARAMS = (
 
 
 def solve(rules, *, dtype=None, device=None, tol=None):
-    from jaxsolve.games.duel import zehntausend
+    from jaxsolve.games.zehntausend import duel
 
-    return zehntausend.solve(rules, tol=tol, dtype=dtype, device=device)
+    return duel.solve(rules, tol=tol, dtype=dtype, device=device)
 
 
 def save(path, sol) -> list:
@@ -63,8 +63,8 @@ def outputs(path) -> list:
 
 def load(path):
     """A solved duel from ``save``'s files, checked against its sidecar and its rules."""
-    from jaxsolve.games.duel.rules import DuelRules
-    from jaxsolve.games.duel.zehntausend import DuelSolution, geometry
+    from jaxsolve.games.zehntausend.duel_rules import DuelRules
+    from jaxsolve.games.zehntausend.duel import DuelSolution, geometry
     from jaxsolve.io import export
 
     start, meta = export.load(path, game=GAME)
@@ -85,24 +85,24 @@ def device_mesh(devices: int, device):
     ``device``'s platform."""
     import jax
 
-    from jaxsolve.games.duel import zehntausend
+    from jaxsolve.games.zehntausend import duel
 
     if devices == 1:
         return None
     found = jax.local_devices(backend=device.platform if device is not None else None)
     if devices > len(found):
         raise JaxsolveError(f"--devices {devices}: only {len(found)} {found[0].platform} device(s) here")
-    return zehntausend.mesh_of(found[: devices or None])
+    return duel.mesh_of(found[: devices or None])
 
 
 def solve_command(rules, *, dtype, device, quiet, out, tol, compensation, devices) -> Report:
-    from jaxsolve.games.duel import zehntausend
+    from jaxsolve.games.zehntausend import duel
 
     if tol is not None and not (math.isfinite(tol) and tol > 0):
         raise JaxsolveError(f"--tol must be a positive finite number, got {tol}")
     if compensation % 50 or compensation >= rules.goal:
         raise JaxsolveError(f"--compensation must be a multiple of 50 below the goal {rules.goal}, got {compensation}")
-    sol = zehntausend.solve(rules, tol=tol, dtype=dtype, device=device, mesh=device_mesh(devices, device))
+    sol = duel.solve(rules, tol=tol, dtype=dtype, device=device, mesh=device_mesh(devices, device))
     files = save(out, sol) if out is not None else []
     fair = fairest_compensation(sol)
     data = {
@@ -146,20 +146,20 @@ def _table_or_solve(table, rules, rules_given: bool, dtype, device):
         if rules_given and sol.rules != rules:
             raise JaxsolveError(f"{table} holds {sol.rules.name}, not {rules.name}")
         return sol
-    from jaxsolve.games.duel import zehntausend
+    from jaxsolve.games.zehntausend import duel
 
-    return zehntausend.solve(rules, dtype=dtype, device=device() if callable(device) else device)
+    return duel.solve(rules, dtype=dtype, device=device() if callable(device) else device)
 
 
 def advise_command(rules, *, rules_given, table, dtype, setup, quiet, mine, theirs, turn, dice, they_started) -> Advice:
-    from jaxsolve.games.duel import advisor
+    from jaxsolve.games.zehntausend import duel_advisor
     from jaxsolve.play.base import typed_faces
 
     faces = typed_faces(dice)
     if table is None:
-        advisor.check_position(rules, mine, theirs, turn, they_started)
+        duel_advisor.check_position(rules, mine, theirs, turn, they_started)
     sol = _table_or_solve(table, rules, rules_given, dtype, setup)
-    choices = advisor.advise(sol, mine, theirs, turn, faces, they_started)
+    choices = duel_advisor.advise(sol, mine, theirs, turn, faces, they_started)
     best = choices[0].value
     ranked = tuple(Ranked(c.label, c.value, best - c.value, c.detail) for c in choices)
     heading = (
@@ -171,7 +171,7 @@ def advise_command(rules, *, rules_given, table, dtype, setup, quiet, mine, thei
 
 
 def plot_command(rules, *, rules_given=False, dtype, device, quiet, out, totals, table) -> Report:
-    from jaxsolve.games.duel import plot
+    from jaxsolve.games.zehntausend import duel_plot
     from jaxsolve.io import export
 
     export.check_output_dir(out, create=True)
@@ -182,9 +182,9 @@ def plot_command(rules, *, rules_given=False, dtype, device, quiet, out, totals,
     if not points or any(p < 0 or p % 50 for p in points):
         raise JaxsolveError(f"--totals must be comma-separated multiples of 50, got {totals!r}")
     sol = _table_or_solve(table, rules, rules_given, dtype, device)
-    grid = plot.decision_grid(sol, points)
-    path = plot.decision_maps(sol, out, points, grid)
-    away = plot.departures(grid, points, sol.rules)
+    grid = duel_plot.decision_grid(sol, points)
+    path = duel_plot.decision_maps(sol, out, points, grid)
+    away = duel_plot.departures(grid, points, sol.rules)
     lines = [f"wrote {path}"]
     for key, d in away.items():
         p, n = key.split("/")
@@ -196,18 +196,18 @@ def plot_command(rules, *, rules_given=False, dtype, device, quiet, out, totals,
 
 
 def simulate_command(rules, *, rules_given=False, dtype, device, quiet, games, seed, table, slots) -> Report:
-    from jaxsolve.games.duel import simulate, zehntausend
+    from jaxsolve.games.zehntausend import duel, duel_simulate
 
     sol = _table_or_solve(table, rules, rules_given, dtype, device)
     per_slot = 10 if games >= 10 * slots else 1
-    geo = zehntausend.geometry(sol.rules)
+    geo = duel.geometry(sol.rules)
     from jaxsolve.core.progress import layer_bars
 
     with layer_bars({"decision table": geo.T * geo.G, "games": games}, quiet, label="simulate:") as advance:
         t0 = time.perf_counter()
-        tables = simulate.sim_tables(sol, simulate.throw_values(sol, on_row=lambda _: advance("decision table", 1)), device=device)
+        tables = duel_simulate.sim_tables(sol, duel_simulate.throw_values(sol, on_row=lambda _: advance("decision table", 1)), device=device)
         built = time.perf_counter() - t0
-        res = simulate.simulate(sol, games, seed, slots=min(slots, games), per_slot=per_slot, device=device, tables=tables, on_chunk=lambda n: advance("games", n))
+        res = duel_simulate.simulate(sol, games, seed, slots=min(slots, games), per_slot=per_slot, device=device, tables=tables, on_chunk=lambda n: advance("games", n))
     res.table_seconds = built
     data = {"rules": sol.rules.to_dict(), **res.to_dict()}
     lines = (

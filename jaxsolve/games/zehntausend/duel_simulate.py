@@ -27,12 +27,14 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 
-from jaxsolve.games.duel.zehntausend import _turn_jit, geometry, row_turns, turn_ops, write_values
+from jaxsolve.games.zehntausend.duel import _turn_jit, geometry, row_turns, turn_ops, write_values
 from jaxsolve.games.zehntausend.rules import DICE, STEP
 from jaxsolve.games.zehntausend.scoring import build_tables
 
 SIDES = 6
 MAX_STEPS = 100_000  # throws per game; a game ends with probability 1 long before
+
+Table = np.ndarray | jax.Array  # built on the host, placed on the device by ``sim_tables``
 
 
 class SimTables(NamedTuple):
@@ -46,15 +48,15 @@ class SimTables(NamedTuple):
     dice thrown next, 6 when all were used).
     """
 
-    V: jax.Array
-    W: jax.Array
-    last: jax.Array
-    lastV: jax.Array
-    row_of: jax.Array
-    write: jax.Array
-    opt_points: jax.Array
-    opt_left: jax.Array
-    opt_valid: jax.Array
+    V: Table
+    W: Table
+    last: Table
+    lastV: Table
+    row_of: Table
+    write: Table
+    opt_points: Table
+    opt_left: Table
+    opt_valid: Table
 
 
 def throw_values(sol, on_row=None) -> np.ndarray:
@@ -219,7 +221,10 @@ def choose(sol, tables: SimTables, mine: int, theirs: int, turn: int, faces, the
     counts = np.bincount(np.asarray(faces) - 1, minlength=SIDES)
     code = int(counts @ (7 ** np.arange(SIDES)))
     last = bool(sol.rules.last_turn and theirs >= sol.rules.goal)
-    one = lambda v, dt=jnp.int32: jnp.asarray([v], dt)
+
+    def one(v, dt=jnp.int32):
+        return jnp.asarray([v], dt)
+
     g = new_games(1, 1)._replace(
         first=one(not they_started, bool),
         a=one(mine // STEP),
@@ -252,7 +257,7 @@ def play_chunk(t: SimTables, key, slots: int, per_slot: int, geo):
         throws = throws + jnp.sum(g.todo > 0)
         return step(t, g, jax.random.fold_in(key, i), geo), i + 1, throws
 
-    count = jnp.int64 if jax.config.jax_enable_x64 else jnp.int32
+    count = jax.dtypes.canonicalize_dtype(jnp.int64)  # int32 where 64-bit types are off
     g, steps, throws = jax.lax.while_loop(cond, body, (new_games(slots, per_slot), jnp.asarray(0, jnp.int32), jnp.asarray(0, count)))
     return jnp.sum(g.wins), jnp.sum(g.todo), throws, steps
 

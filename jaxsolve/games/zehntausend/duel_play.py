@@ -16,15 +16,12 @@ from __future__ import annotations
 
 from dataclasses import dataclass, replace
 
-from jaxsolve.errors import JaxsolveError
-from jaxsolve.games.duel import advisor
-from jaxsolve.games.duel.rules import DuelRules
-from jaxsolve.games.zehntausend import scoring
+from jaxsolve.games.race_play import RaceGame, check_first, other
+from jaxsolve.games.zehntausend import duel_advisor
+from jaxsolve.games.zehntausend.duel_rules import DuelRules
 from jaxsolve.games.zehntausend.play import AsideChoices, aside_options
-from jaxsolve.games.zehntausend.rules import DICE
-from jaxsolve.play.base import PlayError, PlayOption, PlayedGame, Summary, fmt_faces
-
-FIRST = ("you", "them")
+from jaxsolve.games.zehntausend.rules import DICE, ZehntausendRules
+from jaxsolve.play.base import PlayError, PlayOption, Summary, fmt_faces
 
 
 @dataclass(frozen=True)
@@ -43,57 +40,39 @@ class DuelState:
     winner: str | None = None
 
 
-def _other(who: str) -> str:
-    return "them" if who == "you" else "you"
+def _solve(rules: DuelRules):
+    from jaxsolve.games.zehntausend import duel
+
+    return duel.solve(rules)
 
 
-class DuelGame(AsideChoices, PlayedGame):
-    """One duel. ``solution`` defaults to ``zehntausend.solve(rules)``."""
+class DuelGame(RaceGame, AsideChoices):
+    """One duel. ``solution`` defaults to ``duel.solve(rules)``."""
 
-    unit = "win probability"
     rules_type = DuelRules
 
     def __init__(self, game: str, rules: DuelRules, solution=None, *, first: str = "you", seed=None, auto_roll=False):
-        if first not in FIRST:
-            raise JaxsolveError(f"who starts must be one of {', '.join(FIRST)}, got {first!r}")
-        if solution is None:
-            from jaxsolve.games.duel import zehntausend
-
-            solution = zehntausend.solve(rules)
-        if solution.rules != rules:
-            raise PlayError(f"the solution is for {solution.rules.name}, not {rules.name}")
-        self.first = first
-        super().__init__(game, rules, solution, seed=seed, auto_roll=auto_roll)
+        self.first = check_first(first)
+        super().__init__(game, rules, solution, _solve, seed=seed, auto_roll=auto_roll)
 
     def settings(self) -> dict:
         return {"first": self.first}
+
+    @property
+    def scoring_rules(self) -> ZehntausendRules:
+        return self.rules.turn_rules
 
     # ------------------------------------------------------------------ state
 
     def initial_state(self) -> DuelState:
         return DuelState(0, 0, self.first, self.first == "you")
 
-    def awaiting(self) -> str:
-        s = self.state
-        if s.winner is not None:
-            return "over"
-        return "dice" if s.throw is None else "choice"
-
-    def mover(self) -> str:
-        return self.state.mover
-
-    def throw_size(self) -> int:
-        return self.state.dice
-
-    def _view(self, s: DuelState):
-        """``(mine, theirs, they_started)`` from the view of the player to move."""
-        mine, theirs = (s.you, s.them) if s.mover == "you" else (s.them, s.you)
-        mover_started = s.you_started == (s.mover == "you")
-        return mine, theirs, (not mover_started) and self.rules.last_turn
+    def finished(self) -> bool:
+        return self.state.winner is not None
 
     def _choices(self, s: DuelState):
-        mine, theirs, they_started = self._view(s)
-        return advisor.advise(self.solution, mine, theirs, s.points, list(s.throw), they_started)
+        mine, theirs, they_started = self.view(s)
+        return duel_advisor.advise(self.solution, mine, theirs, s.points, list(s.throw or ()), they_started)
 
     # ------------------------------------------------------------------ options
 
@@ -116,7 +95,7 @@ class DuelGame(AsideChoices, PlayedGame):
         you, them = (s.you + gain, s.them) if s.mover == "you" else (s.you, s.them + gain)
         mine = you if s.mover == "you" else them
         theirs = them if s.mover == "you" else you
-        nxt = _other(s.mover)
+        nxt = other(s.mover)
         goal = self.rules.goal
         if s.last:  # the last turn: more than the start player's score wins
             return DuelState(you, them, nxt, s.you_started, winner=s.mover if mine > theirs else nxt)
@@ -131,12 +110,8 @@ class DuelGame(AsideChoices, PlayedGame):
         who = "you" if s.mover == "you" else "they"
         action = move.get("action")
         if action == "throw":
-            if s.throw is not None:
-                raise PlayError("the dice are showing already")
-            dice = tuple(sorted(int(d) for d in move.get("dice", [])))
-            if len(dice) != s.dice or any(not 1 <= d <= 6 for d in dice):
-                raise PlayError(f"this throw has {s.dice} dice 1..6, got {list(dice)}")
-            if scoring.write_points(self.rules.turn_rules, scoring.parse_throw(dice)) == 0:
+            dice, bust = self.thrown(s, move)
+            if bust:
                 nxt = self._pass(s, 0)
                 return nxt, f"{who} threw {fmt_faces(dice)}: bust, {s.points} lost" + self._over_text(nxt)
             return replace(s, throw=dice), f"{who} threw {fmt_faces(dice)}"
@@ -148,7 +123,7 @@ class DuelGame(AsideChoices, PlayedGame):
             if match is None:
                 raise PlayError(self.no_write())
             gain = match.detail.points
-            mine, _, _ = self._view(s)
+            mine, _, _ = self.view(s)
             cap = self.rules.bound - mine if not s.last else gain
             nxt = self._pass(s, min(gain, cap))
             return nxt, f"{who} wrote {gain}" + self._over_text(nxt)
@@ -161,13 +136,11 @@ class DuelGame(AsideChoices, PlayedGame):
             return replace(s, points=c.points, dice=c.dice, throw=None), f"{who} set aside {' '.join(want)}: {c.points} this turn, throw {c.dice}"
         raise PlayError(f"unknown move {action!r}")
 
-    @staticmethod
-    def _over_text(s: DuelState) -> str:
+    @classmethod
+    def _over_text(cls, s: DuelState) -> str:
         if s.last:
             return "; the goal is reached: one last turn for the other player"
-        if s.winner is None:
-            return ""
-        return "; you win" if s.winner == "you" else "; they win"
+        return cls.won_text(s)
 
     # ------------------------------------------------------------------ display
 
@@ -175,37 +148,22 @@ class DuelGame(AsideChoices, PlayedGame):
         s = self.state
         return f"you {s.you}, them {s.them}, {s.points} aside, threw {fmt_faces(s.throw) if s.throw else '-'}"
 
-    def value_now(self) -> float | None:
+    def throw_value(self) -> float:
         s = self.state
-        if s.winner is not None:
-            return 1.0 if s.winner == "you" else 0.0
-        if s.throw is not None:
-            return self.options()[0].value
-        mine, theirs, they_started = self._view(s)
-        V, _ = advisor.tables_at(self.solution, mine, theirs, they_started)
+        mine, theirs, they_started = self.view(s)
+        V, _ = duel_advisor.tables_at(self.solution, mine, theirs, they_started)
         return float(V[s.points // 50, s.dice])
-
-    def your_win(self) -> float:
-        v = self.value_now()
-        return v if self.state.mover == "you" or self.over else 1.0 - v
 
     def status(self) -> list[str]:
         s, rules = self.state, self.rules
-        lines = [f"zehntausend duel {rules.name} (goal {rules.goal}): you {s.you}, them {s.them}; {'you' if s.you_started else 'they'} started"]
-        if self.over:
-            lines.append("you won" if s.winner == "you" else "they won")
-            return lines
+        heading = f"zehntausend duel {rules.name} (goal {rules.goal}): you {s.you}, them {s.them}; {'you' if s.you_started else 'they'} started"
         mover = "your" if s.mover == "you" else "their"
         last = " (last turn)" if s.last else ""
         shown = f"the dice show {fmt_faces(s.throw)}" if s.throw else f"throw {s.dice} {'die' if s.dice == 1 else 'dice'}"
-        lines.append(f"{mover} turn{last}: {s.points} set aside; {shown}")
-        lines.append(f"your win probability now: {self.your_win():.4f}")
-        return lines
+        return self.race_status(heading, f"{mover} turn{last}: {s.points} set aside; {shown}")
 
     def summary(self) -> Summary:
-        won = self.state.winner == "you"
-        start = self.solution.game_value if self.first == "you" else 1.0 - self.solution.game_value
-        return Summary(1.0 if won else 0.0, start, self.regret, self.decisions(), self.unit, (f"you {'won' if won else 'lost'}: you {self.state.you}, them {self.state.them}",))
+        return self.race_summary(self.solution.game_value)
 
     def warm(self) -> None:
-        advisor.advise(self.solution, 0, 0, 0, [1, 5, 5, 2, 3, 4])
+        duel_advisor.advise(self.solution, 0, 0, 0, [1, 5, 5, 2, 3, 4])

@@ -18,8 +18,8 @@ Sources of the variants (a rule set is a combination of them):
 
 from __future__ import annotations
 
-import dataclasses
 from dataclasses import dataclass
+from typing import ClassVar, cast
 
 from jaxsolve.core.rules import Presets, Rules, RulesError, option
 from jaxsolve.games.zehntausend.rules import PRESETS as TURN_PRESETS
@@ -53,6 +53,8 @@ class DuelRules(Rules):
     bound: int | None = option(None, "Largest final score kept under the last-turn rule (default goal + 2000).")
     scoring: str = option("peter-2013", "Zehntausend scoring preset of the turn.", choices=tuple(TURN_PRESETS))
 
+    derived: ClassVar[tuple[str, ...]] = ("bound",)
+
     def __post_init__(self):
         for field in ("goal", "entry"):
             value = getattr(self, field)
@@ -76,22 +78,10 @@ class DuelRules(Rules):
             bound = self.goal
         object.__setattr__(self, "bound", bound)
 
-    def replace(self, **changes) -> "DuelRules":
-        """A copy with some fields changed (``None`` = keep); the derived bound is redone when
-        the goal or the end rule changes and no bound is given."""
-        changes = {k: v for k, v in changes.items() if v is not None}
-        unknown = sorted(set(changes) - {f.name for f in dataclasses.fields(self)})
-        if unknown:
-            raise RulesError(f"unknown rule field(s) {', '.join(unknown)} for DuelRules")
-        if not changes:
-            return self
-        fields = {f.name: getattr(self, f.name) for f in dataclasses.fields(self)}
-        derived = DuelRules(**{**fields, "bound": None}).bound == self.bound
-        if derived and ({"goal", "end"} & changes.keys()) and "bound" not in changes:
-            fields["bound"] = None
-        if "name" not in changes and any(fields[k] != v for k, v in changes.items()):
-            changes["name"] = self.name if self.name.endswith("+custom") else f"{self.name}+custom"
-        return DuelRules(**{**fields, **changes})
+    @property
+    def top(self) -> int:
+        """Largest final score kept (the bound the constructor set)."""
+        return cast(int, self.bound)
 
     @property
     def turn_rules(self) -> ZehntausendRules:

@@ -1,7 +1,7 @@
 """The Zehntausend duel solved by several processes at once (``jax.distributed``), e.g. one per
 GPU host; every process runs the same command with its own process id::
 
-    python -m jaxsolve.games.duel.distributed --rules first-to-10000 \\
+    python -m jaxsolve.games.zehntausend.duel_distributed --rules first-to-10000 \\
         --coordinator HOST:PORT --processes N --process-id I [--out duel.npy] [--goal ...]
 
 ``--coordinator`` (default ``$JAX_COORDINATOR_ADDRESS``) is ``host:port`` of process 0, which
@@ -9,7 +9,7 @@ every process must reach; ``--processes`` (``$JAX_NUM_PROCESSES``) and ``--proce
 (``$JAX_PROCESS_ID``) say how many take part and which one this is. On clusters that JAX
 detects itself (Slurm, Open MPI, Cloud TPU) all three may be left out. The mesh spans every
 device of every process (``--local-devices`` limits how many of its own each process adds);
-each layer's states are split over it and ``W`` is replicated (``engine.solve_layers``), so
+each layer's states are split over it and ``W`` is replicated (``race.solve_layers``), so
 every process ends with the whole table and the values equal one process's. Process 0 prints
 the result as one JSON line and writes ``--out`` (with its sidecars). CPU processes talk
 through gloo (JAX's default CPU collectives).
@@ -29,10 +29,10 @@ def _env_int(name: str):
 
 
 def parse(argv=None) -> argparse.Namespace:
-    from jaxsolve.games.duel.rules import PRESETS
+    from jaxsolve.games.zehntausend.duel_rules import PRESETS
 
     ap = argparse.ArgumentParser(
-        prog="python -m jaxsolve.games.duel.distributed",
+        prog="python -m jaxsolve.games.zehntausend.duel_distributed",
         description="The Zehntausend duel solved by several processes at once (jax.distributed); every process runs the same command with its own --process-id.",
     )
     ap.add_argument("--rules", default="first-to-10000", help=f"preset: {', '.join(PRESETS)}")
@@ -61,23 +61,24 @@ def main(argv=None) -> int:
 
 def _main(args) -> int:
     from jaxsolve.errors import JaxsolveError
-    from jaxsolve.games.duel.rules import PRESETS
+    from jaxsolve.games.zehntausend.duel_rules import PRESETS
 
     rules = PRESETS.get_rules(args.rules).replace(goal=args.goal, entry=args.entry, end=args.end, bound=args.bound)
     import jax
 
+    dtype = "float32" if args.x32 else "float64"
     jax.config.update("jax_enable_x64", not args.x32)
     local = None if args.local_devices is None else list(range(args.local_devices))
     try:
         jax.distributed.initialize(coordinator_address=args.coordinator, num_processes=args.processes, process_id=args.process_id, local_device_ids=local)
     except (ValueError, RuntimeError) as exc:
         raise JaxsolveError(f"jax.distributed could not start: {exc} (give --coordinator, --processes and --process-id)") from None
-    from jaxsolve.games.duel import commands, zehntausend
+    from jaxsolve.games.zehntausend import duel, duel_commands
 
-    mesh = zehntausend.mesh_of()
-    sol = zehntausend.solve(rules, mesh=mesh)
+    mesh = duel.mesh_of()
+    sol = duel.solve(rules, dtype=dtype, mesh=mesh)
     if jax.process_index() == 0:
-        files = commands.save(args.out, sol) if args.out else []
+        files = duel_commands.save(args.out, sol) if args.out else []
         row = {
             "rules": rules.to_dict(),
             **sol.facts(),

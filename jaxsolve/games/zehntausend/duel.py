@@ -41,8 +41,8 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 
-from jaxsolve.games.duel.engine import Layers, RaceSolution, make_layers, solve_layers
-from jaxsolve.games.duel.rules import DuelRules
+from jaxsolve.core.race import Layers, RaceSolution, make_layers, solve_layers
+from jaxsolve.games.zehntausend.duel_rules import DuelRules
 from jaxsolve.games.zehntausend.rules import DICE, STEP
 from jaxsolve.games.zehntausend.scoring import build_tables
 
@@ -177,7 +177,7 @@ class Geometry(NamedTuple):
 
 def geometry(rules: DuelRules) -> Geometry:
     cls = throw_classes(rules.turn_rules)
-    G, Gb = rules.levels, rules.bound // STEP
+    G, Gb = rules.levels, rules.top // STEP
     return Geometry(rules.shape[0], G, Gb, Gb + cls.reach + 1, cls.reach, cls.busts, rules.entry // STEP, rules.last_turn)
 
 
@@ -301,18 +301,8 @@ def solve(rules: DuelRules, *, tol: float | None = None, dtype=None, device=None
         run = solve_layers(("zehntausend-duel", rules), turn, W0, duel_layers(rules), ops, tol=tol, max_rounds=max_rounds, mesh=mesh)
     if mesh is not None:
         device = f"mesh of {mesh.size} {mesh.devices.flat[0].platform} devices in {jax.process_count()} process(es)"
-    return DuelSolution(
-        rules=rules,
-        start=np.asarray(run.values).reshape(rules.shape),
-        last=np.asarray(ops.last),
-        rounds=run.rounds,
-        residual=run.residual,
-        tol=float(tol),
-        dtype=str(dtype),
-        device=str(device),
-        compile_seconds=run.compile_seconds,
-        solve_seconds=run.solve_seconds,
-    )
+    start = np.asarray(run.values).reshape(rules.shape)
+    return DuelSolution.of_run(run, rules=rules, start=start, tol=tol, dtype=dtype, device=device, last=np.asarray(ops.last), rounds=run.rounds)
 
 
 def mesh_of(devices=None):
@@ -322,8 +312,9 @@ def mesh_of(devices=None):
     return Mesh(np.asarray(jax.devices() if devices is None else devices), ("states",))
 
 
-def turn_values(sol: DuelSolution, ts: int, a: int, b: int) -> np.ndarray:
-    """``V [H, 7]`` of one turn-start state ``(ts, a, b)`` (levels): every turn total and dice."""
+def turn_values(sol: DuelSolution, ts: int, a: int, b: int) -> tuple[np.ndarray, np.ndarray]:
+    """``V [H, 7]`` and ``S [H]`` of one turn-start state ``(ts, a, b)`` (levels): every turn
+    total and dice, and the write values."""
     rules = sol.rules
     geo = geometry(rules)
     dtype = jnp.dtype(sol.start.dtype)

@@ -13,7 +13,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from jaxsolve.errors import JaxsolveError
-from jaxsolve.games.duel.rules import DuelRules
+from jaxsolve.games.zehntausend.duel_rules import DuelRules
 from jaxsolve.games.zehntausend.rules import DICE, STEP
 from jaxsolve.games.zehntausend.scoring import build_tables, parse_throw
 
@@ -24,19 +24,19 @@ def check_position(rules: DuelRules, mine: int, theirs: int, turn: int, they_sta
             raise JaxsolveError(f"{name} must be a non-negative multiple of {STEP}, got {value}")
     if mine >= rules.goal or (theirs >= rules.goal and not (rules.last_turn and they_started)):
         raise JaxsolveError(f"the game is over: a banked score of {max(mine, theirs)} reaches the goal {rules.goal}")
-    if theirs > rules.bound:
-        raise JaxsolveError(f"their score {theirs} is beyond the bound {rules.bound} of {rules.name}")
+    if theirs > rules.top:
+        raise JaxsolveError(f"their score {theirs} is beyond the bound {rules.top} of {rules.name}")
     if they_started and not rules.last_turn:
         raise JaxsolveError(f"{rules.name} has no last-turn rule, so who started does not matter; drop --they-started")
     if 0 < mine < rules.entry:
         raise JaxsolveError(f"a banked score of {mine} is below the entry minimum {rules.entry}: no such position")
-    if theirs < rules.goal and mine + turn >= rules.bound:
-        raise JaxsolveError(f"banked plus turn total {mine + turn} reaches {rules.bound}: write")
+    if theirs < rules.goal and mine + turn >= rules.top:
+        raise JaxsolveError(f"banked plus turn total {mine + turn} reaches {rules.top}: write")
 
 
 def tables_at(sol, mine: int, theirs: int, they_started: bool):
     """``V [H, 7]``, ``S [H]`` of the turn at the banked scores (the last turn when they reached the goal)."""
-    from jaxsolve.games.duel.zehntausend import last_turn_values, turn_values
+    from jaxsolve.games.zehntausend.duel import last_turn_values, turn_values
 
     if theirs >= sol.rules.goal:
         return last_turn_values(sol, (theirs - mine) // STEP + 1)
