@@ -6,6 +6,7 @@ the page)."""
 from __future__ import annotations
 
 import os
+import resource
 
 import jax
 
@@ -79,3 +80,12 @@ def get_device(name: str = "auto") -> jax.Device:
         return jax.devices(name)[0]
     except RuntimeError:
         raise JaxsolveError(f"no {name} device is visible to JAX on this machine") from None
+
+
+def peak_memory(device) -> tuple[float, str]:
+    """Peak memory in MiB and what it measures: the device's own peak where it reports one
+    (GPUs), else this process's resident-memory high-water mark (CPU)."""
+    stats = device.memory_stats() if hasattr(device, "memory_stats") else None
+    if stats and "peak_bytes_in_use" in stats:
+        return stats["peak_bytes_in_use"] / 2**20, "device peak"
+    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024, "process RSS high-water"
