@@ -28,7 +28,8 @@ class Rules:
     def replace(self, **changes) -> "Rules":
         """A copy with some fields changed (``None`` = keep); the name gets ``+custom`` unless given.
 
-        The copy is built by the constructor, so derived fields and checks are redone.
+        The copy is built by the constructor, so its checks are redone; a field the constructor
+        derives is derived anew where ``rederive`` says so, else copied.
         """
         changes = {k: v for k, v in changes.items() if v is not None}
         unknown = sorted(set(changes) - {f.name for f in dataclasses.fields(self)})
@@ -38,8 +39,15 @@ class Rules:
             return self
         if "name" not in changes and any(getattr(self, k) != v for k, v in changes.items()):
             changes["name"] = self.name if self.name.endswith("+custom") else f"{self.name}+custom"
-        fields = {**{f.name: getattr(self, f.name) for f in dataclasses.fields(self)}, **changes}
-        return type(self)(**fields)
+        fields = {f.name: getattr(self, f.name) for f in dataclasses.fields(self)}
+        fields.update(self.rederive(changes))
+        return type(self)(**{**fields, **changes})
+
+    def rederive(self, changes: Mapping[str, object]) -> dict[str, object]:
+        """What ``replace(**changes)`` passes to the constructor for the derived fields it
+        derives anew rather than copies (e.g. ``{"bound": None}`` when the goal changes and no
+        bound is given); none here: a subclass with derived fields says which."""
+        return {}
 
     @classmethod
     def option_fields(cls) -> tuple[dataclasses.Field, ...]:
