@@ -127,13 +127,12 @@ def cache_writable(cache_dir: Optional[Path]) -> bool:
     (cached tables are still read)."""
     from jaxsolve.io import cache
 
-    why = cache.unwritable(cache_dir)
-    if why is None:
+    note = cache.unwritable(cache_dir)
+    if note is None:
         return True
-    root = Path(cache_dir) if cache_dir is not None else cache.default_root()
-    if root not in _UNWRITABLE_SAID:
-        _UNWRITABLE_SAID.add(root)
-        _note(f"note: the cache folder {root} cannot be written ({why}); nothing is cached this time")
+    if note not in _UNWRITABLE_SAID:
+        _UNWRITABLE_SAID.add(note)
+        _note(note)
     return False
 
 

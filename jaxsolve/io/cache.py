@@ -62,8 +62,9 @@ def root() -> Path:
 
 
 def unwritable(folder: str | os.PathLike | None = None) -> str | None:
-    """Why the cache folder ``folder`` (None: ``default_root()``) takes no files, or None if it
-    does: its ``tables`` and ``xla`` folders are created and a file written and removed in each."""
+    """None if the cache folder ``folder`` (None: ``default_root()``) takes files (its ``tables``
+    and ``xla`` folders are created and a file written and removed in each), else one note line
+    that says why not and that nothing is cached."""
     base = Path(folder) if folder is not None else default_root()
     try:
         for sub in (base / XLA, base / TABLES):
@@ -72,22 +73,28 @@ def unwritable(folder: str | os.PathLike | None = None) -> str | None:
             os.close(fd)
             os.unlink(name)
     except OSError as exc:
-        return str(exc.strerror or exc)
+        return f"note: the cache folder {base} cannot be written ({exc.strerror or exc}); nothing is cached this time"
     return None
 
 
 def setup(
     folder: str | os.PathLike | None = None, *, enabled: bool = True, say: Callable[[str], None] | None = None,
-    writable: bool = True, compilation: bool = False,
+    writable: bool | None = None, compilation: bool = False,
 ) -> None:
     """Set up the caches under one folder (None: ``default_root()``): the solution store in
     ``<folder>/tables`` (``configure``) and, with ``compilation`` (for a process that computes
     with JAX; JAX is imported only then), JAX's persistent compilation cache in ``<folder>/xla``
-    (``jaxsolve.core.runtime.compilation_cache_dir``). ``enabled=False`` uses neither;
-    ``writable=False`` (the caller has said why, e.g. after ``unwritable``) reads cached tables
-    but writes no table and no compiled program. ``say`` receives the store's messages."""
-    configure(folder, enabled=enabled, say=say, writable=writable)
-    if compilation and enabled and writable:
+    (``jaxsolve.core.runtime.compilation_cache_dir``). ``enabled=False`` uses neither.
+    ``writable=False`` reads cached tables but writes no table and no compiled program (the
+    caller has said why); None probes the folder (``unwritable``) and, if it takes no files,
+    says why through ``say``. ``say`` receives the store's messages (None: silent)."""
+    if enabled and writable is None:
+        note = unwritable(folder)
+        writable = note is None
+        if note is not None and say is not None:
+            say(note)
+    configure(folder, enabled=enabled, say=say, writable=writable is not False)
+    if compilation and enabled and writable is not False:
         from jaxsolve.core import runtime
 
         runtime.compilation_cache_dir(root() / XLA)
