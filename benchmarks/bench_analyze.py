@@ -45,8 +45,10 @@ def timed(fn):
 
 def in_process(rules_name: str, repeats: int, previous: bool, cache: str) -> dict:
     from jaxsolve.core import runtime
+    from jaxsolve.io import cache as store
 
-    runtime.configure(x64=True, cache_dir=cache)
+    runtime.configure(x64=True)
+    store.setup(cache, compilation=True)
     from jaxsolve.games.category import analysis, evaluate, solver
     from jaxsolve.games.category.position import Position
     from jaxsolve.games.category.kniffel import get_rules

@@ -150,8 +150,10 @@ def main() -> None:
     os.environ.setdefault("JAX_PLATFORMS", args.device)
     from jaxsolve.core import runtime
     from jaxsolve.bench import machine
+    from jaxsolve.io import cache
 
     runtime.configure(x64=True)
+    cache.setup(compilation=True)
     device = runtime.get_device(args.device)
     rows = []
     with tempfile.TemporaryDirectory() as tmp:

@@ -59,7 +59,7 @@ def main() -> None:
 
     from jaxsolve.core import runtime
 
-    runtime.configure(x64=True, use_cache=False)
+    runtime.configure(x64=True)
     import jax.numpy as jnp
 
     from jaxsolve.games.zehntausend import scoring, solver
@@ -98,7 +98,8 @@ def main() -> None:
     env = dict(os.environ)
     env["JAX_PLATFORMS"] = args.device if args.device == "cpu" else ""
     code = (
-        "import time; t=time.perf_counter(); from jaxsolve.core import runtime; runtime.configure(x64=True, use_cache={cache});"
+        "import time; t=time.perf_counter(); from jaxsolve.core import runtime; runtime.configure(x64=True);"
+        "from jaxsolve.io import cache; cache.setup(enabled={cache}, compilation=True);"
         "from jaxsolve.games.zehntausend import solver; s=solver.solve(device=runtime.get_device('{dev}'));"
         "print(repr(s.turn_value), s.thresholds()[6], time.perf_counter()-t)"
     )

@@ -13,13 +13,13 @@ import datetime as _dt
 import json
 import os
 import platform
-import resource
 import time
 from pathlib import Path
 from typing import Callable
 
 import jax
 
+from jaxsolve.core.runtime import peak_memory
 from jaxsolve.errors import JaxsolveError
 
 
@@ -77,15 +77,6 @@ def cases(quick: bool = False, backends=None) -> list[Case]:
                     if game.bench_extra is not None:
                         out += [Case(game.name, label, backend, dt, n, fn) for label, n, fn in game.bench_extra(rules, quick, dt, devs)]
     return out
-
-
-def peak_memory(device) -> tuple[float, str]:
-    """Peak memory in MiB and what it measures: the device's own peak where it reports one
-    (GPUs), else this process's resident-memory high-water mark (CPU)."""
-    stats = device.memory_stats() if hasattr(device, "memory_stats") else None
-    if stats and "peak_bytes_in_use" in stats:
-        return stats["peak_bytes_in_use"] / 2**20, "device peak"
-    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024, "process RSS high-water"
 
 
 def run_bench(quick: bool = False, backends=None, only: str | None = None, progress=None) -> dict:

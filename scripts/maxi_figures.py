@@ -38,7 +38,8 @@ def main() -> None:
 
     jax.config.update("jax_enable_x64", True)  # the simulation's bookkeeping; the table keeps its dtype
     from jaxsolve.games.category import maxi
-    from jaxsolve.bench import machine, peak_memory
+    from jaxsolve.bench import machine
+    from jaxsolve.core.runtime import peak_memory
     from jaxsolve.games.category import evaluate, simulate, table_io
 
     rules = maxi.small() if args.small else maxi.get_rules("maxi")

@@ -9,7 +9,6 @@ import inspect
 import math
 import os
 import sys
-import tempfile
 from enum import Enum
 from pathlib import Path
 from typing import Annotated, Any, Callable, List, Optional
@@ -119,36 +118,22 @@ def limited(name: str, value: int, low: int, high: int) -> int:
     return value
 
 
-def setup(device: Device, x64: bool, cache_dir: Optional[Path] = None, no_cache: bool = False):
-    """Configure JAX for a command and return the chosen device."""
-    from jaxsolve.core import runtime
-
-    use = not no_cache and cache_writable(cache_dir)
-    runtime.configure(x64=x64, cache_dir=cache_dir, use_cache=use)
-    return runtime.get_device(device.value)
-
-
 _UNWRITABLE_SAID: set = set()
 
 
 def cache_writable(cache_dir: Optional[Path]) -> bool:
-    """Whether the cache folder takes files; if not, one note on stderr (once per folder) and
-    the command goes on without writing the cache (cached tables are still read)."""
+    """Whether the cache folder takes files (``cache.unwritable``); if not, one note on stderr
+    (once per folder, also under ``--quiet``) and the command goes on without writing the cache
+    (cached tables are still read)."""
     from jaxsolve.io import cache
 
-    root = Path(cache_dir) if cache_dir is not None else cache.default_root()
-    try:
-        for sub in (root / "xla", root / cache.TABLES):
-            sub.mkdir(parents=True, exist_ok=True)
-            fd, name = tempfile.mkstemp(prefix=".jaxsolve-probe.", dir=sub)
-            os.close(fd)
-            os.unlink(name)
+    note = cache.unwritable(cache_dir)
+    if note is None:
         return True
-    except OSError as exc:
-        if root not in _UNWRITABLE_SAID:
-            _UNWRITABLE_SAID.add(root)
-            _note(f"note: the cache folder {root} cannot be written ({exc.strerror or exc}); nothing is cached this time")
-        return False
+    if note not in _UNWRITABLE_SAID:
+        _UNWRITABLE_SAID.add(note)
+        _note(note)
+    return False
 
 
 # ----------------------------------------------------------------------------- shared options
@@ -178,10 +163,14 @@ class Run:
         answer from a cached table with NumPy and calls ``setup()`` only if it must solve."""
         from jaxsolve.io import cache
 
-        device = setup(self.device, self.x64, self.cache_dir, self.no_cache) if jax else None
         writable = self.no_cache or cache_writable(self.cache_dir)
-        cache.configure(self.cache_dir, enabled=not self.no_cache, say=None if self.quiet else _note, writable=writable)
-        return device
+        cache.setup(self.cache_dir, enabled=not self.no_cache, say=None if self.quiet else _note, writable=writable, compilation=jax)
+        if not jax:
+            return None
+        from jaxsolve.core import runtime
+
+        runtime.configure(x64=self.x64)
+        return runtime.get_device(self.device.value)
 
 
 QUIET_HELP = "No progress bars; print only the result."

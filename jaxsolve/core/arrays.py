@@ -10,10 +10,15 @@ that imports this one does not load JAX.
 
 from __future__ import annotations
 
+import contextlib
 import functools
 from typing import Callable
 
 import numpy as np
+
+from jaxsolve.errors import JaxsolveError
+
+FLOAT_DTYPES = ("float32", "float64")
 
 
 def namespace(xp=None):
@@ -54,12 +59,42 @@ def lazy_jit(**jit_options) -> Callable:
     return decorate
 
 
-def float_dtype(dtype=None) -> np.dtype:
-    """The float precision of a computation: ``dtype`` if given, else the default, float64 when
-    JAX's x64 switch is on and float32 otherwise (the one place that says so; imports JAX only
-    when ``dtype`` is None)."""
-    if dtype is not None:
-        return np.dtype(dtype)
+def x64_enabled() -> bool:
+    """Whether JAX computes in float64 here and now: its x64 mode, process-wide
+    (``runtime.configure(x64=True)``) or inside ``precision`` (imports JAX)."""
     import jax
 
-    return np.dtype("float64" if jax.config.jax_enable_x64 else "float32")
+    return bool(jax.config.read("jax_enable_x64"))
+
+
+def float_dtype(dtype=None) -> np.dtype:
+    """The float precision of a JAX computation: ``dtype`` (``float32`` or ``float64``) as the
+    caller passes it, else the process default, float64 when JAX's x64 mode is on and float32
+    otherwise (the one place that says so). A float64 request while x64 mode is off is a
+    ``JaxsolveError``: JAX would compute in float32 without a word. Imports JAX only when
+    ``dtype`` is None or float64."""
+    if dtype is None:
+        return np.dtype("float64" if x64_enabled() else "float32")
+    try:
+        out = np.dtype(dtype)
+    except TypeError:
+        raise JaxsolveError(f"unknown float dtype {dtype!r}; choose float32 or float64") from None
+    if out.name not in FLOAT_DTYPES:
+        raise JaxsolveError(f"a computation runs in float32 or float64, not {out.name}")
+    if out == np.float64 and not x64_enabled():
+        raise JaxsolveError(
+            "float64 asked for while JAX's x64 mode is off: switch it on first (runtime.configure(x64=True)) "
+            "or compute inside arrays.precision('float64')"
+        )
+    return out
+
+
+def precision(dtype):
+    """A context for a computation in ``dtype``: for float64 with JAX's x64 mode off, that mode
+    switched on (in this thread, restored on leaving); otherwise nothing changes. A loader that
+    solves in the precision its caller asks for (``float_dtype``'s rule) runs its solve inside."""
+    if np.dtype(dtype) == np.float64 and not x64_enabled():
+        import jax
+
+        return jax.enable_x64(True)
+    return contextlib.nullcontext()

@@ -193,7 +193,7 @@ def _dice_space(n: int, sides: int) -> DiceSpace:
     throw_prob = np.asarray([prob(t) for t in throws])
 
     nz_keep, nz_throw, nz_prob = [], [], []
-    subkeeps = []
+    subs_of: list[list[int]] = []
     for t_idx, t in enumerate(throws):
         subs = []
         for sub in itertools.product(*[range(c + 1) for c in t]):
@@ -202,9 +202,9 @@ def _dice_space(n: int, sides: int) -> DiceSpace:
             nz_keep.append(k_idx)
             nz_throw.append(t_idx)
             nz_prob.append(prob([c - k for c, k in zip(t, sub)]))
-        subkeeps.append(subs)
-    width = max(len(s) for s in subkeeps)
-    subkeeps = np.asarray([s + [s[0]] * (width - len(s)) for s in subkeeps], dtype=np.int32)
+        subs_of.append(subs)
+    width = max(len(s) for s in subs_of)
+    subkeeps = np.asarray([s + [s[0]] * (width - len(s)) for s in subs_of], dtype=np.int32)
 
     add_die = -np.ones((num_keeps, sides), dtype=np.int32)
     remove_die = -np.ones((num_keeps, sides), dtype=np.int32)
@@ -314,7 +314,7 @@ def _lattice(n: int, sides: int) -> Lattice:
         above = space.add_die[space.level(k)][order[k]] - space.level_start[k + 1]
         up.append(place[k + 1][above])
     up_plain = (space.add_die[space.level(n - 1)][order[n - 1]] - space.level_start[n]).astype(np.int32)
-    groups = [()]
+    groups: list[tuple] = [()]
     for k in range(1, n + 1):
         start = int(space.level_start[k])
         keeps = space.keeps[space.level(k)][order[k]]

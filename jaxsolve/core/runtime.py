@@ -1,8 +1,12 @@
-"""Process-wide JAX settings: device, float64, the persistent compilation cache."""
+"""Process-wide JAX settings: float64, the CPU device count, the device, JAX's persistent
+compilation cache. Nothing here knows where jaxsolve keeps its files: a caller gives the
+compilation cache folder as a path (``jaxsolve.io.cache.setup`` does, for the command line and
+the page)."""
 
 from __future__ import annotations
 
 import os
+import resource
 
 import jax
 
@@ -11,23 +15,24 @@ from jaxsolve.errors import JaxsolveError
 DEVICES = ("auto", "cpu", "gpu")
 
 
-def configure(*, x64: bool = False, cache_dir: str | os.PathLike | None = None, use_cache: bool = True) -> None:
-    """Set float64 and the caches under one root (``cache_dir``, else ``$JAXSOLVE_CACHE``, else
-    ``~/.cache/jaxsolve``): JAX's persistent compilation cache in ``<root>/xla`` and the
-    solution store (``jaxsolve.cache``) in ``<root>/tables``. ``use_cache=False`` uses neither."""
-    from jaxsolve.io import cache
-
+def configure(*, x64: bool = False, compilation_cache: str | os.PathLike | None = None) -> None:
+    """Switch JAX's float64 mode (``x64``), show the CPU as ``host_devices()`` devices, and, given
+    a folder, keep JAX's persistent compilation cache there (``compilation_cache_dir``)."""
     jax.config.update("jax_enable_x64", bool(x64))
     host_devices()
-    cache.configure(cache_dir, enabled=use_cache, say=cache._CONFIG.say)
-    if not use_cache:
-        return
-    path = cache.root() / "xla"
+    if compilation_cache is not None:
+        compilation_cache_dir(compilation_cache)
+
+
+def compilation_cache_dir(path: str | os.PathLike) -> None:
+    """Keep every compiled program in JAX's persistent compilation cache in folder ``path``
+    (created if missing; a ``JaxsolveError`` if it cannot be)."""
+    folder = os.fspath(path)
     try:
-        path.mkdir(parents=True, exist_ok=True)
+        os.makedirs(folder, exist_ok=True)
     except OSError as exc:
-        raise JaxsolveError(f"cannot create compilation cache directory {path}: {exc.strerror}") from None
-    jax.config.update("jax_compilation_cache_dir", str(path))
+        raise JaxsolveError(f"cannot create compilation cache directory {folder}: {exc.strerror}") from None
+    jax.config.update("jax_compilation_cache_dir", folder)
     jax.config.update("jax_persistent_cache_min_compile_time_secs", 0.0)
     jax.config.update("jax_persistent_cache_min_entry_size_bytes", 0)
 
@@ -75,3 +80,12 @@ def get_device(name: str = "auto") -> jax.Device:
         return jax.devices(name)[0]
     except RuntimeError:
         raise JaxsolveError(f"no {name} device is visible to JAX on this machine") from None
+
+
+def peak_memory(device) -> tuple[float, str]:
+    """Peak memory in MiB and what it measures: the device's own peak where it reports one
+    (GPUs), else this process's resident-memory high-water mark (CPU)."""
+    stats = device.memory_stats() if hasattr(device, "memory_stats") else None
+    if stats and "peak_bytes_in_use" in stats:
+        return stats["peak_bytes_in_use"] / 2**20, "device peak"
+    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024, "process RSS high-water"

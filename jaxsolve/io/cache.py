@@ -4,7 +4,8 @@ A solved value table is keyed by game, rules (name and a hash of every rules fie
 and dtype, and written as an export (``.npy`` + validated JSON sidecar, ``jaxsolve.export``)
 under ``<root>/tables/<game>/``. The root is ``--cache-dir``, else ``$JAXSOLVE_CACHE``, else
 ``$XDG_CACHE_HOME/jaxsolve`` (``~/.cache/jaxsolve``); JAX's persistent compilation cache lives
-beside it in ``<root>/xla``. Loading goes through the game's validating loader, so a broken,
+beside it in ``<root>/xla``. ``setup`` is the one place both are set up (the command line and
+the page call it). Loading goes through the game's validating loader, so a broken,
 foreign or stale entry is never used: it is reported, removed and solved again.
 
 Every command that needs a table (advise, analyze, simulate, distribution, play, the heuristic
@@ -17,6 +18,7 @@ import dataclasses
 import hashlib
 import json
 import os
+import tempfile
 import time
 from pathlib import Path
 from typing import Any, Callable
@@ -24,6 +26,7 @@ from typing import Any, Callable
 from jaxsolve.errors import JaxsolveError
 
 TABLES = "tables"
+XLA = "xla"
 
 
 @dataclasses.dataclass
@@ -56,6 +59,45 @@ def configure(root: str | os.PathLike | None = None, *, enabled: bool = True, sa
 
 def root() -> Path:
     return _CONFIG.root or default_root()
+
+
+def unwritable(folder: str | os.PathLike | None = None) -> str | None:
+    """None if the cache folder ``folder`` (None: ``default_root()``) takes files (its ``tables``
+    and ``xla`` folders are created and a file written and removed in each), else one note line
+    that says why not and that nothing is cached."""
+    base = Path(folder) if folder is not None else default_root()
+    try:
+        for sub in (base / XLA, base / TABLES):
+            sub.mkdir(parents=True, exist_ok=True)
+            fd, name = tempfile.mkstemp(prefix=".jaxsolve-probe.", dir=sub)
+            os.close(fd)
+            os.unlink(name)
+    except OSError as exc:
+        return f"note: the cache folder {base} cannot be written ({exc.strerror or exc}); nothing is cached this time"
+    return None
+
+
+def setup(
+    folder: str | os.PathLike | None = None, *, enabled: bool = True, say: Callable[[str], None] | None = None,
+    writable: bool | None = None, compilation: bool = False,
+) -> None:
+    """Set up the caches under one folder (None: ``default_root()``): the solution store in
+    ``<folder>/tables`` (``configure``) and, with ``compilation`` (for a process that computes
+    with JAX; JAX is imported only then), JAX's persistent compilation cache in ``<folder>/xla``
+    (``jaxsolve.core.runtime.compilation_cache_dir``). ``enabled=False`` uses neither.
+    ``writable=False`` reads cached tables but writes no table and no compiled program (the
+    caller has said why); None probes the folder (``unwritable``) and, if it takes no files,
+    says why through ``say``. ``say`` receives the store's messages (None: silent)."""
+    if enabled and writable is None:
+        note = unwritable(folder)
+        writable = note is None
+        if note is not None and say is not None:
+            say(note)
+    configure(folder, enabled=enabled, say=say, writable=writable is not False)
+    if compilation and enabled and writable is not False:
+        from jaxsolve.core import runtime
+
+        runtime.compilation_cache_dir(root() / XLA)
 
 
 def enabled() -> bool:
@@ -204,7 +246,7 @@ def entries(game: str | None = None) -> list[Entry]:
 def clear(game: str | None = None) -> list[Path]:
     """Remove the store's tables (``game``: only that game's); returns the removed files."""
     base = root() / TABLES
-    removed = []
+    removed: list[Path] = []
     if not base.is_dir():
         return removed
     for path in sorted(base.glob("*/*")):

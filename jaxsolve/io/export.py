@@ -36,6 +36,7 @@ from pathlib import Path
 
 import numpy as np
 
+from jaxsolve.core.rules import Presets, Rules
 from jaxsolve.errors import JaxsolveError
 
 FORMAT = "jaxsolve-export/4"
@@ -82,7 +83,7 @@ def remove_stale_temps(path: str | os.PathLike) -> list[Path]:
     path = Path(path)
     parent = path.parent if str(path.parent) else Path(".")
     pattern = re.compile(r"^\." + re.escape(path.name) + r"\.(?:(\d+)\.)?[^/]*\.tmp$")
-    removed = []
+    removed: list[Path] = []
     try:
         entries = list(parent.iterdir())
     except OSError:
@@ -432,18 +433,13 @@ def check_binding(path: str | os.PathLike, meta: dict, *, game: str | None = Non
     return meta
 
 
-def check_preset_name(path: str | os.PathLike, game: str, rules) -> None:
-    """Refuse rules that carry the name of one of ``game``'s presets but not its content (a
-    sidecar whose rules were renamed): a table is never answered under a name it was not
-    solved for."""
-    from jaxsolve import games
-
-    try:
-        presets = games.get_game(game).presets()
-        preset = presets.get_rules(rules.name) if rules.name in presets else None
-    except JaxsolveError:
+def check_preset_name(path: str | os.PathLike, game: str, rules: Rules, presets: Presets | None) -> None:
+    """Refuse rules that carry the name of one of ``presets`` (``game``'s, given by the game's
+    loader) but not its content (a sidecar whose rules were renamed): a table is never answered
+    under a name it was not solved for. ``presets`` None: nothing to compare with."""
+    if presets is None or rules.name not in presets:
         return
-    if preset is not None and preset != rules:
+    if presets[rules.name] != rules:
         raise JaxsolveError(f"{sidecar_path(path)}: its rules are named {rules.name!r}, a preset of {game}, but differ from that preset")
 
 

@@ -222,7 +222,7 @@ class Service:
             return
         from jaxsolve.io import cache
 
-        cache.configure(self.cache_dir, enabled=self.use_cache, say=self._note)
+        cache.setup(self.cache_dir, enabled=self.use_cache, say=self._note)
         self._configured = True
 
     def setup(self):
@@ -230,10 +230,11 @@ class Service:
         calls when it has to compute."""
         if self._device is None:
             from jaxsolve.core import runtime
+            from jaxsolve.io import cache
 
-            runtime.configure(x64=True, cache_dir=self.cache_dir, use_cache=self.use_cache)
-            self._configured = False
-            self._configure()
+            runtime.configure(x64=True)
+            cache.setup(self.cache_dir, enabled=self.use_cache, say=self._note, compilation=True)
+            self._configured = True
             self._device = runtime.get_device(self.device_name)
         return self._device
 

@@ -1,10 +1,14 @@
 """The solution store: a solved table is written once and loaded by later commands."""
 
 import json
+import os
+import subprocess
+import sys
 
 import pytest
 from typer.testing import CliRunner
 
+from jaxsolve.core.rules import Rules
 from jaxsolve.io import cache
 from jaxsolve.cli import app
 from jaxsolve.games.category import solutions, solver
@@ -66,3 +70,28 @@ def test_no_cache_writes_nothing(store):
     result = runner.invoke(app, [*ADVISE, "--no-cache"])
     assert result.exit_code == 0, result.output
     assert cache.entries() == [] and "cached" not in result.stderr
+
+
+def test_setup_puts_the_tables_and_the_compiled_programs_in_one_folder(tmp_path):
+    code = (
+        "import sys, jax; from jaxsolve.io import cache; cache.setup(sys.argv[1], compilation=True); "
+        "print(cache.root() / cache.TABLES); print(jax.config.jax_compilation_cache_dir)"
+    )
+    env = dict(os.environ, JAX_PLATFORMS="cpu")
+    proc = subprocess.run([sys.executable, "-c", code, str(tmp_path)], env=env, capture_output=True, text=True, timeout=120)
+    assert proc.returncode == 0, proc.stderr[-2000:]
+    assert proc.stdout.split() == [str(tmp_path / "tables"), str(tmp_path / "xla")]
+    assert (tmp_path / "xla").is_dir()
+
+
+def test_setup_of_a_folder_that_takes_no_files_reads_only(tmp_path):
+    blocker = tmp_path / "cache"
+    blocker.write_text("a file where the cache folder belongs")
+    notes, saved = [], []
+    try:
+        cache.setup(blocker, say=notes.append, compilation=True)  # no compilation cache either, and no error
+        sol = cache.solved("g", Rules(name="r"), objective="score", dtype="float64", solve=lambda: "solved", save=lambda path, sol: saved.append(path), load=None)
+    finally:
+        cache.configure(None)
+    assert sol == "solved" and saved == []
+    assert len(notes) == 1 and notes[0].startswith(f"note: the cache folder {blocker} cannot be written")

@@ -503,3 +503,14 @@ def test_usage_and_state_errors_are_one_line(monkeypatch, args, message):
 def test_help_still_works():
     result = runner.invoke(app, ["solve", "kniffel", "--help"])
     assert result.exit_code == 0 and "--rules" in result.stdout
+
+
+def test_a_preset_name_is_checked_against_the_presets_the_loader_gives(tmp_path):
+    path = tmp_path / "t.npy"
+    piglet = raab_rules.PRESETS["piglet"]
+    renamed = raab_rules.PRESETS["pig"].replace(name="piglet")
+    export.check_preset_name(path, "raab", piglet, raab_rules.PRESETS)
+    export.check_preset_name(path, "raab", renamed, None)  # no presets given: nothing to compare with
+    export.check_preset_name(path, "raab", raab_rules.PRESETS["pig"].replace(goal=50), raab_rules.PRESETS)  # not a preset's name
+    with pytest.raises(JaxsolveError, match="named 'piglet', a preset of raab, but differ from that preset"):
+        export.check_preset_name(path, "raab", renamed, raab_rules.PRESETS)

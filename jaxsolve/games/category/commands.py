@@ -55,8 +55,8 @@ def solve_command(rules, *, game, dtype, device, quiet, out, objective, chunk, e
     """The value solve (or, with ``max_saved``, the saved-throw solve) with a bar per layer."""
     import jax
 
-    from jaxsolve.bench import peak_memory
     from jaxsolve.core.progress import layer_bars
+    from jaxsolve.core.runtime import peak_memory
     from jaxsolve.games.category import saved, solver, table_io, tables
     from jaxsolve.games.category.rules import check_objective
     from jaxsolve.io import export

@@ -6,7 +6,6 @@ The sidecar names the registered game (``jaxsolve.games``); every game whose rul
 
 from __future__ import annotations
 
-import contextlib
 import functools
 import os
 from pathlib import Path
@@ -18,7 +17,7 @@ from jaxsolve.errors import JaxsolveError
 from jaxsolve.games.category import tables
 from jaxsolve.games.category.rules import OBJECTIVES, CategoryRules
 from jaxsolve.games.category.solver import Solution
-from jaxsolve.core.arrays import float_dtype
+from jaxsolve.core.arrays import float_dtype, precision
 
 
 def metadata(sol: Solution, game: str) -> dict:
@@ -111,6 +110,16 @@ def spot_check(path, values: np.ndarray, rules: CategoryRules, objective: str) -
             )
 
 
+def _presets(game: str):
+    """The presets of the registered ``game`` (None for a name the registry does not know)."""
+    from jaxsolve import games
+
+    try:
+        return games.get_game(game).presets()
+    except JaxsolveError:
+        return None
+
+
 def load_solution(path: str | os.PathLike, *, game: str, rules: CategoryRules | None = None, objective: str | None = None, dtype: str | None = None, verify: bool = True) -> Solution:
     """Read a category-game export back as a ``Solution`` (``.value(filled, upper, all_same_held)``).
 
@@ -127,7 +136,7 @@ def load_solution(path: str | os.PathLike, *, game: str, rules: CategoryRules | 
         export.check_binding(path, meta, game=game, rules=rules, objective=objective, dtype=dtype)
     values, meta = export.load(path, game=game)
     rules = export.rules_from(path, meta, CategoryRules)
-    export.check_preset_name(path, game, rules)
+    export.check_preset_name(path, game, rules, _presets(game))
     objective = meta.get("objective")
     if objective not in OBJECTIVES:
         raise JaxsolveError(f"{export.sidecar_path(path)}: objective {objective!r} is not one of {', '.join(OBJECTIVES)}")
@@ -155,20 +164,10 @@ def cached(rules: CategoryRules, objective: str = "score", *, game: str | None, 
     return cache.cached(game, rules, objective=objective, dtype=name, load=lambda path: load_solution(path, game=game, rules=rules, objective=objective, dtype=name))
 
 
-def _precision(name: str):
-    """A float64 solve runs with JAX's x64 mode on (restored afterwards): without it JAX
-    computes in float32 whatever dtype is asked for."""
-    import jax
-
-    if name == "float64" and not jax.config.jax_enable_x64:
-        return jax.enable_x64(True)
-    return contextlib.nullcontext()
-
-
 def _solve(rules, objective, name, device):
     from jaxsolve.games.category import solver
 
-    with _precision(name):
+    with precision(name):  # a float64 solve runs with JAX's x64 mode on (restored afterwards)
         sol = solver.solve(rules, objective, dtype=name, device=device)
     if sol.values.dtype != np.dtype(name):
         raise JaxsolveError(f"the solve returned a {sol.values.dtype} table where {name} was asked for")
@@ -182,7 +181,7 @@ def solved(rules: CategoryRules, objective: str = "score", *, game: str | None, 
     from jaxsolve.games.category.rules import check_objective
 
     check_objective(objective)
-    name = float_dtype(dtype).name
+    name = np.dtype(dtype).name if dtype is not None else float_dtype().name
     if game is None:
         return _solve(rules, objective, name, device)
     return cache.solved(

@@ -9,7 +9,7 @@ from pathlib import Path
 import numpy as np
 
 from jaxsolve.errors import JaxsolveError
-from jaxsolve.games.raab.rules import PigRules
+from jaxsolve.games.raab.rules import PRESETS, PigRules
 from jaxsolve.games.raab.solver import NONE, ROLL, FullSolution, PigSolution, full
 
 
@@ -94,7 +94,7 @@ def load_export(path) -> PigExport:
 
     (values, meta), (policy, pmeta) = export.load_group([path, policy_path(path)], game="raab")
     rules = export.rules_from(path, meta, PigRules)
-    export.check_preset_name(path, "raab", rules)
+    export.check_preset_name(path, "raab", rules, PRESETS)
     if export.rules_from(policy_path(path), pmeta, PigRules) != rules:
         raise JaxsolveError(f"{path} and {policy_path(path)} name different rules")
     n_t, n_m, _, n_n = rules.shape

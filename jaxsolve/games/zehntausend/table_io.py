@@ -7,7 +7,7 @@ import math
 import numpy as np
 
 from jaxsolve.errors import JaxsolveError
-from jaxsolve.games.zehntausend.rules import DICE, STEP, ZehntausendRules
+from jaxsolve.games.zehntausend.rules import DICE, PRESETS, STEP, ZehntausendRules
 from jaxsolve.games.zehntausend.scoring import build_tables
 from jaxsolve.games.zehntausend.solver import Solution
 
@@ -56,7 +56,7 @@ def load_solution(path) -> Solution:
 
     E, meta = export.load(path, game="zehntausend")
     rules = export.rules_from(path, meta, ZehntausendRules)
-    export.check_preset_name(path, "zehntausend", rules)
+    export.check_preset_name(path, "zehntausend", rules, PRESETS)
     side = export.sidecar_path(path)
     top_level = meta.get("top_level")
     if not isinstance(top_level, int) or isinstance(top_level, bool) or top_level < 0:
