@@ -48,6 +48,7 @@ __all__ = [
     "POLICIES",
     "check_advice",
     "check_export",
+    "check_export_proves_itself",
     "check_game",
     "check_options",
     "check_play",

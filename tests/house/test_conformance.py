@@ -102,3 +102,17 @@ def test_the_options_check_fails_where_it_must(options, message):
     with pytest.raises(AssertionError, match=message):
         testing.check_options(GAMES[0], options, "here")
     testing.check_options(GAMES[0], [Ranked("a", 1.0, 0.0), Ranked("b", 1.0 + 1e-12, 0.0), Ranked("c", 0.5, 0.5)], "here")
+
+
+def test_a_duel_set_aside_that_reaches_the_bound_is_written():
+    """Found by ``check_play`` (random choices): the duel's solver writes a turn total that
+    reaches the state bound, so the game does too (it used to go on to a throw the advisor
+    refused)."""
+    from jaxsolve import play
+
+    g = games.get_game("zehntausend-duel")
+    played = play.new_game(g.name, g.small(), seed=0)
+    played.throw("1 1 1 5 5 2")
+    option = played.choose("aside 1 1 1")
+    assert option.value == 1.0 and played.over and played.summary().score == 1.0
+    assert played.state.you == g.small().bound
