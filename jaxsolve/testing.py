@@ -23,7 +23,8 @@ What is checked, on the game's small rules (``Game.small``):
   says which question of the game's ``advise`` command a decision is
   (``PlayedGame.advise_options``), ``advise`` ranks a regret-0 option first and gives the same
   options with the same values. The finished game, and a game stopped halfway, are saved,
-  loaded and replayed to the same state, moves and save file.
+  loaded and replayed to the same state, moves and save file; a decision taken back
+  (``undo``) leaves the state it was taken in.
 
 The checks play few and short games (a few seconds per game on a CPU).
 """
@@ -260,7 +261,8 @@ def check_play(
     ``seed``) at every decision of yours: the options checked at every decision
     (``check_options``), ``advise`` asked at the first ``advise_decisions`` decisions (None:
     every one) (``check_advice``), the game saved, loaded and replayed halfway and at the end
-    (``check_replay``; files in ``folder``, default a temporary folder). ``settings``: the play
+    (``check_replay``; files in ``folder``, default a temporary folder), a decision halfway
+    taken back (``undo``). ``settings``: the play
     settings beside ``seed``; ``solution``: what the play class solves by itself, when at
     hand. Returns the finished game (a ``PlayedGame``); nothing for a game without a play class."""
     from jaxsolve import play
@@ -303,6 +305,9 @@ def check_play(
         data, then = saved[len(saved) // 2]
         resumed = play.game_from_json(data, game=game.name, solution=played.solution)
         _check(_snapshot(resumed) == then, game, f"the game saved after {len(resumed.moves)} moves ({policy} play) replays to another state")
+        resumed.choose(1)
+        resumed.undo()
+        _check(_snapshot(resumed) == then, game, f"a decision after {len(resumed.moves)} moves taken back (undo) leaves another state")
         check_replay(game, resumed, folder)
     check_replay(game, played, folder)
     return played
