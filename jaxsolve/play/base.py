@@ -14,8 +14,9 @@ the rules of a move: ``initial_state``, ``awaiting``, ``apply``, ``ranked_option
 ``auto_move`` and the texts a person types. What the terminal shows besides the options comes
 from the game too, with defaults a game may keep: ``status`` (required), ``board`` (further
 lines, e.g. a score sheet; none by default), ``ratings`` (a second opinion beside the options;
-none by default), ``summary`` (its ``Summary.expected_label`` names what ``expected`` is) and
-``warm`` (compile what an answer needs; nothing by default).
+none by default), ``summary`` (its ``Summary.expected_label`` names what ``expected`` is), ``warm`` (compile
+what an answer needs; nothing by default) and ``advise_options`` (the decision as a question
+to the game's ``advise`` command; none by default).
 """
 
 from __future__ import annotations
@@ -229,6 +230,12 @@ class PlayedGame:
     def warm(self) -> None:
         """Compile and run once what an answer needs, so that the first answer is as fast as
         the others (called once before the game is shown); nothing by default."""
+
+    def advise_options(self) -> dict | None:
+        """The question this decision is to the game's ``advise`` command: its options by
+        ``Param`` name (the rules are the game's), or None where it has no such question (the
+        default). ``jaxsolve.testing`` checks that ``advise`` ranks the same options alike."""
+        return None
 
     @property
     def family(self) -> str:

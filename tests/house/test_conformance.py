@@ -1,20 +1,23 @@
-"""Checks every registered game passes, in float32 and float64 (a new game gets them by registering)."""
+"""Every registered game passes the library's conformance checks (``jaxsolve.testing``): solve
+and export in float32 and float64, rules through their metadata, seeded games of best and of
+random choices with ``advise`` asked at every decision; a new game gets them by registering.
+Further: one ``error:`` line for bad command-line input, and checks that fail where they must."""
 
 from __future__ import annotations
 
-import json
 import subprocess
 import sys
 
-import numpy as np
 import pytest
 
-from jaxsolve import games
-from jaxsolve.core.compile import cache_size
+from jaxsolve import games, testing
 from jaxsolve.core.rules import Rules
+from jaxsolve.games.game import Ranked
 
 GAMES = games.games()
 IDS = [g.name for g in GAMES]
+EXPORTING = [g for g in GAMES if g.save is not None and g.load is not None]
+PLAYABLE = [g for g in GAMES if g.play_game is not None]
 
 
 @pytest.fixture(params=["float32", "float64"])
@@ -25,93 +28,45 @@ def dtype(request):
 def test_registry_has_every_game():
     assert {g.name for g in GAMES} >= {"kniffel", "yatzy", "raab", "zehntausend"}
     for g in GAMES:
-        assert g.core in ("layered", "fixpoint")
+        assert g.core in testing.CORES
         assert g.default in g.presets() and isinstance(g.get_rules(), Rules)
+    assert {g.name for g in PLAYABLE} >= {"kniffel", "raab", "zehntausend"}
 
 
-def check_solve(game, dtype):
-    """Values of the small rules in ``dtype``, finite exactly on the states, no recompilation."""
-    rules = game.small()
-    first = game.solve(rules, dtype=dtype)
-    before = cache_size()
-    second = game.solve(rules, dtype=dtype)
-    assert cache_size() == before and second.compile_seconds == 0.0
-    values = np.asarray(game.values(second))
-    assert values.dtype == np.dtype(dtype)
-    np.testing.assert_array_equal(values, np.asarray(game.values(first)))
-    if game.reachable is not None:
-        mask = game.reachable(rules)
-        assert mask.shape == values.shape
-        assert np.isfinite(values[mask]).all() and np.isnan(values[~mask]).all()
-    else:
-        assert np.isfinite(values).all()
-    assert np.isfinite(second.game_value)
-
-
-def check_export(game, dtype, folder):
-    rules = game.small()
-    sol = game.solve(rules, dtype=dtype)
-    path = folder / f"{game.name}.npy"
-    game.save(path, sol)
-    meta = json.loads(path.with_suffix(".json").read_text())
-    assert meta["rules"] == json.loads(json.dumps(rules.to_dict()))
-    back = game.load(path)
-    np.testing.assert_array_equal(np.asarray(game.values(back)), np.asarray(game.values(sol)))
-    assert back.rules == rules
-    check_export_proves_itself(game, path)
-
-
-def check_export_proves_itself(game, path):
-    """The export is bound to its game and its sidecar to its own hash (``jaxsolve.io.export``):
-    an edited sidecar, and one resealed under another game's name, are refused."""
-    from jaxsolve.errors import JaxsolveError
-    from jaxsolve.io import export
-
-    sides = [export.sidecar_path(p) for p in (game.outputs(path) if game.outputs else [path]) if str(p).endswith(".npy")]
-    original = {side: side.read_text() for side in sides}
-    meta = json.loads(original[sides[0]])
-    sides[0].write_text(json.dumps({**meta, "note": "edited"}))
-    with pytest.raises(JaxsolveError, match="has been edited"):
-        game.load(path)
-    for side in sides:
-        side.write_text(json.dumps(export.seal({**json.loads(original[side]), "game": "another-game"})))
-    with pytest.raises(JaxsolveError, match=f"holds a table of 'another-game'.*not {game.name}"):
-        game.load(path)
-    for side, text in original.items():
-        side.write_text(text)
-
-
-def check_rules(game):
-    for name in game.presets():
-        rules = game.get_rules(name)
-        assert type(rules).from_dict(json.loads(json.dumps(rules.to_dict()))) == rules
-        assert hash(rules) == hash(type(rules).from_dict(rules.to_dict()))
-
-
-def check_game(game, dtype, folder):
-    """Every check of this suite on one game (a game registered later, e.g. by a test, runs them)."""
-    check_solve(game, dtype)
-    if game.save is not None and game.load is not None:
-        check_export(game, dtype, folder)
-    check_rules(game)
+@pytest.mark.parametrize("game", GAMES, ids=IDS)
+def test_registration(game):
+    testing.check_registration(game)
 
 
 @pytest.mark.parametrize("game", GAMES, ids=IDS)
 def test_solve_values_and_no_recompilation(game, dtype):
-    check_solve(game, dtype)
-
-
-EXPORTING = [g for g in GAMES if g.save is not None and g.load is not None]
+    testing.check_solve(game, dtype)
 
 
 @pytest.mark.parametrize("game", EXPORTING, ids=[g.name for g in EXPORTING])
 def test_export_round_trip(game, dtype, tmp_path):
-    check_export(game, dtype, tmp_path)
+    testing.check_export(game, dtype, tmp_path)
 
 
 @pytest.mark.parametrize("game", GAMES, ids=IDS)
 def test_rules_round_trip_through_metadata(game):
-    check_rules(game)
+    testing.check_rules(game)
+
+
+@pytest.mark.parametrize("policy", testing.POLICIES)
+@pytest.mark.parametrize("game", PLAYABLE, ids=[g.name for g in PLAYABLE])
+def test_play_advise_save_and_replay(game, policy, tmp_path):
+    played = testing.check_play(game, policy, seed=0, folder=tmp_path)
+    assert played.over and played.decisions()
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("game", PLAYABLE, ids=[g.name for g in PLAYABLE])
+def test_play_many_seeds(game, tmp_path):
+    solution = None
+    for seed in range(1, 21):
+        for policy in testing.POLICIES:
+            solution = testing.check_play(game, policy, seed, tmp_path, solution=solution).solution
 
 
 CLI_GAMES = [g for g in GAMES if "solve" in g.commands]
@@ -132,3 +87,32 @@ def test_cli_bad_input_is_one_error_line(game, args):
 def test_unknown_game():
     with pytest.raises(Exception, match="unknown game"):
         games.get_game("chess")
+
+
+@pytest.mark.parametrize(
+    "options, message",
+    [
+        ([], "no options"),
+        ([Ranked("a", 1.0, 0.0), Ranked("b", 1.0 + 1e-3, -1e-3)], "regret -0.001 < 0"),
+        ([Ranked("a", 1.0, 0.1), Ranked("b", 0.9, 0.1)], "first option 'a' has regret 0.1"),
+        ([Ranked("a", 1.0, 0.0), Ranked("b", 0.5, 0.25)], "has regret 0.25, but the values"),
+    ],
+)
+def test_the_options_check_fails_where_it_must(options, message):
+    with pytest.raises(AssertionError, match=message):
+        testing.check_options(GAMES[0], options, "here")
+    testing.check_options(GAMES[0], [Ranked("a", 1.0, 0.0), Ranked("b", 1.0 + 1e-12, 0.0), Ranked("c", 0.5, 0.5)], "here")
+
+
+def test_a_duel_set_aside_that_reaches_the_bound_is_written():
+    """Found by ``check_play`` (random choices): the duel's solver writes a turn total that
+    reaches the state bound, so the game does too (it used to go on to a throw the advisor
+    refused)."""
+    from jaxsolve import play
+
+    g = games.get_game("zehntausend-duel")
+    played = play.new_game(g.name, g.small(), seed=0)
+    played.throw("1 1 1 5 5 2")
+    option = played.choose("aside 1 1 1")
+    assert option.value == 1.0 and played.over and played.summary().score == 1.0
+    assert played.state.you == g.small().bound

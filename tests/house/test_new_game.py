@@ -1,10 +1,11 @@
 """A new game is one folder: a game defined entirely in the test suite (``onedie_pig``: rules,
 sweep on the fixpoint core, registration, a play class) gets ``solve``, ``advise``, ``play``,
-export/load and the conformance checks from the registry, with nothing under ``jaxsolve/``
+export/load and the conformance checks (``jaxsolve.testing``) from the registry, with nothing under ``jaxsolve/``
 changed for it."""
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import os
 import sys
@@ -14,7 +15,7 @@ import pytest
 from typer.testing import CliRunner
 
 import onedie_pig
-from jaxsolve import games
+from jaxsolve import games, testing
 from jaxsolve.games.raab import solver as pig_solver
 from jaxsolve.games.raab.rules import PigRules
 
@@ -75,14 +76,44 @@ def test_export_round_trip(tmp_path):
 
 @pytest.mark.parametrize("dtype", ["float32", "float64"])
 def test_conformance_of_the_registered_game(dtype, tmp_path):
-    """The conformance suite's checks, run on the registered test game."""
-    import test_conformance
-
+    """The library's conformance checks (``jaxsolve.testing``), play and advise included, pass
+    on the registered test game."""
     games.register(onedie_pig.GAME)
     try:
-        test_conformance.check_game(games.get_game("one-die-pig"), dtype, tmp_path)
+        testing.check_game(games.get_game("one-die-pig"), dtype, tmp_path, play=dtype == "float64")
     finally:
         games.unregister("one-die-pig")
+
+
+class _Forgetful(onedie_pig.OneDiePigGame):
+    """Saves its games without the last move."""
+
+    def to_json(self):
+        data = super().to_json()
+        return {**data, "moves": data["moves"][:-1]}
+
+
+def _worst_first(rules, **kw):
+    advice = onedie_pig.advise_command(rules, **kw)
+    return dataclasses.replace(advice, options=tuple(reversed(advice.options)))
+
+
+@pytest.mark.parametrize(
+    "changes, message",
+    [
+        ({"play_game": lambda: _Forgetful}, "(loads back|replays) to another state"),
+        ({"commands": {"advise": dataclasses.replace(onedie_pig.GAME.commands["advise"], run=_worst_first)}}, "advise at .*: the first option '\\w+' has regret"),
+    ],
+)
+def test_the_play_checks_fail_where_they_must(changes, message, tmp_path):
+    """A game whose saved games lose a move, and one whose advise ranks the worse option first,
+    fail ``check_play``."""
+    game = games.register(dataclasses.replace(onedie_pig.GAME, name="broken-pig", **changes))
+    try:
+        with pytest.raises(AssertionError, match=message):
+            testing.check_play(game, "best", 0, tmp_path)
+    finally:
+        games.unregister("broken-pig")
 
 
 @pytest.mark.filterwarnings("ignore:os.fork:RuntimeWarning")

@@ -210,6 +210,10 @@ class OneDiePigGame(PlayedGame):
                 return o
         raise PlayError(f"unknown choice {text!r}: roll or hold")
 
+    def advise_options(self):
+        mine, theirs = self._view(self.state)
+        return {"mine": mine, "theirs": theirs, "turn": self.state.turn}
+
     def auto_move(self):
         if self.state.mover == "them" and self.state.rolled:
             return dict(self.ranked_options()[0].move)

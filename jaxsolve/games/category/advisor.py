@@ -126,7 +126,8 @@ def advise(
     backend: str = "numpy",
 ) -> TurnAdvice:
     """Rank every option of a turn in progress: each distinct keep (if a re-throw is left) and
-    each open box, with its value and its regret against the best, best first.
+    each open box, with its value and its regret against the best, best first (a regret is
+    never below 0: an option tied with the best may be worth a rounding error more).
 
     ``scope="turn"`` ranks for this turn alone (the article's E_OS / W_OS strategy).
     ``backend="numpy"`` (default) computes the one state's arrays with NumPy in ``dtype``
@@ -177,7 +178,7 @@ def advise(
             ranked.append(((1, -int(sub.sum()), k), opt))
     ranked = policy.rank_with_ties([(o.value, key, o) for key, o in ranked], np.dtype(values.dtype))
     best = ranked[0].value
-    options = [Option(o.kind, o.value, best - o.value, o.keep, o.rethrow, o.box, o.points) for o in ranked]
+    options = [Option(o.kind, o.value, max(best - o.value, 0.0), o.keep, o.rethrow, o.box, o.points) for o in ranked]
     value = float(throw_values[throws_left, t, 0])
     return TurnAdvice(rules, objective, scope, position, dice, throws_left, value, options)
 

@@ -125,6 +125,10 @@ class CategoryGame(PlayedGame):
             out.append(PlayOption(o.label, o.value, o.regret, move, o))
         return out
 
+    def advise_options(self) -> dict:
+        s = self.state
+        return {"objective": "score", "position": str(s.position), "dice": " ".join(map(str, s.dice)), "throws_left": s.throws_left}
+
     def help_choice(self) -> str:
         return "a number from the list, keep <dice> (e.g. keep 6 6), fill <box>, or b (Enter) for the best"
 

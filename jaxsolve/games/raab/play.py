@@ -108,6 +108,10 @@ class RaabGame(RaceGame):
         best = ranked[0].value
         return [PlayOption(o.label, o.value, best - o.value, o.move, a) for o in ranked]
 
+    def advise_options(self) -> dict:
+        mine, theirs, they_started = self.view(self.state)
+        return {"mine": mine, "theirs": theirs, "turn": self.state.turn_total, "they_started": they_started}
+
     def help_choice(self) -> str:
         return "roll (1), stop, a number from the list, or b (Enter) for the best"
 

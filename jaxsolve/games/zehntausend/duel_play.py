@@ -79,6 +79,10 @@ class DuelGame(RaceGame, AsideChoices):
     def ranked_options(self) -> list[PlayOption]:
         return aside_options(self._choices(self.state), lambda c: c.label)
 
+    def advise_options(self) -> dict:
+        mine, theirs, they_started = self.view(self.state)
+        return {"mine": mine, "theirs": theirs, "turn": self.state.points, "dice": " ".join(map(str, self.state.throw)), "they_started": they_started}
+
     def no_write(self) -> str:
         return f"writing is not allowed here: the entry minimum is {self.rules.entry}"
 
@@ -133,6 +137,10 @@ class DuelGame(RaceGame, AsideChoices):
             if match is None:
                 raise PlayError(f"{' '.join(want) or 'nothing'} is not a usable set-aside of {fmt_faces(s.throw)}")
             c = match.detail
+            mine, theirs, _ = self.view(s)
+            if theirs < self.rules.goal and mine + c.points >= self.rules.bound:  # the solver's state bound: written there
+                nxt = self._pass(s, self.rules.bound - mine)
+                return nxt, f"{who} set aside {' '.join(want)}: {c.points} this turn reaches {self.rules.bound}, written" + self._over_text(nxt)
             return replace(s, points=c.points, dice=c.dice, throw=None), f"{who} set aside {' '.join(want)}: {c.points} this turn, throw {c.dice}"
         raise PlayError(f"unknown move {action!r}")
 

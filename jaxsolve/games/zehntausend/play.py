@@ -165,6 +165,9 @@ class ZehntausendGame(AsideChoices):
         s = self.state
         return aside_options(advisor.advise(self.solution, s.points, list(s.throw)), lambda c: c.describe())
 
+    def advise_options(self) -> dict:
+        return {"points": self.state.points, "dice": " ".join(map(str, self.state.throw))}
+
     # ------------------------------------------------------------------ moves
 
     def apply(self, s: TurnState, move: dict):
