@@ -420,14 +420,11 @@ def test_full_house_edited_in_a_yahtzee_export(tmp_path):
 def test_default_outputs_are_in_the_current_folder():
     from pathlib import Path
 
-    from jaxsolve.cli import category as cli_category
-
     for g in games.games():
         for name, command in g.commands.items():
             for p in command.params:
                 if p.name == "out" and isinstance(p.default, Path):
                     assert p.default.parent == Path("."), (g.name, name, p.default)
-    assert cli_category.SIMULATE_DIR == Path(".") and cli_category.DISTRIBUTION_DIR == Path(".")
 
 
 def test_plot_without_out_writes_here(tmp_path, monkeypatch):
