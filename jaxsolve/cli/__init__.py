@@ -93,11 +93,10 @@ def build_app() -> typer.Typer:
 
 def game_commands(app: typer.Typer, name: str) -> list[str]:
     """The commands of ``app`` that have a subcommand for the game ``name``."""
-    out = []
-    for group in app.registered_groups:
-        if any(c.name == name for c in group.typer_instance.registered_commands):
-            out.append(group.name)
-    return out
+    return [
+        group.name for group in app.registered_groups
+        if group.name is not None and group.typer_instance is not None and any(c.name == name for c in group.typer_instance.registered_commands)
+    ]
 
 
 def list_games(as_json: bool = typer.Option(False, "--json", help="Print machine-readable JSON.")):

@@ -212,7 +212,7 @@ def _run_parameters(x64: X64Mode, quiet_help: str | None) -> list[inspect.Parame
 def _with_signature(fn: Callable, wrapper: Callable, params: list[inspect.Parameter]) -> Callable:
     """Give ``wrapper`` the parameters typer reads (``__signature__`` and ``__annotations__``)."""
     functools.update_wrapper(wrapper, fn)
-    wrapper.__signature__ = inspect.Signature(params)
+    wrapper.__signature__ = inspect.Signature(params)  # type: ignore[attr-defined]  # a function takes any attribute
     wrapper.__annotations__ = {p.name: p.annotation for p in params}
     return wrapper
 
@@ -329,9 +329,10 @@ def add_game_command(
 
     command.__name__ = f"{group.info.name or 'command'}_{game.name}".replace("-", "_")
     command.__doc__ = doc
-    command.__signature__ = inspect.Signature(typed + [P("run", P.KEYWORD_ONLY, annotation=Run, default=Run())])
-    command.__annotations__ = {q.name: q.annotation for q in command.__signature__.parameters.values()}
+    signature = inspect.Signature(typed + [P("run", P.KEYWORD_ONLY, annotation=Run, default=Run())])
+    command.__signature__ = signature  # type: ignore[attr-defined]  # a function takes any attribute
+    command.__annotations__ = {q.name: q.annotation for q in signature.parameters.values()}
     fn = command if x64 is None else shared_options(x64, quiet_help)(command)
     if x64 is None:
-        fn.__signature__ = inspect.Signature(typed)
+        fn.__signature__ = inspect.Signature(typed)  # type: ignore[union-attr]  # a function takes any attribute
     group.command(game.name, cls=Command)(handle_errors(fn))

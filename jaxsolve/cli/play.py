@@ -343,7 +343,7 @@ def warm_display(played, plain: bool, top: int, heuristic: bool) -> None:
 
 
 def play_interactively(
-    make: Callable, game, rules, resume: Optional[Path], save: Optional[Path], given: dict, plain: bool, top: int, heuristic: bool, timings: bool, run: Run
+    make: Callable, game, rules, resume: Optional[Path], save: Optional[Path], given: list[str], plain: bool, top: int, heuristic: bool, timings: bool, run: Run
 ) -> None:
     """Start (``make()``) or resume a game, warm it, and run the loop. ``rules``: the rules the
     command line asked for (None: none; a resumed game must have them); ``given``: the options

@@ -8,6 +8,7 @@ functions, and the generic layers read it. Options a game adds to a generic comm
 
 from __future__ import annotations
 
+import builtins
 import dataclasses
 import math
 import re
@@ -51,7 +52,7 @@ class Param:
     """
 
     name: str
-    type: type = str
+    type: builtins.type = str
     default: Any = None
     help: str = ""
     flags: tuple[str, ...] = ()
@@ -61,7 +62,7 @@ class Param:
     max: float | None = None
     required: bool = False
     argument: bool = False
-    item: type = str
+    item: builtins.type = str
 
     @property
     def spellings(self) -> tuple[str, ...]:
@@ -73,7 +74,7 @@ class Param:
         return self.spellings[0].split("/")[0]
 
     @property
-    def kind(self) -> type:
+    def kind(self) -> builtins.type:
         """The type of one value: ``item`` for a list, else ``type``."""
         return self.item if self.type is list else self.type
 
@@ -88,7 +89,7 @@ class Param:
     def range_text(self) -> str | None:
         """The range as ``--help`` shows it (``1<=x<=1000``), None for other types."""
         low, high = self.bounds()
-        return None if low is None else f"{_number(low)}<=x<={_number(high)}"
+        return None if low is None or high is None else f"{_number(low)}<=x<={_number(high)}"
 
     def check(self, value: Any, label: str | None = None) -> Any:
         """``value`` as the option takes it, or a ``JaxsolveError`` that says what is wrong (the
@@ -110,7 +111,7 @@ class Param:
             return [self._one(v, name, self.item) for v in value]
         return self._one(value, name, self.type)
 
-    def _one(self, value: Any, name: str, kind: type) -> Any:
+    def _one(self, value: Any, name: str, kind: builtins.type) -> Any:
         if kind is bool:
             if isinstance(value, bool):
                 return value
@@ -134,7 +135,7 @@ class Param:
             raise JaxsolveError(f"{name} must be one of {', '.join(self.choices)}, got {value!r}")
         return value
 
-    def _number(self, value: Any, name: str, kind: type) -> int | float:
+    def _number(self, value: Any, name: str, kind: builtins.type) -> int | float:
         whole = kind is int
         what = "a whole number" if whole else "a number"
         if isinstance(value, str):
@@ -312,7 +313,7 @@ class Game:
     def get_rules(self, name: str | None = None) -> Rules:
         return self.presets().get_rules(name or self.default)
 
-    def rules_type(self) -> type:
+    def rules_type(self) -> type[Rules]:
         return type(self.small())
 
     def build_rules(self, name: str | None = None, **overrides) -> Rules:

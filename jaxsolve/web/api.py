@@ -333,7 +333,7 @@ class Service:
             raise ApiError("questions must be a non-empty list of advisor options")
         if len(questions) > MAX_QUESTIONS:
             raise ApiError(f"at most {MAX_QUESTIONS} questions at once, got {len(questions)}", 413)
-        calls = []
+        calls: list[Callable[[], dict] | ApiError] = []
         for q in questions:
             try:
                 calls.append(self.advise_call(name, {"rules": body.get("rules"), "overrides": body.get("overrides"), "options": q}))

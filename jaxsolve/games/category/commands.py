@@ -326,7 +326,8 @@ def answer_batch(rules, sol, lines: list[str], *, errors=None) -> list[dict]:
 
     from jaxsolve.games.category import query
 
-    questions, answers = [], [None] * len(lines)
+    questions: list[tuple] = []
+    answers: list[dict] = [{} for _ in lines]
     for i, line in enumerate(lines):
         try:
             if not line.strip():

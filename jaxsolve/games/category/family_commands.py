@@ -104,8 +104,9 @@ def analyze_command(rules, *, game, rules_given, dtype, device, quiet, more_dice
     pos = parse_position(position, rules)
     faces = parse_dice(dice_text, rules)
     sol = sol or solutions.solution(rules, objective, game=game, dtype=dtype)
-    turn = analysis.analyze_turn(rules, pos, faces, throws_left, objective, sol=sol)
-    brk = analysis.breakdown(rules, pos, faces, throws_left, objective, sol=sol) if split else None
+    # a position is a score sheet or a state; both give the state (the annotation names the sheet only)
+    turn = analysis.analyze_turn(rules, pos, faces, throws_left, objective, sol=sol)  # type: ignore[arg-type]
+    brk = analysis.breakdown(rules, pos, faces, throws_left, objective, sol=sol) if split else None  # type: ignore[arg-type]
     data = turn.to_dict()
     if brk is not None:
         data["rest_of_game"] = {"mean": brk.mean, "sd": brk.sd, "split": brk.split}
@@ -299,7 +300,7 @@ def plot_histogram(results, path: Path) -> None:
     import numpy as np
 
     top = max(int(r.scores.max()) for r in results)
-    bins = np.arange(0, top + 10, 5)
+    bins = np.arange(0, top + 10, 5).tolist()
     fig, ax = plt.subplots(figsize=(8, 4.5))
     for r in results:
         ax.hist(r.scores, bins=bins, density=True, histtype="step", label=f"{r.strategy}: mean {r.mean:.2f}, SD {r.sd:.2f}")
