@@ -25,7 +25,7 @@ SOLVE_PARAMS = (
 POSITION = Param("position", str, "start", 'Filled boxes with scores, e.g. "aces=3 twos=- kniffel=50" (default: start).', flags=("--position", "-p"))
 DICE = Param("dice", str, None, "Dice showing: --dice 1 1 2 2 5 (or 11225).", flags=("--dice", "-d"))
 MORE_DICE = Param("more_dice", list, None, "The rest of --dice.", argument=True)
-THROWS_LEFT = Param("throws_left", int, None, "Re-throws still allowed this turn (default: all but the first throw).", aliases=("--rolls-left",))
+THROWS_LEFT = Param("throws_left", int, None, "Re-throws still allowed this turn (default: all but the first throw).", aliases=("--rolls-left",), min=0)
 ADVISE_PARAMS = (
     MORE_DICE,
     OBJECTIVE,
