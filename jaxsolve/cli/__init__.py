@@ -5,12 +5,11 @@ from __future__ import annotations
 import sys
 
 import typer
-from typer.core import TyperGroup
 
-from jaxsolve.cli.common import flush_stdout
+from jaxsolve.cli.common import Command, Group, flush_stdout
 
 
-class OneLineErrors(TyperGroup):
+class OneLineErrors(Group):
     """The top-level group: typer's/click's own usage errors (unknown options, values out of
     range, missing options) come out like every other error, as one ``error: ...`` line on
     stderr with exit status 1, instead of a usage box with exit status 2."""
@@ -68,11 +67,11 @@ def _error(message: str) -> None:
 
 
 def build_app() -> typer.Typer:
-    """The command line from the game registry as it stands: the generic commands (``solve``,
-    ``advise``, ``play``, ``plot``, ``tables``) with one subcommand per game offering each, the
-    family commands, and ``games``, ``bench``, ``cache``."""
+    """The command line from the game registry as it stands: every command a game registers
+    (``solve``, ``advise``, ``plot``, ``tables``, ``play`` and the games' own) with one
+    subcommand per game offering it, and ``games``, ``bench``, ``cache``, ``serve``."""
     from jaxsolve import games as registry
-    from jaxsolve.cli import bench, cache, category, commands, play, serve
+    from jaxsolve.cli import bench, cache, commands, play, serve
 
     app = typer.Typer(
         cls=OneLineErrors,
@@ -81,23 +80,23 @@ def build_app() -> typer.Typer:
         pretty_exceptions_enable=False,
     )
     found = registry.games()
-    commands.add_generic_commands(app, found)
+    names = commands.command_names(found)
+    commands.add_commands(app, found, [n for n in names if n in commands.HELP])
     play.add_play_command(app, found)
-    category.add_family_commands(app, found)
+    commands.add_commands(app, found, [n for n in names if n not in commands.HELP])
     bench.add_bench_command(app)
     cache.add_cache_commands(app)
     serve.add_serve_command(app)
-    app.command("games")(list_games)
+    app.command("games", cls=Command)(list_games)
     return app
 
 
 def game_commands(app: typer.Typer, name: str) -> list[str]:
     """The commands of ``app`` that have a subcommand for the game ``name``."""
-    out = []
-    for group in app.registered_groups:
-        if any(c.name == name for c in group.typer_instance.registered_commands):
-            out.append(group.name)
-    return out
+    return [
+        group.name for group in app.registered_groups
+        if group.name is not None and group.typer_instance is not None and any(c.name == name for c in group.typer_instance.registered_commands)
+    ]
 
 
 def list_games(as_json: bool = typer.Option(False, "--json", help="Print machine-readable JSON.")):

@@ -7,11 +7,11 @@ from typing import Annotated, List, Optional
 
 import typer
 
-from jaxsolve.cli.common import handle_errors, out_folder
+from jaxsolve.cli.common import Command, handle_errors, out_folder
 
 
 def add_bench_command(app: typer.Typer) -> None:
-    app.command("bench")(handle_errors(bench))
+    app.command("bench", cls=Command)(handle_errors(bench))
 
 
 def bench(

@@ -9,9 +9,9 @@ from typing import Annotated, Optional
 
 import typer
 
-from jaxsolve.cli.common import CacheOpt, JsonOpt, handle_errors
+from jaxsolve.cli.common import CacheOpt, Command, JsonOpt, group, handle_errors
 
-cache_app = typer.Typer(help="Show or remove the solved tables in the solution cache folder.", no_args_is_help=True)
+cache_app = group(None, "Show or remove the solved tables in the solution cache folder.")
 
 
 def add_cache_commands(app: typer.Typer) -> None:
@@ -34,7 +34,7 @@ def _check_game(game: Optional[str]) -> Optional[str]:
     return game
 
 
-@cache_app.command("list")
+@cache_app.command("list", cls=Command)
 @handle_errors
 def list_entries(game: GameOpt = None, cache_dir: CacheOpt = None, as_json: JsonOpt = False):
     """Every cached table: game, rules, objective, dtype, size, date."""
@@ -51,7 +51,7 @@ def list_entries(game: GameOpt = None, cache_dir: CacheOpt = None, as_json: Json
         typer.echo(f"  {e.game:10} {e.rules:22} {e.objective:6} {e.dtype:8} {e.bytes / 2**20:8.1f} MiB  {when}  {e.path.name}")
 
 
-@cache_app.command("clear")
+@cache_app.command("clear", cls=Command)
 @handle_errors
 def clear_entries(game: GameOpt = None, cache_dir: CacheOpt = None):
     """Remove the cached tables (all, or one game's); compiled programs are kept."""
@@ -62,7 +62,7 @@ def clear_entries(game: GameOpt = None, cache_dir: CacheOpt = None):
     typer.echo(f"removed {len(removed)} file(s) from {cache.root() / cache.TABLES}")
 
 
-@cache_app.command("path")
+@cache_app.command("path", cls=Command)
 @handle_errors
 def cache_path(cache_dir: CacheOpt = None):
     """Print the cache folder."""

@@ -1,6 +1,8 @@
-"""The generic commands ``solve``, ``advise``, ``plot`` and ``tables``: one subcommand per
-registered game that offers the command, built from its registration (its presets, its
-overridable rules fields and its own options), printed in one format for every game."""
+"""Every command a game registers (``Game.commands``): ``jaxsolve NAME GAME`` for each name
+(``solve``, ``advise``, ``plot``, ``tables`` and the games' own, such as ``analyze`` or
+``simulate``), one subcommand per registered game that offers it, built from its registration
+(its presets, its overridable rules fields and the command's own options), printed in one
+format for every game."""
 
 from __future__ import annotations
 
@@ -10,7 +12,7 @@ from pathlib import Path
 
 import typer
 
-from jaxsolve.cli.common import Run, add_game_command, flush_stdout, rules_params
+from jaxsolve.cli.common import Run, add_game_command, flush_stdout, group, rules_params
 from jaxsolve.errors import JaxsolveError
 from jaxsolve.games.game import Advice, Batch, Param, Report
 
@@ -23,9 +25,8 @@ HELP = {
 
 OUT = Param("out", Path, None, "Write the value tensor as .npy (with a .json sidecar).", flags=("--out", "-o"))
 JSON = Param("as_json", bool, False, "Print machine-readable JSON.", flags=("--json",))
-TABLE = Param("table", Path, None, "Answer from a value table written by `solve --out` instead of the solution cache.", aliases=("--values",))
+TABLE = Param("table", Path, None, "Answer from a value table written by `solve --out`.", aliases=("--values",))
 TOP = Param("top", int, None, "Print only the best N options.", min=1)
-ADVISE_QUIET = "No notes on stderr (which cached table is used)."
 
 
 def _split(game, values: dict) -> tuple:
@@ -117,18 +118,7 @@ def _report_command(name: str):
     return body
 
 
-BODIES = {"solve": _solve, "advise": _advise, "plot": _report_command("plot"), "tables": _report_command("tables")}
-
-
-def add_game_subcommands(group: typer.Typer, name: str, games) -> None:
-    """A subcommand of ``group`` for each game whose registration offers the command ``name``
-    (a family group such as ``simulate`` that other games also offer)."""
-    for game in games:
-        command = game.commands.get(name)
-        if command is None:
-            continue
-        x64 = game.precision if command.precision is None else command.precision
-        add_game_command(group, game, _report_command(name), _params(name, game, command), command.help, x64=x64, quiet_help=command.quiet_help)
+BODIES = {"solve": _solve, "advise": _advise}
 
 
 def _params(name: str, game, command) -> list[Param]:
@@ -142,15 +132,25 @@ def _params(name: str, game, command) -> list[Param]:
     return [*rules, *own, *([JSON] if command.json else [])]
 
 
-def add_generic_commands(app: typer.Typer, games) -> None:
-    """``solve``, ``advise``, ``plot``, ``tables``: a group each, a subcommand per game offering it."""
-    for name in ("solve", "advise", "plot", "tables"):
-        group = typer.Typer(name=name, help=HELP[name], no_args_is_help=True)
-        for game in games:
-            command = game.commands.get(name)
-            if command is None:
-                continue
+def command_names(games) -> list[str]:
+    """Every command name the games register: the generic ones first, then the games' own in
+    the order they are registered."""
+    names = [n for n in HELP if any(n in g.commands for g in games)]
+    for game in games:
+        names += [n for n in game.commands if n not in names]
+    return names
+
+
+def add_commands(app: typer.Typer, games, names) -> None:
+    """``jaxsolve NAME``, a group for each command name in ``names``, with a subcommand for each
+    game that registers it (``jaxsolve NAME GAME``)."""
+    for name in names:
+        offering = [g for g in games if name in g.commands]
+        summary = HELP.get(name) or next((g.commands[name].summary for g in offering if g.commands[name].summary), f"The games' {name} command.")
+        sub = group(name, summary)
+        for game in offering:
+            command = game.commands[name]
             x64 = game.precision if command.precision is None else command.precision
-            quiet = ADVISE_QUIET if name == "advise" else command.quiet_help
-            add_game_command(group, game, BODIES[name], _params(name, game, command), command.help or HELP[name], x64=x64, quiet_help=quiet)
-        app.add_typer(group, name=name)
+            body = BODIES.get(name) or _report_command(name)
+            add_game_command(sub, game, body, _params(name, game, command), command.help or summary, x64=x64, quiet_help=command.quiet_help)
+        app.add_typer(sub, name=name)

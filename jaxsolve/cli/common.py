@@ -6,7 +6,6 @@ import dataclasses
 import errno
 import functools
 import inspect
-import math
 import os
 import sys
 from enum import Enum
@@ -14,9 +13,36 @@ from pathlib import Path
 from typing import Annotated, Any, Callable, List, Optional
 
 import typer
+from typer.core import TyperCommand, TyperGroup
 
 from jaxsolve.errors import JaxsolveError
 from jaxsolve.games.game import Param
+
+
+class _BareFlags:
+    """``--help`` shows a flag (``--json``, ``--x64/--x32``, ``--help``) without a value
+    placeholder: it takes none."""
+
+    def get_params(self, ctx):
+        params = super().get_params(ctx)  # type: ignore[misc]
+        for param in params:
+            if getattr(param, "is_flag", False):
+                param.metavar = ""
+        return params
+
+
+class Command(_BareFlags, TyperCommand):
+    """A command of ``jaxsolve`` (every command is built with this class)."""
+
+
+class Group(_BareFlags, TyperGroup):
+    """A group of commands of ``jaxsolve`` (``solve``, ``advise``, ..., ``cache``)."""
+
+
+def group(name: str | None, help: str) -> typer.Typer:
+    """A command group (``jaxsolve NAME``) that shows its help when called without a command."""
+    return typer.Typer(name=name, help=help, no_args_is_help=True, cls=Group)
+
 
 class Device(str, Enum):
     auto = "auto"
@@ -96,28 +122,6 @@ def _note(message: str) -> None:
     typer.echo(message, err=True)
 
 
-
-
-INT_LIMIT = 10**9
-"""Every integer option without limits of its own takes at most this size (either sign), so no
-number reaches NumPy or JAX that overflows their integers (``100000000000000000000``)."""
-FLOAT_LIMIT = 1e9
-
-
-def finite(name: str, value):
-    """``value`` if it is None or a finite float of at most ``FLOAT_LIMIT``, else an error."""
-    if value is not None and (not math.isfinite(value) or abs(value) > FLOAT_LIMIT):
-        raise JaxsolveError(f"{name} must be a finite number of at most {FLOAT_LIMIT:g}, got {value}")
-    return value
-
-
-def limited(name: str, value: int, low: int, high: int) -> int:
-    """``value`` if ``low <= value <= high``, else an error that states the limits."""
-    if not low <= value <= high:
-        raise JaxsolveError(f"{name} must be between {low:,} and {high:,}, got {value:,}")
-    return value
-
-
 _UNWRITABLE_SAID: set = set()
 
 
@@ -195,7 +199,7 @@ def _run_parameters(x64: X64Mode, quiet_help: str | None) -> list[inspect.Parame
 def _with_signature(fn: Callable, wrapper: Callable, params: list[inspect.Parameter]) -> Callable:
     """Give ``wrapper`` the parameters typer reads (``__signature__`` and ``__annotations__``)."""
     functools.update_wrapper(wrapper, fn)
-    wrapper.__signature__ = inspect.Signature(params)
+    wrapper.__signature__ = inspect.Signature(params)  # type: ignore[attr-defined]  # a function takes any attribute
     wrapper.__annotations__ = {p.name: p.annotation for p in params}
     return wrapper
 
@@ -224,12 +228,22 @@ def shared_options(x64: X64Mode = "float32", quiet_help: str | None = QUIET_HELP
     return decorate
 
 
-def _option_type(p: Param):
+def _option_type(p: Param) -> Any:
     if p.type is list:
-        return Optional[List[str]]
+        return Optional[List[int]] if p.item is int else Optional[List[str]]
     if p.type is Path:
         return Path if p.default is not None and not p.argument else Optional[Path]
     return p.type if (p.required or (p.default is not None and p.type is not bool)) else Optional[p.type]
+
+
+def _metavar(p: Param) -> str | None:
+    """What ``--help`` shows after the option: nothing for a flag, a number's range (the range
+    ``Param.check`` takes: ``Param.bounds``), typer's own type name otherwise."""
+    if p.type is bool:
+        return ""
+    if p.range_text() is not None:
+        return f"<{p.kind.__name__}{'...' if p.type is list else ''}> [{p.range_text()}]"
+    return None
 
 
 def _help(p: Param) -> str:
@@ -240,39 +254,36 @@ def _help(p: Param) -> str:
 
 def typer_parameters(p: Param) -> list[inspect.Parameter]:
     """The typer parameters of a ``Param``: the option (or argument) itself, then one hidden
-    option per old spelling (``aliases``), named ``<name>__<i>``."""
+    option per old spelling (``aliases``), named ``<name>__<i>``. typer reads the text into the
+    option's type; ``collect`` checks the values (``Param.check``)."""
     P = inspect.Parameter
-    bounds = {k: v for k, v in (("min", p.min), ("max", p.max)) if v is not None}
-    if p.type is int:  # no number reaches NumPy or JAX that overflows their integers
-        bounds = {"min": -INT_LIMIT, "max": INT_LIMIT, **bounds}
     if p.argument:
         info = typer.Argument(help=_help(p), show_default=False)
-        return [P(p.name, P.POSITIONAL_OR_KEYWORD, annotation=Annotated[_option_type(p), info], default=p.default)]
-    main = typer.Option(*p.spellings, help=_help(p), show_default=p.default not in (None, False, ()), **bounds)
+        default = ... if p.required else p.default
+        return [P(p.name, P.POSITIONAL_OR_KEYWORD, annotation=Annotated[_option_type(p), info], default=default)]
+    main = typer.Option(*p.spellings, help=_help(p), show_default=p.default not in (None, False, ()), metavar=_metavar(p))
     default = ... if p.required else p.default
     out = [P(p.name, P.KEYWORD_ONLY, annotation=Annotated[_option_type(p), main], default=default)]
+    old = _option_type(p) if p.type is list else Optional[p.type]
     for i, alias in enumerate(p.aliases):
-        info = typer.Option(alias, hidden=True, **bounds)
-        out.append(P(f"{p.name}__{i}", P.KEYWORD_ONLY, annotation=Annotated[Optional[p.type] if p.type is not list else Optional[List[str]], info], default=None))
+        info = typer.Option(alias, hidden=True)
+        out.append(P(f"{p.name}__{i}", P.KEYWORD_ONLY, annotation=Annotated[old, info], default=None))
     return out
 
 
 def collect(params: list[Param], kwargs: dict) -> dict:
-    """The values of ``params`` from typer's keyword arguments: an old spelling (alias) stands for
-    the option, and a ``str`` option's choices are checked (a ``JaxsolveError`` otherwise)."""
+    """The values of ``params`` from typer's keyword arguments, each checked by ``Param.check``
+    (the one check of an option's value, the page's too): an old spelling (alias) stands for the
+    option (and is named in its messages)."""
     out = {}
     for p in params:
-        value = kwargs.pop(p.name)
+        value = p.check(kwargs.pop(p.name))
         for i, alias in enumerate(p.aliases):
             old = kwargs.pop(f"{p.name}__{i}")
             if old is not None:
                 if value not in (None, p.default):
-                    raise JaxsolveError(f"{alias} is the old spelling of {p.spellings[0].split('/')[0]}: give one of them")
-                value = old
-        if p.type is float:
-            finite(p.spellings[0].split("/")[0], value)
-        if p.choices and value is not None and value not in p.choices:
-            raise JaxsolveError(f"{p.spellings[0].split('/')[0]} must be one of {', '.join(p.choices)}, got {value!r}")
+                    raise JaxsolveError(f"{alias} is the old spelling of {p.flag}: give one of them")
+                value = p.check(old, alias)
         out[p.name] = value
     return out
 
@@ -305,9 +316,10 @@ def add_game_command(
 
     command.__name__ = f"{group.info.name or 'command'}_{game.name}".replace("-", "_")
     command.__doc__ = doc
-    command.__signature__ = inspect.Signature(typed + [P("run", P.KEYWORD_ONLY, annotation=Run, default=Run())])
-    command.__annotations__ = {q.name: q.annotation for q in command.__signature__.parameters.values()}
+    signature = inspect.Signature(typed + [P("run", P.KEYWORD_ONLY, annotation=Run, default=Run())])
+    command.__signature__ = signature  # type: ignore[attr-defined]  # a function takes any attribute
+    command.__annotations__ = {q.name: q.annotation for q in signature.parameters.values()}
     fn = command if x64 is None else shared_options(x64, quiet_help)(command)
     if x64 is None:
-        fn.__signature__ = inspect.Signature(typed)
-    group.command(game.name)(handle_errors(fn))
+        fn.__signature__ = inspect.Signature(typed)  # type: ignore[union-attr]  # a function takes any attribute
+    group.command(game.name, cls=Command)(handle_errors(fn))

@@ -3,9 +3,10 @@
 The game itself is a ``jaxsolve.play`` game object; this module reads lines, shows the game
 (rich on a terminal, plain text for pipes or with ``--plain``) and saves it after every move.
 It knows no game: ``add_play_command`` adds one subcommand per registered game whose
-registration names a game class (``Game.play_game``), with the game's presets, rules fields and
-settings (``Game.play_params``) as options, and everything shown comes from the game object
-(``status``, ``board``, ``ratings``, ``summary``).
+registration names a game class (``Game.play_game``), with the game's presets, rules fields,
+settings (``Game.play_params``) and options of its own (``Game.play_options``, e.g.
+``--show-heuristic`` where the game has ratings) as options, and everything shown comes from the
+game object (``status``, ``board``, ``ratings``, ``summary``).
 """
 
 import gc
@@ -17,7 +18,7 @@ from typing import Callable, Optional, TextIO
 
 import typer
 
-from jaxsolve.cli.common import Run, add_game_command, rules_params
+from jaxsolve.cli.common import Run, add_game_command, group, rules_params
 from jaxsolve.errors import JaxsolveError
 from jaxsolve.games.game import Param
 
@@ -29,7 +30,6 @@ OPTIONS = (
     Param("auto_roll", bool, False, "Throw virtual dice by themselves; you only decide."),
     Param("save", Path, None, "Write the game to this .json file after every move (atomically)."),
     Param("resume", Path, None, "Continue the game saved in this .json file (and keep saving to it unless --save says otherwise)."),
-    Param("show_heuristic", bool, False, "Show the game's second-opinion ratings (a rating heuristic) beside the options, for a game that has them (h toggles)."),
     Param("plain", bool, False, "Plain text (automatic when stdin or stdout is not a terminal)."),
     Param("top", int, 10, "Options listed at each decision (`all` lists every one).", min=1, max=1000),
     Param("timings", bool, False, "Print how long each answer took."),
@@ -343,7 +343,7 @@ def warm_display(played, plain: bool, top: int, heuristic: bool) -> None:
 
 
 def play_interactively(
-    make: Callable, game, rules, resume: Optional[Path], save: Optional[Path], given: dict, plain: bool, top: int, heuristic: bool, timings: bool, run: Run
+    make: Callable, game, rules, resume: Optional[Path], save: Optional[Path], given: list[str], plain: bool, top: int, heuristic: bool, timings: bool, run: Run
 ) -> None:
     """Start (``make()``) or resume a game, warm it, and run the loop. ``rules``: the rules the
     command line asked for (None: none; a resumed game must have them); ``given``: the options
@@ -405,24 +405,24 @@ def _play(game, values: dict, run: Run) -> None:
     given = [_flag(p) for p in setting_params if settings[p.name] != p.default]
     make = lambda: play.new_game(game.name, rules, **settings)  # noqa: E731
     play_interactively(
-        make, game, rules, values["resume"], values["save"], given, values["plain"], values["top"], values["show_heuristic"], values["timings"], run
+        make, game, rules, values["resume"], values["save"], given, values["plain"], values["top"], values.get("show_heuristic", False), values["timings"], run
     )
 
 
 def add_play_command(app: typer.Typer, games) -> None:
     """``play``: a subcommand per game whose registration names a game class (``play_game``),
-    with its presets and rules fields (``rules_params``), its settings (``play_params``) and the
-    options every game's play command has (``OPTIONS``)."""
-    group = typer.Typer(name="play", help=HELP, no_args_is_help=True)
+    with its presets and rules fields (``rules_params``), its settings (``play_params``), the
+    options every game's play command has (``OPTIONS``) and the game's own (``play_options``)."""
+    play = group("play", HELP)
     own = {p.name for p in OPTIONS}
     for game in games:
         if game.play_game is None:
             continue
-        params = [*rules_params(game), *game.play_params, *OPTIONS]
+        params = [*rules_params(game), *game.play_params, *OPTIONS, *game.play_options]
         names = [p.name for p in params]
         clash = sorted({n for n in names if names.count(n) > 1} | ({p.name for p in game.play_params} & own))
         if clash:
             raise ValueError(f"game {game.name}: play setting(s) {', '.join(clash)} clash with other options of play")
         doc = f"{game.title} — play a game against the exact solution: every option ranked with its value and regret, undo, save."
-        add_game_command(group, game, _play, params, doc, x64="float64", quiet_help=None)
-    app.add_typer(group, name="play")
+        add_game_command(play, game, _play, params, doc, x64="float64", quiet_help=None)
+    app.add_typer(play, name="play")

@@ -7,7 +7,7 @@ from typing import Annotated
 
 import typer
 
-from jaxsolve.cli.common import CacheOpt, Device, DeviceOpt, NoCacheOpt, handle_errors
+from jaxsolve.cli.common import CacheOpt, Command, Device, DeviceOpt, NoCacheOpt, handle_errors
 
 HELP = "Serve the advisor and play page for every registered game on this computer (http://127.0.0.1:8765/ by default)."
 
@@ -48,4 +48,4 @@ def serve(
 
 
 def add_serve_command(app: typer.Typer) -> None:
-    app.command("serve", help=HELP)(serve)
+    app.command("serve", help=HELP, cls=Command)(serve)

@@ -360,6 +360,7 @@ class PlayedGame:
             self._auto()
 
     def _auto(self) -> None:
+        move: dict | None
         while not self.over:
             if self.awaiting() == "dice" and self.auto_roll:
                 move = self._throw_move(self.virtual_throw(), True)

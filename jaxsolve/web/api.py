@@ -18,7 +18,6 @@ from __future__ import annotations
 import concurrent.futures
 import itertools
 import math
-import re
 import threading
 import time
 from collections import OrderedDict
@@ -27,11 +26,15 @@ from pathlib import Path
 from typing import Any, Callable
 
 from jaxsolve.errors import JaxsolveError
-from jaxsolve.games.game import Advice, Batch, Game, Param
+from jaxsolve.games.game import Advice, Batch, Game, Param, read_options
 
 TIE_TOL = 1e-9  # an option within this of the best (relative to the best's size) is tied with it
 MAX_QUESTIONS = 1000  # questions in one bulk request
 MAX_GAMES = 256  # games in play kept in memory (the oldest untouched one goes first)
+SEED = Param("seed", int, None, "Seed of the virtual dice (empty: a random seed).", min=0, max=2**63 - 1)
+DISTRIBUTION = "distribution"
+"""The command whose ``Report.result`` is P(final score = k) from a position: the page draws it
+for the games that register it."""
 
 
 class ApiError(JaxsolveError):
@@ -64,8 +67,9 @@ def plain(obj: Any) -> Any:
 
 
 def param_info(p: Param) -> dict:
-    """A ``Param`` as the page builds a form field from it."""
+    """A ``Param`` as the page builds a form field from it (``min``/``max``: the range it takes)."""
     kind = {int: "int", float: "float", bool: "bool", list: "list"}.get(p.type, "str")
+    low, high = p.bounds() if p.type is not list else (p.min, p.max)
     return plain({
         "name": p.name,
         "label": p.name.replace("_", " "),
@@ -73,8 +77,8 @@ def param_info(p: Param) -> dict:
         "default": p.default,
         "help": p.help,
         "choices": list(p.choices),
-        "min": p.min,
-        "max": p.max,
+        "min": low,
+        "max": high,
         "required": p.required,
     })
 
@@ -84,58 +88,9 @@ def form_params(params) -> list[Param]:
     return [p for p in params if p.type is not Path and not (p.argument and p.type is list)]
 
 
-def coerce(p: Param, value: Any) -> Any:
-    """A form value for ``p`` checked and converted like the command line's option."""
-    name = p.name.replace("_", " ")
-    if value is None or value == "":
-        if p.required:
-            raise ApiError(f"{name} is required")
-        return p.default
-    if p.type is bool:
-        if isinstance(value, bool):
-            return value
-        if isinstance(value, str) and value.lower() in ("true", "false"):
-            return value.lower() == "true"
-        raise ApiError(f"{name} must be true or false, got {value!r}")
-    if p.type in (int, float):
-        if isinstance(value, bool):
-            raise ApiError(f"{name} must be a number, got {value!r}")
-        if isinstance(value, str):
-            text = value.strip()
-            ok = re.fullmatch(r"[+-]?\d+", text) if p.type is int else re.fullmatch(r"[+-]?(\d+\.?\d*|\.\d+)([eE][+-]?\d+)?", text)
-            if not ok:
-                raise ApiError(f"{name} must be {'a whole number' if p.type is int else 'a number'}, got {value!r}")
-            value = int(text) if p.type is int else float(text)
-        elif not isinstance(value, (int, float)) or (p.type is int and isinstance(value, float) and not value.is_integer()):
-            raise ApiError(f"{name} must be {'a whole number' if p.type is int else 'a number'}, got {value!r}")
-        value = p.type(value)
-        if isinstance(value, float) and not math.isfinite(value):
-            raise ApiError(f"{name} must be a finite number")
-        if p.min is not None and value < p.min or p.max is not None and value > p.max:
-            low = "" if p.min is None else f"at least {p.min:g}"
-            high = "" if p.max is None else f"at most {p.max:g}"
-            raise ApiError(f"{name} must be {' and '.join(x for x in (low, high) if x)}, got {value}")
-        return value
-    if p.type is list:
-        if isinstance(value, str):
-            return value.split()
-        if isinstance(value, list) and all(isinstance(v, (str, int)) and not isinstance(v, bool) for v in value):
-            return [str(v) for v in value]
-        raise ApiError(f"{name} must be a list of words")
-    if isinstance(value, list) and all(isinstance(v, int) and not isinstance(v, bool) for v in value):
-        value = " ".join(map(str, value))  # dice given as a list of faces
-    if not isinstance(value, (str, int)) or isinstance(value, bool):
-        raise ApiError(f"{name} must be text, got {value!r}")
-    value = str(value)
-    if len(value) > 10_000:
-        raise ApiError(f"{name} is too long")
-    if p.choices and value not in p.choices:
-        raise ApiError(f"{name} must be one of {', '.join(p.choices)}, got {value!r}")
-    return value
-
-
 def read_values(params, given: Any, what: str) -> dict:
-    """The values of ``params`` from the object ``given`` (unknown names refused, defaults filled in)."""
+    """The values of ``params`` from the object ``given`` (unknown names refused, defaults filled
+    in), each checked as the command line checks it (``Param.check``), named as the page names it."""
     if given is None:
         given = {}
     if not isinstance(given, dict):
@@ -144,7 +99,12 @@ def read_values(params, given: Any, what: str) -> dict:
     unknown = sorted(set(given) - set(known))
     if unknown:
         raise ApiError(f"unknown {what}: {', '.join(unknown)}; the {what} here are {', '.join(known) or 'none'}")
-    return {p.name: coerce(p, given.get(p.name)) for p in params}
+    try:
+        return read_options(params, given, label=lambda p: p.name.replace("_", " "))
+    except ApiError:
+        raise
+    except JaxsolveError as exc:
+        raise ApiError(str(exc)) from None
 
 
 def tied(regret: float, best: float | None) -> bool:
@@ -292,15 +252,14 @@ class Service:
 
     def catalog(self) -> list[dict]:
         """Every registered game: presets, rules options, advisor options, play settings."""
-        from jaxsolve import games, play
+        from jaxsolve import games
 
         out = []
         for g in games.games():
             advise = g.commands.get("advise")
             play_settings = None
             if g.play_game is not None:
-                play_settings = [param_info(Param("seed", int, None, "Seed of the virtual dice (empty: a random seed).", min=0, max=2**63 - 1))]
-                play_settings += [param_info(p) for p in g.play_params]
+                play_settings = [param_info(SEED)] + [param_info(p) for p in g.play_params]
             out.append({
                 "name": g.name,
                 "title": g.title,
@@ -310,9 +269,8 @@ class Service:
                 "rules_options": [param_info(p) for p in form_params(g.override_params())],
                 "advise": None if advise is None else {"help": advise.help, "options": [param_info(p) for p in form_params(advise.params)]},
                 "play": play_settings,
-                "distribution": "distribution" in g.family_commands,
+                "distribution": DISTRIBUTION in g.commands,
             })
-        del play
         return out
 
     def rules(self, g: Game, body: dict) -> tuple[Any, bool]:
@@ -376,7 +334,7 @@ class Service:
             raise ApiError("questions must be a non-empty list of advisor options")
         if len(questions) > MAX_QUESTIONS:
             raise ApiError(f"at most {MAX_QUESTIONS} questions at once, got {len(questions)}", 413)
-        calls = []
+        calls: list[Callable[[], dict] | ApiError] = []
         for q in questions:
             try:
                 calls.append(self.advise_call(name, {"rules": body.get("rules"), "overrides": body.get("overrides"), "options": q}))
@@ -410,7 +368,7 @@ class Service:
             raise ApiError(f"{g.name} cannot be played here")
         _check_keys(body, ("rules", "overrides", "settings"))
         rules, _ = self.rules(g, body)
-        params = [Param("seed", int, None, "", min=0, max=2**63 - 1), *g.play_params]
+        params = [SEED, *g.play_params]
         settings = read_values(params, body.get("settings"), "settings")
 
         def run():
@@ -544,20 +502,24 @@ class Service:
 
     def distribution_call(self, pid: str) -> Callable[[], dict]:
         """The exact distribution of the final score under optimal play from the start, for the
-        rules of the game ``pid`` in play (games with a ``distribution`` command: the category
-        games), computed once per rules."""
+        rules of the game ``pid`` in play (games that register a ``distribution`` command: the
+        category games), computed once per rules by that command (float64, no files)."""
         p = self.played(pid)
         g = self.game(p.game)
-        if "distribution" not in g.family_commands:
+        command = g.commands.get(DISTRIBUTION)
+        if command is None:
             raise ApiError(f"{g.name} has no score distribution")
         rules = p.rules
+        options = read_options(command.params, {"no_files": True})
 
         def run():
             key = (g.name, rules)
             if key not in self._dists:
-                from jaxsolve.web import category
-
-                self._dists[key] = plain({"game": g.name, "ruleset": rules.name, **category.score_distribution(rules, g.name, self.setup())})
+                report = command.run(rules, dtype="float64", device=self.setup(), quiet=True, **options)
+                probs = [float(x) for x in report.result]
+                nonzero = [i for i, x in enumerate(probs) if x > 1e-12]
+                summary = {k: report.data[k] for k in ("mean", "sd", "mass", "mode", "percentiles", "at_least")}
+                self._dists[key] = plain({"game": g.name, "ruleset": rules.name, **summary, "p": probs[: nonzero[-1] + 1 if nonzero else 0]})
             return self._dists[key]
 
         return run

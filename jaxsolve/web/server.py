@@ -25,6 +25,7 @@ import asyncio
 import json
 import logging
 import traceback
+from typing import Any, Callable
 from pathlib import Path
 
 from starlette.applications import Starlette
@@ -168,7 +169,8 @@ def build_app(service: Service | None = None) -> Starlette:
         Route("/api/jobs/{jid}", job),
         Mount("/static", StaticFiles(directory=STATIC), name="static"),
     ]
-    app = Starlette(routes=routes, exception_handlers={HTTPException: http_error, Exception: crash})
+    handlers: dict[Any, Callable[..., Any]] = {HTTPException: http_error, Exception: crash}
+    app = Starlette(routes=routes, exception_handlers=handlers)
     app.state.service = service
     return app
 

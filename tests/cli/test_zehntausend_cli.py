@@ -108,11 +108,11 @@ def test_solve_bad_input_is_one_line_error(args, message):
         (["solve", "zehntausend", "--two-fives", "both"], "--two-fives must be one of off, one, any, got 'both'"),
         (["solve", "zehntausend", "--device", "tpu"], "Invalid value for '--device'"),
         (["advise", "zehntausend", "--dice", "1"], "Missing option '--points'"),
-        (["plot", "zehntausend", "--p-max", "1000000000000"], "less than or equal to 1000000"),
+        (["plot", "zehntausend", "--p-max", "1000000000000"], "--p-max must be between 100 and 1,000,000, got 1,000,000,000,000"),
     ],
 )
 def test_usage_errors_are_one_line(args, message):
-    """typer's own checks (choices, ranges, missing options) end like every other error."""
+    """Usage errors (choices, ranges, missing options) end like every other error."""
     result = runner.invoke(app, args)
     assert result.exit_code == 1, result.output
     assert result.stderr.startswith("error: ") and message in result.stderr, result.stderr

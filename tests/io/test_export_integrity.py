@@ -479,11 +479,11 @@ def test_stdout_on_a_full_disk_is_one_error_line():
 @pytest.mark.parametrize(
     ("args", "message"),
     [
-        (["advise", "kniffel", "--dice", "11225", "--top", "0"], "Invalid value for '--top'"),
-        (["solve", "kniffel", "--rolls", "0"], "Invalid value for '--rolls'"),
-        (["solve", "kniffel", "--extra-bonus", "-1"], "Invalid value for '--extra-bonus'"),
-        (["solve", "kniffel", "--chunk", "0"], "Invalid value for '--chunk'"),
-        (["distribution", "kniffel", "--chunk", "0"], "Invalid value for '--chunk'"),
+        (["advise", "kniffel", "--dice", "11225", "--top", "0"], "--top must be between 1 and"),
+        (["solve", "kniffel", "--rolls", "0"], "--rolls must be between 1 and"),
+        (["solve", "kniffel", "--extra-bonus", "-1"], "--extra-bonus must be between 0 and"),
+        (["solve", "kniffel", "--chunk", "0"], "--chunk must be between 16 and"),
+        (["distribution", "kniffel", "--chunk", "0"], "--chunk must be between 1 and"),
         (["solve", "kniffel", "--no-such-option"], "No such option: --no-such-option"),
         (["solve", "kniffl"], "No such command 'kniffl'"),
         (["advise-target", "kniffel", "1", "2", "3", "4", "5", "--target", "10", "--upper", "500"], "upper total 500 is impossible"),

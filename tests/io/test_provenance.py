@@ -267,12 +267,12 @@ def test_bulk_api_refuses_impossible_states(small):
 @pytest.mark.parametrize(
     ("args", "message"),
     [
-        (["solve", "kniffel", "--extra-bonus", "100000000000000000000000"], "less than or equal to 1000000000"),
+        (["solve", "kniffel", "--extra-bonus", "100000000000000000000000"], "and 1,000,000,000, got 1"),
         (["solve", "kniffel", "--extra-bonus", "1e23"], "--extra-bonus"),
-        (["simulate", "kniffel", "--instant-kniffel", "100000000000000000000", "--no-files"], "less than or equal to 1000000000"),
-        (["solve", "zehntausend", "--six-of-a-kind", "100000000000000000000000"], "less than or equal to 1000000000"),
-        (["advise", "zehntausend", "--points", "100000000000000000000000", "--dice", "155222"], "less than or equal to 1000000000"),
-        (["advise-target", "kniffel", "1", "1", "1", "1", "1", "--target", "100000000000000000000"], "less than or equal to 1000000000"),
+        (["simulate", "kniffel", "--instant-kniffel", "100000000000000000000", "--no-files"], "and 1,000,000,000, got 1"),
+        (["solve", "zehntausend", "--six-of-a-kind", "100000000000000000000000"], "and 1,000,000,000, got 1"),
+        (["advise", "zehntausend", "--points", "100000000000000000000000", "--dice", "155222"], "and 1,000,000,000, got 1"),
+        (["advise-target", "kniffel", "1", "1", "1", "1", "1", "--target", "100000000000000000000"], "and 1,000,000,000, got 1"),
         (["advise-target", "kniffel", "1", "1", "1", "1", "1", "--target", "50", "--upper", "500"], "upper total 500 is impossible"),
         (["solve", "raab", "--tol", "nan"], "--tol must be a finite number"),
         (["solve", "raab", "--tol", "inf"], "--tol must be a finite number"),
@@ -420,14 +420,11 @@ def test_full_house_edited_in_a_yahtzee_export(tmp_path):
 def test_default_outputs_are_in_the_current_folder():
     from pathlib import Path
 
-    from jaxsolve.cli import category as cli_category
-
     for g in games.games():
         for name, command in g.commands.items():
             for p in command.params:
                 if p.name == "out" and isinstance(p.default, Path):
                     assert p.default.parent == Path("."), (g.name, name, p.default)
-    assert cli_category.SIMULATE_DIR == Path(".") and cli_category.DISTRIBUTION_DIR == Path(".")
 
 
 def test_plot_without_out_writes_here(tmp_path, monkeypatch):

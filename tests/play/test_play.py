@@ -548,7 +548,7 @@ def run_cli(*args):
         (["zehntausend", "--save", "game.txt"], "output path must end in .json"),
         (["raab", "--first", "them", "--seed", "3", "--resume", "g.json"], "--seed, --first cannot be combined with --resume"),
         (["zehntausend", "--turns", "3", "--resume", "g.json"], "--turns cannot be combined with --resume"),
-        (["raab", "--rules", "piglet", "--show-heuristic"], "--show-heuristic: raab has no second-opinion ratings to show"),
+        (["raab", "--rules", "piglet", "--show-heuristic"], "No such option: --show-heuristic"),
     ],
 )
 def test_bad_command_lines_are_one_error_line(args, message):
@@ -633,7 +633,7 @@ def test_a_game_from_outside_plays_with_the_defaults(one_die_pig, tmp_path):
     back = play.load_game(save, game="one-die-pig")
     assert back.moves == play.game_from_json(data).moves and back.seed == 3
     result = CliRunner().invoke(build_app(), ["play", "one-die-pig", "--show-heuristic", "--no-cache"], input="q\n")
-    assert result.exit_code == 1 and "error: --show-heuristic: one-die-pig has no second-opinion ratings to show" in result.stderr
+    assert result.exit_code == 1 and "error: No such option: --show-heuristic" in result.stderr
 
 
 def test_a_game_s_ratings_and_summary_wording_are_shown(one_die_pig):

@@ -77,7 +77,7 @@ def test_ties_with_the_best_are_marked(server):
     [
         ("/api/games/nope/advise", {}, 404, "unknown game 'nope'"),
         (f"/api/games/{PIG}/advise", {"rules": "d7"}, 400, "unknown rules 'd7'"),
-        (f"/api/games/{PIG}/advise", {"overrides": {"goal": 1}}, 400, "goal must be at least 2"),
+        (f"/api/games/{PIG}/advise", {"overrides": {"goal": 1}}, 400, "goal must be between 2 and 60, got 1"),
         (f"/api/games/{PIG}/advise", {"options": {"mine": "x"}}, 400, "mine must be a whole number"),
         (f"/api/games/{PIG}/advise", {"options": {"mine": 9}}, 400, ""),
         (f"/api/games/{PIG}/advise", {"options": {"dice": "1 2"}}, 400, "unknown advisor options: dice"),

@@ -1,5 +1,6 @@
 """What the generic commands do for a category game (solve, advise; the APL tables for the
-Kniffel sheet), typer-free: the CLI builds the options from the ``Param`` values here."""
+Kniffel sheet), typer-free: the CLI builds the options from the ``Param`` values here. The
+float dtype a command computes in is passed to every solver and table call as a value."""
 
 from __future__ import annotations
 
@@ -24,7 +25,7 @@ SOLVE_PARAMS = (
 POSITION = Param("position", str, "start", 'Filled boxes with scores, e.g. "aces=3 twos=- kniffel=50" (default: start).', flags=("--position", "-p"))
 DICE = Param("dice", str, None, "Dice showing: --dice 1 1 2 2 5 (or 11225).", flags=("--dice", "-d"))
 MORE_DICE = Param("more_dice", list, None, "The rest of --dice.", argument=True)
-THROWS_LEFT = Param("throws_left", int, None, "Re-throws still allowed this turn (default: all but the first throw).", aliases=("--rolls-left",))
+THROWS_LEFT = Param("throws_left", int, None, "Re-throws still allowed this turn (default: all but the first throw).", aliases=("--rolls-left",), min=0)
 ADVISE_PARAMS = (
     MORE_DICE,
     OBJECTIVE,
@@ -73,10 +74,12 @@ def solve_command(rules, *, game, dtype, device, quiet, out, objective, chunk, e
     sizes = {k: len(tables.representative_states(rules, k)[0]) for k in range(rules.num_boxes)}
     with layer_bars(sizes, quiet) as advance:
         if max_saved is None:
-            sol = solver.solve(rules, objective, chunk=chunk or 512, expect=expect, device=device, on_layer=advance)
+            sol = solver.solve(rules, objective, dtype=dtype, chunk=chunk or 512, expect=expect, device=device, on_layer=advance)
         else:
             shard = None if devices == 1 else (devices or len(jax.devices()))
-            sol = saved.solve(rules, max_saved, objective, chunk=chunk or 1024, device=device, devices=shard, table=out is not None, on_layer=advance)
+            sol = saved.solve(
+                rules, max_saved, objective, dtype=dtype, chunk=chunk or 1024, device=device, devices=shard, table=out is not None, on_layer=advance
+            )
     if out is not None:
         (table_io if max_saved is None else saved).save_solution(out, sol, game=game)
     peak = peak_memory(device)
@@ -326,7 +329,8 @@ def answer_batch(rules, sol, lines: list[str], *, errors=None) -> list[dict]:
 
     from jaxsolve.games.category import query
 
-    questions, answers = [], [None] * len(lines)
+    questions: list[tuple] = []
+    answers: list[dict] = [{} for _ in lines]
     for i, line in enumerate(lines):
         try:
             if not line.strip():

@@ -7,10 +7,14 @@ import functools
 from typing import Callable
 
 from jaxsolve.core.rules import Presets
-from jaxsolve.games.category import commands
-from jaxsolve.games.game import Command, Game
+from jaxsolve.games.category import commands, family_commands
+from jaxsolve.games.category.sheet import KNIFFEL_SHEET
+from jaxsolve.games.game import Command, Game, Param
 
-FAMILY_COMMANDS = ("analyze", "distribution", "advise-target", "simulate")
+CACHE_NOTES = "No notes on stderr (which cached table is used)."
+SHOW_HEURISTIC = Param(
+    "show_heuristic", bool, False, "Show the rating heuristic's ratings (JaFuffy's) beside the options from the start (h toggles)."
+)
 
 
 def _reachable(rules):
@@ -37,12 +41,42 @@ def _play_game():
     return CategoryGame
 
 
+def _family_commands(name: str, title: str) -> dict[str, Command]:
+    """``analyze``, ``distribution``, ``advise-target`` and ``simulate`` of the game ``name``."""
+    run = lambda fn: functools.partial(fn, game=name)  # noqa: E731
+    return {
+        "analyze": Command(
+            run(family_commands.analyze_command), family_commands.ANALYZE_PARAMS,
+            "Value of a position as a single turn and within the game; split over boxes and bonuses, SD.",
+            precision="float64", quiet_help=CACHE_NOTES, summary="Split a position's value over the boxes and bonuses, with its spread.",
+        ),
+        "distribution": Command(
+            run(family_commands.distribution_command), family_commands.DISTRIBUTION_PARAMS,
+            "Exact distribution of the final score under the score-optimal policy: mean, SD, percentiles, P(score >= T).",
+            precision="float64", summary="Exact score distributions under the optimal policy.",
+        ),
+        "advise-target": Command(
+            run(family_commands.advise_target_command), family_commands.ADVISE_TARGET_PARAMS,
+            "Rank every choice by the probability of scoring at least --target more points.\n\nSolves the rest of the game from the "
+            "position's filled boxes (few open boxes: CPU; the whole game: GPU-scale).",
+            precision="fixed64", quiet_help=None, summary="Advise by the probability of reaching a score (the target objective).",
+        ),
+        "simulate": Command(
+            run(family_commands.simulate_command), family_commands.SIMULATE_PARAMS,
+            f"Play many games of {title} with each strategy and compare the score distributions.",
+            precision="fixed32", summary="Play many games at once with a strategy.",
+        ),
+    }
+
+
 def category_game(
     name: str, title: str, presets: Callable[[], Presets], default: str, small: Callable, *,
     bench_presets: tuple[str, ...] = (), tables: Command | None = None, bench_saved: bool = False,
 ) -> Game:
     """The ``Game`` of a sheet on the category engine: solve, values, reachable states, export,
-    the generic commands, play, the family's own commands and the bench cases are the engine's."""
+    the generic commands, play, the family's own commands and the bench cases are the engine's.
+    ``--show-heuristic`` is offered by ``play`` where every preset is the 5-dice Kniffel sheet
+    (the sheet the rating heuristic is defined for)."""
 
     def save(path, sol):
         from jaxsolve.games.category import table_io
@@ -63,10 +97,13 @@ def category_game(
             f"Rank every option of a turn of {title} (each distinct keep, each box to fill), best first. The position is a score "
             'sheet ("aces=3 twos=- fours=12") or a state ("filled=aces,chance upper=3 all_same_held=0").',
             precision="float64",
+            quiet_help=CACHE_NOTES,
         ),
     }
     if tables is not None:
         hooks["tables"] = tables
+    hooks.update(_family_commands(name, title))
+    rated = all(r.dice == 5 and tuple(r.boxes) == tuple(KNIFFEL_SHEET) for r in presets().values())
     return Game(
         name=name,
         title=title,
@@ -83,7 +120,7 @@ def category_game(
         load=load,
         commands=hooks,
         play_game=_play_game,
-        family_commands=FAMILY_COMMANDS,
+        play_options=(SHOW_HEURISTIC,) if rated else (),
         bench_presets=bench_presets,
         bench_extra=_bench_cases,
         bench_suite=functools.partial(_suite_cases, saved=bench_saved, sheet=lambda: presets().get_rules(default)),

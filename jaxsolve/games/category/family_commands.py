@@ -1,0 +1,365 @@
+"""The category family's own commands: ``analyze``, ``distribution``, ``advise-target`` and
+``simulate`` (typer-free: each is a function returning a ``Report`` and its options as ``Param``
+values; the registration makes them ``Command``s and the CLI builds ``jaxsolve NAME GAME`` from
+them as it builds ``solve`` and ``advise``). Every computation gets its float dtype as a value.
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+import time
+from pathlib import Path
+
+from jaxsolve.errors import JaxsolveError
+from jaxsolve.games.category import commands
+from jaxsolve.games.game import Param, Report
+
+HERE = Path(".")  # default output folder: the current one; results/ is written only by the scripts that regenerate it
+MAX_GAMES = 10_000_000  # all games of a strategy are played side by side, in memory at once
+MAX_SEED = 2**32 - 1
+
+FILLED = Param("filled", list, None, "A box already filled (repeat); the rest of the game is solved.")
+DEVICES = Param("devices", int, 1, "Shard over the first n visible devices (0: all).", min=0)
+CHUNK = Param("chunk", int, 256, "Most states per compiled batch.", min=1, max=1 << 16)
+
+ANALYZE_PARAMS = (
+    commands.MORE_DICE,
+    commands.OBJECTIVE,
+    commands.POSITION,
+    commands.DICE,
+    commands.THROWS_LEFT,
+    Param(
+        "split", bool, True,
+        "Per-box split and SD of the rest of the game (a forward walk over the states optimal play reaches; seconds on a CPU).",
+        flags=("--split/--no-split",),
+    ),
+    Param("table", Path, None, "Read the value table from a `solve <game> --out` export instead of the solution cache.", aliases=("--values",)),
+)
+DISTRIBUTION_PARAMS = (
+    FILLED,
+    Param("at", list, None, "Report P(score >= T) (repeat, or several values).", item=int, min=0),
+    Param("target", int, None, "Also solve the target objective and compare P(score >= T) under both policies (GPU-scale for the full game).", min=1),
+    Param("out", Path, HERE, "Folder for the .npy, .json and .png (default: the current folder).", flags=("--out", "-o")),
+    Param("no_files", bool, False, "Print only; write no files.", aliases=("--no-write",)),
+    DEVICES,
+    Param("max_memory", int, None, "MiB one device may use; chunks shrink to fit.", min=1),
+    CHUNK,
+)
+ADVISE_TARGET_PARAMS = (
+    Param("dice", list, None, "The dice showing, e.g. 6 6 1 2 3.", item=int, argument=True, required=True),
+    Param("target", int, None, "Points still needed (at least).", flags=("--target", "-t"), required=True, min=1),
+    FILLED,
+    Param("upper", int, 0, "Upper-section total so far.", min=0),
+    Param("all_same_held", bool, False, "The all-same box (Kniffel, Yahtzee, Yatzy) holds its points.", flags=("--all-same-held",), aliases=("--holds50",)),
+    Param("throws_left", int, 0, "Re-throws still allowed this turn (0: choose a box).", aliases=("--rerolls",), min=0),
+    DEVICES,
+    CHUNK,
+)
+SIMULATE_PARAMS = (
+    Param("strategy", str, "optimal", "optimal, heuristic, heuristic:<strength> (strong, medium, weak), greedy, or several comma-separated.", flags=("--strategy", "-s")),
+    Param("heuristic_reading", str, "fresh-turn", "Heuristic: the start value's bonus term, fresh-turn (default) or chain."),
+    Param("bot_seed", int, 0, "Heuristic: seed of the bot's forecast errors (weaker strengths)."),
+    Param("games", int, 100_000, "Games per strategy.", flags=("--games", "-n"), min=1, max=MAX_GAMES),
+    Param("seed", int, 7, "Random seed (same seed, same games).", min=0, max=MAX_SEED),
+    Param("chunk", int, 1024, "Distinct states per compiled policy evaluation.", min=1, max=1 << 20),
+    Param("out", Path, HERE, "Folder for the JSON summary and histogram PNG (default: the current folder).", flags=("--out", "-o")),
+    Param("no_files", bool, False, "Write no JSON/PNG files."),
+)
+
+
+def _mask(filled, rules) -> int:
+    from jaxsolve.games.category import solver
+
+    return solver.filled_mask(filled or [], rules)
+
+
+def _devices(devices: int, device):
+    """What the layered drivers take for ``--devices``: this device (1), the first n, or all (0: None)."""
+    return [device] if devices == 1 else (None if devices == 0 else devices)
+
+
+def check_sheet_state(rules, mask: int, upper: int, all_same_held: bool) -> None:
+    """Refuse an upper total or an all-same-box flag that no game reaches with these filled boxes."""
+    from jaxsolve.games.category.position import check_state
+
+    if mask == rules.full_mask:
+        raise JaxsolveError("every box is filled: the game is over")
+    try:
+        check_state(rules, mask, upper, int(all_same_held))
+    except JaxsolveError as exc:
+        raise JaxsolveError(str(exc).replace("all_same_held needs", "--holds50 needs")) from None
+
+
+# ----------------------------------------------------------------------------- analyze
+
+
+def analyze_command(rules, *, game, rules_given, dtype, device, quiet, more_dice, objective, position, dice, throws_left, split, table) -> Report:
+    """Value of a position as a single turn and within the game; split over boxes and bonuses, SD."""
+    from jaxsolve.games.category import advisor, analysis, solutions
+    from jaxsolve.games.category.position import parse_dice, parse_position
+
+    dice_text = commands._dice_text(dice, more_dice)
+    rules, objective, sol = commands._context(game, rules, rules_given, objective, table, dtype)
+    pos = parse_position(position, rules)
+    faces = parse_dice(dice_text, rules)
+    sol = sol or solutions.solution(rules, objective, game=game, dtype=dtype)
+    # a position is a score sheet or a state; both give the state (the annotation names the sheet only)
+    turn = analysis.analyze_turn(rules, pos, faces, throws_left, objective, sol=sol)  # type: ignore[arg-type]
+    brk = analysis.breakdown(rules, pos, faces, throws_left, objective, sol=sol) if split else None  # type: ignore[arg-type]
+    data = turn.to_dict()
+    if brk is not None:
+        data["rest_of_game"] = {"mean": brk.mean, "sd": brk.sd, "split": brk.split}
+    unit = commands.unit(objective)
+    sheet = f"sheet {pos.total} points, " if pos.total is not None else ""
+    lines = [
+        f"{rules.name}, {objective}: {pos} ({sheet}upper {pos.upper_total})",
+        advisor.describe_turn(faces, turn.throws_left),
+        f"as a single turn:  {turn.turn_value:.6f} {unit}",
+        f"within the game:   {turn.game_value:.6f} {unit} = {turn.this_turn:.6f} this turn + {turn.rest:.6f} rest",
+    ]
+    if brk is not None:
+        lines.append(f"rest of the game under the optimal policy: mean {brk.mean:.6f}, SD {brk.sd:.6f} {unit}")
+        lines += [f"  {name:<16} {v:10.4f}" for name, v in brk.split.items() if not (objective == "goals" and name.endswith("bonus"))]
+    return Report(tuple(lines), data, result=(turn, brk))
+
+
+# ----------------------------------------------------------------------------- distribution
+
+
+def plot_distribution(p, path: Path, title: str, marks=()) -> None:
+    """Bar plot of a distribution over final scores as PNG."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+    import numpy as np
+
+    top = int(np.flatnonzero(np.cumsum(p) < 1 - 1e-4).max(initial=0)) + 2
+    fig, ax = plt.subplots(figsize=(9, 4))
+    ax.bar(np.arange(top), p[:top], width=1.0, color="#3465a4")
+    for t in marks:
+        ax.axvline(t, color="#cc0000", lw=0.8)
+    ax.set_xlabel("points")
+    ax.set_ylabel("probability")
+    ax.set_title(title)
+    fig.tight_layout()
+    fig.savefig(path, dpi=120)
+    plt.close(fig)
+
+
+def distribution_command(rules, *, game, dtype, device, quiet, filled, at, target, out, no_files, devices, max_memory, chunk) -> Report:
+    """Exact distribution of the final score under the score-optimal policy: mean, SD, percentiles,
+    P(score >= T); with ``target``, the target objective's P(score >= T) beside it. ``result``:
+    ``P(final score = k)`` from the position (an array)."""
+    import jax
+
+    from jaxsolve.core.progress import layer_bars
+    from jaxsolve.games.category import distribution as D
+    from jaxsolve.games.category import table_io
+    from jaxsolve.io import export
+
+    mask = _mask(filled, rules)
+    at = sorted(set(at or [200, 250, 300]))
+    name = rules.name + (f"-filled{mask}" if mask else "")
+    if not no_files:
+        export.check_output_dir(out, create=True)
+        export.check_writable(out / f"{name}.npy")
+    devs = _devices(devices, device)
+    if isinstance(devs, int) and devs > len(jax.devices()):
+        raise JaxsolveError(f"--devices {devs}: only {len(jax.devices())} visible")
+    memory = None if max_memory is None else max_memory << 20
+    sizes = {k: len(D.sub_layer_states(rules, k, mask)[0]) for k in range(rules.num_boxes)}
+    with layer_bars(sizes, quiet) as advance:
+        sol = table_io.solved(rules, game=game, dtype=dtype, device=device)
+        dist = D.distribution(rules, sol, dtype=dtype, chunk=chunk, devices=devs, max_memory=memory, keep="start", prefilled=mask, on_layer=advance)
+    p = dist.at(mask)
+    summary = D.summarize(p, at_least=at)
+    data = {
+        "rules": rules.name,
+        "filled": mask,
+        "game_value": sol.value(mask),
+        **summary.to_dict(),
+        "dtype": str(p.dtype),
+        "devices": dist.device,
+        "compile_seconds": round(dist.compile_seconds, 3),
+        "seconds": round(dist.seconds, 3),
+        "layers": dist.timings,
+    }
+    if target is not None:
+        from jaxsolve.games.category import target as TG
+
+        with layer_bars(sizes, quiet, label="target") as advance:
+            tab = TG.solve_target(
+                rules, dtype=dtype, chunk=chunk, devices=devs, max_memory=memory or TG.DEFAULT_MAX_MEMORY, keep="start", prefilled=mask, on_layer=advance
+            )
+        v = tab.at(mask)
+        data["target"] = {
+            "target": target,
+            "p_target_policy": float(v[target]) if target < len(v) else 0.0,
+            "p_score_policy": float(p[target:].sum()),
+            "seconds": round(tab.seconds, 3),
+            "compile_seconds": round(tab.compile_seconds, 3),
+        }
+    if not no_files:
+        path = out / f"{name}.npy"
+        export.save(path, p, {"game": game, "rules": rules.to_dict(), "what": "P(final score = k) from the state, score-optimal policy", **data})
+        plot_distribution(p, out / f"{name}.png", f"{rules.name}: mean {summary.mean:.2f}, SD {summary.sd:.2f}", at)
+        data["files"] = [str(path), str(export.sidecar_path(path)), str(out / f"{name}.png")]
+    lines = [
+        f"{rules.name}: mean {summary.mean:.7f} (game value {sol.value(mask):.7f}), SD {summary.sd:.5f}, mode {summary.mode}",
+        "percentiles: " + ", ".join(f"{q}%: {v}" for q, v in summary.percentiles.items()),
+        *(f"P(score >= {t}) = {pr:.6f}" for t, pr in summary.at_least.items()),
+    ]
+    if target is not None:
+        tg = data["target"]
+        lines.append(f"P(score >= {target}): {tg['p_target_policy']:.6f} under the target policy, {tg['p_score_policy']:.6f} under the score policy")
+    details = [f"computed on {dist.device} in {dist.seconds:.1f} s (+{dist.compile_seconds:.1f} s compile)"]
+    details += [f"wrote {f}" for f in data.get("files", [])]
+    return Report(tuple(lines), data, tuple(details), result=p)
+
+
+# ----------------------------------------------------------------------------- advise-target
+
+
+def advise_target_command(rules, *, game, dtype, device, quiet, dice, target, filled, upper, all_same_held, throws_left, devices, chunk) -> Report:
+    """Every choice ranked by the probability of scoring at least ``target`` more points; solves
+    the rest of the game from the position's filled boxes (few open boxes: CPU; the whole
+    game: GPU-scale)."""
+    from jaxsolve.games.category import target as TG
+
+    mask = _mask(filled, rules)
+    check_sheet_state(rules, mask, upper, all_same_held)
+    if len(dice) != rules.dice:
+        raise JaxsolveError(f"need {rules.dice} dice, got {len(dice)}")
+    tab = TG.solve_target(rules, dtype=dtype, chunk=chunk, devices=_devices(devices, device), prefilled=mask)
+    choices = TG.target_options(tab, mask, upper, int(all_same_held), dice, throws_left, target)
+    lines = [f"P(at least {target} more points) by choice, best first:", *(f"  {c.kind:4} {c.what:16} {c.probability:.6f}" for c in choices)]
+    return Report(tuple(lines), [c.__dict__ for c in choices], result=choices)
+
+
+# ----------------------------------------------------------------------------- simulate
+
+
+def parse_strategies(text: str) -> list[str]:
+    """Comma-separated strategy names, checked against the registry (order kept, no repeats).
+
+    ``heuristic:<strength>`` names a bot strength of the heuristic (checked too).
+    """
+    from jaxsolve.games.category import heuristic, strategies
+
+    names = [s.strip() for s in text.split(",") if s.strip()]
+    if not names:
+        raise JaxsolveError(f"no strategy given; choose from {', '.join(strategies.names())}")
+    for name in names:
+        base, colon, level = name.partition(":")
+        if base not in strategies.names():
+            raise JaxsolveError(f"unknown strategy {name!r}; choose from {', '.join(strategies.names())}")
+        if colon and base != "heuristic":
+            raise JaxsolveError(f"strategy {base!r} has no strength levels (only heuristic:<strength>)")
+        if colon:
+            heuristic.strength_sd(level)
+    return list(dict.fromkeys(names))
+
+
+def comparison_table(summaries: list[dict]) -> str:
+    """The strategies' summaries side by side as a text table."""
+    ref = next((s["mean"] for s in summaries if s["strategy"] == "optimal"), None)
+    rows = [("", [s["strategy"] for s in summaries])]
+    add = lambda label, fn: rows.append((label, [fn(s) for s in summaries]))  # noqa: E731
+    add("games", lambda s: f"{s['games']:,}")
+    add("mean", lambda s: f"{s['mean']:.3f}")
+    add("SD", lambda s: f"{s['sd']:.3f}")
+    add("standard error", lambda s: f"{s['se']:.3f}")
+    if ref is not None:
+        add("% of optimal mean", lambda s: f"{100 * s['mean'] / ref:.2f}")
+    for p in ("5", "25", "50", "75", "95"):
+        add(f"percentile {p}", lambda s, p=p: f"{s['percentiles'][p]:.0f}")
+    for t in ("200", "250", "300"):
+        add(f"P(score >= {t})", lambda s, t=t: f"{s['p_at_least'][t]:.4f}")
+    add("upper bonus rate", lambda s: f"{s['upper_bonus_rate']:.4f}")
+    add("extra bonus (mean)", lambda s: f"{s['extra_bonus_mean']:.2f}")
+    if any(s["instant_bonus_mean"] for s in summaries):
+        add("Im-Hieb bonus (mean)", lambda s: f"{s['instant_bonus_mean']:.2f}")
+    for name in summaries[0]["boxes"]:
+        add(f"{name} points / scored", lambda s, n=name: f"{s['boxes'][n]['mean_points']:.2f} / {s['boxes'][n]['scored']:.3f}")
+    add("games per second", lambda s: f"{s['games_per_second']:,.0f}")
+    width = max(len(r[0]) for r in rows)
+    cols = [max(len(r[1][i]) for r in rows) for i in range(len(summaries))]
+    lines = [f"{label:<{width}}  " + "  ".join(f"{v:>{c}}" for v, c in zip(vals, cols)) for label, vals in rows]
+    lines.insert(1, "-" * len(lines[0]))
+    return "\n".join(lines)
+
+
+def plot_histogram(results, path: Path) -> None:
+    """Histogram of final scores, one step curve per strategy (bins of 5 points)."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+    import numpy as np
+
+    top = max(int(r.scores.max()) for r in results)
+    bins = np.arange(0, top + 10, 5).tolist()
+    fig, ax = plt.subplots(figsize=(8, 4.5))
+    for r in results:
+        ax.hist(r.scores, bins=bins, density=True, histtype="step", label=f"{r.strategy}: mean {r.mean:.2f}, SD {r.sd:.2f}")
+    ax.set_xlabel("final score")
+    ax.set_ylabel("fraction of games per point")
+    ax.set_title(f"{results[0].rules.name}: {results[0].games:,} games per strategy, seed {results[0].seed}")
+    ax.legend()
+    fig.tight_layout()
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fig.savefig(path, dpi=110)
+    plt.close(fig)
+
+
+def _say(message: str) -> None:
+    try:
+        sys.stderr.write(message + "\n")
+        sys.stderr.flush()
+    except OSError:
+        pass
+
+
+def simulate_command(rules, *, game, dtype, device, quiet, strategy, heuristic_reading, bot_seed, games, seed, chunk, out, no_files) -> Report:
+    """Many games with each strategy, side by side: the score distributions compared (and, unless
+    ``no_files``, a JSON summary and a histogram written into ``out``)."""
+    from jaxsolve.games.category import heuristic, simulate, strategies
+    from jaxsolve.io import export
+
+    names = parse_strategies(strategy)
+    heuristic.check_reading(heuristic_reading)
+    if not no_files:
+        export.check_output_dir(out, create=True)
+    results = []
+    for name in names:
+        t0 = time.perf_counter()
+        extra: dict = {"reading": heuristic_reading, "seed": bot_seed} if name.partition(":")[0] == "heuristic" else {}
+        if name == "optimal":
+            extra = {"game": game}
+        strat = strategies.make(name, rules, device=device, dtype=dtype, **extra)
+        built = time.perf_counter() - t0
+        if not quiet:
+            _say(f"{name}: playing {games:,} games ...")
+        res = simulate.simulate(rules, strat, games, seed, chunk=chunk, device=device)
+        res.setup_seconds += built
+        results.append(res)
+
+    summaries = [r.summary() for r in results]
+    files = {}
+    if not no_files:
+        tag = "" if heuristic_reading == heuristic.DEFAULT_READING else f"_{heuristic_reading}"
+        stem = f"{game}_{rules.name}_{'-'.join(names).replace(':', '_')}{tag}_{games}_seed{seed}"
+        json_path, png_path = out / f"{stem}.json", out / f"{stem}.png"
+        try:
+            payload = {"rules": rules.to_dict(), "games": games, "seed": seed, "device": str(device), "strategies": summaries}
+            export.atomic_write_text(json_path, json.dumps(payload, indent=1))
+            plot_histogram(results, png_path)
+        except OSError as exc:
+            raise JaxsolveError(f"cannot write to {out}: {exc.strerror}") from None
+        files = {"json": str(json_path), "png": str(png_path)}
+    data = {"rules": rules.name, "games": games, "seed": seed, "strategies": summaries, "files": files}
+    lines = (f"{rules.name}: {games:,} games per strategy, seed {seed}, on {device}", *comparison_table(summaries).split("\n"))
+    details = (f"wrote {files['json']} and {files['png']}",) if files else ()
+    return Report(lines, data, details, result=results)
