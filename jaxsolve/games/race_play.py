@@ -12,7 +12,7 @@ from __future__ import annotations
 from typing import Any
 
 from jaxsolve.errors import JaxsolveError
-from jaxsolve.play.base import PlayedGame, PlayError, Summary
+from jaxsolve.games.played import PlayedGame, PlayError, Summary
 
 FIRST = ("you", "them")
 

@@ -16,7 +16,7 @@ import threading
 from pathlib import Path
 
 from jaxsolve.errors import JaxsolveError
-from jaxsolve.play.base import SAVE_FORMAT, SAVE_VERSION, Decision, PlayError, PlayOption, PlayedGame, Ratings, Summary, read_save
+from jaxsolve.games.played import SAVE_FORMAT, SAVE_VERSION, Decision, PlayError, PlayOption, PlayedGame, Ratings, Summary, read_save
 
 __all__ = [
     "SAVE_FORMAT",

@@ -18,7 +18,7 @@ import numpy as np
 from jaxsolve.core.rules import Presets, Rules, RulesError, option
 from jaxsolve.errors import JaxsolveError
 from jaxsolve.games import Advice, Command, Game, Param, Ranked, Report
-from jaxsolve.play.base import PlayError, PlayOption, PlayedGame, Summary
+from jaxsolve.games.played import PlayError, PlayOption, PlayedGame, Summary
 
 
 @dataclass(frozen=True)

@@ -20,7 +20,7 @@ from jaxsolve.games.category import advisor, solutions, solver, tables
 from jaxsolve.games.category.position import Position, PositionError, box_index, format_dice
 from jaxsolve.games.category.rules import CategoryRules
 from jaxsolve.games.category.sheet import KNIFFEL_SHEET
-from jaxsolve.play.base import PlayError, PlayOption, PlayedGame, Ratings, Summary, fmt_faces, split_tokens, typed_faces
+from jaxsolve.games.played import PlayError, PlayOption, PlayedGame, Ratings, Summary, fmt_faces, split_tokens, typed_faces
 
 
 @dataclass(frozen=True)

@@ -20,7 +20,7 @@ from jaxsolve.games.race_play import RaceGame, check_first, check_solution, othe
 from jaxsolve.games.raab import advisor, solver
 from jaxsolve.games.raab.rules import PigRules
 from jaxsolve.errors import JaxsolveError
-from jaxsolve.play.base import PlayError, PlayOption, Summary, split_tokens, typed_faces
+from jaxsolve.games.played import PlayError, PlayOption, Summary, split_tokens, typed_faces
 
 OPPONENTS = ("bot", "human")
 

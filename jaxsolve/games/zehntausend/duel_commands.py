@@ -153,7 +153,7 @@ def _table_or_solve(table, rules, rules_given: bool, dtype, device):
 
 def advise_command(rules, *, rules_given, table, dtype, setup, quiet, mine, theirs, turn, dice, they_started) -> Advice:
     from jaxsolve.games.zehntausend import duel_advisor
-    from jaxsolve.play.base import typed_faces
+    from jaxsolve.games.played import typed_faces
 
     faces = typed_faces(dice)
     if table is None:

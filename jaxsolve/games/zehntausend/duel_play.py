@@ -21,7 +21,7 @@ from jaxsolve.games.zehntausend import duel_advisor
 from jaxsolve.games.zehntausend.duel_rules import DuelRules
 from jaxsolve.games.zehntausend.play import AsideChoices, aside_options
 from jaxsolve.games.zehntausend.rules import DICE, ZehntausendRules
-from jaxsolve.play.base import PlayError, PlayOption, Summary, fmt_faces
+from jaxsolve.games.played import PlayError, PlayOption, Summary, fmt_faces
 
 
 @dataclass(frozen=True)

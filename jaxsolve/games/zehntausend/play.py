@@ -19,7 +19,7 @@ from typing import Callable
 from jaxsolve.games.zehntausend import advisor, scoring, solver
 from jaxsolve.games.zehntausend.rules import DICE, ZehntausendRules
 from jaxsolve.errors import JaxsolveError
-from jaxsolve.play.base import PlayError, PlayOption, PlayedGame, Summary, fmt_faces, split_tokens
+from jaxsolve.games.played import PlayError, PlayOption, PlayedGame, Summary, fmt_faces, split_tokens
 
 MAX_TURNS = 1000
 

@@ -15,7 +15,7 @@ from jaxsolve.core import race
 from jaxsolve.games.zehntausend import duel, duel_advisor, duel_commands
 from jaxsolve.games.zehntausend.duel_rules import PRESETS, DuelRules
 from jaxsolve.games.zehntausend.rules import PRESETS as TURN_PRESETS
-from jaxsolve.play.base import PlayError
+from jaxsolve.games.played import PlayError
 
 runner = CliRunner()
 
