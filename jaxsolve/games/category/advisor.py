@@ -52,7 +52,7 @@ class Option:
         if self.kind == "box":
             out.update(box=self.box, points=self.points)
         else:
-            out.update(keep=list(self.keep), rethrow=self.rethrow)
+            out.update(keep=list(self.keep or ()), rethrow=self.rethrow)
         return out
 
 
@@ -152,7 +152,7 @@ def advise(
     counts = sp.counts_of_faces(dice)
     t = sp.throw_index(counts)
     if backend == "numpy":
-        dtype = np.dtype(dtype if dtype is not None else (sol.values.dtype if table is not None else solutions.default_dtype_name()))
+        dtype = np.dtype(dtype if dtype is not None else (table.values.dtype if table is not None else solutions.default_dtype_name()))
         if table is not None and np.dtype(table.values.dtype).itemsize < dtype.itemsize:
             dtype = np.dtype(table.values.dtype)  # a float32 table is answered in float32, as on JAX
         values = solutions.host_values(table, rules, dtype)
@@ -175,9 +175,9 @@ def advise(
             v = float(keep_values[k])
             opt = Option("keep", v, 0.0, keep=tuple(sp.faces_of(sub)), rethrow=rules.dice - int(sub.sum()))
             ranked.append(((1, -int(sub.sum()), k), opt))
-    ranked = policy.rank_with_ties([(o.value, key, o) for key, o in ranked], np.dtype(values.dtype))
-    best = ranked[0].value
-    options = [Option(o.kind, o.value, best - o.value, o.keep, o.rethrow, o.box, o.points) for o in ranked]
+    ordered = policy.rank_with_ties([(o.value, key, o) for key, o in ranked], np.dtype(values.dtype))
+    best = ordered[0].value
+    options = [Option(o.kind, o.value, best - o.value, o.keep, o.rethrow, o.box, o.points) for o in ordered]
     value = float(throw_values[throws_left, t, 0])
     return TurnAdvice(rules, objective, scope, position, dice, throws_left, value, options)
 
