@@ -164,7 +164,7 @@ def advise(
         arrays = _turn_arrays(values, f, u, h, rules=rules, objective=objective, throws_left=throws_left)
     fills, points, throw_values, keep_values = (np.asarray(a) for a in arrays)
     fills, points = fills[:, t, 0], points[:, t, 0]
-    ranked = []
+    ranked: list = []  # (preference key, Option) pairs, then the Options best first
     for b in range(rules.num_boxes):
         if np.isfinite(fills[b]):
             ranked.append(((0, -rules.dice, b), Option("box", float(fills[b]), 0.0, box=rules.box_names[b], points=int(points[b]))))
@@ -175,9 +175,9 @@ def advise(
             v = float(keep_values[k])
             opt = Option("keep", v, 0.0, keep=tuple(sp.faces_of(sub)), rethrow=rules.dice - int(sub.sum()))
             ranked.append(((1, -int(sub.sum()), k), opt))
-    ordered = policy.rank_with_ties([(o.value, key, o) for key, o in ranked], np.dtype(values.dtype))
-    best = ordered[0].value
-    options = [Option(o.kind, o.value, best - o.value, o.keep, o.rethrow, o.box, o.points) for o in ordered]
+    ranked = policy.rank_with_ties([(o.value, key, o) for key, o in ranked], np.dtype(values.dtype))
+    best = ranked[0].value
+    options = [Option(o.kind, o.value, best - o.value, o.keep, o.rethrow, o.box, o.points) for o in ranked]
     value = float(throw_values[throws_left, t, 0])
     return TurnAdvice(rules, objective, scope, position, dice, throws_left, value, options)
 

@@ -160,7 +160,7 @@ def _precision(name: str):
     computes in float32 whatever dtype is asked for."""
     import jax
 
-    if name == "float64" and not jax.config.jax_enable_x64:  # type: ignore[attr-defined]  # a config flag JAX sets at run time, not in its stubs
+    if name == "float64" and not jax.config.jax_enable_x64:
         return jax.enable_x64(True)
     return contextlib.nullcontext()
 
