@@ -12,8 +12,8 @@ Times, for one rule set (default yahtzee, float64):
 Wall times on a shared machine depend on its load; the load average and CPU times are
 recorded beside them.
 
-    python benchmarks/bench_analyze.py [--rules yahtzee] [--repeats 3] [--previous]
-        # writes results/kniffel/analyze_bench.{md,json}
+    python benchmarks/bench_analyze.py [--rules yahtzee] [--repeats 3] [--previous] --out results/kniffel/analyze_bench.md
+        # writes OUT.md and OUT.json (default: analyze_bench.{md,json} in the current folder)
 """
 
 from __future__ import annotations
@@ -160,7 +160,7 @@ def main() -> None:
     ap.add_argument("--rules", default="yahtzee")
     ap.add_argument("--repeats", type=int, default=3)
     ap.add_argument("--previous", action="store_true", help="also time the backward evaluation of every state (minutes)")
-    ap.add_argument("--out", default=str(ROOT / "results" / "kniffel" / "analyze_bench.md"))
+    ap.add_argument("--out", default="analyze_bench.md", help="the .md table; the .json beside it (default: in the current folder)")
     args = ap.parse_args()
     report = {"machine": describe()}
     with tempfile.TemporaryDirectory() as cache:  # empty: the first runs compile

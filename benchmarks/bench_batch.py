@@ -4,7 +4,8 @@ batch API (``jaxsolve.games.category.query.Table``) and through the CLI batch mo
 
     python benchmarks/bench_batch.py [--rules yahtzee] [--n 10000] [--sample 200]
 
-Writes results/query/batch_throughput.md (+ .json) with the machine.
+Writes batch_throughput.md (+ .json) with the machine into ``--out`` (default: the current
+folder; the committed ones: ``--out results/query``).
 """
 
 from __future__ import annotations
@@ -45,7 +46,7 @@ def main() -> None:
     ap.add_argument("--rules", default="yahtzee")
     ap.add_argument("--n", type=int, default=10_000)
     ap.add_argument("--sample", type=int, default=200)
-    ap.add_argument("--out", default=str(ROOT / "results" / "query"))
+    ap.add_argument("--out", default=".", help="folder (default: the current folder)")
     args = ap.parse_args()
     rules = get_rules(args.rules)
     sol = table_io.solved(rules, game="kniffel", dtype="float64")

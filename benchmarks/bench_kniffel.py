@@ -9,7 +9,7 @@ Reports, for the standard game (free joker = yatzy-solver's "american", forced j
   * peak resident memory of those processes;
   * the keep-expectation operators (levels / dense / sparse) and float64.
 
-    python benchmarks/bench_kniffel.py            # writes results/bench_kniffel_<backend>.{json,md}
+    python benchmarks/bench_kniffel.py --out results   # writes bench_kniffel_<backend>.{json,md} there (default: the current folder)
 """
 
 from __future__ import annotations
@@ -86,7 +86,7 @@ def main() -> None:
     ap.add_argument("--skip-cold", action="store_true")
     ap.add_argument("--skip-operators", action="store_true")
     ap.add_argument("--device", default="cpu")
-    ap.add_argument("--out", default=str(ROOT / "results"))
+    ap.add_argument("--out", default=".", help="folder (default: the current folder)")
     ap.add_argument("--streams", type=int, default=None, help="CPU devices = chunk streams of jaxsolve (default: one per usable core, as the command line)")
     args = ap.parse_args()
 

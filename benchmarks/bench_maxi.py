@@ -10,7 +10,7 @@ minutes) and the load average beside it:
 * ``sd``: the value solve in float64 and the moments-only evaluation of its policy
   (``evaluate.evaluate(split=False)``): mean and exact standard deviation of the final score.
 
-    python benchmarks/bench_maxi.py                       # all three; results/bench/maxi.{md,json} (a run per command)
+    python benchmarks/bench_maxi.py --out results/bench   # all three; maxi.{md,json} there (default: the current folder; a run per command)
     python benchmarks/bench_maxi.py --parts solve sd
 """
 
@@ -32,7 +32,7 @@ def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--parts", nargs="+", choices=("solve", "saved", "sd"), default=["solve", "saved", "sd"])
     ap.add_argument("--streams", type=int, default=None, help="CPU devices (default: as the command line, one)")
-    ap.add_argument("--out", default=str(ROOT / "results" / "bench"))
+    ap.add_argument("--out", default=".", help="folder (default: the current folder)")
     args = ap.parse_args()
     from jaxsolve.core import runtime
 

@@ -1,6 +1,6 @@
 """Answer times of ``jaxsolve play``: every answer of a whole scripted game of each game kind.
 
-    .venv/bin/python benchmarks/bench_play.py [--device cpu|gpu] [--out results/play]
+    .venv/bin/python benchmarks/bench_play.py [--device cpu|gpu] [--out results/play]   # default: the current folder
 
 An *answer* is what happens between a typed line and the next prompt, as the terminal loop
 does it (``jaxsolve.cli.play.answer``): the move (a throw of the seeded virtual dice, or the
@@ -143,7 +143,7 @@ def markdown(report: dict) -> str:
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--device", default="cpu", choices=["cpu", "gpu"])
-    ap.add_argument("--out", type=Path, default=ROOT / "results" / "play")
+    ap.add_argument("--out", type=Path, default=Path("."), help="folder (default: the current folder)")
     ap.add_argument("--no-cli", action="store_true", help="Skip the start-up of the whole command.")
     args = ap.parse_args()
 

@@ -4,7 +4,7 @@ Compiles once, then times warm runs of the compiled fixpoint with ``block_until_
 reports compile time apart, and the cold time of a new process (import + compile + solve,
 persistent compilation cache off). Writes JSON with the machine description.
 
-    .venv/bin/python benchmarks/bench_raab.py [--repeats 5] [--device cpu] [--out results/raab/bench-cpu.json]
+    .venv/bin/python benchmarks/bench_raab.py [--repeats 5] [--device cpu] [--out results/raab/bench-cpu.json]   # default: bench-<device>.json here
 """
 
 from __future__ import annotations
@@ -117,7 +117,7 @@ def main() -> None:
         results["machine"]["load_average_at_end"] = os.getloadavg()
     except OSError:
         pass
-    out = args.out or Path("results/raab") / f"bench-{args.device}.json"
+    out = args.out or Path(f"bench-{args.device}.json")
     out.parent.mkdir(parents=True, exist_ok=True)
     out.write_text(json.dumps(results, indent=1) + "\n")
     print(f"wrote {out}")

@@ -27,7 +27,7 @@ def main() -> None:
     ap.add_argument("--seed", type=int, default=7)
     ap.add_argument("--chunk", type=int, default=1024)
     ap.add_argument("--device", default="cpu")
-    ap.add_argument("--out", type=Path, default=Path("results/simulate/bench_cpu.json"))
+    ap.add_argument("--out", type=Path, default=Path("bench_cpu.json"), help="JSON file (default: bench_cpu.json in the current folder; the committed one: results/simulate/bench_cpu.json)")
     args = ap.parse_args()
     device = jax.devices(args.device)[0]
     rules = get_rules(args.rules)

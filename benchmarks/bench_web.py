@@ -1,6 +1,6 @@
 """Answer times of the page's API (``jaxsolve serve``): advise requests from the solution cache.
 
-    .venv/bin/python benchmarks/bench_web.py [--requests 1000] [--game kniffel] [--rules yahtzee] [--out results/web]
+    .venv/bin/python benchmarks/bench_web.py [--requests 1000] [--game kniffel] [--rules yahtzee] [--out results/web]   # default: the current folder
 
 Starts ``jaxsolve serve`` as its own process on a free loopback port (the command a user runs),
 waits until its first answer (which loads or solves the table), sends 20 warm-up questions,
@@ -59,7 +59,7 @@ def main() -> None:
     ap.add_argument("--requests", type=int, default=1000)
     ap.add_argument("--game", default="kniffel")
     ap.add_argument("--rules", default="yahtzee")
-    ap.add_argument("--out", type=Path, default=ROOT / "results" / "web")
+    ap.add_argument("--out", type=Path, default=Path("."), help="folder (default: the current folder)")
     args = ap.parse_args()
 
     port = free_port()

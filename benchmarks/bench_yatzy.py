@@ -7,7 +7,7 @@ apart and the timed solves are warm. yatzy-solver's ``Solver.build`` solves in f
 cores (it has no in-memory float32 build). jaxsolve's float64 warm solve and other chunk sizes
 are timed after the side-by-side runs.
 
-    python benchmarks/bench_yatzy.py                     # results/yatzy/bench.{md,json}
+    python benchmarks/bench_yatzy.py --out results/yatzy/bench   # bench.{md,json} there (default: in the current folder)
     python benchmarks/bench_yatzy.py --repeats 5 --chunks 512 1024 2048
 """
 
@@ -42,7 +42,7 @@ def main(argv=None) -> int:
     ap.add_argument("--repeats", type=int, default=3, help="interleaved pairs of timed solves")
     ap.add_argument("--chunk", type=int, default=512, help="jaxsolve states per compiled batch (the solver's default)")
     ap.add_argument("--chunks", type=int, nargs="*", default=[], help="further chunk sizes to time (float32, warm)")
-    ap.add_argument("--out", type=Path, default=ROOT / "results" / "yatzy" / "bench")
+    ap.add_argument("--out", type=Path, default=Path("bench"), help="path without suffix: writes .md and .json (default: bench in the current folder)")
     ap.add_argument("--streams", type=int, default=None, help="CPU devices = chunk streams of jaxsolve (default: one per usable core, as the command line)")
     args = ap.parse_args(argv)
     from jaxsolve.core import runtime

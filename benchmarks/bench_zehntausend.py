@@ -1,6 +1,6 @@
 """Benchmark the full Zehntausend solve: tables, compile, warm runs, and cold end-to-end.
 
-    .venv/bin/python benchmarks/bench_zehntausend.py [--device cpu|gpu] [--repeats 50] [--out results/zehntausend]
+    .venv/bin/python benchmarks/bench_zehntausend.py [--device cpu|gpu] [--repeats 50] [--out results/zehntausend]   # default: the current folder
 
 * tables: building W and V(w) for all throws of 1..6 dice (numpy, once per process and rule set);
 * compile: lowering + XLA compile of the level scan (no persistent cache);
@@ -52,7 +52,7 @@ def main() -> None:
     ap.add_argument("--device", default="cpu", choices=["cpu", "gpu"])
     ap.add_argument("--repeats", type=int, default=50)
     ap.add_argument("--cold-repeats", type=int, default=3)
-    ap.add_argument("--out", type=Path, default=ROOT / "results" / "zehntausend")
+    ap.add_argument("--out", type=Path, default=Path("."), help="folder (default: the current folder)")
     args = ap.parse_args()
 
     import jax

@@ -1,7 +1,7 @@
 """Spread of a noisy heuristic bot's mean over bot seeds (same dice, different forecast errors).
 
-    python benchmarks/bot_seeds.py --strength medium --games 200000 --seeds 5
-    # writes results/simulate/strengths_bot_seeds.{md,json}
+    python benchmarks/bot_seeds.py --strength medium --games 200000 --seeds 5 --out results/simulate/strengths_bot_seeds
+    # writes OUT.md and OUT.json (default: strengths_bot_seeds.{md,json} in the current folder)
 """
 
 from __future__ import annotations
@@ -25,7 +25,7 @@ def main() -> None:
     ap.add_argument("--games", type=int, default=200_000)
     ap.add_argument("--seeds", type=int, default=5)
     ap.add_argument("--seed", type=int, default=7, help="dice seed (the same for every bot)")
-    ap.add_argument("--out", default=str(ROOT / "results" / "simulate" / "strengths_bot_seeds"))
+    ap.add_argument("--out", default="strengths_bot_seeds", help="path without suffix (default: in the current folder)")
     args = ap.parse_args()
 
     from jaxsolve.games.category import simulate, strategies

@@ -1,5 +1,5 @@
 """Strategy means for several rule sets; writes ``<out>.json`` and ``<out>.md`` (default
-results/simulate/strategies).
+``strategies`` in the current folder; the committed ones: ``--out results/simulate/strategies``).
 
 A strategy is a registered name (``heuristic``, ``greedy``, ``optimal``), a heuristic bot
 strength (``heuristic:weak``) and, for the heuristic, a start-value reading in brackets
@@ -8,7 +8,7 @@ exact optimal game value (solver, float64) with its standard error, the simulate
 beside it as a check. The machine and the command are recorded with the figures.
 
     python benchmarks/compare_strategies.py --games 1000000 --rules kniffel,yahtzee \\
-        --strategies heuristic,heuristic[chain],greedy,optimal
+        --strategies heuristic,heuristic[chain],greedy,optimal --out results/simulate/strategies
     python benchmarks/compare_strategies.py --games 1000000 --rules kniffel \\
         --strategies heuristic,heuristic:strong,heuristic:medium,heuristic:weak --out results/simulate/strengths
 """
@@ -50,7 +50,7 @@ def main() -> None:
     ap.add_argument("--games", type=int, default=200_000)
     ap.add_argument("--seed", type=int, default=7)
     ap.add_argument("--bot-seed", type=int, default=0, help="Seed of the heuristic bots' forecast errors.")
-    ap.add_argument("--out", type=Path, default=Path("results/simulate/strategies"))
+    ap.add_argument("--out", type=Path, default=Path("strategies"), help="path without suffix (default: in the current folder)")
     args = ap.parse_args()
     command = "python " + " ".join(shlex.quote(a) for a in ["benchmarks/compare_strategies.py", *sys.argv[1:]])
     values = {}

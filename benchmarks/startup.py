@@ -9,7 +9,8 @@ is read before and after every row.
 
     python benchmarks/startup.py [--repeat 5] [--solve-repeat 1]
 
-Writes results/startup.md (+ .json) with the machine.
+Writes startup.md (+ .json) with the machine into ``--out`` (default: the current folder; the
+committed ones: ``--out results``).
 """
 
 from __future__ import annotations
@@ -60,7 +61,7 @@ def main() -> None:
     ap = argparse.ArgumentParser()
     ap.add_argument("--repeat", type=int, default=5)
     ap.add_argument("--solve-repeat", type=int, default=1, help="solving calls per example, each with a fresh empty cache")
-    ap.add_argument("--out", default=str(ROOT / "results"))
+    ap.add_argument("--out", default=".", help="folder (default: the current folder)")
     args = ap.parse_args()
     from jaxsolve.bench import machine
 

@@ -5,10 +5,11 @@ CPU); the exact mean and SD of the final score under the optimal policy come fro
 policy evaluation with two channels (``evaluate.evaluate(split=False)``: total and second
 moment of every state); the simulation is ``jaxsolve simulate maxi``'s library call.
 
-    python scripts/maxi_figures.py                      # float32, 100,000 games, seed 7
+    python scripts/maxi_figures.py --out results/maxi   # float32, 100,000 games, seed 7
     python scripts/maxi_figures.py --x64 --games 200000
 
-Writes ``results/maxi/figures.md`` and ``results/maxi/figures.json``.
+Writes ``figures.md`` and ``figures.json`` into ``--out`` (default: the current folder; the
+committed ones are in ``results/maxi``).
 """
 
 from __future__ import annotations
@@ -22,7 +23,6 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
-OUT = ROOT / "results" / "maxi"
 
 
 def main() -> None:
@@ -31,7 +31,7 @@ def main() -> None:
     ap.add_argument("--games", type=int, default=100_000)
     ap.add_argument("--seed", type=int, default=7)
     ap.add_argument("--small", action="store_true", help="the reduced 4-dice game instead (a check of this script; writes to --out)")
-    ap.add_argument("--out", type=Path, default=OUT)
+    ap.add_argument("--out", type=Path, default=Path("."), help="folder for figures.{md,json} (default: the current folder)")
     args = ap.parse_args()
 
     import jax

@@ -1,17 +1,18 @@
 """Maxi Yatzy with saved throws: the game value as a function of the saved-throw cap.
 
 Each cap is solved in a fresh process (``jaxsolve solve maxi --saved-rolls CAP --json``) so that
-its wall time and peak memory are its own. Results are merged into
-``results/maxi/saved_caps.json`` (one row per cap, device and dtype; a re-run replaces its rows)
-and the table ``results/maxi/saved_caps.md`` is rewritten with a fitted cost model:
+its wall time and peak memory are its own. Results are merged into ``saved_caps.json`` in the
+``--out`` folder (default: the current folder; the committed ones are in ``results/maxi``; one
+row per cap, device and dtype; a re-run replaces its rows) and the table ``saved_caps.md`` beside
+it is rewritten with a fitted cost model:
 time per cap is fitted as ``a + b * cap`` and memory as ``(cap + 1) x table``, and the
 estimate for the uncapped game (cap ``(20 - 1) x (3 - 1) = 38``) is printed beside the measured
 rows, marked as an estimate.
 
-    python scripts/maxi_saved_caps.py --caps 0 1 2          # CPU, float32
-    python scripts/maxi_saved_caps.py --caps 0 1 2 4 8 --device gpu
-    python scripts/maxi_saved_caps.py --table-only           # rewrite the table from the JSON
-    python scripts/maxi_saved_caps.py --reduced              # every cap of the reduced game (float64)
+    python scripts/maxi_saved_caps.py --caps 0 1 2 --out results/maxi    # CPU, float32
+    python scripts/maxi_saved_caps.py --caps 0 1 2 4 8 --device gpu --out results/maxi
+    python scripts/maxi_saved_caps.py --table-only --out results/maxi    # rewrite the table from the JSON
+    python scripts/maxi_saved_caps.py --reduced --out results/maxi       # every cap of the reduced game (float64)
 
 ``--reduced`` solves ``maxi.small()`` (4 dice, 11 boxes; useful cap 20) for every cap from 0
 to its useful cap in float64, in this process: how the value approaches the uncapped game.
@@ -29,7 +30,6 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
-OUT = ROOT / "results" / "maxi"
 UNCAPPED = 38
 
 
@@ -187,9 +187,10 @@ def main() -> None:
     ap.add_argument("--x64", action="store_true")
     ap.add_argument("--table-only", action="store_true")
     ap.add_argument("--reduced", action="store_true", help="every cap of the reduced game instead of the full game")
+    ap.add_argument("--out", type=Path, default=Path("."), help="folder of saved_caps.{json,md}, read and rewritten (default: the current folder)")
     args = ap.parse_args()
-    OUT.mkdir(parents=True, exist_ok=True)
-    path = OUT / "saved_caps.json"
+    args.out.mkdir(parents=True, exist_ok=True)
+    path = args.out / "saved_caps.json"
     data = json.loads(path.read_text()) if path.exists() else {"rows": []}
     if args.reduced:
         data["reduced"] = reduced_rows()
@@ -203,7 +204,7 @@ def main() -> None:
             data["rows"] = [r for r in data["rows"] if (r["cap"], r["device"], r["dtype"]) != (cap, row["device"], row["dtype"]) or r.get("solver") != SOLVER] + [row]
             path.write_text(json.dumps(data, indent=1))
             print(f"cap {cap}: {row['game_value']:.4f} in {row['solve_seconds']:.0f} s, peak {row['peak_memory_mib'] / 1024:.2f} GiB", flush=True)
-    (OUT / "saved_caps.md").write_text(markdown(data))
+    (args.out / "saved_caps.md").write_text(markdown(data))
 
 
 if __name__ == "__main__":

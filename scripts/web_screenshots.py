@@ -1,6 +1,8 @@
-"""The screenshots of the page in docs/ (``docs/web-*.png``), taken in headless Chromium.
+"""The screenshots of the page (``web-*.png``, those in docs/), taken in headless Chromium.
 
-    python scripts/web_screenshots.py            # needs chromium and chromedriver (Debian packages)
+    python scripts/web_screenshots.py --out docs   # needs chromium and chromedriver (Debian packages)
+
+``--out``: the folder for the pictures (default: the current folder).
 
 Starts the page server in this process on a free loopback port, asks a Yahtzee question in the
 advisor, plays a seeded Yahtzee game (one worse move, to show its loss, then the best moves to
@@ -9,12 +11,13 @@ the end and the review) and takes the advisor at 390 px width.
 
 from __future__ import annotations
 
+import argparse
 import shutil
 import sys
 import time
 from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests"))
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests" / "web"))
 
 from selenium import webdriver  # noqa: E402
 from selenium.webdriver.chrome.service import Service as DriverService  # noqa: E402
@@ -24,10 +27,12 @@ from web_helpers import Running  # noqa: E402
 
 from jaxsolve.web.api import Service  # noqa: E402
 
-DOCS = Path(__file__).resolve().parents[1] / "docs"
 
-
-def main() -> None:
+def main(argv=None) -> None:
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--out", type=Path, default=Path("."), help="folder for web-*.png (default: the current folder)")
+    out = ap.parse_args(argv).out
+    out.mkdir(parents=True, exist_ok=True)
     running = Running(Service())
     options = webdriver.ChromeOptions()
     options.binary_location = shutil.which("chromium")
@@ -42,8 +47,8 @@ def main() -> None:
         full = d.execute_script("return document.documentElement.scrollHeight")
         d.execute_cdp_cmd("Emulation.setDeviceMetricsOverride", {"width": width, "height": min(full, height or full), "deviceScaleFactor": 1, "mobile": width < 500})
         time.sleep(0.2)
-        d.save_screenshot(str(DOCS / f"web-{name}.png"))
-        print("wrote", DOCS / f"web-{name}.png")
+        d.save_screenshot(str(out / f"web-{name}.png"))
+        print("wrote", out / f"web-{name}.png")
 
     def state():
         return d.execute_script("const v = document.getElementById('game-view').dataset; return [v.moves, v.awaiting]")

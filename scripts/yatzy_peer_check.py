@@ -1,11 +1,11 @@
 """Cross-check every yatzy-solver variant against jaxsolve, value by value, and write a table.
 
-For each of yatzy-solver's twelve built-in variants (``kniffel.peer.PEER_VARIANTS`` names the
-jaxsolve game and preset): both solvers are solved in float64, then ``kniffel.peer.compare``
+For each of yatzy-solver's twelve built-in variants (``category.peer.PEER_VARIANTS`` names the
+jaxsolve game and preset): both solvers are solved in float64, then ``category.peer.compare``
 checks the score card, the game value, the values of random reachable states, and every option
 of random situations (values, legality, and each side's best action by the other's values).
 
-    python scripts/yatzy_peer_check.py                 # results/yatzy/peer_check.{md,json}
+    python scripts/yatzy_peer_check.py --out results/yatzy/peer_check   # peer_check.{md,json} there
     python scripts/yatzy_peer_check.py --states 500 --situations 500 --variants yatzy-scandinavian+forced
 """
 
@@ -61,7 +61,7 @@ def main(argv=None) -> int:
     ap.add_argument("--situations", type=int, default=3000)
     ap.add_argument("--seed", type=int, default=0)
     ap.add_argument("--variants", nargs="*", default=None, help="yatzy-solver variant ids (default: all built-in)")
-    ap.add_argument("--out", type=Path, default=ROOT / "results" / "yatzy" / "peer_check")
+    ap.add_argument("--out", type=Path, default=Path("peer_check"), help="path of the table without suffix: writes .md and .json (default: peer_check in the current folder)")
     args = ap.parse_args(argv)
     ys = peer.peer()
     variants = args.variants or list(ys.builtin_variants())

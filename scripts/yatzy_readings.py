@@ -1,17 +1,19 @@
 """Which reading of the Scandinavian rules gives the published 248.63 (Larsson and Sjöberg, 2012)?
 
 Solves the base game and candidate readings in float64 and writes their game values to
-results/yatzy/readings.{md,json}:
+``OUT.md`` and ``OUT.json`` (``--out OUT``, default ``readings`` in the current folder; the
+committed ones are ``results/yatzy/readings``):
 
 * the stated rules (preset ``yatzy``) and the house rules ``fh5``, ``tp4``, ``fh5+tp4``;
 * ``tp1``: two pairs also takes a single pair (2 x v), two different pairs score 2a + 2b;
 * ``pair``: two pairs scored like one pair (2 x the highest pair, whatever else is showing).
 
-    python scripts/yatzy_readings.py
+    python scripts/yatzy_readings.py --out results/yatzy/readings
 """
 
 from __future__ import annotations
 
+import argparse
 import json
 import sys
 import time
@@ -48,7 +50,10 @@ READINGS = [
 ]
 
 
-def main() -> int:
+def main(argv=None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--out", type=Path, default=Path("readings"), help="path of the table without suffix: writes .md and .json (default: readings in the current folder)")
+    args = ap.parse_args(argv)
     rows = []
     for label, make in READINGS:
         rules = make()
@@ -57,7 +62,7 @@ def main() -> int:
         rows.append({"reading": label, "rules": rules.name, "value": value, "rounds_to_published": round(value, 2) == PUBLISHED, "seconds": time.perf_counter() - t0})
         print(f"{label:70s} {value:.7f}", flush=True)
     m = machine()
-    out = ROOT / "results" / "yatzy" / "readings"
+    out = args.out
     out.parent.mkdir(parents=True, exist_ok=True)
     out.with_suffix(".json").write_text(json.dumps({"machine": m, "published": PUBLISHED, "rows": rows}, indent=2) + "\n")
     lines = [

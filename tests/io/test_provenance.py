@@ -9,6 +9,7 @@ real SIGINT ending a process with one line and status 130.
 
 import json
 import os
+import select
 import signal
 import subprocess
 import sys
@@ -326,10 +327,19 @@ def test_save_of_another_game_refused(small):
 # ----------------------------------------------------------------------------- Ctrl-C
 
 
-def interrupted_run(args, after, tmp_path, stdin=None):
-    """Run ``jaxsolve ARGS`` in its own process group, send SIGINT to the group after
-    ``after`` seconds; return (status, stdout, stderr)."""
-    env = {**os.environ, "PYTHONPATH": ROOT, "JAXSOLVE_CACHE": str(tmp_path / "store")}
+# a solve that runs for tens of seconds (the dense keep operator in float64, nothing cached), so
+# that a signal sent in its first seconds always finds it at work: a run that ended first fails
+LONG_SOLVE = ["solve", "kniffel", "--rules", "yahtzee", "--x64", "--expect", "dense", "--no-cache", "--quiet"]
+MARKER_SECONDS = 120  # the most a command may take to show the marker the signal waits for
+
+
+def interrupted_run(args, tmp_path, after, marker=None, stdin=None):
+    """Run ``jaxsolve ARGS`` in its own process group and send SIGINT to the group ``after``
+    seconds after ``marker`` (bytes) appeared on its stdout, or after the start when ``marker``
+    is None; return (status, stdout, stderr). The progress bars are drawn as on a terminal
+    (rich's ``TTY_COMPATIBLE``/``FORCE_COLOR``), so a progress bar's first frame marks the start
+    of a command's work."""
+    env = {**os.environ, "PYTHONPATH": ROOT, "JAXSOLVE_CACHE": str(tmp_path / "store"), "TTY_COMPATIBLE": "1", "FORCE_COLOR": "1"}
     # a test run started in the background of a shell without job control ignores SIGINT, and a
     # child inherits that (jaxsolve then keeps ignoring it, as a background job should): while
     # the child starts, this process handles SIGINT, so the child gets the default action back,
@@ -348,55 +358,66 @@ def interrupted_run(args, after, tmp_path, stdin=None):
     if stdin is not None:
         proc.stdin.write(stdin.encode())
         proc.stdin.flush()
+    seen = b""
+    if marker is not None:
+        deadline = time.monotonic() + MARKER_SECONDS
+        while marker not in seen:
+            ready, _, _ = select.select([proc.stdout], [], [], max(0.0, deadline - time.monotonic()))
+            chunk = os.read(proc.stdout.fileno(), 1 << 16) if ready else b""
+            if not chunk:  # ended, or no marker in time: say what it showed
+                os.killpg(proc.pid, signal.SIGKILL)
+                out, err = proc.communicate(timeout=60)
+                pytest.fail(f"{marker!r} never came on stdout (status {proc.returncode}): {(seen + out).decode()[-500:]!r} {err.decode()[-500:]!r}")
+            seen += chunk
     time.sleep(after)
     try:
         os.killpg(proc.pid, signal.SIGINT)
     except ProcessLookupError:
         pass
     out, err = proc.communicate(timeout=120)
-    return proc.returncode, out.decode(), err.decode()
+    return proc.returncode, (seen + out).decode(), err.decode()
 
 
-def check_interrupted(status, err, finished_ok=True):
-    if status == 0 and finished_ok:  # it finished before the signal came
-        return
-    assert status == 130, err
+def check_interrupted(status, err):
+    """The run was interrupted: status 130 and the one line ``interrupted`` on stderr."""
+    assert status == 130, (status, err)
     assert err == "interrupted\n", err
 
 
-@pytest.mark.parametrize("after", [0.5, 1.5])
-def test_ctrl_c_during_solve(tmp_path, after):
+def test_ctrl_c_during_solve(tmp_path):
+    """SIGINT once the solve has begun (its progress bars are up) ends it: no export is left."""
     out = tmp_path / "t.npy"
-    status, _, err = interrupted_run(["solve", "kniffel", "--rules", "yahtzee", "--quiet", "--no-cache", "--out", str(out)], after, tmp_path)
+    args = [a for a in LONG_SOLVE if a != "--quiet"]
+    status, _, err = interrupted_run([*args, "--out", str(out)], tmp_path, 0.5, marker=b"\x1b")
     check_interrupted(status, err)
-    if out.exists():  # all or nothing
-        table_io.load_solution(out, game="kniffel")
+    assert not out.exists() and not out.with_suffix(".json").exists()
 
 
 def test_ctrl_c_during_play_keeps_the_save(tmp_path):
-    save = tmp_path / "g.json"
-    status, _, err = interrupted_run(["play", "raab", "--rules", "piglet", "--plain", "--seed", "1", "--save", str(save)], 2.0, tmp_path, stdin="r\n")
-    check_interrupted(status, err, finished_ok=False)
-    if save.exists():
-        from jaxsolve import play
+    """SIGINT while play waits for the next move, one move made: the save holds that move."""
+    from jaxsolve import play
 
-        play.read_save(save)
+    save = tmp_path / "g.json"
+    status, out, err = interrupted_run(["play", "raab", "--rules", "piglet", "--plain", "--seed", "1", "--save", str(save)], tmp_path, 0.0, marker=b"their throw", stdin="r\n")
+    check_interrupted(status, err)
+    assert "game saved" not in out  # it did not end the usual way
+    assert [m["by"] for m in play.read_save(save)["moves"]] == ["you"]
 
 
 @pytest.mark.slow
 @pytest.mark.parametrize("after", [0.08, 0.2, 0.4, 0.8, 1.2, 2.0, 3.0])
 @pytest.mark.parametrize("command", ["solve", "advise"])
 def test_ctrl_c_at_many_moments(tmp_path, command, after):
+    """SIGINT at fixed moments after the start (start-up, building, compiling, solving): every
+    run is still at work then, ends with the one line, and leaves no table behind."""
     if command == "solve":
-        args = ["solve", "kniffel", "--rules", "yahtzee", "--quiet", "--no-cache", "--out", str(tmp_path / "t.npy")]
-    else:
-        args = ["advise", "kniffel", "--rules", "yahtzee-free", "--dice", "11225", "--quiet"]
-    status, _, err = interrupted_run(args, after, tmp_path)
+        args = [*LONG_SOLVE, "--out", str(tmp_path / "t.npy")]
+    else:  # solves Maxi Yatzy into the cache first: a minute and more
+        args = ["advise", "maxi", "--dice", "112233", "--quiet"]
+    status, _, err = interrupted_run(args, tmp_path, after)
     check_interrupted(status, err)
-    if (tmp_path / "t.npy").exists():
-        table_io.load_solution(tmp_path / "t.npy", game="kniffel")
-    for entry in (tmp_path / "store" / "tables").glob("*/*.npy"):  # the cache stays consistent
-        table_io.load_solution(entry, game=entry.parent.name)
+    assert not (tmp_path / "t.npy").exists()
+    assert list((tmp_path / "store").glob("tables/*/*.npy")) == []
 
 
 @pytest.mark.slow

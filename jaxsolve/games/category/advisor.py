@@ -52,7 +52,7 @@ class Option:
         if self.kind == "box":
             out.update(box=self.box, points=self.points)
         else:
-            out.update(keep=list(self.keep), rethrow=self.rethrow)
+            out.update(keep=list(self.keep or ()), rethrow=self.rethrow)
         return out
 
 
@@ -153,7 +153,7 @@ def advise(
     counts = sp.counts_of_faces(dice)
     t = sp.throw_index(counts)
     if backend == "numpy":
-        dtype = np.dtype(dtype if dtype is not None else (sol.values.dtype if table is not None else solutions.default_dtype_name()))
+        dtype = np.dtype(dtype if dtype is not None else (table.values.dtype if table is not None else solutions.default_dtype_name()))
         if table is not None and np.dtype(table.values.dtype).itemsize < dtype.itemsize:
             dtype = np.dtype(table.values.dtype)  # a float32 table is answered in float32, as on JAX
         values = solutions.host_values(table, rules, dtype)
@@ -165,7 +165,7 @@ def advise(
         arrays = _turn_arrays(values, f, u, h, rules=rules, objective=objective, throws_left=throws_left)
     fills, points, throw_values, keep_values = (np.asarray(a) for a in arrays)
     fills, points = fills[:, t, 0], points[:, t, 0]
-    ranked = []
+    ranked: list = []  # (preference key, Option) pairs, then the Options best first
     for b in range(rules.num_boxes):
         if np.isfinite(fills[b]):
             ranked.append(((0, -rules.dice, b), Option("box", float(fills[b]), 0.0, box=rules.box_names[b], points=int(points[b]))))

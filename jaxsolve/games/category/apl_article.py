@@ -10,6 +10,8 @@ dice glyphs are lost in the transcription; this throw reproduces E(HABE; EW) = 2
 
 from __future__ import annotations
 
+from typing import Any
+
 from jaxsolve.games.category import advisor, analysis
 from jaxsolve.games.category.sheet import BOX_NAMES
 from jaxsolve.games.category.position import Position
@@ -113,9 +115,9 @@ def apl_tables(rules: CategoryRules) -> dict:
             for box in BOX_NAMES
         }
     start = Position()
-    for name, objective, printed, scale, digits in (("table21", "goals", TABLE21, 100.0, 2), ("table22", "score", TABLE22, 1.0, 4)):
-        cols = {}
-        cases = {"nothrow": dict(throws=1), "ew": dict(dice=EW, throws_left=rules.throws - 1), "opt": {}}
+    for name, objective, printed_rows, scale, digits in (("table21", "goals", TABLE21, 100.0, 2), ("table22", "score", TABLE22, 1.0, 4)):
+        cols: dict[str, dict[str, Any]] = {}
+        cases: dict[str, dict[str, Any]] = {"nothrow": dict(throws=1), "ew": dict(dice=EW, throws_left=rules.throws - 1), "opt": {}}
         for case, kwargs in cases.items():
             a = analysis.analyze_turn(rules, start, objective=objective, **kwargs)
             cols[f"turn_{case}"] = {**{b: scale * a.turn_split[b] for b in BOX_NAMES}, "sum": scale * a.turn_value, "rest": 0.0, "game": None}
@@ -127,14 +129,14 @@ def apl_tables(rules: CategoryRules) -> dict:
         for row in ROWS:
             cells = []
             for j, col in enumerate(COLUMNS):
-                ours, pr = cols[col][row], printed[row][j]
+                ours, pr = cols[col][row], printed_rows[row][j]
                 mark = _mark(ours, pr, digits)
                 scope = col.split("_")[0]
                 if mark == "≠":
                     for group in ties[scope]:
                         if row in group:
                             ours_sum = sum(cols[col][b] for b in group)
-                            printed_sum = sum(printed[b][j] for b in group)
+                            printed_sum = sum(printed_rows[b][j] for b in group)
                             if abs(ours_sum - printed_sum) <= 0.5 * 10**-digits * len(group):
                                 mark = "tie"
                 cells.append({"ours": ours, "printed": pr, "mark": mark})

@@ -21,6 +21,7 @@ from __future__ import annotations
 import functools
 import time
 from dataclasses import dataclass
+from typing import Any
 
 import jax
 import jax.numpy as jnp
@@ -45,7 +46,7 @@ def channels(rules: CategoryRules, split: bool = True) -> tuple[str, ...]:
     return rules.box_names + EXTRA_CHANNELS if split else MOMENT_CHANNELS
 
 
-def _fill(aux, best, box, state, rules, objective: str, first_throw: bool, split: bool = True):
+def _fill(aux, best, box, state: tuple[Any, Any, Any], rules, objective: str, first_throw: bool, split: bool = True):
     """Channels carried by the best box after each throw: ``[T, B, C]``."""
     dtype = best.dtype
     mv = solver.chosen_moves(box, *state, rules)

@@ -40,6 +40,7 @@ from __future__ import annotations
 
 import functools
 from dataclasses import dataclass
+from typing import Any
 from fractions import Fraction
 from itertools import product
 
@@ -563,7 +564,7 @@ def ratings(rules: CategoryRules, position, dice, throws_left: int, reading: str
     if fill_now is not None and throws_left == rules.throws - 1:
         now = np.asarray([np.broadcast_to(x, (T, 1))[t, 0] for x in fill_now])
     th = heuristic_tables(rules)
-    out = []
+    out: list[dict[str, Any]] = []
     for b in np.flatnonzero(ok):
         if throws_left == 0 or now[b]:
             kept = list(dice)

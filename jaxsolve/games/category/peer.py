@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import functools
 import time
+from typing import cast
 
 import jax
 import jax.numpy as jnp
@@ -59,7 +60,7 @@ def rules_for(variant_id: str) -> CategoryRules:
     if variant_id not in PEER_VARIANTS:
         raise JaxsolveError(f"no jaxsolve preset for yatzy-solver variant {variant_id!r}; known: {', '.join(PEER_VARIANTS)}")
     game, preset = PEER_VARIANTS[variant_id]
-    return games.get_game(game).get_rules(preset)
+    return cast(CategoryRules, games.get_game(game).get_rules(preset))
 
 
 def sheet_mismatches(variant, rules: CategoryRules) -> list[str]:
@@ -130,7 +131,8 @@ def move_mismatches(variant_id: str, situations: int = 300, seed: int = 0, rules
     if rules.all_same_box >= 0:  # every fourth throw all of one face: the joker and extra-bonus rules
         faces[::4] = rng.integers(1, 7, (len(faces[::4]), 1))
     throw = np.asarray([sp.throw_index(np.bincount(d - 1, minlength=6)) for d in faces])
-    mv = solver.moves(*(jnp.asarray(a, jnp.int32) for a in (f, u, h)), rules)
+    fj, uj, hj = (jnp.asarray(a, jnp.int32) for a in (f, u, h))
+    mv = solver.moves(fj, uj, hj, rules)
     lane = np.arange(situations)
     allowed = np.asarray(mv.allowed)[:, throw, lane]
     score = np.asarray(mv.score())[:, throw, lane]
@@ -236,7 +238,7 @@ def compare(variant_id: str, *, states: int = 2000, situations: int = 2000, seed
     t0 = time.perf_counter()
     peer_solver = peer_solver or ys.Solver.build(variant)
     out["peer_build_seconds"] = time.perf_counter() - t0
-    if not jax.config.jax_enable_x64:
+    if not jax.config.jax_enable_x64:  # type: ignore[attr-defined]  # a config flag JAX sets at run time, not in its stubs
         raise JaxsolveError("the cross-check compares float64 values: call jax.config.update('jax_enable_x64', True) first")
     t0 = time.perf_counter()
     if sol is None:

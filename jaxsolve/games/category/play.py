@@ -70,7 +70,7 @@ class CategoryGame(PlayedGame):
         solution = solution if solution is not None else solutions.solution(rules, "score", game=game)
         if solution.rules != rules or solution.objective != "score":
             raise PlayError(f"the value table is for {solution.rules.name}/{solution.objective}, not {rules.name}/score")
-        self._ratings = None
+        self._ratings: tuple[CategoryState, list[dict]] | None = None
         super().__init__(game, rules, solution, seed=seed, auto_roll=auto_roll)
 
     # ------------------------------------------------------------------ state
@@ -121,7 +121,7 @@ class CategoryGame(PlayedGame):
     def ranked_options(self) -> list[PlayOption]:
         out = []
         for o in self.advice().options:
-            move = {"action": "fill", "box": o.box} if o.kind == "box" else {"action": "keep", "keep": list(o.keep)}
+            move = {"action": "fill", "box": o.box} if o.kind == "box" else {"action": "keep", "keep": list(o.keep or ())}
             out.append(PlayOption(o.label, o.value, o.regret, move, o))
         return out
 
@@ -259,7 +259,7 @@ class CategoryGame(PlayedGame):
 
     def board(self) -> list:
         """The score sheet in one line: ``sheet: ones 3, twos ., ...`` (``.`` open, ``-`` a 0)."""
-        line = [("sheet: ", None)]
+        line: list[tuple[str, str | None]] = [("sheet: ", None)]
         for i, (name, score) in enumerate(self.sheet()):
             line.append((f"{', ' if i else ''}{name} ", None))
             line.append(("." if score is None else ("-" if score == 0 else str(score)), "dim" if score is None else "bold"))

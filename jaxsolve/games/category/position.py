@@ -79,7 +79,7 @@ class Position:
     ``sheet`` is the rules' boxes (default: the 13-box Kniffel sheet).
     """
 
-    scores: tuple[int | None, ...] | None = None
+    scores: tuple[int | None, ...] = None  # type: ignore[assignment]  # None: every box open (set in __post_init__)
     sheet: tuple = KNIFFEL_SHEET
 
     def __post_init__(self):
@@ -90,7 +90,8 @@ class Position:
 
     @classmethod
     def empty(cls, rules: CategoryRules | None = None) -> "Position":
-        return cls(None, _sheet(rules))
+        sheet = _sheet(rules)
+        return cls((None,) * len(sheet), sheet)
 
     @property
     def box_names(self) -> tuple[str, ...]:

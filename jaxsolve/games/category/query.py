@@ -133,8 +133,8 @@ class Table:
                 self._values = jnp.asarray(np.nan_to_num(self.solution.values.reshape(-1), nan=0.0), self.dtype)
         return self._values
 
-    def throws(self, dice) -> np.ndarray:
-        """Throw indices of ``[N, dice]`` faces 1..6 (any order)."""
+    def throws(self, dice) -> tuple[np.ndarray, np.ndarray]:
+        """Throw indices of ``[N, dice]`` faces 1..6 (any order), and the ``[N, 6]`` face counts."""
         d = np.asarray(dice)
         if d.dtype.kind not in "iu":
             raise JaxsolveError(f"dice must be integer faces 1..6, got {d.dtype}")

@@ -10,7 +10,7 @@ of this type with the 13-box ``KNIFFEL_SHEET``.
 from __future__ import annotations
 
 import dataclasses
-from typing import Literal
+from typing import Any, Literal, cast
 
 from jaxsolve.core.rules import Rules, RulesError, option
 from jaxsolve.games.category.sheet import KNIFFEL_SHEET, Box, check_sheet
@@ -129,11 +129,12 @@ class CategoryRules(Rules):
             if not isinstance(boxes, list) or not all(isinstance(b, dict) for b in boxes):
                 raise RulesError("rules field 'boxes' must be a list of box objects")
             try:
-                sheet = tuple(Box(**{k: tuple(v) if isinstance(v, list) else v for k, v in b.items()}) for b in boxes)
+                fields: list[dict[str, Any]] = [{k: tuple(v) if isinstance(v, list) else v for k, v in b.items()} for b in boxes]
+                sheet = tuple(Box(**f) for f in fields)
             except TypeError as exc:
                 raise RulesError(f"bad box in rules metadata: {exc}") from None
             data = {**data, "boxes": sheet}
-        return super().from_dict(data)
+        return cast(CategoryRules, super().from_dict(data))
 
 
 def check_objective(objective: str) -> str:

@@ -33,7 +33,7 @@ from __future__ import annotations
 import functools
 import os
 from dataclasses import dataclass
-from typing import Callable
+from typing import Callable, cast
 
 import jax
 import jax.numpy as jnp
@@ -346,7 +346,8 @@ def solve(
     start = float(run.carry[0, 0])
     where = ", ".join(str(d) for d in mesh.devices.flat) if mesh is not None else str(device)
     values = out.reshape((max_saved + 1,) + rules.state_shape) if out is not None else None
-    return SavedSolution(rules, objective, values, run.seconds, run.compile_seconds, where, run.timings, max_saved=max_saved, start_value=start)
+    # values None (table=False: the game value alone) as the class documents
+    return SavedSolution(rules, objective, cast(np.ndarray, values), run.seconds, run.compile_seconds, where, run.timings, max_saved=max_saved, start_value=start)
 
 
 # ----------------------------------------------------------------------------- export

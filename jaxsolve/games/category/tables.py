@@ -14,6 +14,7 @@ of the sheet, ``layer_states`` yields only those).
 from __future__ import annotations
 
 import functools
+from typing import Any
 
 import numpy as np
 
@@ -90,7 +91,7 @@ def fillable_boxes(filled: int, rules: CategoryRules) -> tuple[int, ...]:
     return tuple(b for b in range(rules.num_boxes) if fillable(int(filled), b, rules))
 
 
-def canonical(filled, upper, all_same_held, rules: CategoryRules):
+def canonical(filled, upper, all_same_held, rules: CategoryRules) -> tuple[Any, Any]:
     """``(upper, all_same_held)`` of the representative of a state's class of equal-valued states.
 
     Two states with the same filled boxes have the same value (and the same future) when
@@ -130,7 +131,7 @@ def reachable_uppers(upper_threshold: int, dice: int = 5) -> np.ndarray:
     for m in range(1, 1 << 6):
         low = (m & -m).bit_length() - 1
         prev = out[m & ~(1 << low)]
-        for u in np.flatnonzero(prev):
+        for u in np.flatnonzero(prev).tolist():
             for c in range(dice + 1):
                 out[m, min(cap, u + (low + 1) * c)] = True
     return out

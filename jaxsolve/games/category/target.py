@@ -166,6 +166,6 @@ def target_options(table: LayerTables, filled: int, upper: int, all_same_held: i
         stages = stage_targets(rows, padded, f, u, h, rules, width)
         keeps = np.asarray(dice.expect_keeps(sp, stages[throws_left - 1]))[:, 0]
         cand = sorted(set(int(k) for k in sp.subkeeps[throw]))
-        val = [0.0 if t == width else float(keeps[k, t]) for k in cand]
-        boxes += [TargetChoice("keep", " ".join(map(str, sp.faces_of(sp.keeps[k]))) or "(none)", v) for k, v in zip(cand, val)]
+        keep_val = [0.0 if t == width else float(keeps[k, t]) for k in cand]
+        boxes += [TargetChoice("keep", " ".join(map(str, sp.faces_of(sp.keeps[k]))) or "(none)", v) for k, v in zip(cand, keep_val)]
     return sorted(boxes, key=lambda c: -c.probability)
