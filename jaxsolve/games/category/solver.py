@@ -480,7 +480,7 @@ def value_step(rules: CategoryRules, objective: str, expect: str = "levels", sub
         del operands, rows
         return values.at[tables.state_index(*states, rules)].set(v)
 
-    return SplitStep(compute, write, whole_layer=True)
+    return SplitStep(compute, write)
 
 
 def solve(
@@ -549,7 +549,7 @@ def solve(
     )
     out = np.array(jax.device_get(run.carry))
     seconds, compile_seconds, timings = run.seconds, run.compile_seconds, run.timings
-    run = None  # frees the device table before the host-side class fill
+    del run  # frees the device table before the host-side class fill
     if representatives:
         fill_classes(out, rules, inplace=True)
     where = ", ".join(str(d) for d in mesh.devices.flat) if mesh is not None else str(device)
