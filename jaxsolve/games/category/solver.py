@@ -507,10 +507,12 @@ def solve(
             takes at least its kind's floor (``layered.chunk_for``).
         expect, subkeep: which dice operators to use (see ``jaxsolve.dice``).
         device: a ``jax.Device``; default device if None.
-        devices: run one chunk stream per device (``jax.Device`` list, an int: the first n
-            visible, ``"all"``: every visible device of ``device``'s platform). None: ``"all"``
-            on a CPU, whose devices are its cores once JAX shows several
-            (``runtime.host_devices``, which the command line sets up), else ``device`` alone.
+        devices: the devices the layers are spread over (``jax.Device`` list, an int: the first
+            n visible, ``"all"``: every visible device of ``device``'s platform), in the layered
+            core's schedule for them (``layered.choose_schedule``: whole layers on CPU devices,
+            one chunk stream per device on several accelerators). None: ``"all"`` on a CPU,
+            whose devices are its cores once JAX shows several (``runtime.host_devices``, which
+            the command line sets up), else ``device`` alone.
         on_layer: called as ``on_layer(layer, states)`` when a layer is done (progress).
         representatives: compute only one state of each class of equal-valued states
             (``tables.canonical``) and copy its value to the others; False computes every
