@@ -224,18 +224,22 @@ class Schedule(ABC):
 
     ``start`` places the first carry and operands (and whatever the schedule prepares for all
     layers); ``adopt_carry`` / ``adopt_operands`` place the ones ``begin_layer`` or ``end_layer``
-    give; ``dispatch`` sends a layer's programs and returns what to wait on for its results;
-    ``prepare`` may send a later layer's inputs ahead; ``carry`` is the carry as the caller sees
-    it. ``ahead`` layers may be dispatched before the oldest is waited on; ``compile_seconds``
-    adds up the compile time of the programs the schedule looked up.
+    give (replicated on ``rep``, unless a schedule keeps copies of its own); ``dispatch`` sends a
+    layer's programs and returns what to wait on for its results; ``prepare`` may send a later
+    layer's inputs ahead; ``carry`` is the carry as the caller sees it. ``ahead`` layers may be
+    dispatched before the oldest is waited on; ``compile_seconds`` adds up the compile time of
+    the programs the schedule looked up.
     """
 
     name: ClassVar[str]
     ahead: ClassVar[int] = 0
+    rep: jax.sharding.Sharding
 
     def __init__(self, key: Hashable, step: Step, devices: list, mesh: Mesh | None):
         self.key, self.step, self.devices, self.mesh = key, step, devices, mesh
         self.compile_seconds = 0.0
+        self._carry: Any = None
+        self.operands: Any = None
 
     def size(self, chunk: int) -> int:
         """The chunk size of a layer that ``begin_layer`` does not size."""
@@ -246,49 +250,7 @@ class Schedule(ABC):
         self.adopt_operands(operands)
 
     @property
-    @abstractmethod
-    def carry(self) -> Any: ...
-
-    @abstractmethod
-    def adopt_carry(self, carry) -> None: ...
-
-    @abstractmethod
-    def adopt_operands(self, operands) -> None: ...
-
-    @abstractmethod
-    def dispatch(self, k: int, layer: Layer, size: int) -> Any: ...
-
-    def prepare(self, k: int) -> None:  # noqa: B027 (optional: most schedules send nothing ahead)
-        """Send layer ``k``'s inputs ahead of its dispatch (nothing to send by default)."""
-
-
-class PerChunk(Schedule):
-    """One program call per chunk: on one device, or one program that JAX shards over the mesh
-    (a chunk's states split along ``AXIS``, carry and operands replicated; the chunk a multiple
-    of the device count). The reference every schedule agrees with."""
-
-    name = "per-chunk"
-
-    def __init__(self, key: Hashable, step: Step, devices: list, mesh: Mesh | None):
-        super().__init__(key, step, devices, mesh)
-        self.options: dict[str, Any] = {"donate_argnums": 0}
-        self.rep: jax.sharding.Sharding
-        self.batch: jax.sharding.Sharding
-        if mesh is not None:
-            self.rep, self.batch = NamedSharding(mesh, PartitionSpec()), NamedSharding(mesh, PartitionSpec(None, AXIS))
-            self.options.update(in_shardings=(self.rep, self.rep, self.batch), out_shardings=self.rep)
-        else:
-            self.rep = self.batch = jax.sharding.SingleDeviceSharding(devices[0])
-        self.program = _packed(step)
-        self._carry: Any = None
-        self.operands: Any = None
-
-    def size(self, chunk: int) -> int:
-        n = len(self.devices)
-        return max(n, chunk // n * n)
-
-    @property
-    def carry(self):
+    def carry(self) -> Any:
         return self._carry
 
     def adopt_carry(self, carry) -> None:
@@ -297,14 +259,53 @@ class PerChunk(Schedule):
     def adopt_operands(self, operands) -> None:
         self.operands = _place(operands, self.rep)
 
+    @abstractmethod
+    def dispatch(self, k: int, layer: Layer, size: int) -> Any: ...
+
+    def prepare(self, k: int) -> None:  # noqa: B027 (optional: most schedules send nothing ahead)
+        """Send layer ``k``'s inputs ahead of its dispatch (nothing to send by default)."""
+
+
+# Programs in flight at most before the host waits, where the devices of a program meet inside
+# it (a sharded chunk's results gathered, a whole layer's shares): XLA's CPU client holds at most
+# 32 computations in flight per device, and a caller blocked on that limit halfway through
+# dispatching such a program never gets it going (the devices that started wait for the others).
+IN_FLIGHT = 16
+
+
+class PerChunk(Schedule):
+    """One program call per chunk: on one device, or one program that JAX shards over the mesh
+    (a chunk's states split along ``AXIS``, carry and operands replicated; the chunk a multiple
+    of the device count; on several devices the host waits every ``IN_FLIGHT`` chunks). The
+    reference every schedule agrees with."""
+
+    name = "per-chunk"
+
+    def __init__(self, key: Hashable, step: Step, devices: list, mesh: Mesh | None):
+        super().__init__(key, step, devices, mesh)
+        self.options: dict[str, Any] = {"donate_argnums": 0}
+        self.batch: jax.sharding.Sharding
+        if mesh is not None:
+            self.rep, self.batch = NamedSharding(mesh, PartitionSpec()), NamedSharding(mesh, PartitionSpec(None, AXIS))
+            self.options.update(in_shardings=(self.rep, self.rep, self.batch), out_shardings=self.rep)
+        else:
+            self.rep = self.batch = jax.sharding.SingleDeviceSharding(devices[0])
+        self.program = _packed(step)
+
+    def size(self, chunk: int) -> int:
+        n = len(self.devices)
+        return max(n, chunk // n * n)
+
     def dispatch(self, k, layer, size):
         exe = None
-        for chunk_h in _chunks(layer.states, size):
+        for i, chunk_h in enumerate(_chunks(layer.states, size)):
             chunk_d = jax.device_put(chunk_h, self.batch)
             if exe is None:  # the carry keeps its shape within a layer: one look-up per layer
                 specs = abstract(self._carry), abstract(self.operands), abstract(chunk_d)
                 exe, seconds = compiled(("layered", self.key), self.program, *specs, **self.options)
                 self.compile_seconds += seconds
+            if len(self.devices) > 1 and i and i % IN_FLIGHT == 0:
+                jax.block_until_ready(self._carry)  # see IN_FLIGHT
             self._carry = exe(self._carry, self.operands, chunk_d)
         return self._carry
 
@@ -329,7 +330,7 @@ class Streams(Schedule):
         self.ops: list = []
 
     @property
-    def carry(self):
+    def carry(self) -> Any:
         return self.carries[0]
 
     def adopt_carry(self, carry) -> None:
@@ -387,7 +388,6 @@ class Streams(Schedule):
         if programs is not None:
             self._exchange(programs[1], len(self.pending))
         return list(self.carries)
-
 
 
 def _take(states, where, i, size: int):
@@ -504,11 +504,7 @@ class _Groups:
 
 class WholeLayer(Schedule):
     """One SPMD program per layer for all the devices (``_layer_program``, see module docs),
-    the next layer dispatched before the last is waited on.
-
-    One layer ahead and no further: XLA's CPU client holds at most 32 computations in flight per
-    device, and a caller blocked on that limit halfway through dispatching a program whose
-    devices meet inside (the gather) never gets the program going."""
+    the next layer dispatched before the last is waited on, and no further (``IN_FLIGHT``)."""
 
     name = "whole-layer"
     ahead = 1
@@ -519,8 +515,6 @@ class WholeLayer(Schedule):
         self.rep = NamedSharding(self.spmd_mesh, PartitionSpec())
         self.programs: dict[tuple, Any] = {}  # by the shapes they take (a look-up per layer, no specs built)
         self.buffers: dict[int, Any] = {}  # buffer number -> its states on the devices, sent one layer ahead of its use
-        self._carry: Any = None
-        self.operands: Any = None
 
     def _send(self, tree):
         """Host arrays as a copy owned by JAX (cheaper than an alias here)."""
@@ -533,16 +527,6 @@ class WholeLayer(Schedule):
             self.widest = max(len(layer.states[0]) for layer in layers)
             self.plan = self._send(self.groups.plan(len(self.devices)))
             self.at = self._send(np.zeros(1, np.int32))
-
-    @property
-    def carry(self):
-        return self._carry
-
-    def adopt_carry(self, carry) -> None:
-        self._carry = jax.device_put(carry, self.rep)
-
-    def adopt_operands(self, operands) -> None:
-        self.operands = jax.device_put(operands, self.rep)
 
     def prepare(self, k: int) -> None:
         """Pack and send the buffer of layer ``k``'s states, while the devices compute."""
