@@ -5,15 +5,17 @@ machine load; a process solves once to compile and then times ``--repeats`` warm
 Yahtzee (float32). Configurations:
 
 * ``1 core``: pinned to one core (``taskset -c 0``), JAX shows one CPU device;
-* ``all cores, 1 stream``: every core usable, one CPU device (XLA's own threads only), what
+* ``all cores, 1 device``: every core usable, one CPU device (XLA's own threads only), what
   the command line does;
-* ``all cores, 1 stream per core``: one CPU device per core (``runtime.host_devices``), one
-  chunk stream each (``jaxsolve.core.layered``).
+* ``all cores, 1 device per core``: one CPU device per core (``runtime.host_devices``), each
+  taking a share of every layer (the layered core's ``whole-layer`` schedule, which its
+  ``auto`` rule picks on CPU devices).
 
     python benchmarks/bench_cores.py --rounds 3   # writes results/bench/cores.{md,json}
 
 It also times the largest layer alone on one core and on one device per core, so the scaling
-of a layer big enough to split shows apart from the small layers.
+of a layer big enough to split shows apart from the small layers; ``--schedule`` names the
+layered core's schedule of that part (default ``auto``).
 """
 
 from __future__ import annotations
@@ -59,7 +61,7 @@ import numpy as np
 from jaxsolve.core.layered import Layer, make_mesh, run_layers
 from jaxsolve.games.category import solver, tables
 from jaxsolve.games.category.kniffel import PRESETS as K
-rules, chunk, calls = K[sys.argv[3]], int(sys.argv[4]), int(sys.argv[1])
+rules, chunk, calls, schedule = K[sys.argv[3]], int(sys.argv[4]), int(sys.argv[1]), sys.argv[5]
 layer = max(range(rules.num_boxes), key=lambda k: len(tables.representative_states(rules, k)[0]))
 states = tables.representative_states(rules, layer)
 values = np.random.default_rng(0).uniform(0, 300, rules.num_states).astype(np.float32)
@@ -67,10 +69,11 @@ devices = jax.devices()
 mesh = make_mesh(devices) if len(devices) > 1 else None
 def once():
     table = jax.device_put(values, devices[0])
-    return run_layers(("bench-layer", rules), solver.value_step(rules, "score"), [Layer(layer, states)] * calls, table, chunk=chunk, mesh=mesh).seconds
+    run = run_layers(("bench-layer", rules), solver.value_step(rules, "score"), [Layer(layer, states)] * calls, table, chunk=chunk, mesh=mesh, schedule=schedule)
+    return run.seconds, run.schedule
 once()
-best = min(once() for _ in range(5))
-print(json.dumps({"us_per_state": best / calls / len(states[0]) * 1e6, "layer": layer}))
+best, ran = min(once() for _ in range(5))
+print(json.dumps({"us_per_state": best / calls / len(states[0]) * 1e6, "layer": layer, "schedule": ran}))
 """
 
 
@@ -79,15 +82,15 @@ def configs(cores: int) -> dict:
     out = {}
     if pin:
         out["1 core"] = (pin, 1)
-    out[f"{cores} cores, 1 stream"] = ([], 1)
-    out[f"{cores} cores, {cores} streams"] = ([], cores)
+    out[f"{cores} cores, 1 device"] = ([], 1)
+    out[f"{cores} cores, {cores} devices"] = ([], cores)
     return out
 
 
-def run(prefix: list, devices: int, repeats: int, preset: str, chunk: int, script: str = TIMER) -> dict:
+def run(prefix: list, devices: int, repeats: int, preset: str, chunk: int, script: str = TIMER, schedule: str = "auto") -> dict:
     env = dict(os.environ, PYTHONPATH=str(ROOT), JAX_PLATFORMS="cpu")
     env.pop("XLA_FLAGS", None)
-    proc = subprocess.run(prefix + [sys.executable, "-c", script, str(repeats), str(devices), preset, str(chunk)], capture_output=True, text=True, env=env, cwd=ROOT)
+    proc = subprocess.run(prefix + [sys.executable, "-c", script, str(repeats), str(devices), preset, str(chunk), schedule], capture_output=True, text=True, env=env, cwd=ROOT)
     if proc.returncode:
         raise SystemExit(f"timing failed:\n{proc.stderr[-2000:]}")
     return json.loads(proc.stdout.strip().splitlines()[-1])
@@ -99,6 +102,7 @@ def main() -> None:
     ap.add_argument("--repeats", type=int, default=3)
     ap.add_argument("--preset", default="yahtzee")
     ap.add_argument("--chunk", type=int, default=1024, help="states per chunk")
+    ap.add_argument("--schedule", default="auto", help="the layered core's schedule of the largest layer alone (auto, per-chunk, streams, whole-layer)")
     ap.add_argument("--out", default=str(ROOT / "results" / "bench"))
     args = ap.parse_args()
     cores = len(os.sched_getaffinity(0))
@@ -113,23 +117,24 @@ def main() -> None:
     steps = {}  # the largest layer alone: one core, then one device per core
     for prefix, devices in runs.values():
         if devices == 1 and prefix:
-            steps["1 core"] = run(prefix, 1, 5, args.preset, args.chunk, STEP)
+            steps["1 core"] = run(prefix, 1, 5, args.preset, args.chunk, STEP, args.schedule)
         elif devices > 1:
-            steps[f"{cores} cores, {devices} devices"] = run(prefix, devices, 5, args.preset, args.chunk, STEP)
+            steps[f"{cores} cores, {devices} devices"] = run(prefix, devices, 5, args.preset, args.chunk, STEP, args.schedule)
     base = statistics.median(times[next(iter(runs))])
     rows = [
         {"config": k, "median_s": statistics.median(v), "min_s": min(v), "speedup_vs_first": base / statistics.median(v), "load_1min": loads[k], "game_value": values[k]}
         for k, v in times.items()
     ]
     machine = describe()
-    payload = {"preset": args.preset, "rounds": args.rounds, "repeats": args.repeats, "chunk": args.chunk, "machine": machine, "rows": rows, "times": times, "step_alone": steps}
+    payload = {"preset": args.preset, "rounds": args.rounds, "repeats": args.repeats, "chunk": args.chunk, "schedule": args.schedule, "machine": machine, "rows": rows, "times": times, "step_alone": steps}
     out = Path(args.out)
     out.mkdir(parents=True, exist_ok=True)
     (out / "cores.json").write_text(json.dumps(payload, indent=1))
     lines = [
         f"# Core scaling: {args.preset} value solve, float32, warm",
         "",
-        f"Command: `python benchmarks/bench_cores.py --rounds {args.rounds} --repeats {args.repeats} --chunk {args.chunk}`",
+        f"Command: `python benchmarks/bench_cores.py --rounds {args.rounds} --repeats {args.repeats} --chunk {args.chunk}"
+        + (f" --schedule {args.schedule}`" if args.schedule != "auto" else "`"),
         f"Machine: {machine['cpu']}, {machine['cpu_count']} cores, CPU only, {machine['date']}; medians over {args.rounds * args.repeats} warm solves, compile excluded;",
         "1-minute load average read after each process (other work on the machine counts in it).",
         "",
@@ -143,10 +148,10 @@ def main() -> None:
             "",
             f"The largest layer alone (layer {next(iter(steps.values()))['layer']} solved 5 times over by the same driver, best of 5):",
             "",
-            "| configuration | microseconds per state | speed-up |",
-            "| --- | ---: | ---: |",
+            "| configuration | schedule | microseconds per state | speed-up |",
+            "| --- | --- | ---: | ---: |",
         ]
-        lines += [f"| {k} | {v['us_per_state']:.3f} | {first / v['us_per_state']:.2f} |" for k, v in steps.items()]
+        lines += [f"| {k} | {v['schedule']} | {v['us_per_state']:.3f} | {first / v['us_per_state']:.2f} |" for k, v in steps.items()]
     (out / "cores.md").write_text("\n".join(lines) + "\n")
     print("\n".join(lines))
 

@@ -3,9 +3,11 @@
 Each round runs one fresh process per tree (alternating, so both see the same machine load);
 a process solves once to compile and then times ``--repeats`` warm solves of: Yahtzee float32
 and Scandinavian Yatzy float32 (the category value solve), Schlag den Raab and Pig float64 to 1e-12, Zehntausend float64.
-Compile time is excluded; the figures are the medians over all rounds.
+Compile time is excluded; the figures are the medians over all rounds. ``--cases`` keeps the
+cases whose names contain one of the words given; ``--name`` names the output files.
 
     python benchmarks/compare_commit.py e4e3cce --rounds 3   # writes results/bench/compare_<ref>.{md,json}
+    python benchmarks/compare_commit.py ef5f5c7 --cases kniffel yatzy --name compare_schedules
 """
 
 from __future__ import annotations
@@ -41,7 +43,7 @@ except ImportError:  # the earlier layout
     from jaxsolve.kniffel import rules as kr, solver
     K, Y, R, Z = kr.PRESETS, yatzy.PRESETS, raab.PRESETS, zehntausend.PRESETS
 
-repeats = int(sys.argv[1])
+repeats, wanted = int(sys.argv[1]), sys.argv[2:]
 cases = {
     "kniffel yahtzee float32": lambda: solver.solve(K["yahtzee"], dtype=jnp.float32).solve_seconds,
     "yatzy float32": lambda: solver.solve(Y["yatzy"], dtype=jnp.float32).solve_seconds,
@@ -52,6 +54,8 @@ cases = {
 import os
 out = {}
 for name, run in cases.items():
+    if wanted and not any(w in name for w in wanted):
+        continue
     run()
     out[name] = [run() for _ in range(repeats)]
 out["load"] = [os.getloadavg()[0]]
@@ -59,9 +63,9 @@ print(json.dumps(out))
 """
 
 
-def run_tree(tree: Path, repeats: int) -> dict:
+def run_tree(tree: Path, repeats: int, cases: list) -> dict:
     env = {"PYTHONPATH": str(tree), "JAX_PLATFORMS": "cpu", "PATH": "/usr/bin:/bin"}
-    proc = subprocess.run([sys.executable, "-c", TIMER, str(repeats)], capture_output=True, text=True, env=env, cwd=tree)
+    proc = subprocess.run([sys.executable, "-c", TIMER, str(repeats), *cases], capture_output=True, text=True, env=env, cwd=tree)
     if proc.returncode:
         raise SystemExit(f"timing failed in {tree}:\n{proc.stderr[-2000:]}")
     return json.loads(proc.stdout.strip().splitlines()[-1])
@@ -72,6 +76,8 @@ def main() -> None:
     ap.add_argument("ref", help="the earlier commit")
     ap.add_argument("--rounds", type=int, default=3)
     ap.add_argument("--repeats", type=int, default=3)
+    ap.add_argument("--cases", nargs="*", default=[], help="only the cases whose names contain one of these words (kniffel, yatzy, raab, pig, zehntausend)")
+    ap.add_argument("--name", default=None, help="output file name without extension (default: compare_<ref>)")
     ap.add_argument("--out", default=str(ROOT / "results" / "bench"))
     args = ap.parse_args()
     with tempfile.TemporaryDirectory() as tmp:
@@ -81,7 +87,7 @@ def main() -> None:
             times = {"old": {}, "new": {}}
             for _ in range(args.rounds):
                 for label, tree in (("old", old), ("new", ROOT)):
-                    for case, values in run_tree(tree, args.repeats).items():
+                    for case, values in run_tree(tree, args.repeats, args.cases).items():
                         times[label].setdefault(case, []).extend(values)
         finally:
             subprocess.run(["git", "-C", str(ROOT), "worktree", "remove", "--force", str(old)], check=False)
@@ -92,15 +98,17 @@ def main() -> None:
         lo, ln = min(times["old"][case]), min(times["new"][case])
         rows.append({"case": case, "old_median_s": o, "new_median_s": n, "new_over_old": n / o, "old_min_s": lo, "new_min_s": ln, "min_ratio": ln / lo})
     ref = args.ref[:12]
+    name = args.name or f"compare_{ref}"
     out = Path(args.out)
     out.mkdir(parents=True, exist_ok=True)
-    payload = {"ref": args.ref, "load_1min": loads, "rounds": args.rounds, "repeats": args.repeats, "machine": describe(), "rows": rows, "times": times}
-    (out / f"compare_{ref}.json").write_text(json.dumps(payload, indent=1))
+    payload = {"ref": args.ref, "cases": args.cases, "load_1min": loads, "rounds": args.rounds, "repeats": args.repeats, "machine": describe(), "rows": rows, "times": times}
+    (out / f"{name}.json").write_text(json.dumps(payload, indent=1))
     lines = [
         f"# Warm solve times: this tree vs {ref}",
         "",
-        f"Command: `python benchmarks/compare_commit.py {args.ref} --rounds {args.rounds} --repeats {args.repeats}`",
-        f"Machine: {describe()['cpu']}, {describe()['cpu_count']} cores, CPU only; medians over {args.rounds * args.repeats} warm solves, compile excluded.",
+        f"Command: `python benchmarks/compare_commit.py {args.ref} --rounds {args.rounds} --repeats {args.repeats}"
+        + (f" --cases {' '.join(args.cases)}" if args.cases else "") + (f" --name {args.name}" if args.name else "") + "`",
+        f"Machine: {describe()['cpu']}, {describe()['cpu_count']} cores (a virtual machine), CPU only (no GPU measured); medians over {args.rounds * args.repeats} warm solves, compile excluded.",
         f"1-minute load average after each process: {', '.join(f'{x:.1f}' for x in loads)} (other work on the machine included).",
         "",
         "| case | old median (s) | new median (s) | new / old | old min (s) | new min (s) | new / old (min) |",
@@ -110,8 +118,9 @@ def main() -> None:
         f"| {r['case']} | {r['old_median_s']:.4f} | {r['new_median_s']:.4f} | {r['new_over_old']:.3f} | {r['old_min_s']:.4f} | {r['new_min_s']:.4f} | {r['min_ratio']:.3f} |"
         for r in rows
     ]
-    lines += ["", "Runs of a few milliseconds (Raab, Pig, Zehntausend) vary by tens of percent from run to run on this machine; their minima are the steadier figure."]
-    (out / f"compare_{ref}.md").write_text("\n".join(lines) + "\n")
+    if any(r["case"].split()[0] in ("raab", "pig", "zehntausend") for r in rows):
+        lines += ["", "Runs of a few milliseconds (Raab, Pig, Zehntausend) vary by tens of percent from run to run on this machine; their minima are the steadier figure."]
+    (out / f"{name}.md").write_text("\n".join(lines) + "\n")
     print("\n".join(lines))
 
 

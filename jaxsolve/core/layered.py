@@ -17,44 +17,55 @@ distributions and the target objective differ only in the per-chunk ``step`` the
 
 A ``SplitStep(compute, write)`` is a step in two parts: ``compute(carry, operands, rows,
 *states) -> out`` (per-state results, the chunk axis leading) and ``write(carry, operands,
-rows, states, out) -> carry``. On a mesh it runs as one chunk stream per device: each device
-keeps its own copy of the carry and computes every n-th chunk whole; a chunk's results (not
-the carry) are copied to the other devices a few chunks later (``LAG``), when they are long
-done, and written into their copies, the rest when the layer ends. The states of a layer do not
-read each other, so no stream waits for another and the copies agree at the end of every
-layer; no collective, no host synchronisation per chunk, and the devices (the cores of a CPU
-shown as several devices, ``runtime.host_devices``) work at once. A chunk travels as one
-``[1 + components, size]`` int32 array (its rows, then its states' components): one transfer.
-A plain step on a mesh is left to JAX's automatic sharding of one program.
+rows, states, out) -> carry``. The states of a layer do not read each other, so a split step's
+chunks may be computed anywhere in any order once the layer before is written.
 
-On a CPU a ``SplitStep`` marked ``whole_layer`` (its compute reads only what earlier layers
-wrote, as the value solve and the policy evaluation do) runs as one program per layer instead
-of one call per chunk, one SPMD program for all the devices (``shard_map`` over the mesh,
-everything replicated): the layer is cut into one contiguous share per device, the layers'
-states travel packed in a few buffers, each sent while the layer before its first computes,
-each device finds its share through a plan and a layer counter kept on the device, and a loop
-inside the program computes and writes the share's chunks; with several devices the shares'
-results are then gathered inside the program (``all_gather``: the devices meet once per layer,
-without the host) and each writes the others' into its own copy of the carry. A layer is
-dispatched before the previous one is waited on, so the host prepares the next layer while the
-devices compute. This takes the interpreter off the per-chunk path (a call and a transfer cost
-tens of microseconds each, as much as a few hundred states), which on a CPU is what let small
-chunks and a second core pay. (An accelerator keeps one call per chunk: its loops and
-conditionals would read their predicates on the host, a synchronisation per chunk, and its
-chunks are large enough to hide the calls.)
+How a layer's chunks reach the devices is a schedule, named by the caller (``schedule=``) or
+chosen by ``choose_schedule`` (``"auto"``, the default). All schedules run the same layer loop
+(``_loop``: layer order, ``begin_layer`` / ``end_layer``, progress, timings) and give the same
+values, bit for bit:
 
-The driver compiles ``step`` once per key and shapes through the shared compile cache (compile
-time is reported apart), places chunks on one device or shards them over a
-``jax.sharding.Mesh`` along the state axis (carry and operands replicated), and reports
-progress per layer. ``begin_layer`` may replace the carry, the operands and the chunk size at
-the start of a layer (e.g. a fresh output buffer sized for the layer's memory budget);
-``end_layer`` sees the carry when a layer is done (e.g. to move the layer's rows to the host).
+* ``per-chunk`` (``PerChunk``): one program call per chunk, on one device, or one program
+  sharded by JAX over a mesh (a chunk's states split along the mesh, carry and operands
+  replicated). The reference, and the only schedule of a plain step.
+* ``streams`` (``Streams``): one chunk stream per device. Each device keeps its own copy of the
+  carry and computes every n-th chunk whole; a chunk's results (not the carry) are copied to
+  the other devices a few chunks later (``LAG``), when they are long done, and written into
+  their copies, the rest when the layer ends. No stream waits for another and the copies agree
+  at the end of every layer: no collective, no host synchronisation per chunk.
+* ``whole-layer`` (``WholeLayer``): one program per layer for all the devices, one SPMD program
+  (``shard_map`` over the mesh, everything replicated): the layer is cut into one contiguous
+  share per device, the layers' states travel packed in a few buffers, each sent while the
+  layer before its first computes, each device finds its share through a plan and a layer
+  counter kept on the device, and a loop inside the program computes and writes the share's
+  chunks; with several devices the shares' results are then gathered inside the program
+  (``all_gather``: the devices meet once per layer, without the host) and each writes the
+  others' into its own copy of the carry. A layer is dispatched before the previous one is
+  waited on, so the host prepares the next layer while the devices compute. This takes the
+  interpreter off the per-chunk path (a call and a transfer cost tens of microseconds each, as
+  much as a few hundred states), which on a CPU is what let small chunks and a second core pay.
+
+A chunk travels as one ``[1 + components, size]`` int32 array (its rows, then its states'
+components): one transfer. The driver compiles each schedule's programs once per key and
+shapes through the shared compile cache (compile time is reported apart) and reports progress
+per layer. ``begin_layer`` may replace the carry, the operands and the chunk size at the start
+of a layer (e.g. a fresh output buffer sized for the layer's memory budget); ``end_layer`` sees
+the carry when a layer is done (e.g. to move the layer's rows to the host).
+
+A layer's time (``timings[index]["seconds"]``) means the same in every schedule: the wall
+seconds from the previous layer's results being ready (the run's start for the first layer) to
+this layer's results being ready, less the compile time spent in between. The layers' times add
+up to the run's ``seconds``; where a layer is dispatched ahead (``whole-layer``), the host's
+work for the next layer falls in the time of the layer it overlaps.
 """
 
 from __future__ import annotations
 
 import time
-from typing import Any, Callable, Hashable, NamedTuple, Sequence
+from abc import ABC, abstractmethod
+from collections import deque
+from dataclasses import dataclass
+from typing import Any, Callable, ClassVar, Hashable, NamedTuple, Sequence, Union
 
 import jax
 import jax.numpy as jnp
@@ -67,7 +78,8 @@ from jaxsolve.errors import JaxsolveError
 AXIS = "states"
 
 
-class Layer(NamedTuple):
+@dataclass(frozen=True)
+class Layer:
     """One layer: its index and its states as equal-length int32 component arrays."""
 
     index: int
@@ -75,22 +87,19 @@ class Layer(NamedTuple):
 
 
 class SplitStep(NamedTuple):
-    """A step as ``compute`` then ``write`` (see module docs); callable as a plain step.
-
-    ``whole_layer``: on a CPU, run as one program per layer for all devices that loops over
-    each device's share of chunks (``_run_whole_layers``) instead of one call per chunk; for steps whose compute reads the
-    carry only where the layer does not write (the value solve, the policy evaluation).
-    """
+    """A step as ``compute`` then ``write`` (see module docs); callable as a plain step."""
 
     compute: Callable
     write: Callable
-    whole_layer: bool = False
 
     def __call__(self, carry, operands, rows, *states):
         return self.write(carry, operands, rows, states, self.compute(carry, operands, rows, *states))
 
 
-def _packed(step: Callable) -> Callable:
+Step = Union[Callable, SplitStep]  # a plain step or a split one
+
+
+def _packed(step: Step) -> Callable:
     """``step`` as a program of ``(carry, operands, chunk)``: ``chunk`` ``[1 + components, size]``
     int32 holds the rows and the states' components (one transfer per chunk, not one per array)."""
 
@@ -125,10 +134,15 @@ class LayerSetup(NamedTuple):
 
 
 class LayeredRun(NamedTuple):
+    """What ``run_layers`` gives: the final ``carry``; ``compile_seconds``; ``seconds``, the run
+    without compiling; ``timings``, per layer index ``{"states", "chunk", "seconds"}`` (a layer's
+    time as the module docs define it); ``schedule``, the name of the schedule that ran."""
+
     carry: Any
     compile_seconds: float
     seconds: float
     timings: dict
+    schedule: str
 
 
 def make_mesh(devices: Sequence | int | None = None) -> Mesh:
@@ -188,95 +202,8 @@ def real_rows(rows):
     return (rows > 0) | (jnp.arange(rows.shape[0]) == 0)
 
 
-def run_layers(
-    key: Hashable,
-    step: Callable,
-    layers: Sequence[Layer],
-    carry,
-    operands=(),
-    *,
-    chunk: int = 1024,
-    mesh: Mesh | None = None,
-    device=None,
-    begin_layer: Callable[[Layer, Any], LayerSetup] | None = None,
-    end_layer: Callable[[Layer, Any], Any] | None = None,
-    on_layer: Callable[[int, int], None] | None = None,
-) -> LayeredRun:
-    """Run ``step`` over every chunk of every layer, in the order given (see module docs).
-
-    ``key`` names ``step`` with everything it closes over (rules, objective, settings);
-    ``mesh`` shards the chunks (default: one ``device``, JAX's default if None).
-    """
-    if int(chunk) < 1:
-        raise JaxsolveError(f"chunk must be >= 1, got {chunk}")
-    if mesh is not None:
-        rep, batch = NamedSharding(mesh, PartitionSpec()), NamedSharding(mesh, PartitionSpec(AXIS))
-        ndev = mesh.devices.size
-    else:
-        device = device or jax.devices()[0]
-        rep = batch = jax.sharding.SingleDeviceSharding(device)
-        ndev = 1
-
-    def place(tree, sharding):
-        return jax.tree_util.tree_map(lambda a: jax.device_put(a, sharding), tree)
-
-    devices = list(mesh.devices.flat) if mesh is not None else [device]
-    if isinstance(step, SplitStep) and step.whole_layer and all(d.platform == "cpu" for d in devices):
-        return _run_whole_layers(key, step, layers, carry, operands, devices, int(chunk), begin_layer, end_layer, on_layer)
-    if mesh is not None and isinstance(step, SplitStep) and ndev > 1:
-        return _run_streams(key, step, layers, carry, operands, list(mesh.devices.flat), int(chunk), begin_layer, end_layer, on_layer)
-    jit_options = {"donate_argnums": 0}
-    program = _packed(step)
-    if mesh is not None:
-        batch = NamedSharding(mesh, PartitionSpec(None, AXIS))  # a chunk's states, split over the mesh
-        jit_options.update(in_shardings=(rep, rep, batch), out_shardings=rep)
-    carry, operands = place(carry, rep), place(operands, rep)
-    compile_seconds, timings = 0.0, {}
-    t_all = time.perf_counter()
-    size = max(ndev, int(chunk) // ndev * ndev)
-    for layer in layers:
-        t0 = time.perf_counter()
-        if begin_layer is not None:
-            setup = begin_layer(layer, carry)
-            carry, operands, size = place(setup.carry, rep), place(setup.operands, rep), setup.chunk
-        n = len(layer.states[0])
-        exe = None
-        for chunk_h in _chunks(layer.states, size):
-            chunk_d = jax.device_put(chunk_h, batch)
-            if exe is None:  # the carry keeps its shape within a layer: one look-up per layer
-                exe, seconds = compiled(("layered", key), program, abstract(carry), abstract(operands), abstract(chunk_d), **jit_options)
-                compile_seconds += seconds
-            carry = exe(carry, operands, chunk_d)
-        if end_layer is not None:
-            carry = end_layer(layer, carry)
-        jax.block_until_ready(carry)
-        timings[layer.index] = {"states": n, "chunk": size, "seconds": round(time.perf_counter() - t0, 4)}
-        if on_layer is not None:
-            on_layer(layer.index, n)
-    seconds = time.perf_counter() - t_all - compile_seconds
-    return LayeredRun(carry, compile_seconds, seconds, timings)
-
-
-def _compile_streams(key, step: SplitStep, carries, ops, chunk, shardings):
-    """``((programs, compile seconds), writes)``: the compute-and-write program and the write
-    program for every device, the devices' programs compiled at once (threads; XLA compiles
-    without the interpreter lock)."""
-    from concurrent.futures import ThreadPoolExecutor
-
-    def one(e):
-        head = (abstract(carries[e]), abstract(ops[e]), jax.ShapeDtypeStruct(chunk.shape, chunk.dtype, sharding=shardings[e]))
-        exe, seconds = compiled(("layered-stream", key), _compute_write(step), *head, donate_argnums=0)
-        out_spec = jax.tree_util.tree_map(lambda a: jax.ShapeDtypeStruct(a.shape, a.dtype, sharding=shardings[e]), exe.out_info[1])
-        write, more = compiled(("layered-write", key), _write(step), *head, out_spec, donate_argnums=0)
-        return exe, write, seconds + more
-
-    with ThreadPoolExecutor(len(carries)) as pool:
-        done = list(pool.map(one, range(len(carries))))
-    return ([d[0] for d in done], [d[2] for d in done]), [d[1] for d in done]
-
-
-# Chunks per stream a chunk's results wait before they are copied to the other streams.
-LAG = 2
+def _place(tree, sharding):
+    return jax.tree_util.tree_map(lambda a: jax.device_put(a, sharding), tree)
 
 
 def _shapes(tree) -> tuple:
@@ -285,64 +212,182 @@ def _shapes(tree) -> tuple:
     return (treedef,) + tuple((np.shape(a), str(getattr(a, "dtype", type(a)))) for a in leaves)
 
 
-def _run_streams(key, step: SplitStep, layers, carry, operands, devices, chunk, begin_layer, end_layer, on_layer) -> LayeredRun:
-    """``run_layers`` of a ``SplitStep`` as one chunk stream per device (see module docs)."""
-    shardings = [jax.sharding.SingleDeviceSharding(d) for d in devices]
+def _ceil_div(a: int, b: int) -> int:
+    return -(-a // b)
 
-    def place(tree, d):
-        return jax.tree_util.tree_map(lambda a: jax.device_put(a, shardings[d]), tree)
 
-    n_dev = len(devices)
-    carries = [place(carry, d) for d in range(n_dev)]
-    ops = [place(operands, d) for d in range(n_dev)]
-    compile_seconds, timings = 0.0, {}
-    t_all = time.perf_counter()
-    size = int(chunk)
-    programs = {}  # the streams' programs by the shapes they take: most layers share them
-    for layer in layers:
+# ----------------------------------------------------------------------------- schedules
+
+
+class Schedule(ABC):
+    """How the chunks of a layer reach the devices: one object per run, driven by ``_loop``.
+
+    ``start`` places the first carry and operands (and whatever the schedule prepares for all
+    layers); ``adopt_carry`` / ``adopt_operands`` place the ones ``begin_layer`` or ``end_layer``
+    give (replicated on ``rep``, unless a schedule keeps copies of its own); ``dispatch`` sends a
+    layer's programs and returns what to wait on for its results; ``prepare`` may send a later
+    layer's inputs ahead; ``carry`` is the carry as the caller sees it. ``ahead`` layers may be
+    dispatched before the oldest is waited on; ``compile_seconds`` adds up the compile time of
+    the programs the schedule looked up.
+    """
+
+    name: ClassVar[str]
+    ahead: ClassVar[int] = 0
+    rep: jax.sharding.Sharding
+
+    def __init__(self, key: Hashable, step: Step, devices: list, mesh: Mesh | None):
+        self.key, self.step, self.devices, self.mesh = key, step, devices, mesh
+        self.compile_seconds = 0.0
+        self._carry: Any = None
+        self.operands: Any = None
+
+    def size(self, chunk: int) -> int:
+        """The chunk size of a layer that ``begin_layer`` does not size."""
+        return chunk
+
+    def start(self, layers: list[Layer], carry, operands) -> None:
+        self.adopt_carry(carry)
+        self.adopt_operands(operands)
+
+    @property
+    def carry(self) -> Any:
+        return self._carry
+
+    def adopt_carry(self, carry) -> None:
+        self._carry = _place(carry, self.rep)
+
+    def adopt_operands(self, operands) -> None:
+        self.operands = _place(operands, self.rep)
+
+    @abstractmethod
+    def dispatch(self, k: int, layer: Layer, size: int) -> Any: ...
+
+    def prepare(self, k: int) -> None:  # noqa: B027 (optional: most schedules send nothing ahead)
+        """Send layer ``k``'s inputs ahead of its dispatch (nothing to send by default)."""
+
+
+# Programs in flight at most before the host waits, where the devices of a program meet inside
+# it (a sharded chunk's results gathered, a whole layer's shares): XLA's CPU client holds at most
+# 32 computations in flight per device, and a caller blocked on that limit halfway through
+# dispatching such a program never gets it going (the devices that started wait for the others).
+IN_FLIGHT = 16
+
+
+class PerChunk(Schedule):
+    """One program call per chunk: on one device, or one program that JAX shards over the mesh
+    (a chunk's states split along ``AXIS``, carry and operands replicated; the chunk a multiple
+    of the device count; on several devices the host waits every ``IN_FLIGHT`` chunks). The
+    reference every schedule agrees with."""
+
+    name = "per-chunk"
+
+    def __init__(self, key: Hashable, step: Step, devices: list, mesh: Mesh | None):
+        super().__init__(key, step, devices, mesh)
+        self.options: dict[str, Any] = {"donate_argnums": 0}
+        self.batch: jax.sharding.Sharding
+        if mesh is not None:
+            self.rep, self.batch = NamedSharding(mesh, PartitionSpec()), NamedSharding(mesh, PartitionSpec(None, AXIS))
+            self.options.update(in_shardings=(self.rep, self.rep, self.batch), out_shardings=self.rep)
+        else:
+            self.rep = self.batch = jax.sharding.SingleDeviceSharding(devices[0])
+        self.program = _packed(step)
+
+    def size(self, chunk: int) -> int:
+        n = len(self.devices)
+        return max(n, chunk // n * n)
+
+    def dispatch(self, k, layer, size):
+        exe = None
+        for i, chunk_h in enumerate(_chunks(layer.states, size)):
+            chunk_d = jax.device_put(chunk_h, self.batch)
+            if exe is None:  # the carry keeps its shape within a layer: one look-up per layer
+                specs = abstract(self._carry), abstract(self.operands), abstract(chunk_d)
+                exe, seconds = compiled(("layered", self.key), self.program, *specs, **self.options)
+                self.compile_seconds += seconds
+            if len(self.devices) > 1 and i and i % IN_FLIGHT == 0:
+                jax.block_until_ready(self._carry)  # see IN_FLIGHT
+            self._carry = exe(self._carry, self.operands, chunk_d)
+        return self._carry
+
+
+# Chunks per stream a chunk's results wait before they are copied to the other streams.
+LAG = 2
+
+
+class Streams(Schedule):
+    """One chunk stream per device (see module docs): chunk i is computed whole on device
+    i mod n, its results written into the other devices' copies of the carry ``LAG`` chunks
+    per stream later, the rest when the layer ends."""
+
+    name = "streams"
+
+    def __init__(self, key: Hashable, step: Step, devices: list, mesh: Mesh | None):
+        super().__init__(key, step, devices, mesh)
+        self.shardings = [jax.sharding.SingleDeviceSharding(d) for d in devices]
+        self.programs: dict[tuple, tuple[list, list]] = {}  # (computes, writes) by the shapes they take
+        self.pending: list[tuple[int, np.ndarray, Any]] = []  # (device, chunk, out) the other streams still need
+        self.carries: list = []
+        self.ops: list = []
+
+    @property
+    def carry(self) -> Any:
+        return self.carries[0]
+
+    def adopt_carry(self, carry) -> None:
+        self.carries = [_place(carry, s) for s in self.shardings]
+
+    def adopt_operands(self, operands) -> None:
+        self.ops = [_place(operands, s) for s in self.shardings]
+
+    def _compile(self, chunk: np.ndarray) -> tuple[list, list]:
+        """The compute-and-write program and the write program of every device, the devices'
+        programs compiled at once (threads; XLA compiles without the interpreter lock)."""
+        from concurrent.futures import ThreadPoolExecutor
+
+        assert isinstance(self.step, SplitStep)
+        step = self.step
+
+        def one(e):
+            head = (abstract(self.carries[e]), abstract(self.ops[e]), jax.ShapeDtypeStruct(chunk.shape, chunk.dtype, sharding=self.shardings[e]))
+            exe, seconds = compiled(("layered-stream", self.key), _compute_write(step), *head, donate_argnums=0)
+            out_spec = jax.tree_util.tree_map(lambda a: jax.ShapeDtypeStruct(a.shape, a.dtype, sharding=self.shardings[e]), exe.out_info[1])
+            write, more = compiled(("layered-write", self.key), _write(step), *head, out_spec, donate_argnums=0)
+            return exe, write, seconds + more
+
         t0 = time.perf_counter()
-        if begin_layer is not None:
-            setup = begin_layer(layer, carries[0])
-            carries = [place(setup.carry, d) for d in range(n_dev)]
-            ops, size = [place(setup.operands, d) for d in range(n_dev)], setup.chunk
-        n = len(layer.states[0])
-        shapes = (size, len(layer.states)) + _shapes((carries[0], ops[0]))
-        both, writes = programs.get(shapes, (None, None))
-        pending = []  # (device, chunk, out) of chunks whose results the other streams still need
+        with ThreadPoolExecutor(len(self.devices)) as pool:
+            done = list(pool.map(one, range(len(self.devices))))
+        if any(d[2] for d in done):
+            self.compile_seconds += time.perf_counter() - t0
+        return [d[0] for d in done], [d[1] for d in done]
 
-        def exchange(upto):  # the other streams write the results of pending[:upto] into their copies
-            for d, chunk_h, out in pending[:upto]:
-                for e in range(n_dev):
-                    if e != d:
-                        carries[e] = writes[e](carries[e], ops[e], place(chunk_h, e), place(out, e))
-            del pending[:upto]
+    def _exchange(self, writes: list, upto: int) -> None:
+        """The other streams write the results of the first ``upto`` pending chunks into their copies."""
+        for d, chunk_h, out in self.pending[:upto]:
+            for e, sharding in enumerate(self.shardings):
+                if e != d:
+                    self.carries[e] = writes[e](self.carries[e], self.ops[e], _place(chunk_h, sharding), _place(out, sharding))
+        del self.pending[:upto]
 
+    def dispatch(self, k, layer, size):
+        n_dev = len(self.devices)
+        shapes = (size, len(layer.states)) + _shapes((self.carries[0], self.ops[0]))
+        programs = self.programs.get(shapes)  # one look-up per layer: most layers share the programs
         for i, chunk_h in enumerate(_chunks(layer.states, size)):
             d = i % n_dev
-            if both is None:  # one look-up per shape: most layers share the programs
-                t_compile = time.perf_counter()
-                both, writes = _compile_streams(key, step, carries, ops, chunk_h, shardings)
-                compile_seconds += time.perf_counter() - t_compile if any(s for s in both[1]) else 0.0
-                both = both[0]
-                programs[shapes] = both, writes
-            carries[d], out = both[d](carries[d], ops[d], place(chunk_h, d))
-            pending.append((d, chunk_h, out))
+            if programs is None:
+                programs = self.programs[shapes] = self._compile(chunk_h)
+            self.carries[d], out = programs[0][d](self.carries[d], self.ops[d], _place(chunk_h, self.shardings[d]))
+            self.pending.append((d, chunk_h, out))
             # A chunk's results go to the other streams a few chunks later, when they are long
             # done: a stream never waits for another, and the copies overlap the computing. (A
             # layer's states do not read each other, so the copies need only be whole when the
             # layer ends.)
-            if len(pending) > LAG * n_dev:
-                exchange(n_dev)
-        exchange(len(pending))
-        if end_layer is not None:
-            carry = end_layer(layer, carries[0])
-            carries = [place(carry, d) for d in range(n_dev)]
-        jax.block_until_ready(carries)
-        timings[layer.index] = {"states": n, "chunk": size, "seconds": round(time.perf_counter() - t0, 4)}
-        if on_layer is not None:
-            on_layer(layer.index, n)
-    seconds = time.perf_counter() - t_all - compile_seconds
-    return LayeredRun(carries[0], compile_seconds, seconds, timings)
+            if len(self.pending) > LAG * n_dev:
+                self._exchange(programs[1], n_dev)
+        if programs is not None:
+            self._exchange(programs[1], len(self.pending))
+        return list(self.carries)
 
 
 def _take(states, where, i, size: int):
@@ -457,89 +502,162 @@ class _Groups:
         return out
 
 
-def _run_whole_layers(key, step: SplitStep, layers, carry, operands, devices, chunk, begin_layer, end_layer, on_layer) -> LayeredRun:
-    """``run_layers`` of a whole-layer ``SplitStep``: per layer one program for all devices
-    (``_layer_program``) that loops over each device's share of the layer."""
-    n_dev = len(devices)
-    mesh = make_mesh(devices)
-    rep = NamedSharding(mesh, PartitionSpec())
+class WholeLayer(Schedule):
+    """One SPMD program per layer for all the devices (``_layer_program``, see module docs),
+    the next layer dispatched before the last is waited on, and no further (``IN_FLIGHT``)."""
 
-    def place(tree):
-        return jax.device_put(tree, rep)
+    name = "whole-layer"
+    ahead = 1
 
-    def send(tree):  # host arrays as a copy owned by JAX (cheaper than an alias here)
-        return jax.device_put(tree, rep, may_alias=False)
+    def __init__(self, key: Hashable, step: Step, devices: list, mesh: Mesh | None):
+        super().__init__(key, step, devices, mesh)
+        self.spmd_mesh = make_mesh(devices)
+        self.rep = NamedSharding(self.spmd_mesh, PartitionSpec())
+        self.programs: dict[tuple, Any] = {}  # by the shapes they take (a look-up per layer, no specs built)
+        self.buffers: dict[int, Any] = {}  # buffer number -> its states on the devices, sent one layer ahead of its use
 
-    carry, operands = place(carry), place(operands)
-    compile_seconds, timings = 0.0, {}
-    size = int(chunk)
-    layers = list(layers)
-    if not layers:
-        return LayeredRun(carry, 0.0, 0.0, {})
-    groups = _Groups(layers)
-    widest = max(len(layer.states[0]) for layer in layers)
-    programs = {}  # by the shapes they take (a look-up per layer, no specs built)
+    def _send(self, tree):
+        """Host arrays as a copy owned by JAX (cheaper than an alias here)."""
+        return jax.device_put(tree, self.rep, may_alias=False)
 
-    def program(*args):
-        nonlocal compile_seconds
-        slots = -(-(-(-widest // n_dev)) // size)  # the most chunks of a share
+    def start(self, layers, carry, operands) -> None:
+        super().start(layers, carry, operands)
+        if layers:
+            self.groups = _Groups(layers)
+            self.widest = max(len(layer.states[0]) for layer in layers)
+            self.plan = self._send(self.groups.plan(len(self.devices)))
+            self.at = self._send(np.zeros(1, np.int32))
+
+    def prepare(self, k: int) -> None:
+        """Pack and send the buffer of layer ``k``'s states, while the devices compute."""
+        b = self.groups.where[k][0]
+        if b not in self.buffers:
+            self.buffers.clear()  # layers use the buffers in order: the earlier ones are done with
+            self.buffers[b] = self._send(self.groups.buffer(b))
+
+    def _program(self, size: int, args: tuple):
+        assert isinstance(self.step, SplitStep)
+        n_dev = len(self.devices)
         shapes = (size,) + _shapes(args)
-        exe = programs.get(shapes)
+        exe = self.programs.get(shapes)
         if exe is None:
+            slots = _ceil_div(_ceil_div(self.widest, n_dev), size)  # the most chunks of a share
             fn = jax.shard_map(
-                _layer_program(step, size, slots, n_dev), mesh=mesh, in_specs=PartitionSpec(), out_specs=PartitionSpec(), check_vma=False
+                _layer_program(self.step, size, slots, n_dev), mesh=self.spmd_mesh, in_specs=PartitionSpec(), out_specs=PartitionSpec(), check_vma=False
             )
-            exe, seconds = compiled(("layered-layer", key, size, slots, n_dev), fn, *abstract(args), donate_argnums=0)
-            compile_seconds += seconds
-            programs[shapes] = exe
+            exe, seconds = compiled(("layered-layer", self.key, size, slots, n_dev), fn, *abstract(args), donate_argnums=0)
+            self.compile_seconds += seconds
+            self.programs[shapes] = exe
         return exe
 
-    # The next layer is dispatched before the last is waited on (the host prepares it while the
-    # devices compute), and no further: XLA's CPU client holds at most 32 computations in
-    # flight per device, and a caller blocked on that limit halfway through dispatching a
-    # program whose devices meet inside (the gather) never gets the program going.
-    ahead = 1
-    t_all = time.perf_counter()
-    waiting = []  # (layer, its ``at``, its chunk)
-    last_done = t_all
+    def dispatch(self, k, layer, size):
+        self.prepare(k)
+        args = (self._carry, self.operands, self.buffers[self.groups.where[k][0]], self.plan, self.at)
+        self._carry, self.at = self._program(size, args)(*args)
+        return self.at  # the carry is donated to the next layer's program before this one is waited on
 
-    def finish():
-        nonlocal last_done
-        layer, done, its_size = waiting.pop(0)
-        jax.block_until_ready(done)
-        now = time.perf_counter()
+
+SCHEDULES: dict[str, type[Schedule]] = {s.name: s for s in (PerChunk, Streams, WholeLayer)}
+
+
+def choose_schedule(step: Step, devices: Sequence, per_layer_setup: bool) -> tuple[str, str]:
+    """The schedule ``"auto"`` stands for, and why: the one rule of the layered core.
+
+    * a plain step (not a ``SplitStep``): ``per-chunk``, the only schedule that runs it;
+    * a split step on CPU devices only, without per-layer setup: ``whole-layer``. On a CPU a
+      call and a transfer per chunk cost as much as a few hundred states, and one program per
+      layer takes the interpreter off that path (and lets a second core pay);
+    * a split step on several devices otherwise: ``streams``, one chunk stream per device;
+    * otherwise (one accelerator): ``per-chunk``; an accelerator's chunks are large enough to hide
+      a call each, and its loops would read their predicates on the host, a synchronisation per
+      chunk.
+
+    A step with per-layer setup (``begin_layer``: the distribution, the target objective, the
+    saved-throw solve) builds each layer's output in a carry of its own, with a chunk sized to a
+    memory budget; the whole-layer schedule would hold a device's results for its whole share
+    (gathered with several devices), so such a step keeps to the chunk-by-chunk schedules.
+    """
+    if not isinstance(step, SplitStep):
+        return "per-chunk", "a plain step: one program per chunk"
+    if all(getattr(d, "platform", "cpu") == "cpu" for d in devices) and not per_layer_setup:
+        return "whole-layer", "CPU devices: one program per layer instead of one call per chunk"
+    if len(devices) > 1:
+        return "streams", f"{len(devices)} devices: one chunk stream each"
+    return "per-chunk", "one accelerator: its chunks hide a call each"
+
+
+def _loop(schedule: Schedule, layers: list[Layer], carry, operands, chunk: int, begin_layer, end_layer, on_layer) -> LayeredRun:
+    """The layer loop every schedule runs: layers in order, per-layer setup and end, progress
+    and timings (a layer's time as the module docs define it)."""
+    schedule.start(layers, carry, operands)
+    size = schedule.size(chunk)
+    timings: dict = {}
+    waiting: deque[tuple[Layer, Any, int]] = deque()  # (layer, what its results are, its chunk)
+    t_all = time.perf_counter()
+    last_done, last_compile = t_all, 0.0  # when the last layer was ready, compile seconds until then
+
+    def finish() -> None:
+        nonlocal last_done, last_compile
+        layer, ready, its_size = waiting.popleft()
+        jax.block_until_ready(ready)
+        now, compile_seconds = time.perf_counter(), schedule.compile_seconds
         n = len(layer.states[0])
-        timings[layer.index] = {"states": n, "chunk": its_size, "seconds": round(now - last_done, 4)}
-        last_done = now
+        seconds = now - last_done - (compile_seconds - last_compile)
+        timings[layer.index] = {"states": n, "chunk": its_size, "seconds": round(seconds, 4)}
+        last_done, last_compile = now, compile_seconds
         if on_layer is not None:
             on_layer(layer.index, n)
 
-    plan = send(groups.plan(n_dev))
-    at = send(np.zeros(1, np.int32))
-    buffers = {}  # buffer number -> its states on the devices, sent one layer ahead of its use
-
-    def states(k):
-        b = groups.where[k][0]
-        if b not in buffers:
-            buffers.clear()  # layers use the buffers in order: the earlier ones are done with
-            buffers[b] = send(groups.buffer(b))
-        return buffers[b]
-
     for k, layer in enumerate(layers):
         if begin_layer is not None:
-            setup = begin_layer(layer, carry)
-            carry, operands, size = place(setup.carry), place(setup.operands), setup.chunk
-        args = (carry, operands, states(k), plan, at)
-        carry, at = program(*args)(*args)
+            setup = begin_layer(layer, schedule.carry)
+            schedule.adopt_carry(setup.carry)
+            schedule.adopt_operands(setup.operands)
+            size = setup.chunk
+        ready = schedule.dispatch(k, layer, size)
         if end_layer is not None:
-            carry = place(end_layer(layer, carry))
-        waiting.append((layer, at, size))
+            schedule.adopt_carry(end_layer(layer, schedule.carry))
+        waiting.append((layer, ready, size))
         if k + 1 < len(layers):
-            states(k + 1)  # packed and sent while the devices compute
-        if len(waiting) > ahead:
+            schedule.prepare(k + 1)
+        while len(waiting) > schedule.ahead:
             finish()
     while waiting:
         finish()
-    jax.block_until_ready(carry)
-    seconds = time.perf_counter() - t_all - compile_seconds
-    return LayeredRun(carry, compile_seconds, seconds, timings)
+    jax.block_until_ready(schedule.carry)
+    seconds = time.perf_counter() - t_all - schedule.compile_seconds
+    return LayeredRun(schedule.carry, schedule.compile_seconds, seconds, timings, schedule.name)
+
+
+def run_layers(
+    key: Hashable,
+    step: Step,
+    layers: Sequence[Layer],
+    carry,
+    operands=(),
+    *,
+    chunk: int = 1024,
+    mesh: Mesh | None = None,
+    device=None,
+    schedule: str = "auto",
+    begin_layer: Callable[[Layer, Any], LayerSetup] | None = None,
+    end_layer: Callable[[Layer, Any], Any] | None = None,
+    on_layer: Callable[[int, int], None] | None = None,
+) -> LayeredRun:
+    """Run ``step`` over every chunk of every layer, in the order given (see module docs).
+
+    ``key`` names ``step`` with everything it closes over (rules, objective, settings);
+    ``mesh`` spreads the chunks over its devices (default: one ``device``, JAX's default if
+    None); ``schedule`` names how (``per-chunk``, ``streams``, ``whole-layer``), ``auto``
+    (default) leaves it to ``choose_schedule``.
+    """
+    if int(chunk) < 1:
+        raise JaxsolveError(f"chunk must be >= 1, got {chunk}")
+    devices = list(mesh.devices.flat) if mesh is not None else [device or jax.devices()[0]]
+    if schedule == "auto":
+        schedule = choose_schedule(step, devices, begin_layer is not None)[0]
+    if schedule not in SCHEDULES:
+        raise JaxsolveError(f"unknown schedule {schedule!r}: auto, {', '.join(SCHEDULES)}")
+    if schedule != PerChunk.name and not isinstance(step, SplitStep):
+        raise JaxsolveError(f"the {schedule} schedule needs a SplitStep(compute, write), not a plain step")
+    return _loop(SCHEDULES[schedule](key, step, devices, mesh), list(layers), carry, operands, int(chunk), begin_layer, end_layer, on_layer)

@@ -1,4 +1,4 @@
-"""Sharded (4 virtual CPU devices) and unsharded solves give identical results."""
+"""Sharded (4 virtual CPU devices, one chunk stream each: the layered core's `streams` schedule) and unsharded solves give identical results."""
 
 import json
 import os

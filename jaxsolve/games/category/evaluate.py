@@ -241,11 +241,11 @@ def evaluate(solution: solver.Solution, *, split: bool = True, chunk: int = 512,
     mesh = make_mesh(devices) if devices != 1 else None
     mesh = mesh if mesh is not None and mesh.devices.size > 1 else None
     run = run_layers(
-        ("category-evaluate", rules, objective, split), SplitStep(compute, write, whole_layer=True), solver.representative_layers(rules), aux, values,
+        ("category-evaluate", rules, objective, split), SplitStep(compute, write), solver.representative_layers(rules), aux, values,
         chunk=chunk, mesh=mesh, on_layer=on_layer,
     )
     out = np.array(jax.device_get(run.carry))
-    run = None
+    del run  # frees the device table before the host-side class fill
     solver.fill_classes(out, rules, inplace=True)
     out = out.reshape(shape + (width,))
     out[np.isnan(solution.values)] = np.nan
@@ -351,7 +351,8 @@ def forward(
     origin = int(tables.state_index(*start_state, rules))
     carry = (jnp.zeros((size, 2), dtype).at[origin, 0].set(1.0), jnp.zeros(len(channels(rules)), dtype))
     layer = bin(start_state[0]).count("1")
-    compile_seconds, timings, states = 0.0, {}, 0
+    compile_seconds, states = 0.0, 0
+    timings: dict = {}
     if throw is not None:
         throws_left = rules.throws - 1 if throws_left is None else int(throws_left)
         start = jnp.zeros(sp.num_throws, dtype).at[int(throw)].set(1.0)

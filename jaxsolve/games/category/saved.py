@@ -331,17 +331,8 @@ def solve(
         return carry
 
     run = run_layers(
-        ("category-saved", rules, max_saved, objective),
-        value_step(rules, objective),
-        representative_layers(rules),
-        last,
-        (),
-        chunk=chunk,
-        mesh=mesh,
-        device=device,
-        begin_layer=begin_layer,
-        end_layer=end_layer,
-        on_layer=on_layer,
+        ("category-saved", rules, max_saved, objective), value_step(rules, objective), representative_layers(rules), last, (),
+        chunk=chunk, mesh=mesh, device=device, begin_layer=begin_layer, end_layer=end_layer, on_layer=on_layer,
     )
     start = float(run.carry[0, 0])
     where = ", ".join(str(d) for d in mesh.devices.flat) if mesh is not None else str(device)

@@ -480,7 +480,7 @@ def value_step(rules: CategoryRules, objective: str, expect: str = "levels", sub
         del operands, rows
         return values.at[tables.state_index(*states, rules)].set(v)
 
-    return SplitStep(compute, write, whole_layer=True)
+    return SplitStep(compute, write)
 
 
 def solve(
@@ -507,10 +507,12 @@ def solve(
             takes at least its kind's floor (``layered.chunk_for``).
         expect, subkeep: which dice operators to use (see ``jaxsolve.dice``).
         device: a ``jax.Device``; default device if None.
-        devices: run one chunk stream per device (``jax.Device`` list, an int: the first n
-            visible, ``"all"``: every visible device of ``device``'s platform). None: ``"all"``
-            on a CPU, whose devices are its cores once JAX shows several
-            (``runtime.host_devices``, which the command line sets up), else ``device`` alone.
+        devices: the devices the layers are spread over (``jax.Device`` list, an int: the first
+            n visible, ``"all"``: every visible device of ``device``'s platform), in the layered
+            core's schedule for them (``layered.choose_schedule``: whole layers on CPU devices,
+            one chunk stream per device on several accelerators). None: ``"all"`` on a CPU,
+            whose devices are its cores once JAX shows several (``runtime.host_devices``, which
+            the command line sets up), else ``device`` alone.
         on_layer: called as ``on_layer(layer, states)`` when a layer is done (progress).
         representatives: compute only one state of each class of equal-valued states
             (``tables.canonical``) and copy its value to the others; False computes every
@@ -549,7 +551,7 @@ def solve(
     )
     out = np.array(jax.device_get(run.carry))
     seconds, compile_seconds, timings = run.seconds, run.compile_seconds, run.timings
-    run = None  # frees the device table before the host-side class fill
+    del run  # frees the device table before the host-side class fill
     if representatives:
         fill_classes(out, rules, inplace=True)
     where = ", ".join(str(d) for d in mesh.devices.flat) if mesh is not None else str(device)
