@@ -84,7 +84,7 @@ def test_advise_last_turn_needs_p_sum():
         (["solve", "raab", "--max-iter", "0"], "--max-iter must be between 1 and 1,000,000,000, got 0"),
         (["tables", "raab", "--rolls", "0"], "--rolls must be between 1 and 20, got 0"),
         (["advise", "raab", "--mine", "55", "--theirs", "41", "--they-started"], "the game is already over"),
-        (["advise", "raab", "--mine", "-1", "--theirs", "41"], "must be >= 0"),
+        (["advise", "raab", "--mine", "-1", "--theirs", "41"], "--mine must be between 0 and 1,000,000,000, got -1"),
         (["advise", "raab", "--mine", "30", "--turn", "120", "--theirs", "41"], "beyond the state bound"),
         (["advise", "raab", "--rules", "pig", "--mine", "3", "--theirs", "4", "--they-started"], "who started does not matter"),
         (["advise", "raab", "--mine", "45", "--theirs", "53"], "the game is already over"),

@@ -73,7 +73,7 @@ def test_advise_solves_when_no_table():
         (["--points", "250", "--dice", "0"], "'0' is not a face of the die (1..6)"),
         (["--points", "250", "--dice", "1", "1", "1", "1", "1", "1", "1"], "a throw has 1 to 6 dice, got 7"),
         (["--points", "250", "--dice", "x"], "'x' is not a face of the die (1..6)"),
-        (["--points", "-50", "--dice", "1"], "points must be a non-negative multiple of 50, got -50"),
+        (["--points", "-50", "--dice", "1"], "--points must be between 0 and 1,000,000,000, got -50"),
         (["--points", "75", "--dice", "1"], "points must be a non-negative multiple of 50, got 75"),
         (["--points", "50", "--dice", "1", "--rules", "nope"], "unknown Zehntausend rules 'nope'"),
         (["--points", "50", "--dice", "1", "--table", "/nonexistent/e.npy"], "no such export file"),
@@ -91,7 +91,7 @@ def test_advise_bad_input_is_one_line_error(args, message):
     [
         (["--rules", "nope"], "unknown Zehntausend rules 'nope'; choose one of peter-2013"),
         (["--straight", "1234"], "straight must be a non-negative multiple of 50"),
-        (["--three-pairs", "-50"], "three pairs must be a non-negative multiple of 50"),
+        (["--three-pairs", "-50"], "--three-pairs must be between 0 and 1,000,000,000, got -50"),
         (["--out", "/nonexistent/dir/e.npy"], "output directory does not exist"),
         (["--out", "e.txt"], "output path must end in .npy"),
     ],

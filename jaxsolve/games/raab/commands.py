@@ -15,9 +15,9 @@ SOLVE_PARAMS = (
     Param("max_iter", int, 10_000, "Most sweeps before giving up.", min=1),
 )
 ADVISE_PARAMS = (
-    Param("mine", int, None, "My banked score.", required=True),
-    Param("theirs", int, None, "Their banked score.", required=True),
-    Param("turn", int, 0, "My turn total so far (0 = the turn starts)."),
+    Param("mine", int, None, "My banked score.", required=True, min=0),
+    Param("theirs", int, None, "Their banked score.", required=True, min=0),
+    Param("turn", int, 0, "My turn total so far (0 = the turn starts).", min=0),
     Param("they_started", bool, False, "Who started the game (last-turn rule).", flags=("--they-started/--i-started",)),
 )
 PLOT_PARAMS = (

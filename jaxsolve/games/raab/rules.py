@@ -34,12 +34,12 @@ class PigRules(Rules):
             A start player whose total passes it banks the bound.
     """
 
-    goal: int = option(50, "Override the goal score.")
-    sides: int = option(6, "Override the die's sides (faces add their number).")
-    bust: int = option(6, "Override the face that loses the turn total.")
+    goal: int = option(50, "Override the goal score.", min=1, max=1000)
+    sides: int = option(6, "Override the die's sides (faces add their number).", min=2, max=100)
+    bust: int = option(6, "Override the face that loses the turn total (at most the sides).", min=1, max=100)
     points: tuple[int, ...] = ()
     last_turn: bool = option(True, "Override the last-turn rule (the other player answers a start player's goal).", flags=("--last-turn/--no-last-turn",))
-    bound: int | None = option(None, "Largest banked score kept (last-turn rule; default goal + 80).")
+    bound: int | None = option(None, "Largest banked score kept (last-turn rule; default goal + 80; at least the goal).", min=1)
 
     def __post_init__(self):
         if not 2 <= self.sides <= 100:

@@ -11,7 +11,7 @@ from jaxsolve.games.game import Advice, Param, Ranked, Report
 P_MAX_LIMIT = 1_000_000  # 20,000 grid points on the figure's p axis
 
 ADVISE_PARAMS = (
-    Param("points", int, None, "Turn points already set aside (multiple of 50).", flags=("--points", "-p"), required=True),
+    Param("points", int, None, "Turn points already set aside (multiple of 50).", flags=("--points", "-p"), required=True, min=0),
     Param("dice", str, None, "The throw: --dice 1 5 5 2 2 2, --dice 155222 or --dice 1,5,5,2,2,2.", flags=("--dice", "-d"), required=True),
     Param("more_dice", list, None, "The other dice of the throw.", argument=True),
 )

@@ -20,9 +20,9 @@ SOLVE_PARAMS = (
     Param("devices", int, 1, "Split each layer's states over this many local devices (0: all; same values as one device).", min=0, max=4096),
 )
 ADVISE_PARAMS = (
-    Param("mine", int, None, "My banked score.", required=True),
-    Param("theirs", int, None, "Their banked score.", required=True),
-    Param("turn", int, 0, "Points set aside this turn before this throw."),
+    Param("mine", int, None, "My banked score.", required=True, min=0),
+    Param("theirs", int, None, "Their banked score.", required=True, min=0),
+    Param("turn", int, 0, "Points set aside this turn before this throw.", min=0),
     Param("dice", str, None, "The dice showing, e.g. 155234 or '1 5 5 2 3 4'.", required=True),
     Param("they_started", bool, False, "Who started the game (last-turn rule).", flags=("--they-started/--i-started",)),
 )

@@ -47,10 +47,10 @@ class DuelRules(Rules):
         scoring: the Zehntausend scoring preset of the turn (``jaxsolve.games.zehntausend``).
     """
 
-    goal: int = option(10_000, "Banked score that ends the game (a multiple of 50).")
-    entry: int = option(0, "Entry minimum: the first write must reach it (0 = none).")
+    goal: int = option(10_000, "Banked score that ends the game (a multiple of 50).", min=2 * STEP, max=MAX_GOAL)
+    entry: int = option(0, "Entry minimum: the first write must reach it (a multiple of 50 below the goal; 0 = none).", min=0, max=MAX_GOAL)
     end: str = option("first", "End rule: first (first to the goal wins) or last-turn (the other player answers).", choices=END_RULES)
-    bound: int | None = option(None, "Largest final score kept under the last-turn rule (default goal + 2000).")
+    bound: int | None = option(None, "Largest final score kept under the last-turn rule (a multiple of 50 at or above the goal; default goal + 2000).", min=2 * STEP)
     scoring: str = option("peter-2013", "Zehntausend scoring preset of the turn.", choices=tuple(TURN_PRESETS))
 
     derived: ClassVar[tuple[str, ...]] = ("bound",)

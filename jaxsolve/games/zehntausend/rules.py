@@ -37,9 +37,9 @@ class ZehntausendRules(Rules):
             ``any``: every pair of 5s may become a ``1*``.
     """
 
-    straight: int = option(2000, "Points for 1-2-3-4-5-6 (0: no straight).")
-    six_of_a_kind: int = option(10000, "Points for six of a kind (0: keep doubling).")
-    three_pairs: int = option(0, "Points for three pairs (0: nothing).")
+    straight: int = option(2000, "Points for 1-2-3-4-5-6 (a multiple of 50; 0: no straight).", min=0)
+    six_of_a_kind: int = option(10000, "Points for six of a kind (a multiple of 50; 0: keep doubling).", min=0)
+    three_pairs: int = option(0, "Points for three pairs (a multiple of 50; 0: nothing).", min=0)
     two_fives: TwoFives = option("one", "Two 5s as one pseudo-1 worth 100: off, one per set-aside, any.", type=str, choices=("off", "one", "any"))
 
     def __post_init__(self):
