@@ -11,7 +11,7 @@ from jaxsolve.errors import JaxsolveError
 from jaxsolve.games.game import Advice, Param, Ranked, Report
 
 SOLVE_PARAMS = (
-    Param("tol", float, None, "Stop when a sweep changes no value by more (default 1e-12 in float64, 1e-6 in float32)."),
+    Param("tol", float, None, "Stop when a sweep changes no value by more (default 1e-12 in float64, 1e-6 in float32).", min=1e-15, max=1.0),
     Param("max_iter", int, 10_000, "Most sweeps before giving up.", min=1),
 )
 ADVISE_PARAMS = (

@@ -15,7 +15,7 @@ from jaxsolve.games.game import Advice, Param, Ranked, Report
 GAME = "zehntausend-duel"
 
 SOLVE_PARAMS = (
-    Param("tol", float, None, "Stop a layer's inner fixpoint when no value moves by more (default 1e-13 in float64, 1e-6 in float32)."),
+    Param("tol", float, None, "Stop a layer's inner fixpoint when no value moves by more (default 1e-13 in float64, 1e-6 in float32).", min=1e-15, max=1.0),
     Param("compensation", int, 0, "Also report the start player's win probability when the second player starts with these points.", min=0),
     Param("devices", int, 1, "Split each layer's states over this many local devices (0: all; same values as one device).", min=0, max=4096),
 )
