@@ -117,7 +117,9 @@ class TurnOps(NamedTuple):
 
 
 def turn_tables(S, x, top, ops: TurnOps, reach: int, busts: int):
-    """``V, slope [B, H, 7]`` for ``p < top`` (levels at and above ``top``: write, ``S(p)``).
+    """``V, slope [B, H, 7]``: the value of every turn total ``p`` and dice ``n`` (``n = 0``: all
+    six used, write or throw six), scanned for ``p < top``; from ``top`` on the write value
+    ``S(top)`` is reached and throwing on is valued by ``_beyond``.
 
     ``slope`` is ``dV / dx`` under the decisions taken (the probability to bust before writing).
     Ties between writing and throwing on go to writing.
@@ -154,7 +156,28 @@ def turn_tables(S, x, top, ops: TurnOps, reach: int, busts: int):
         D = jax.lax.dynamic_update_slice_in_dim(D, row_d[:, None, :], p, axis=1)
         return V, D
 
-    return jax.lax.fori_loop(0, top, level, (V, D))
+    V, D = jax.lax.fori_loop(0, top, level, (V, D))
+    return _beyond(V, D, S, x, top, ops.prob[ops.prob.shape[0] - busts :].sum(axis=0))
+
+
+def _beyond(V, D, S, x, top, bust):
+    """The rows ``p >= top`` of ``V, D``: throwing ``n`` dice on from there.
+
+    From ``top`` on the write value is the same for every ``p`` (the goal or the bound is
+    reached: ``S(top)``), so after a throw that scores the write is the best option (throwing
+    on again only adds a bust risk; the bust value ``x`` is never above ``S(top)``): ``V(p, n) =
+    bust(n) x + (1 - bust(n)) S(top)`` for ``n = 1..6`` (``bust [6]``: the probability that ``n``
+    dice score nothing), slope ``bust(n)``, and ``V(p, 0) = S(top)``. The scan below ``top``
+    values a set-aside that reaches ``top`` by ``S(top)`` instead; that changes no maximum, since
+    the same throw's write is worth ``S(top)`` too and wins ties.
+    """
+    B, H = S.shape
+    s_top = jax.lax.dynamic_index_in_dim(S, top, axis=1, keepdims=False)  # [B]
+    on = x[:, None] * bust[None, :] + s_top[:, None] * (1 - bust[None, :])  # [B, 6]
+    row_v = jnp.concatenate([s_top[:, None], on], axis=1)[:, None, :]
+    row_d = jnp.concatenate([jnp.zeros_like(s_top)[:, None], jnp.broadcast_to(bust[None, :], on.shape)], axis=1)[:, None, :]
+    past = (jnp.arange(H) >= top)[None, :, None]
+    return jnp.where(past, row_v, V), jnp.where(past, row_d, D)
 
 
 # ---------------------------------------------------------------------------------------------
