@@ -122,6 +122,15 @@ class _Duel:
         return V, wv
 
 
+_DUELS: dict = {}
+
+
+def _duel(*key) -> _Duel:
+    if key not in _DUELS:
+        _DUELS[key] = _Duel(*key)
+    return _DUELS[key]
+
+
 def solve_reference(goal: int, entry: int = 0, end: str = "first", bound: int | None = None, turn_rules=None, tol: float = 1e-14, max_sweeps: int = 2000):
     """Turn-start win probabilities ``W [T, G, G]`` of the duel, by plain value iteration."""
     duel = _Duel(goal, entry, end, bound, turn_rules)
@@ -140,7 +149,7 @@ def option_values(W, counts, mine: int, theirs: int, turn: int, they_started: bo
     reference's solved ``W``: ``{("write", total): value, ("aside", total, dice to throw): value}``
     (points, not levels). Their score at or past the goal: the last turn, which must end with
     more than their score."""
-    duel = _Duel(goal, entry, end, bound, turn_rules)
+    duel = _duel(goal, entry, end, bound, turn_rules)
     t = build_tables(duel.turn_rules)
     n = int(np.sum(counts))
     prob, write, pts, nxt, valid = duel.rows[n]

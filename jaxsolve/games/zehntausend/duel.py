@@ -263,11 +263,16 @@ def duel_layers(rules: DuelRules) -> Layers:
     return make_layers(flat, a + b, (other * G + b) * G + a, (ts * G + ga) * G + gb)
 
 
-def turn_ops(rules: DuelRules, dtype) -> TurnOps:
-    cls = throw_classes(rules.turn_rules)
+@functools.lru_cache(maxsize=8)
+def _class_ops(turn_rules, dtype_name: str) -> TurnOps:
+    cls = throw_classes(turn_rules)
     # explicit transfers: the tables are built on the host and moved once
     groups = jax.device_put(tuple((np.asarray(w), np.asarray(i), np.asarray(v)) for w, i, v in cls.groups))
-    ops = TurnOps(groups, jax.device_put(np.asarray(cls.prob, dtype)), jax.device_put(np.zeros(1, dtype)))
+    return TurnOps(groups, jax.device_put(np.asarray(cls.prob, dtype_name)), jax.device_put(np.zeros(1, dtype_name)))
+
+
+def turn_ops(rules: DuelRules, dtype) -> TurnOps:
+    ops = _class_ops(rules.turn_rules, jnp.dtype(dtype).name)
     geo = geometry(rules)
     if rules.last_turn:
         ops = ops._replace(last=jax.jit(last_turn_table, static_argnums=(1, 2))(ops, geo, jnp.dtype(dtype)))
@@ -341,7 +346,7 @@ def turn_values(sol: DuelSolution, ts: int, a: int, b: int) -> tuple[np.ndarray,
     rules = sol.rules
     geo = geometry(rules)
     dtype = jnp.dtype(sol.start.dtype)
-    ops = turn_ops(rules, dtype)._replace(last=jnp.asarray(sol.last, dtype))
+    ops = _class_ops(rules.turn_rules, dtype.name)._replace(last=jnp.asarray(sol.last, dtype))
     W = jnp.asarray(sol.start.reshape(-1), dtype)
     idx = jnp.asarray([(ts * geo.G + a) * geo.G + b])
     t, aa, bb = decode(idx, geo)
@@ -359,7 +364,7 @@ def row_turns(sol: DuelSolution, ts: int = 0):
     values of the states ``(ts, a, b)`` for every ``b``, from one batched turn."""
     geo = geometry(sol.rules)
     dtype = jnp.dtype(sol.start.dtype)
-    ops = turn_ops(sol.rules, dtype)._replace(last=jnp.asarray(sol.last, dtype))
+    ops = _class_ops(sol.rules.turn_rules, dtype.name)._replace(last=jnp.asarray(sol.last, dtype))
     W = jnp.asarray(sol.start.reshape(-1), dtype)
     for a in range(geo.G):
         idx = jnp.asarray((ts * geo.G + a) * geo.G + np.arange(geo.G))
@@ -389,7 +394,7 @@ def last_turn_values(sol: DuelSolution, need: int):
     """``V [H, 7]``, ``S [H]`` of a last turn that must end with at least ``need`` levels."""
     geo = geometry(sol.rules)
     dtype = jnp.dtype(sol.start.dtype)
-    ops = turn_ops(sol.rules, dtype)._replace(last=jnp.asarray(sol.last, dtype))
+    ops = _class_ops(sol.rules.turn_rules, dtype.name)._replace(last=jnp.asarray(sol.last, dtype))
     S = (jnp.arange(geo.H)[None, :] >= need).astype(dtype)
     V, _ = _turn_jit(S, jnp.zeros(1, dtype), geo.Gb + 1, ops, geo.reach, geo.busts)
     return np.asarray(V[0]), np.asarray(S[0])
