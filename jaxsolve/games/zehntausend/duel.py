@@ -28,7 +28,9 @@ throws, grouped by their number of options so that each group is one padded gath
 The engine's layered driver walks the banked sum ``a + b`` from the top down: a write raises
 it by at least one level, a bust keeps it; inside a layer only the bust pairs
 ``(ts, a, b) <-> (ts', b, a)`` are open. The per-layer turn scans ``p`` from the highest total
-the layer can use down to 0.
+the layer can use down to 0; from there on (the state bound is reached) every write is worth
+the same and ``V(p, n)`` is throwing on with its bust risk, so each option of a throw near the
+goal has its own exact value (the position's value, the best option's, is the write's).
 """
 
 from __future__ import annotations
