@@ -104,15 +104,18 @@ def test_the_options_check_fails_where_it_must(options, message):
     testing.check_options(GAMES[0], [Ranked("a", 1.0, 0.0), Ranked("b", 1.0 + 1e-12, 0.0), Ranked("c", 0.5, 0.5)], "here")
 
 
-def test_a_duel_set_aside_that_reaches_the_bound_is_written():
-    """Found by ``check_play`` (random choices): the duel's solver writes a turn total that
-    reaches the state bound, so the game does too (it used to go on to a throw the advisor
-    refused)."""
+def test_a_duel_set_aside_past_the_bound_is_thrown_on():
+    """Found by ``check_play`` (random choices): a duel set-aside that takes the turn total to
+    the state bound goes on to the throw, which the advisor values (the set-aside is worth less
+    than the write: the throw can bust)."""
     from jaxsolve import play
 
     g = games.get_game("zehntausend-duel")
     played = play.new_game(g.name, g.small(), seed=0)
     played.throw("1 1 1 5 5 2")
     option = played.choose("aside 1 1 1")
-    assert option.value == 1.0 and played.over and played.summary().score == 1.0
-    assert played.state.you == g.small().bound
+    assert 0.0 < option.value < 1.0 and option.regret > 0.0 and not played.over
+    played.throw("5 2 3")
+    assert played.options()[0].label == "write 1050" and played.options()[0].value == 1.0
+    played.choose("write")
+    assert played.over and played.state.you == g.small().bound

@@ -28,7 +28,9 @@ throws, grouped by their number of options so that each group is one padded gath
 The engine's layered driver walks the banked sum ``a + b`` from the top down: a write raises
 it by at least one level, a bust keeps it; inside a layer only the bust pairs
 ``(ts, a, b) <-> (ts', b, a)`` are open. The per-layer turn scans ``p`` from the highest total
-the layer can use down to 0.
+the layer can use down to 0; from there on (the state bound is reached) every write is worth
+the same and ``V(p, n)`` is throwing on with its bust risk, so each option of a throw near the
+goal has its own exact value (the position's value, the best option's, is the write's).
 """
 
 from __future__ import annotations
@@ -117,7 +119,9 @@ class TurnOps(NamedTuple):
 
 
 def turn_tables(S, x, top, ops: TurnOps, reach: int, busts: int):
-    """``V, slope [B, H, 7]`` for ``p < top`` (levels at and above ``top``: write, ``S(p)``).
+    """``V, slope [B, H, 7]``: the value of every turn total ``p`` and dice ``n`` (``n = 0``: all
+    six used, write or throw six), scanned for ``p < top``; from ``top`` on the write value
+    ``S(top)`` is reached and throwing on is valued by ``_beyond``.
 
     ``slope`` is ``dV / dx`` under the decisions taken (the probability to bust before writing).
     Ties between writing and throwing on go to writing.
@@ -154,7 +158,28 @@ def turn_tables(S, x, top, ops: TurnOps, reach: int, busts: int):
         D = jax.lax.dynamic_update_slice_in_dim(D, row_d[:, None, :], p, axis=1)
         return V, D
 
-    return jax.lax.fori_loop(0, top, level, (V, D))
+    V, D = jax.lax.fori_loop(0, top, level, (V, D))
+    return _beyond(V, D, S, x, top, ops.prob[ops.prob.shape[0] - busts :].sum(axis=0))
+
+
+def _beyond(V, D, S, x, top, bust):
+    """The rows ``p >= top`` of ``V, D``: throwing ``n`` dice on from there.
+
+    From ``top`` on the write value is the same for every ``p`` (the goal or the bound is
+    reached: ``S(top)``), so after a throw that scores the write is the best option (throwing
+    on again only adds a bust risk; the bust value ``x`` is never above ``S(top)``): ``V(p, n) =
+    bust(n) x + (1 - bust(n)) S(top)`` for ``n = 1..6`` (``bust [6]``: the probability that ``n``
+    dice score nothing), slope ``bust(n)``, and ``V(p, 0) = S(top)``. The scan below ``top``
+    values a set-aside that reaches ``top`` by ``S(top)`` instead; that changes no maximum, since
+    the same throw's write is worth ``S(top)`` too and wins ties.
+    """
+    B, H = S.shape
+    s_top = jax.lax.dynamic_index_in_dim(S, top, axis=1, keepdims=False)  # [B]
+    on = x[:, None] * bust[None, :] + s_top[:, None] * (1 - bust[None, :])  # [B, 6]
+    row_v = jnp.concatenate([s_top[:, None], on], axis=1)[:, None, :]
+    row_d = jnp.concatenate([jnp.zeros_like(s_top)[:, None], jnp.broadcast_to(bust[None, :], on.shape)], axis=1)[:, None, :]
+    past = (jnp.arange(H) >= top)[None, :, None]
+    return jnp.where(past, row_v, V), jnp.where(past, row_d, D)
 
 
 # ---------------------------------------------------------------------------------------------
@@ -240,11 +265,16 @@ def duel_layers(rules: DuelRules) -> Layers:
     return make_layers(flat, a + b, (other * G + b) * G + a, (ts * G + ga) * G + gb)
 
 
-def turn_ops(rules: DuelRules, dtype) -> TurnOps:
-    cls = throw_classes(rules.turn_rules)
+@functools.lru_cache(maxsize=8)
+def _class_ops(turn_rules, dtype_name: str) -> TurnOps:
+    cls = throw_classes(turn_rules)
     # explicit transfers: the tables are built on the host and moved once
     groups = jax.device_put(tuple((np.asarray(w), np.asarray(i), np.asarray(v)) for w, i, v in cls.groups))
-    ops = TurnOps(groups, jax.device_put(np.asarray(cls.prob, dtype)), jax.device_put(np.zeros(1, dtype)))
+    return TurnOps(groups, jax.device_put(np.asarray(cls.prob, dtype_name)), jax.device_put(np.zeros(1, dtype_name)))
+
+
+def turn_ops(rules: DuelRules, dtype) -> TurnOps:
+    ops = _class_ops(rules.turn_rules, jnp.dtype(dtype).name)
     geo = geometry(rules)
     if rules.last_turn:
         ops = ops._replace(last=jax.jit(last_turn_table, static_argnums=(1, 2))(ops, geo, jnp.dtype(dtype)))
@@ -318,7 +348,7 @@ def turn_values(sol: DuelSolution, ts: int, a: int, b: int) -> tuple[np.ndarray,
     rules = sol.rules
     geo = geometry(rules)
     dtype = jnp.dtype(sol.start.dtype)
-    ops = turn_ops(rules, dtype)._replace(last=jnp.asarray(sol.last, dtype))
+    ops = _class_ops(rules.turn_rules, dtype.name)._replace(last=jnp.asarray(sol.last, dtype))
     W = jnp.asarray(sol.start.reshape(-1), dtype)
     idx = jnp.asarray([(ts * geo.G + a) * geo.G + b])
     t, aa, bb = decode(idx, geo)
@@ -336,7 +366,7 @@ def row_turns(sol: DuelSolution, ts: int = 0):
     values of the states ``(ts, a, b)`` for every ``b``, from one batched turn."""
     geo = geometry(sol.rules)
     dtype = jnp.dtype(sol.start.dtype)
-    ops = turn_ops(sol.rules, dtype)._replace(last=jnp.asarray(sol.last, dtype))
+    ops = _class_ops(sol.rules.turn_rules, dtype.name)._replace(last=jnp.asarray(sol.last, dtype))
     W = jnp.asarray(sol.start.reshape(-1), dtype)
     for a in range(geo.G):
         idx = jnp.asarray((ts * geo.G + a) * geo.G + np.arange(geo.G))
@@ -366,7 +396,7 @@ def last_turn_values(sol: DuelSolution, need: int):
     """``V [H, 7]``, ``S [H]`` of a last turn that must end with at least ``need`` levels."""
     geo = geometry(sol.rules)
     dtype = jnp.dtype(sol.start.dtype)
-    ops = turn_ops(sol.rules, dtype)._replace(last=jnp.asarray(sol.last, dtype))
+    ops = _class_ops(sol.rules.turn_rules, dtype.name)._replace(last=jnp.asarray(sol.last, dtype))
     S = (jnp.arange(geo.H)[None, :] >= need).astype(dtype)
     V, _ = _turn_jit(S, jnp.zeros(1, dtype), geo.Gb + 1, ops, geo.reach, geo.busts)
     return np.asarray(V[0]), np.asarray(S[0])

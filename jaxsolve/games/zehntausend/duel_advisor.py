@@ -4,6 +4,11 @@ A position is both banked scores, the points set aside this turn and the dice sh
 options are writing (bank the points set aside plus the most the throw scores; not before the
 entry minimum is reached) and every usable set-aside of the throw followed by throwing the
 other dice (all six used: six again), each with the win probability under optimal play by both.
+
+Every option is valued as what it is, also where the turn total reaches the goal (the bound
+under the last-turn rule): writing there wins (or ends the turn with the goal reached), while
+a set-aside followed by throwing on risks a bust first (``duel.turn_tables``). A turn total
+may already be at or past the goal when the dice show: the player set aside and threw on.
 """
 
 from __future__ import annotations
@@ -30,8 +35,6 @@ def check_position(rules: DuelRules, mine: int, theirs: int, turn: int, they_sta
         raise JaxsolveError(f"{rules.name} has no last-turn rule, so who started does not matter; drop --they-started")
     if 0 < mine < rules.entry:
         raise JaxsolveError(f"a banked score of {mine} is below the entry minimum {rules.entry}: no such position")
-    if theirs < rules.goal and mine + turn >= rules.top:
-        raise JaxsolveError(f"banked plus turn total {mine + turn} reaches {rules.top}: write")
 
 
 def tables_at(sol, mine: int, theirs: int, they_started: bool):

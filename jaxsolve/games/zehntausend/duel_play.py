@@ -3,7 +3,8 @@
 The player to move throws six dice; a throw without a scoring die is a bust (the turn points
 are lost, the turn passes); otherwise she writes (banks the points set aside plus the most the
 throw scores; not below the entry minimum while her banked score is 0) or sets a usable part
-aside and throws the other dice (all six used: six again). With first-to-goal the first to
+aside and throws the other dice (all six used: six again; also when the turn total already
+reaches the goal: the throw can still bust). With first-to-goal the first to
 bank the goal wins. With the last-turn rule a start player's write at or above the goal gives
 the other player one last turn, won only by ending with more points.
 
@@ -137,10 +138,6 @@ class DuelGame(RaceGame, AsideChoices):
             if match is None:
                 raise PlayError(f"{' '.join(want) or 'nothing'} is not a usable set-aside of {fmt_faces(s.throw)}")
             c = match.detail
-            mine, theirs, _ = self.view(s)
-            if theirs < self.rules.goal and mine + c.points >= self.rules.bound:  # the solver's state bound: written there
-                nxt = self._pass(s, self.rules.bound - mine)
-                return nxt, f"{who} set aside {' '.join(want)}: {c.points} this turn reaches {self.rules.bound}, written" + self._over_text(nxt)
             return replace(s, points=c.points, dice=c.dice, throw=None), f"{who} set aside {' '.join(want)}: {c.points} this turn, throw {c.dice}"
         raise PlayError(f"unknown move {action!r}")
 
@@ -160,7 +157,7 @@ class DuelGame(RaceGame, AsideChoices):
         s = self.state
         mine, theirs, they_started = self.view(s)
         V, _ = duel_advisor.tables_at(self.solution, mine, theirs, they_started)
-        return float(V[s.points // 50, s.dice])
+        return float(V[min(s.points // 50, V.shape[0] - 1), s.dice])  # from the goal (bound) on, every total alike
 
     def status(self) -> list[str]:
         s, rules = self.state, self.rules

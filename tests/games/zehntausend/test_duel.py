@@ -1,13 +1,14 @@
 """The Zehntausend duel on the race-duel engine: against plain value iteration, advice, play,
 exports and the command line."""
 
+import functools
 import json
 
 import numpy as np
 import pytest
 from typer.testing import CliRunner
 
-from duel_reference import last_turn_probability, solve_reference
+from duel_reference import last_turn_probability, option_values, solve_reference
 from jaxsolve import play
 from jaxsolve.cli import app
 from jaxsolve.errors import JaxsolveError
@@ -15,6 +16,7 @@ from jaxsolve.core import race
 from jaxsolve.games.zehntausend import duel, duel_advisor, duel_commands
 from jaxsolve.games.zehntausend.duel_rules import PRESETS, DuelRules
 from jaxsolve.games.zehntausend.rules import PRESETS as TURN_PRESETS
+from jaxsolve.games.zehntausend.scoring import build_tables, parse_throw
 from jaxsolve.games.played import PlayError
 
 runner = CliRunner()
@@ -35,10 +37,105 @@ def small():
     ids=lambda r: r.name,
 )
 def test_against_plain_value_iteration(rules):
-    sol = duel.solve(rules)
-    ref, _ = solve_reference(rules.goal, rules.entry, rules.end, rules.bound)
+    sol, ref = solved_pair(rules)
     assert sol.dtype == "float64" and sol.residual <= 1e-13
     assert np.max(np.abs(sol.start - ref)) < 1e-9
+
+
+@functools.lru_cache(maxsize=None)
+def solved_pair(rules):
+    """The duel solved and its turn-start values by plain value iteration (the reference)."""
+    return duel.solve(rules), solve_reference(rules.goal, rules.entry, rules.end, rules.bound)[0]
+
+
+NEAR_THROWS = ("123466", "155234", "11236", "5234", "1155", "152", "15", "1")
+
+
+def near_positions(rules):
+    """``(mine, theirs, turn, they_started)`` with turn totals around the goal (the bound under
+    the last-turn rule), and under the last-turn rule last turns around the score to beat."""
+    goal, top = rules.goal, rules.top
+    out = []
+    for mine in (0, goal - 250, goal - 50):
+        for theirs in (0, goal - 100):
+            for they_started in (False, True) if rules.last_turn else (False,):
+                out += [(mine, theirs, total - mine, they_started) for total in (top - 150, top - 50, top, top + 100) if total >= mine]
+    if rules.last_turn:  # they reached the goal: my last turn
+        for theirs in (goal, top):
+            out += [(mine, theirs, total - mine, True) for mine in (0, goal - 50) for total in (theirs - 100, theirs, theirs + 50) if total >= mine]
+    return out
+
+
+@pytest.mark.parametrize(
+    "rules",
+    [
+        DuelRules("t-300", goal=300),
+        DuelRules("t-500", goal=500),
+        DuelRules("t-300-last", goal=300, end="last-turn", bound=400),
+        DuelRules("t-500-last", goal=500, end="last-turn", bound=600),
+    ],
+    ids=lambda r: r.name,
+)
+def test_every_option_near_the_goal_against_plain_value_iteration(rules):
+    """Every option's value, not only the best: a set-aside that reaches the goal (the bound)
+    is thrown on with its bust risk, the write is worth the write."""
+    sol, ref = solved_pair(rules)
+    below = 0
+    for mine, theirs, turn, they_started in near_positions(rules):
+        for throw in NEAR_THROWS:
+            faces = [int(f) for f in throw]
+            opts = duel_advisor.advise(sol, mine, theirs, turn, faces, they_started)
+            want = option_values(ref, parse_throw(faces), mine, theirs, turn, they_started, goal=rules.goal, end=rules.end, bound=rules.bound)
+            got = {("write", o.points) if o.action == "write" else ("aside", o.points, o.dice): o.value for o in opts}
+            where = (mine, theirs, turn, they_started, throw)
+            assert set(got) == set(want), where
+            for key, value in got.items():
+                assert value == pytest.approx(want[key], abs=1e-9), (where, key)
+            assert opts[0].value == pytest.approx(max(want.values()), abs=1e-9)
+            below += sum(o.action == "aside" and o.value < opts[0].value - 1e-6 and mine + o.points >= rules.top for o in opts)
+    assert below > 0  # set-asides past the goal (bound) that are worse than writing
+
+
+def test_near_the_goal_throwing_on_risks_a_bust(small):
+    opts = {o.label: o for o in duel_advisor.advise(small, 300, 0, 100, [1, 2, 3, 4, 6, 6])}
+    t = build_tables(small.rules.turn_rules)
+    bust5 = float(t.row_prob[(t.row_n == 5) & (t.write == 0)].sum())
+    assert bust5 == pytest.approx(0.0772, abs=1e-4)
+    they_win = small.start[0, 0, 6]  # after the bust they move at (0, 300)
+    assert they_win == pytest.approx(0.568, abs=1e-3)
+    assert opts["write 200"].value == 1.0
+    assert opts["aside 1, throw 5"].value == pytest.approx(1 - bust5 * they_win, abs=1e-12)
+    assert opts["aside 1, throw 5"].value == pytest.approx(0.956, abs=1e-3)
+    # with 450 set aside no set-aside is a sure win: each risks the bust of the dice thrown on
+    for throw in ([1, 2, 3, 4, 6, 6], [1, 5, 5, 2, 3, 4], [1, 1, 1, 5, 2, 3]):
+        opts = duel_advisor.advise(small, 0, 0, 450, throw)
+        assert opts[0].action == "write" and opts[0].value == 1.0
+        assert all(o.value < 1.0 - 1e-3 for o in opts if o.action == "aside"), throw
+
+
+def test_cli_regret_of_a_set_aside_past_the_goal():
+    r = runner.invoke(app, ["advise", "zehntausend-duel", "--rules", "small", "--mine", "300", "--theirs", "0", "--turn", "100", "--dice", "123466", "--json"])
+    assert r.exit_code == 0, r.output
+    regret = {o["option"]: o["regret"] for o in json.loads(r.stdout)["options"]}
+    assert regret["write 200"] == 0 and regret["aside 1, throw 5"] == pytest.approx(0.0438, abs=1e-3)
+
+
+def test_play_throws_on_past_the_goal_and_records_the_loss(small):
+    s = play.new_game("zehntausend-duel", "small", small, seed=3)
+    s.enter("1 1 1 5 5 2")
+    chosen = s.choose("aside 1 1 1")
+    assert chosen.regret > 0.05 and not s.over
+    assert (s.state.points, s.state.dice, s.mover()) == (1000, 3, "you")
+    s.enter("2 3 4")  # bust: the 1000 are lost
+    assert s.mover() == "them" and s.state.you == 0
+    s = play.new_game("zehntausend-duel", "small", small, seed=3)
+    s.enter("1 1 1 5 5 2")
+    s.choose("aside 1 1 1")
+    s.enter("5 2 3")
+    assert s.options()[0].label == "write 1050"
+    s.choose("write")
+    assert s.over and s.state.winner == "you" and s.state.you == 500
+    assert s.summary().regret == pytest.approx(chosen.regret, abs=1e-12)
 
 
 @pytest.mark.slow
