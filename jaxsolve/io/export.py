@@ -39,8 +39,10 @@ import numpy as np
 from jaxsolve.core.rules import Presets, Rules
 from jaxsolve.errors import JaxsolveError
 
-FORMAT = "jaxsolve-export/4"
+FORMAT = "jaxsolve-export/5"
 OLD_FORMATS = {
+    "jaxsolve-export/4": "was written by an older jaxsolve (export format 4, where the arrays of one solved game could be "
+    "exports of their own)",
     "jaxsolve-export/3": "was written by an older jaxsolve whose sidecar carries no hash of its own",
     "jaxsolve-export/1": "was written by an older jaxsolve without a content hash",
     "jaxsolve-export/2": "was written by an older jaxsolve (export format 2)",
@@ -48,7 +50,9 @@ OLD_FORMATS = {
 """Formats of earlier versions, refused with why. Format 3 renamed the category games' rules
 fields (``rolls`` -> ``throws``, ``instant_kniffel`` -> ``instant_all_same``, box kind
 ``yahtzee`` -> ``all_same``), their state axis (``holds50`` -> ``all_same_held``) and the
-saved-throw key (``saved_cap`` -> ``max_saved``); format 4 added ``sidecar_sha256``."""
+saved-throw key (``saved_cap`` -> ``max_saved``); format 4 added ``sidecar_sha256``; format 5
+added ``members``: the further arrays of one export (the duel's last-turn table), each hashed by
+the one sidecar."""
 MAX_SIDECAR_BYTES = 1 << 20
 """A sidecar larger than this is refused before it is read (real ones are a few KiB)."""
 NPY_MAGIC = b"\x93NUMPY"
@@ -231,16 +235,46 @@ def save(path: str | os.PathLike, array: np.ndarray, metadata: dict) -> Path:
     return save_group([(path, array, metadata)])[0]
 
 
+def member_path(path: str | os.PathLike, key: str) -> Path:
+    """``X.npy`` -> ``X-KEY.npy``: where ``save_members`` writes the member ``key``."""
+    path = Path(path)
+    return path.with_name(f"{path.stem}-{key}.npy")
+
+
+def save_members(path: str | os.PathLike, array: np.ndarray, metadata: dict, members: dict[str, np.ndarray]) -> list[Path]:
+    """Write one export of several arrays: ``array`` to ``path``, each of ``members`` to
+    ``member_path(path, key)``, and ONE sidecar beside ``path`` that records, under
+    ``members``, the file name, shape, dtype, byte size and SHA-256 of every member (its own
+    hash covers them). ``load`` then ``load_members`` read it back; a member of another export
+    put in its place is refused. Returns ``[path, member paths...]``."""
+    if not members or any(not re.fullmatch(r"[a-z][a-z0-9_]*", k) for k in members):
+        raise ValueError(f"member keys must be lower-case words, got {list(members)}")
+    member_files = {k: check_writable(member_path(path, k)) for k in members}
+    blobs = {k: _npy_bytes(np.asarray(a)) for k, a in members.items()}
+    record = {
+        k: {"file": member_files[k].name, "shape": list(np.asarray(a).shape), "dtype": str(np.asarray(a).dtype), "npy_bytes": len(blobs[k]), "sha256": _sha256(blobs[k])}
+        for k, a in members.items()
+    }
+    return _write([(path, array, {**metadata, "members": record})], extra=[(member_files[k], blobs[k]) for k in members])
+
+
 def save_group(items: list[tuple[str | os.PathLike, np.ndarray, dict]]) -> list[Path]:
     """Write several exports that belong together (e.g. values and policy) as one unit.
 
     Each sidecar names the size and SHA-256 of its own array and the hashes of the other
     members (``companions``), so a reader can tell a complete group from a mixed one.
     """
+    return _write(items)
+
+
+def _write(items: list[tuple[str | os.PathLike, np.ndarray, dict]], extra: list[tuple[Path, bytes]] = ()) -> list[Path]:
+    """Write the exports ``items`` and the member files ``extra`` (already serialised): every
+    file to a temp first, then the arrays renamed into place and the sidecars last."""
     from jaxsolve import __version__
 
     paths = [check_writable(p) for p, _, _ in items]
-    if len({p.resolve() for p in paths}) != len(paths):
+    extra = list(extra)
+    if len({p.resolve() for p in paths + [e for e, _ in extra]}) != len(paths) + len(extra):
         raise JaxsolveError("two files of one export have the same name")
     blobs = [_npy_bytes(np.asarray(a)) for _, a, _ in items]
     hashes = [_sha256(b) for b in blobs]
@@ -264,12 +298,12 @@ def save_group(items: list[tuple[str | os.PathLike, np.ndarray, dict]]) -> list[
             meta["companions"] = {paths[j].name: hashes[j] for j in range(len(items)) if j != i}
         meta = seal(meta)
         sidecars.append(json.dumps(meta, indent=2, default=_json_default).encode())
-    targets = paths + [sidecar_path(p) for p in paths]
+    targets = [e for e, _ in extra] + paths + [sidecar_path(p) for p in paths]
     temps: list[str] = []
     try:
         for target in targets:
             remove_stale_temps(target)
-        for target, data in zip(targets, blobs + sidecars):
+        for target, data in zip(targets, [b for _, b in extra] + blobs + sidecars):
             temps.append(_write_temp(target, data))
         # arrays first, sidecars (with the hashes) last: a cut between two renames leaves
         # arrays whose hash their sidecar does not name, which every loader refuses
@@ -282,7 +316,7 @@ def save_group(items: list[tuple[str | os.PathLike, np.ndarray, dict]]) -> list[
         for tmp in temps:
             if os.path.exists(tmp):
                 _unlink(tmp)
-    return paths
+    return [*paths, *[e for e, _ in extra]]
 
 
 # ----------------------------------------------------------------------------- reading
@@ -377,6 +411,47 @@ def load(path: str | os.PathLike, *, game: str | None = None) -> tuple[np.ndarra
     if game is not None:
         check_binding(path, meta, game=game)
     return array, meta
+
+
+def load_members(path: str | os.PathLike, meta: dict, keys: tuple[str, ...]) -> dict[str, np.ndarray]:
+    """The member arrays ``keys`` of the export at ``path`` (its sidecar ``meta``, from
+    ``load``), each checked against the sidecar's record of it: file name, byte size, SHA-256,
+    shape and dtype. A member file of another export (or of an earlier write) is refused."""
+    path = Path(path)
+    side = sidecar_path(path)
+    record = meta.get("members")
+    if not isinstance(record, dict) or sorted(record) != sorted(keys):
+        raise JaxsolveError(f"{side} does not name the member arrays {', '.join(keys)} of this export")
+    out = {}
+    for key in keys:
+        entry = record[key]
+        member = member_path(path, key)
+        if (
+            not isinstance(entry, dict)
+            or entry.get("file") != member.name
+            or not isinstance(entry.get("sha256"), str)
+            or not isinstance(entry.get("npy_bytes"), int)
+            or not isinstance(entry.get("shape"), list)
+            or not isinstance(entry.get("dtype"), str)
+        ):
+            raise JaxsolveError(f"{side} lacks a valid record of its member {member.name}")
+        if not member.is_file():
+            raise JaxsolveError(f"{path}: its member file {member.name} is missing; solve again")
+        try:
+            size = member.stat().st_size
+            data = member.read_bytes() if size == entry["npy_bytes"] else b""
+        except OSError as exc:
+            raise JaxsolveError(f"cannot read {member}: {exc.strerror or exc}") from None
+        if size != entry["npy_bytes"] or _sha256(data) != entry["sha256"]:
+            raise JaxsolveError(
+                f"{member} is not the {key} array {side.name} names (size or SHA-256 differ): a file of another export "
+                "or an interrupted write; solve again"
+            )
+        array = _parse_npy(member, data)
+        if list(array.shape) != entry["shape"] or str(array.dtype) != entry["dtype"]:
+            raise JaxsolveError(f"{member}: {array.dtype} {list(array.shape)} does not match its record {entry['dtype']} {entry['shape']}")
+        out[key] = array
+    return out
 
 
 def load_group(paths: list[str | os.PathLike], *, game: str | None = None) -> list[tuple[np.ndarray, dict]]:
@@ -536,9 +611,12 @@ __all__ = [
     "check_writable",
     "load",
     "load_group",
+    "load_members",
+    "member_path",
     "remove_stale_temps",
     "rules_from",
     "save",
     "save_group",
+    "save_members",
     "sidecar_path",
 ]
