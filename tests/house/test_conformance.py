@@ -116,3 +116,13 @@ def test_a_duel_set_aside_that_reaches_the_bound_is_written():
     option = played.choose("aside 1 1 1")
     assert option.value == 1.0 and played.over and played.summary().score == 1.0
     assert played.state.you == g.small().bound
+
+
+@pytest.mark.parametrize("game", EXPORTING, ids=[g.name for g in EXPORTING])
+def test_a_sidecar_resealed_with_other_rules_is_refused(game, tmp_path):
+    """Every loader recomputes values from the rules its sidecar names: a sidecar rewritten
+    whole, with a correct seal, naming other valid rules of the same game is refused."""
+    path = tmp_path / f"{game.name}.npy"
+    game.save(path, game.solve(game.small(), dtype="float32"))
+    assert testing.other_rules(game, game.small())
+    testing.check_export_resealed(game, path, "float32")
