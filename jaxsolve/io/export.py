@@ -1,19 +1,25 @@
 """``.npy`` exports with a JSON sidecar that says what the array holds, and checks on reading.
 
-Writing (``save``, ``save_group``): every file of an export is first written in full to a
-temporary file beside its target (``.NAME.<pid>.<random>.tmp``, fsynced); then the arrays are
-renamed into place and the sidecars last. Each sidecar records the byte size and the SHA-256 of
-the ``.npy`` file it describes, and for a group of files (Raab's values and policy) the hashes
-of the other members. A write cut short between two renames therefore leaves a pair that the
-loaders detect as out of step, never one they accept. Temporary files left by a killed writer
-of the same target are removed by the next write.
+Writing (``save``, ``save_members``, ``save_group``): every file of an export is first written in
+full to a temporary file beside its target (``.NAME.<pid>.<random>.tmp``, fsynced). The arrays
+the present sidecars name are then hard-linked under their hash (``.NAME.<sha256[:16]>.prev``),
+the new arrays renamed into place and the sidecars last; the kept arrays are removed once the
+new sidecars are in place. Each sidecar records the byte size and the SHA-256 of the ``.npy``
+file it describes; an export of several arrays (the duel's start and last-turn tables,
+``save_members``) has ONE sidecar that records every member's too, so the sidecar is the
+single point where the old export becomes the new one: a write cut short anywhere leaves the
+old export (its arrays read from where they were kept) or the new one, never a mix. For a group
+of exports (Raab's values and policy, ``save_group``) each sidecar names the hashes of the other
+members, so a cut between the two sidecars leaves a pair the loader refuses as out of step.
+Temporary files left by a killed writer of the same target are removed by the next write.
 
 Reading (``load``, ``load_group``, ``check_array``, ``rules_from``): the one validating loader
 every game's ``load_*`` goes through. It refuses, with a one-line ``JaxsolveError``:
 
 * a missing file or sidecar, a sidecar that is not a JSON object or not of this format;
-* an array whose size or SHA-256 differs from its sidecar's (a half-replaced export), or a
-  group member whose partner does not carry the hash its sidecar names;
+* an array whose size or SHA-256 differs from its sidecar's (a half-replaced export), a member
+  array (``load_members``) other than the one the sidecar records (e.g. the last-turn table of
+  another export), or a group member whose partner does not carry the hash its sidecar names;
 * a file that is not a plain ``.npy`` array (an ``.npz`` renamed, a pickle, an empty file);
 * a shape or dtype other than the sidecar's (``load``) or other than the rules imply
   (``check_array``), NaN at a state that must have a value, NaN missing where a state is
@@ -33,6 +39,7 @@ import platform
 import re
 import tempfile
 from pathlib import Path
+from typing import Sequence
 
 import numpy as np
 
@@ -267,7 +274,7 @@ def save_group(items: list[tuple[str | os.PathLike, np.ndarray, dict]]) -> list[
     return _write(items)
 
 
-def _write(items: list[tuple[str | os.PathLike, np.ndarray, dict]], extra: list[tuple[Path, bytes]] = ()) -> list[Path]:
+def _write(items: list[tuple[str | os.PathLike, np.ndarray, dict]], extra: Sequence[tuple[Path, bytes]] = ()) -> list[Path]:
     """Write the exports ``items`` and the member files ``extra`` (already serialised): every
     file to a temp first, then the arrays renamed into place and the sidecars last."""
     from jaxsolve import __version__
@@ -298,18 +305,25 @@ def _write(items: list[tuple[str | os.PathLike, np.ndarray, dict]], extra: list[
             meta["companions"] = {paths[j].name: hashes[j] for j in range(len(items)) if j != i}
         meta = seal(meta)
         sidecars.append(json.dumps(meta, indent=2, default=_json_default).encode())
-    targets = [e for e, _ in extra] + paths + [sidecar_path(p) for p in paths]
+    arrays = [e for e, _ in extra] + paths
+    targets = arrays + [sidecar_path(p) for p in paths]
     temps: list[str] = []
     try:
         for target in targets:
             remove_stale_temps(target)
         for target, data in zip(targets, [b for _, b in extra] + blobs + sidecars):
             temps.append(_write_temp(target, data))
-        # arrays first, sidecars (with the hashes) last: a cut between two renames leaves
-        # arrays whose hash their sidecar does not name, which every loader refuses
+        # the arrays the present sidecars name stay readable under their hash until the new
+        # sidecars are in place: a cut before that leaves the old export, loadable
+        for path in paths:
+            _keep_old_arrays(path)
+        _fsync_dir(paths[0].parent)
+        # arrays first, sidecars (with the hashes) last
         for tmp, target in zip(temps, targets):
             os.replace(tmp, target)
         _fsync_dir(paths[0].parent)
+        for target in arrays:
+            _drop_old_arrays(target)
     except OSError as exc:
         raise JaxsolveError(f"cannot write {paths[0]}: {exc.strerror or exc}") from None
     finally:
@@ -317,6 +331,67 @@ def _write(items: list[tuple[str | os.PathLike, np.ndarray, dict]], extra: list[
             if os.path.exists(tmp):
                 _unlink(tmp)
     return [*paths, *[e for e, _ in extra]]
+
+
+def old_array_path(path: str | os.PathLike, sha256: str) -> Path:
+    """``.X.npy.<first 16 hex digits of its SHA-256>.prev``: where a write keeps the array its
+    present sidecar names until the new sidecar is in place."""
+    path = Path(path)
+    return path.with_name(f".{path.name}.{sha256[:16]}.prev")
+
+
+def _keep_old_arrays(path: Path) -> None:
+    """Hard-link every array the present sidecar of ``path`` names (``path`` and its members)
+    to ``old_array_path``, so that the old export stays loadable while the new one's files are
+    renamed into place. Nothing when there is no readable sidecar or links are not supported
+    (a cut then leaves files that do not match, refused)."""
+    try:
+        meta = json.loads(sidecar_path(path).read_text(encoding="utf-8"))
+    except (OSError, UnicodeDecodeError, ValueError, RecursionError):
+        return
+    if not isinstance(meta, dict):
+        return
+    named = [(path, meta.get("sha256"))]
+    members = meta.get("members")
+    if isinstance(members, dict):
+        named += [(path.with_name(str(m.get("file"))), m.get("sha256")) for m in members.values() if isinstance(m, dict)]
+    for array, sha in named:
+        if not isinstance(sha, str) or not re.fullmatch(r"[0-9a-f]{64}", sha) or array.parent != path.parent:
+            continue
+        keep = old_array_path(array, sha)
+        if keep.exists() or not array.is_file():
+            continue
+        try:
+            os.link(array, keep)
+        except OSError:
+            pass
+
+
+def _drop_old_arrays(path: Path) -> None:
+    """Remove the arrays ``_keep_old_arrays`` kept for ``path`` (its new sidecar is in place)."""
+    pattern = re.compile(r"^\." + re.escape(path.name) + r"\.[0-9a-f]{16}\.prev$")
+    try:
+        entries = list(path.parent.iterdir())
+    except OSError:
+        return
+    for entry in entries:
+        if pattern.match(entry.name):
+            _unlink(str(entry))
+
+
+def _read_verified(path: Path, size: int, sha256: str, *, kept_only: bool = False) -> bytes | None:
+    """The bytes of ``path`` if they have ``size`` and ``sha256``, else those of the old array a
+    cut write kept (``old_array_path``) if it has them, else None. ``kept_only``: only the kept one."""
+    for candidate in ([] if kept_only else [path]) + [old_array_path(path, sha256)]:
+        try:
+            if candidate.stat().st_size != size:
+                continue
+            data = candidate.read_bytes()
+        except OSError:
+            continue
+        if _sha256(data) == sha256:
+            return data
+    return None
 
 
 # ----------------------------------------------------------------------------- reading
@@ -384,6 +459,14 @@ def load(path: str | os.PathLike, *, game: str | None = None) -> tuple[np.ndarra
     if not path.is_file():
         raise JaxsolveError(f"no such export file: {path}")
     meta = _read_sidecar(path)
+    kept = _read_verified(path, meta["npy_bytes"], meta["sha256"], kept_only=True)
+    if kept is not None:  # a write cut short: the array the sidecar names, kept under its hash
+        array = _parse_npy(path, kept)
+        if list(array.shape) != meta["shape"] or str(array.dtype) != meta["dtype"]:
+            raise JaxsolveError(f"{path}: {array.dtype} {list(array.shape)} does not match its sidecar's {meta['dtype']} {meta['shape']}")
+        if game is not None:
+            check_binding(path, meta, game=game)
+        return array, meta
     try:
         size = path.stat().st_size
     except OSError as exc:
@@ -435,19 +518,15 @@ def load_members(path: str | os.PathLike, meta: dict, keys: tuple[str, ...]) -> 
             or not isinstance(entry.get("dtype"), str)
         ):
             raise JaxsolveError(f"{side} lacks a valid record of its member {member.name}")
-        if not member.is_file():
+        found = _read_verified(member, entry["npy_bytes"], entry["sha256"])
+        if found is None and not member.is_file():
             raise JaxsolveError(f"{path}: its member file {member.name} is missing; solve again")
-        try:
-            size = member.stat().st_size
-            data = member.read_bytes() if size == entry["npy_bytes"] else b""
-        except OSError as exc:
-            raise JaxsolveError(f"cannot read {member}: {exc.strerror or exc}") from None
-        if size != entry["npy_bytes"] or _sha256(data) != entry["sha256"]:
+        if found is None:
             raise JaxsolveError(
                 f"{member} is not the {key} array {side.name} names (size or SHA-256 differ): a file of another export "
                 "or an interrupted write; solve again"
             )
-        array = _parse_npy(member, data)
+        array = _parse_npy(member, found)
         if list(array.shape) != entry["shape"] or str(array.dtype) != entry["dtype"]:
             raise JaxsolveError(f"{member}: {array.dtype} {list(array.shape)} does not match its record {entry['dtype']} {entry['shape']}")
         out[key] = array
