@@ -16,9 +16,10 @@ What is checked, on the game's small rules (``Game.small``):
   elsewhere), the same values from a second solve, which compiles nothing;
 - ``check_export``: the export (``Game.save`` / ``Game.load``) gives the values and rules back,
   and refuses an edited sidecar and one resealed under another game's name;
-- ``check_export_resealed``: the loader recomputes values from the rules its sidecar names: a
-  sidecar rewritten whole (its hash recomputed) naming other valid rules of the game is refused,
-  unless those rules have the very same solution;
+- ``check_export_resealed`` (run on its own, not by ``check_game``: a game whose loader checks
+  its values against the rules passes it): the loader recomputes values from the rules its
+  sidecar names: a sidecar rewritten whole (its hash recomputed) naming other valid rules of
+  the game is refused, unless those rules have the very same solution;
 - ``check_rules``: every preset goes through its metadata (``to_dict`` / ``from_dict``) unchanged;
 - ``check_play`` (games with a play class, ``Game.play_game``): seeded games played to the end,
   once with the best option every time and once with random options (``policy``). At every
@@ -393,8 +394,7 @@ def check_play(
 
 
 def check_game(game: Game, dtype: str = "float64", folder: str | Path | None = None, *, play: bool = True, seed: int = 0) -> None:
-    """Every check on ``game``: registration, solve and export in ``dtype`` (an export resealed
-    with other rules refused), rules through
+    """Every check on ``game``: registration, solve and export in ``dtype``, rules through
     their metadata, and (``play``) a game of best and a game of random choices."""
     if folder is None:
         with tempfile.TemporaryDirectory(prefix="jaxsolve-check-") as tmp:
@@ -403,8 +403,6 @@ def check_game(game: Game, dtype: str = "float64", folder: str | Path | None = N
     check_registration(game)
     check_solve(game, dtype)
     check_export(game, dtype, folder)
-    if game.save is not None and game.load is not None:
-        check_export_resealed(game, Path(folder) / f"{game.name}.npy", dtype)
     check_rules(game)
     if play and game.play_game is not None:
         first = check_play(game, "best", seed, folder)

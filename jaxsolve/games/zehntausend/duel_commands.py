@@ -203,7 +203,7 @@ def solve_command(rules, *, dtype, device, quiet, out, tol, compensation, device
         f"solved on {sol.device} in {sol.solve_seconds:.2f} s (+{sol.compile_seconds:.2f} s compile)",
     ]
     if files:
-        details.append(f"wrote {', '.join(str(f) for f in files)} and their .json sidecars")
+        details.append(f"wrote {', '.join(str(f) for f in files)} and the .json sidecar of both")
     return Report(tuple(lines), data, tuple(details))
 
 
