@@ -459,14 +459,25 @@ def load(path: str | os.PathLike, *, game: str | None = None) -> tuple[np.ndarra
     if not path.is_file():
         raise JaxsolveError(f"no such export file: {path}")
     meta = _read_sidecar(path)
-    kept = _read_verified(path, meta["npy_bytes"], meta["sha256"], kept_only=True)
-    if kept is not None:  # a write cut short: the array the sidecar names, kept under its hash
-        array = _parse_npy(path, kept)
-        if list(array.shape) != meta["shape"] or str(array.dtype) != meta["dtype"]:
-            raise JaxsolveError(f"{path}: {array.dtype} {list(array.shape)} does not match its sidecar's {meta['dtype']} {meta['shape']}")
-        if game is not None:
-            check_binding(path, meta, game=game)
-        return array, meta
+    data = _read_verified(path, meta["npy_bytes"], meta["sha256"], kept_only=True)  # a cut write's old array
+    if data is None:
+        data = _read_checked(path, meta)
+    array = _npy_as_recorded(path, data, meta, "its sidecar's")
+    if game is not None:
+        check_binding(path, meta, game=game)
+    return array, meta
+
+
+def _npy_as_recorded(path: Path, data: bytes, record: dict, whose: str) -> np.ndarray:
+    """The array in ``data``, refused unless of the shape and dtype ``record`` states."""
+    array = _parse_npy(path, data)
+    if list(array.shape) != record["shape"] or str(array.dtype) != record["dtype"]:
+        raise JaxsolveError(f"{path}: {array.dtype} {list(array.shape)} does not match {whose} {record['dtype']} {record['shape']}")
+    return array
+
+
+def _read_checked(path: Path, meta: dict) -> bytes:
+    """The bytes of ``path``, refused unless of the size and SHA-256 its sidecar ``meta`` names."""
     try:
         size = path.stat().st_size
     except OSError as exc:
@@ -488,12 +499,7 @@ def load(path: str | os.PathLike, *, game: str | None = None) -> tuple[np.ndarra
             f"{path} does not match its sidecar {sidecar_path(path).name} (size or SHA-256 differ): "
             "the pair is out of step, e.g. an interrupted write; solve again"
         )
-    array = _parse_npy(path, data)
-    if list(array.shape) != meta["shape"] or str(array.dtype) != meta["dtype"]:
-        raise JaxsolveError(f"{path}: {array.dtype} {list(array.shape)} does not match its sidecar's {meta['dtype']} {meta['shape']}")
-    if game is not None:
-        check_binding(path, meta, game=game)
-    return array, meta
+    return data
 
 
 def load_members(path: str | os.PathLike, meta: dict, keys: tuple[str, ...]) -> dict[str, np.ndarray]:
@@ -526,10 +532,7 @@ def load_members(path: str | os.PathLike, meta: dict, keys: tuple[str, ...]) -> 
                 f"{member} is not the {key} array {side.name} names (size or SHA-256 differ): a file of another export "
                 "or an interrupted write; solve again"
             )
-        array = _parse_npy(member, found)
-        if list(array.shape) != entry["shape"] or str(array.dtype) != entry["dtype"]:
-            raise JaxsolveError(f"{member}: {array.dtype} {list(array.shape)} does not match its record {entry['dtype']} {entry['shape']}")
-        out[key] = array
+        out[key] = _npy_as_recorded(member, found, entry, "its record")
     return out
 
 
