@@ -345,8 +345,11 @@ def _keep_old_arrays(path: Path) -> None:
     to ``old_array_path``, so that the old export stays loadable while the new one's files are
     renamed into place. Nothing when there is no readable sidecar or links are not supported
     (a cut then leaves files that do not match, refused)."""
+    side = sidecar_path(path)
     try:
-        meta = json.loads(sidecar_path(path).read_text(encoding="utf-8"))
+        if side.stat().st_size > MAX_SIDECAR_BYTES:
+            return
+        meta = json.loads(side.read_text(encoding="utf-8"))
     except (OSError, UnicodeDecodeError, ValueError, RecursionError):
         return
     if not isinstance(meta, dict):
