@@ -16,6 +16,10 @@ What is checked, on the game's small rules (``Game.small``):
   elsewhere), the same values from a second solve, which compiles nothing;
 - ``check_export``: the export (``Game.save`` / ``Game.load``) gives the values and rules back,
   and refuses an edited sidecar and one resealed under another game's name;
+- ``check_export_resealed`` (run on its own, not by ``check_game``: a game whose loader checks
+  its values against the rules passes it): the loader recomputes values from the rules its
+  sidecar names: a sidecar rewritten whole (its hash recomputed) naming other valid rules of
+  the game is refused, unless those rules have the very same solution;
 - ``check_rules``: every preset goes through its metadata (``to_dict`` / ``from_dict``) unchanged;
 - ``check_play`` (games with a play class, ``Game.play_game``): seeded games played to the end,
   once with the best option every time and once with random options (``policy``). At every
@@ -50,6 +54,7 @@ __all__ = [
     "check_advice",
     "check_export",
     "check_export_proves_itself",
+    "check_export_resealed",
     "check_game",
     "check_options",
     "check_play",
@@ -151,8 +156,7 @@ def check_export_proves_itself(game: Game, path: str | Path) -> None:
 
     assert game.load is not None
     load = game.load
-    files = game.outputs(path) if game.outputs else [path]
-    sides = [export.sidecar_path(p) for p in files if str(p).endswith(".npy")]
+    sides = _sidecars(game, path)
     original = {side: side.read_text() for side in sides}
     try:
         meta = json.loads(original[sides[0]])
@@ -161,6 +165,79 @@ def check_export_proves_itself(game: Game, path: str | Path) -> None:
         for side in sides:
             side.write_text(json.dumps(export.seal({**json.loads(original[side]), "game": "another-game"})))
         _refused(game, lambda: load(path), f"holds a table of 'another-game'.*not {re.escape(game.name)}", "a sidecar resealed under another game's name")
+    finally:
+        for side, text in original.items():
+            side.write_text(text)
+
+
+def _sidecars(game: Game, path: str | Path) -> list[Path]:
+    """The sidecars of the export at ``path``: one per file ``Game.outputs`` names that has one."""
+    from jaxsolve.io import export
+
+    files = game.outputs(path) if game.outputs else [path]
+    return [export.sidecar_path(p) for p in files if str(p).endswith(".npy") and export.sidecar_path(p).is_file()]
+
+
+MAX_RESEALED = 12
+"""Most other rules ``check_export_resealed`` tries."""
+
+
+def other_rules(game: Game, rules: Rules) -> list[Rules]:
+    """Valid rules of ``game`` that differ from ``rules`` in one field, the value one of the
+    field's choices or taken from one of the game's presets (at most ``MAX_RESEALED``), named ``<name>-resealed`` (not a preset's
+    name, so the loader must tell them by their values)."""
+    import dataclasses
+
+    found: list[Rules] = []
+    seen = {json.dumps(rules.to_dict(), sort_keys=True, default=str)}
+    changes = [(f.name, choice) for f in dataclasses.fields(rules) for choice in f.metadata.get("choices", ())]
+    changes += [(f.name, getattr(game.get_rules(p), f.name)) for p in game.presets() for f in dataclasses.fields(rules)]
+    for name, value in changes:
+        if name != "name" and value != getattr(rules, name):
+            try:
+                candidate = rules.replace(name=f"{rules.name}-resealed", **{name: value})
+            except (JaxsolveError, ValueError, TypeError):
+                continue
+            key = json.dumps({**candidate.to_dict(), "name": rules.name}, sort_keys=True, default=str)
+            if key not in seen:
+                seen.add(key)
+                found.append(candidate)
+    return found[:MAX_RESEALED]
+
+
+def check_export_resealed(game: Game, path: str | Path, dtype: str | None = None) -> None:
+    """The export at ``path`` is refused when its sidecars are
+    rewritten whole, hashes recomputed, to name other valid rules of the game (``other_rules``):
+    the loader recomputes values from the rules the sidecar names. Rules whose solution is the
+    very same (a rule that never binds) may be accepted, and only then; the files are restored
+    afterwards."""
+    from jaxsolve.io import export
+
+    assert game.load is not None
+    load = game.load
+    sides = _sidecars(game, path)
+    original = {side: side.read_text() for side in sides}
+    rules = type(game.small()).from_dict(json.loads(original[sides[0]])["rules"])
+    candidates = other_rules(game, rules)
+    _check(candidates, game, "no other valid rules to reseal the export with (its presets differ in no field that can be changed alone)")
+    try:
+        for other in candidates:
+            for side in sides:
+                side.write_text(json.dumps(export.seal({**json.loads(original[side]), "rules": other.to_dict()})))
+            try:
+                back = load(path)
+            except JaxsolveError:
+                continue
+            # accepted: right only if these rules have the same solution
+            held = np.asarray(game.values(back))
+            dtype = dtype or str(held.dtype)
+            solved = np.asarray(game.values(game.solve(other, dtype=dtype)))
+            tol = 1e-9 if dtype == "float64" else 1e-4
+            _check(
+                solved.shape == held.shape and np.allclose(solved, held, rtol=tol, atol=tol, equal_nan=True),
+                game,
+                f"a sidecar resealed with other rules ({other!r}) is accepted, although its values are not their solution",
+            )
     finally:
         for side, text in original.items():
             side.write_text(text)

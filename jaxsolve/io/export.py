@@ -1,19 +1,25 @@
 """``.npy`` exports with a JSON sidecar that says what the array holds, and checks on reading.
 
-Writing (``save``, ``save_group``): every file of an export is first written in full to a
-temporary file beside its target (``.NAME.<pid>.<random>.tmp``, fsynced); then the arrays are
-renamed into place and the sidecars last. Each sidecar records the byte size and the SHA-256 of
-the ``.npy`` file it describes, and for a group of files (Raab's values and policy) the hashes
-of the other members. A write cut short between two renames therefore leaves a pair that the
-loaders detect as out of step, never one they accept. Temporary files left by a killed writer
-of the same target are removed by the next write.
+Writing (``save``, ``save_members``, ``save_group``): every file of an export is first written in
+full to a temporary file beside its target (``.NAME.<pid>.<random>.tmp``, fsynced). The arrays
+the present sidecars name are then hard-linked under their hash (``.NAME.<sha256[:16]>.prev``),
+the new arrays renamed into place and the sidecars last; the kept arrays are removed once the
+new sidecars are in place. Each sidecar records the byte size and the SHA-256 of the ``.npy``
+file it describes; an export of several arrays (the duel's start and last-turn tables,
+``save_members``) has ONE sidecar that records every member's too, so the sidecar is the
+single point where the old export becomes the new one: a write cut short anywhere leaves the
+old export (its arrays read from where they were kept) or the new one, never a mix. For a group
+of exports (Raab's values and policy, ``save_group``) each sidecar names the hashes of the other
+members, so a cut between the two sidecars leaves a pair the loader refuses as out of step.
+Temporary files left by a killed writer of the same target are removed by the next write.
 
 Reading (``load``, ``load_group``, ``check_array``, ``rules_from``): the one validating loader
 every game's ``load_*`` goes through. It refuses, with a one-line ``JaxsolveError``:
 
 * a missing file or sidecar, a sidecar that is not a JSON object or not of this format;
-* an array whose size or SHA-256 differs from its sidecar's (a half-replaced export), or a
-  group member whose partner does not carry the hash its sidecar names;
+* an array whose size or SHA-256 differs from its sidecar's (a half-replaced export), a member
+  array (``load_members``) other than the one the sidecar records (e.g. the last-turn table of
+  another export), or a group member whose partner does not carry the hash its sidecar names;
 * a file that is not a plain ``.npy`` array (an ``.npz`` renamed, a pickle, an empty file);
 * a shape or dtype other than the sidecar's (``load``) or other than the rules imply
   (``check_array``), NaN at a state that must have a value, NaN missing where a state is
@@ -33,14 +39,17 @@ import platform
 import re
 import tempfile
 from pathlib import Path
+from typing import Sequence
 
 import numpy as np
 
 from jaxsolve.core.rules import Presets, Rules
 from jaxsolve.errors import JaxsolveError
 
-FORMAT = "jaxsolve-export/4"
+FORMAT = "jaxsolve-export/5"
 OLD_FORMATS = {
+    "jaxsolve-export/4": "was written by an older jaxsolve (export format 4, where the arrays of one solved game could be "
+    "exports of their own)",
     "jaxsolve-export/3": "was written by an older jaxsolve whose sidecar carries no hash of its own",
     "jaxsolve-export/1": "was written by an older jaxsolve without a content hash",
     "jaxsolve-export/2": "was written by an older jaxsolve (export format 2)",
@@ -48,7 +57,9 @@ OLD_FORMATS = {
 """Formats of earlier versions, refused with why. Format 3 renamed the category games' rules
 fields (``rolls`` -> ``throws``, ``instant_kniffel`` -> ``instant_all_same``, box kind
 ``yahtzee`` -> ``all_same``), their state axis (``holds50`` -> ``all_same_held``) and the
-saved-throw key (``saved_cap`` -> ``max_saved``); format 4 added ``sidecar_sha256``."""
+saved-throw key (``saved_cap`` -> ``max_saved``); format 4 added ``sidecar_sha256``; format 5
+added ``members``: the further arrays of one export (the duel's last-turn table), each hashed by
+the one sidecar."""
 MAX_SIDECAR_BYTES = 1 << 20
 """A sidecar larger than this is refused before it is read (real ones are a few KiB)."""
 NPY_MAGIC = b"\x93NUMPY"
@@ -231,16 +242,46 @@ def save(path: str | os.PathLike, array: np.ndarray, metadata: dict) -> Path:
     return save_group([(path, array, metadata)])[0]
 
 
+def member_path(path: str | os.PathLike, key: str) -> Path:
+    """``X.npy`` -> ``X-KEY.npy``: where ``save_members`` writes the member ``key``."""
+    path = Path(path)
+    return path.with_name(f"{path.stem}-{key}.npy")
+
+
+def save_members(path: str | os.PathLike, array: np.ndarray, metadata: dict, members: dict[str, np.ndarray]) -> list[Path]:
+    """Write one export of several arrays: ``array`` to ``path``, each of ``members`` to
+    ``member_path(path, key)``, and ONE sidecar beside ``path`` that records, under
+    ``members``, the file name, shape, dtype, byte size and SHA-256 of every member (its own
+    hash covers them). ``load`` then ``load_members`` read it back; a member of another export
+    put in its place is refused. Returns ``[path, member paths...]``."""
+    if not members or any(not re.fullmatch(r"[a-z][a-z0-9_]*", k) for k in members):
+        raise ValueError(f"member keys must be lower-case words, got {list(members)}")
+    member_files = {k: check_writable(member_path(path, k)) for k in members}
+    blobs = {k: _npy_bytes(np.asarray(a)) for k, a in members.items()}
+    record = {
+        k: {"file": member_files[k].name, "shape": list(np.asarray(a).shape), "dtype": str(np.asarray(a).dtype), "npy_bytes": len(blobs[k]), "sha256": _sha256(blobs[k])}
+        for k, a in members.items()
+    }
+    return _write([(path, array, {**metadata, "members": record})], extra=[(member_files[k], blobs[k]) for k in members])
+
+
 def save_group(items: list[tuple[str | os.PathLike, np.ndarray, dict]]) -> list[Path]:
     """Write several exports that belong together (e.g. values and policy) as one unit.
 
     Each sidecar names the size and SHA-256 of its own array and the hashes of the other
     members (``companions``), so a reader can tell a complete group from a mixed one.
     """
+    return _write(items)
+
+
+def _write(items: list[tuple[str | os.PathLike, np.ndarray, dict]], extra: Sequence[tuple[Path, bytes]] = ()) -> list[Path]:
+    """Write the exports ``items`` and the member files ``extra`` (already serialised): every
+    file to a temp first, then the arrays renamed into place and the sidecars last."""
     from jaxsolve import __version__
 
     paths = [check_writable(p) for p, _, _ in items]
-    if len({p.resolve() for p in paths}) != len(paths):
+    extra = list(extra)
+    if len({p.resolve() for p in paths + [e for e, _ in extra]}) != len(paths) + len(extra):
         raise JaxsolveError("two files of one export have the same name")
     blobs = [_npy_bytes(np.asarray(a)) for _, a, _ in items]
     hashes = [_sha256(b) for b in blobs]
@@ -264,25 +305,96 @@ def save_group(items: list[tuple[str | os.PathLike, np.ndarray, dict]]) -> list[
             meta["companions"] = {paths[j].name: hashes[j] for j in range(len(items)) if j != i}
         meta = seal(meta)
         sidecars.append(json.dumps(meta, indent=2, default=_json_default).encode())
-    targets = paths + [sidecar_path(p) for p in paths]
+    arrays = [e for e, _ in extra] + paths
+    targets = arrays + [sidecar_path(p) for p in paths]
     temps: list[str] = []
     try:
         for target in targets:
             remove_stale_temps(target)
-        for target, data in zip(targets, blobs + sidecars):
+        for target, data in zip(targets, [b for _, b in extra] + blobs + sidecars):
             temps.append(_write_temp(target, data))
-        # arrays first, sidecars (with the hashes) last: a cut between two renames leaves
-        # arrays whose hash their sidecar does not name, which every loader refuses
+        # the arrays the present sidecars name stay readable under their hash until the new
+        # sidecars are in place: a cut before that leaves the old export, loadable
+        for path in paths:
+            _keep_old_arrays(path)
+        _fsync_dir(paths[0].parent)
+        # arrays first, sidecars (with the hashes) last
         for tmp, target in zip(temps, targets):
             os.replace(tmp, target)
         _fsync_dir(paths[0].parent)
+        for target in arrays:
+            _drop_old_arrays(target)
     except OSError as exc:
         raise JaxsolveError(f"cannot write {paths[0]}: {exc.strerror or exc}") from None
     finally:
         for tmp in temps:
             if os.path.exists(tmp):
                 _unlink(tmp)
-    return paths
+    return [*paths, *[e for e, _ in extra]]
+
+
+def old_array_path(path: str | os.PathLike, sha256: str) -> Path:
+    """``.X.npy.<first 16 hex digits of its SHA-256>.prev``: where a write keeps the array its
+    present sidecar names until the new sidecar is in place."""
+    path = Path(path)
+    return path.with_name(f".{path.name}.{sha256[:16]}.prev")
+
+
+def _keep_old_arrays(path: Path) -> None:
+    """Hard-link every array the present sidecar of ``path`` names (``path`` and its members)
+    to ``old_array_path``, so that the old export stays loadable while the new one's files are
+    renamed into place. Nothing when there is no readable sidecar or links are not supported
+    (a cut then leaves files that do not match, refused)."""
+    side = sidecar_path(path)
+    try:
+        if side.stat().st_size > MAX_SIDECAR_BYTES:
+            return
+        meta = json.loads(side.read_text(encoding="utf-8"))
+    except (OSError, UnicodeDecodeError, ValueError, RecursionError):
+        return
+    if not isinstance(meta, dict):
+        return
+    named = [(path, meta.get("sha256"))]
+    members = meta.get("members")
+    if isinstance(members, dict):
+        named += [(path.with_name(str(m.get("file"))), m.get("sha256")) for m in members.values() if isinstance(m, dict)]
+    for array, sha in named:
+        if not isinstance(sha, str) or not re.fullmatch(r"[0-9a-f]{64}", sha) or array.parent != path.parent:
+            continue
+        keep = old_array_path(array, sha)
+        if keep.exists() or not array.is_file():
+            continue
+        try:
+            os.link(array, keep)
+        except OSError:
+            pass
+
+
+def _drop_old_arrays(path: Path) -> None:
+    """Remove the arrays ``_keep_old_arrays`` kept for ``path`` (its new sidecar is in place)."""
+    pattern = re.compile(r"^\." + re.escape(path.name) + r"\.[0-9a-f]{16}\.prev$")
+    try:
+        entries = list(path.parent.iterdir())
+    except OSError:
+        return
+    for entry in entries:
+        if pattern.match(entry.name):
+            _unlink(str(entry))
+
+
+def _read_verified(path: Path, size: int, sha256: str, *, kept_only: bool = False) -> bytes | None:
+    """The bytes of ``path`` if they have ``size`` and ``sha256``, else those of the old array a
+    cut write kept (``old_array_path``) if it has them, else None. ``kept_only``: only the kept one."""
+    for candidate in ([] if kept_only else [path]) + [old_array_path(path, sha256)]:
+        try:
+            if candidate.stat().st_size != size:
+                continue
+            data = candidate.read_bytes()
+        except OSError:
+            continue
+        if _sha256(data) == sha256:
+            return data
+    return None
 
 
 # ----------------------------------------------------------------------------- reading
@@ -350,6 +462,25 @@ def load(path: str | os.PathLike, *, game: str | None = None) -> tuple[np.ndarra
     if not path.is_file():
         raise JaxsolveError(f"no such export file: {path}")
     meta = _read_sidecar(path)
+    data = _read_verified(path, meta["npy_bytes"], meta["sha256"], kept_only=True)  # a cut write's old array
+    if data is None:
+        data = _read_checked(path, meta)
+    array = _npy_as_recorded(path, data, meta, "its sidecar's")
+    if game is not None:
+        check_binding(path, meta, game=game)
+    return array, meta
+
+
+def _npy_as_recorded(path: Path, data: bytes, record: dict, whose: str) -> np.ndarray:
+    """The array in ``data``, refused unless of the shape and dtype ``record`` states."""
+    array = _parse_npy(path, data)
+    if list(array.shape) != record["shape"] or str(array.dtype) != record["dtype"]:
+        raise JaxsolveError(f"{path}: {array.dtype} {list(array.shape)} does not match {whose} {record['dtype']} {record['shape']}")
+    return array
+
+
+def _read_checked(path: Path, meta: dict) -> bytes:
+    """The bytes of ``path``, refused unless of the size and SHA-256 its sidecar ``meta`` names."""
     try:
         size = path.stat().st_size
     except OSError as exc:
@@ -371,12 +502,41 @@ def load(path: str | os.PathLike, *, game: str | None = None) -> tuple[np.ndarra
             f"{path} does not match its sidecar {sidecar_path(path).name} (size or SHA-256 differ): "
             "the pair is out of step, e.g. an interrupted write; solve again"
         )
-    array = _parse_npy(path, data)
-    if list(array.shape) != meta["shape"] or str(array.dtype) != meta["dtype"]:
-        raise JaxsolveError(f"{path}: {array.dtype} {list(array.shape)} does not match its sidecar's {meta['dtype']} {meta['shape']}")
-    if game is not None:
-        check_binding(path, meta, game=game)
-    return array, meta
+    return data
+
+
+def load_members(path: str | os.PathLike, meta: dict, keys: tuple[str, ...]) -> dict[str, np.ndarray]:
+    """The member arrays ``keys`` of the export at ``path`` (its sidecar ``meta``, from
+    ``load``), each checked against the sidecar's record of it: file name, byte size, SHA-256,
+    shape and dtype. A member file of another export (or of an earlier write) is refused."""
+    path = Path(path)
+    side = sidecar_path(path)
+    record = meta.get("members")
+    if not isinstance(record, dict) or sorted(record) != sorted(keys):
+        raise JaxsolveError(f"{side} does not name the member arrays {', '.join(keys)} of this export")
+    out = {}
+    for key in keys:
+        entry = record[key]
+        member = member_path(path, key)
+        if (
+            not isinstance(entry, dict)
+            or entry.get("file") != member.name
+            or not isinstance(entry.get("sha256"), str)
+            or not isinstance(entry.get("npy_bytes"), int)
+            or not isinstance(entry.get("shape"), list)
+            or not isinstance(entry.get("dtype"), str)
+        ):
+            raise JaxsolveError(f"{side} lacks a valid record of its member {member.name}")
+        found = _read_verified(member, entry["npy_bytes"], entry["sha256"])
+        if found is None and not member.is_file():
+            raise JaxsolveError(f"{path}: its member file {member.name} is missing; solve again")
+        if found is None:
+            raise JaxsolveError(
+                f"{member} is not the {key} array {side.name} names (size or SHA-256 differ): a file of another export "
+                "or an interrupted write; solve again"
+            )
+        out[key] = _npy_as_recorded(member, found, entry, "its record")
+    return out
 
 
 def load_group(paths: list[str | os.PathLike], *, game: str | None = None) -> list[tuple[np.ndarray, dict]]:
@@ -536,9 +696,12 @@ __all__ = [
     "check_writable",
     "load",
     "load_group",
+    "load_members",
+    "member_path",
     "remove_stale_temps",
     "rules_from",
     "save",
     "save_group",
+    "save_members",
     "sidecar_path",
 ]

@@ -119,3 +119,32 @@ def test_a_duel_set_aside_past_the_bound_is_thrown_on():
     assert played.options()[0].label == "write 1050" and played.options()[0].value == 1.0
     played.choose("write")
     assert played.over and played.state.you == g.small().bound
+
+
+def raab_exporting():
+    """Raab as an exporting game: its export (values and policy, ``raab.table_io``) saved and
+    loaded, the values compared in the export's layout."""
+    import dataclasses
+
+    import numpy as np
+
+    from jaxsolve.games.raab import solver, table_io
+
+    def values(x):
+        return x.values if isinstance(x, table_io.PigExport) else table_io.turn_total_layout(x.rules, solver.full(x).value, np.nan)
+
+    game = games.get_game("raab")
+    return dataclasses.replace(game, save=table_io.save_export, load=table_io.load_export, values=values)
+
+
+RESEALED = EXPORTING + ([raab_exporting()] if all(g.name != "raab" for g in EXPORTING) else [])
+
+
+@pytest.mark.parametrize("game", RESEALED, ids=[g.name for g in RESEALED])
+def test_a_sidecar_resealed_with_other_rules_is_refused(game, tmp_path):
+    """Every loader recomputes values from the rules its sidecar names: a sidecar rewritten
+    whole, with a correct seal, naming other valid rules of the same game is refused."""
+    path = tmp_path / f"{game.name}.npy"
+    game.save(path, game.solve(game.small(), dtype="float32"))
+    assert testing.other_rules(game, game.small())
+    testing.check_export_resealed(game, path, "float32")

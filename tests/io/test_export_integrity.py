@@ -77,21 +77,42 @@ def test_sidecar_records_size_and_hash(tmp_path, small):
 
 def test_kniffel_solve_killed_between_the_two_renames(tmp_path, monkeypatch):
     """A rule change over an old export: `solve kniffel --rules kniffel` over a `yahtzee` export, cut after the
-    .npy is renamed and before its sidecar is: the loaders refuse the pair."""
+    .npy is renamed and before its sidecar is: the old export still loads (its array kept under
+    its hash), and the next write clears what was kept."""
     out = tmp_path / "k.npy"
     first = runner.invoke(app, ["solve", "kniffel", "--rules", "yahtzee", "--quiet", "--out", str(out)])
     assert first.exit_code == 0, first.output
     old_sidecar = out.with_suffix(".json").read_text()
+    old = table_io.load_solution(out, game="kniffel")
     fail_on_replace(monkeypatch, 2, KeyboardInterrupt())
     killed = runner.invoke(app, ["solve", "kniffel", "--rules", "kniffel", "--quiet", "--out", str(out)])
     monkeypatch.undo()
     assert killed.exit_code != 0
     assert out.with_suffix(".json").read_text() == old_sidecar  # new values under the old sidecar
-    with pytest.raises(JaxsolveError, match="does not match its sidecar"):
-        table_io.load_solution(out, game="kniffel")
+    back = table_io.load_solution(out, game="kniffel")
+    assert back.rules == old.rules and np.array_equal(back.values, old.values, equal_nan=True)
     result = runner.invoke(app, ["advise", "kniffel", "--values", str(out), "--dice", "11225"])
-    one_line_error(result, "out of step")
+    assert result.exit_code == 0, result.output
     assert temps(tmp_path) == []
+    assert [p.name for p in tmp_path.iterdir() if p.name.endswith(".prev")]  # the old array, kept
+    again = runner.invoke(app, ["solve", "kniffel", "--rules", "kniffel", "--quiet", "--out", str(out)])
+    assert again.exit_code == 0, again.output
+    assert table_io.load_solution(out, game="kniffel").rules.name == "kniffel"
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["k.json", "k.npy"]
+
+
+def test_a_cut_write_with_nothing_kept_is_refused(tmp_path, monkeypatch, small):
+    """Where the old array could not be kept (no hard links), a cut between the renames leaves
+    a pair that does not match: refused, never read as a table."""
+    path = tmp_path / "small.npy"
+    table_io.save_solution(path, small, game="kniffel")
+    monkeypatch.setattr(os, "link", lambda *a, **k: (_ for _ in ()).throw(OSError(1, "Operation not permitted")))
+    fail_on_replace(monkeypatch, 2, KeyboardInterrupt())
+    with pytest.raises(KeyboardInterrupt):
+        table_io.save_solution(path, solver.Solution(SMALL.replace(extra_bonus=0), "score", small.values * 0.5), game="kniffel")
+    monkeypatch.undo()
+    with pytest.raises(JaxsolveError, match="does not match its sidecar"):
+        table_io.load_solution(path, game="kniffel")
 
 
 def test_failure_before_any_rename_keeps_the_old_export(tmp_path, monkeypatch, small):
@@ -123,6 +144,8 @@ def test_stale_temp_files_are_removed_by_the_next_write(tmp_path, small):
 
 @pytest.mark.parametrize("call", [1, 2, 3, 4])
 def test_raab_values_and_policy_cut_anywhere(tmp_path, monkeypatch, call):
+    """Raab's values and policy are a group of two exports: a cut before the first sidecar is
+    renamed leaves the old export, a cut between the two sidecars a pair that is refused."""
     out = tmp_path / "piglet.npy"
     assert runner.invoke(app, ["solve", "raab", "--rules", "piglet", "--out", str(out), "--no-cache"]).exit_code == 0
     old = raab_io.load_export(out)
@@ -130,7 +153,7 @@ def test_raab_values_and_policy_cut_anywhere(tmp_path, monkeypatch, call):
     result = runner.invoke(app, ["solve", "raab", "--rules", "piglet", "--goal", "3", "--out", str(out), "--no-cache"])
     monkeypatch.undo()
     one_line_error(result, "cannot write")
-    if call == 1:  # nothing renamed yet: the old export is intact
+    if call <= 3:  # no sidecar renamed yet: the old export, its arrays kept
         again = raab_io.load_export(out)
         assert again.rules == old.rules
         np.testing.assert_array_equal(again.values, old.values)
@@ -147,8 +170,96 @@ def test_zehntausend_cut_between_renames(tmp_path, monkeypatch, zsol):
     with pytest.raises(JaxsolveError):
         z_io.save_solution(out, z_solver.solve(z_rules.get_rules("doubling")))
     monkeypatch.undo()
+    assert z_io.load_solution(out).rules == zsol.rules  # the old export
     result = runner.invoke(app, ["advise", "zehntausend", "--points", "250", "--dice", "155222", "--table", str(out)])
-    one_line_error(result, "out of step")
+    assert result.exit_code == 0, result.output
+
+
+DUEL_WRITER = """
+import os, signal, sys, types
+import numpy as np
+from jaxsolve.games.zehntausend import duel_commands
+from jaxsolve.games.zehntausend.duel_rules import DuelRules
+
+path, source, kill_at = sys.argv[1], sys.argv[2], int(sys.argv[3])
+data = np.load(source)
+real, count = os.replace, [0]
+
+def replace(src, dst):
+    count[0] += 1
+    if count[0] == kill_at:
+        os.kill(os.getpid(), signal.SIGKILL)
+    return real(src, dst)
+
+os.replace = replace
+rules = DuelRules.from_dict(__import__("json").loads(str(data["rules"])))
+sol = types.SimpleNamespace(rules=rules, start=data["start"], last=data["last"], facts=lambda: {"game_value": float(data["start"].flat[0])})
+duel_commands.save(path, sol)
+"""
+
+
+@pytest.fixture(scope="module")
+def duels(tmp_path_factory):
+    """Two solved duels of the same shape and other values: the small preset and the same with
+    the no-two-fives scoring, each as the arrays a writer process exports."""
+    from jaxsolve.games.zehntausend import duel
+    from jaxsolve.games.zehntausend.duel_rules import PRESETS
+
+    folder = tmp_path_factory.mktemp("duels")
+    out = {}
+    for rules in (PRESETS["small"], PRESETS["small"].replace(name="small-no-two-fives", scoring="no-two-fives")):
+        sol = duel.solve(rules, dtype="float32")
+        source = folder / f"{rules.name}.npz"
+        np.savez(source, start=sol.start, last=sol.last, rules=json.dumps(rules.to_dict()))
+        out[rules.name] = (sol, source)
+    return out
+
+
+@pytest.mark.parametrize("kill_at", [1, 2, 3, 0])
+def test_duel_export_killed_at_every_rename(tmp_path, duels, kill_at):
+    """A writer process SIGKILLed at each rename of a duel export over an export of other rules
+    (0: not killed) leaves the old export or the new one, loadable, never a mix."""
+    import subprocess
+    import sys
+
+    from jaxsolve.games.zehntausend import duel_commands
+
+    (old, old_source), (new, new_source) = duels["small"], duels["small-no-two-fives"]
+    out = tmp_path / "d.npy"
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join(filter(None, [os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)))), os.environ.get("PYTHONPATH")]))}
+    run = [sys.executable, "-c", DUEL_WRITER, str(out)]
+    assert subprocess.run([*run, str(old_source), "0"], env=env, timeout=120).returncode == 0
+    proc = subprocess.run([*run, str(new_source), str(kill_at)], env=env, timeout=120)
+    assert proc.returncode == (-9 if kill_at else 0)
+    back = duel_commands.load(out)
+    expected = new if kill_at == 0 or kill_at > 3 else old  # the sidecar, renamed last, is the third rename
+    assert back.rules == expected.rules
+    np.testing.assert_array_equal(back.start, expected.start)
+    np.testing.assert_array_equal(back.last, expected.last)
+    if kill_at == 0:
+        assert sorted(p.name for p in tmp_path.iterdir()) == ["d-last.npy", "d.json", "d.npy"]
+
+
+def test_duel_last_turn_table_of_another_export_refused(tmp_path):
+    """The start table of one duel export with the last-turn table of another (same shape) is
+    refused: the one sidecar hashes both arrays."""
+    from jaxsolve.games.zehntausend import duel, duel_commands
+    from jaxsolve.games.zehntausend.duel_rules import DuelRules
+
+    rules = DuelRules("t", goal=300, end="last-turn", bound=400)
+    a, b = tmp_path / "a.npy", tmp_path / "b.npy"
+    duel_commands.save(a, duel.solve(rules, dtype="float32"))
+    duel_commands.save(b, duel.solve(rules.replace(scoring="no-two-fives"), dtype="float32"))
+    assert duel_commands.load(a).rules == rules
+    assert not (tmp_path / "a-last.json").exists()
+    duel_commands.last_path(a).write_bytes(duel_commands.last_path(b).read_bytes())
+    with pytest.raises(JaxsolveError, match=r"a-last\.npy is not the last array a\.json names"):
+        duel_commands.load(a)
+    result = runner.invoke(app, ["advise", "zehntausend-duel", "--table", str(a), "--mine", "0", "--theirs", "0", "--dice", "155234"])
+    one_line_error(result, "is not the last array")
+    duel_commands.last_path(a).unlink()
+    with pytest.raises(JaxsolveError, match="member file a-last.npy is missing"):
+        duel_commands.load(a)
 
 
 # ----------------------------------------------------------------------------- the loaders' checks

@@ -465,3 +465,33 @@ def test_pig_export_with_edited_rules_fails_the_bellman_check(tmp_path):
         reseal(member, lambda m: m["rules"]["points"].__setitem__(3, 3))
     with pytest.raises(JaxsolveError, match="not a solution of the rules custom"):
         raab_io.load_export(path)
+
+
+def test_zehntausend_export_resealed_with_another_two_fives_rule_fails_the_level_check(tmp_path):
+    """The two-fives rule changed leaves the closed form above the bound as it is: the levels
+    below it, recomputed from the rules the sidecar names, show the change."""
+    from jaxsolve.games.zehntausend import rules as z_rules, solver as z_solver, table_io as z_io
+
+    path = tmp_path / "e.npy"
+    z_io.save_solution(path, z_solver.solve(z_rules.get_rules("peter-2013")))
+    reseal(path, lambda m: m["rules"].update(name="house-rules", two_fives="off"))
+    with pytest.raises(JaxsolveError, match=r"not a solution of the rules house-rules its sidecar names \(E\("):
+        z_io.load_solution(path)
+    result = runner.invoke(app, ["advise", "zehntausend", "--points", "250", "--dice", "155222", "--table", str(path)])
+    one_line_error(result, "not a solution of the rules house-rules")
+
+
+def test_duel_export_resealed_with_other_scoring_fails_the_turn_check(tmp_path):
+    """A duel sidecar resealed with another scoring (and a name of its own) is refused: one turn
+    of those rules does not give the table's values back."""
+    from jaxsolve.games.zehntausend import duel, duel_commands
+    from jaxsolve.games.zehntausend.duel_rules import PRESETS
+
+    path = tmp_path / "d.npy"
+    duel_commands.save(path, duel.solve(PRESETS["small"], dtype="float32"))
+    reseal(path, lambda m: m["rules"].update(name="house-rules", scoring="no-two-fives"))
+    with pytest.raises(JaxsolveError, match="not a solution of the rules house-rules its sidecar names"):
+        duel_commands.load(path)
+    reseal(path, lambda m: m["rules"].update(name="small"))  # a preset's name on other rules
+    with pytest.raises(JaxsolveError, match="named 'small', a preset of zehntausend-duel, but differ"):
+        duel_commands.load(path)

@@ -33,7 +33,7 @@ GAMES = (
                 duel_commands.solve_command,
                 duel_commands.SOLVE_PARAMS,
                 "Win probabilities of the Zehntausend duel under optimal play by both; the fairest compensation. With --out X.npy "
-                "writes the turn-start values [ts, mine/50, theirs/50] to X.npy and the last-turn table to X-last.npy, each with a .json sidecar.",
+                "writes the turn-start values [ts, mine/50, theirs/50] to X.npy and the last-turn table to X-last.npy, with one .json sidecar for both.",
             ),
             "advise": Command(duel_commands.advise_command, duel_commands.ADVISE_PARAMS, "Write or set aside and throw on? Every option's win probability and regret."),
             "simulate": Command(

@@ -46,38 +46,117 @@ def solve(rules, *, dtype=None, device=None, tol=None):
 
 
 def save(path, sol) -> list:
+    """One export: the turn-start values to ``path``, the last-turn table to ``X-last.npy``, and
+    one sidecar that names and hashes both (``jaxsolve.io.export.save_members``)."""
     from jaxsolve.io import export
 
-    meta = {"game": GAME, "rules": sol.rules.to_dict(), "layout": "[ts, mine / 50, theirs / 50] turn-start win probability", **sol.facts()}
-    return [export.save(path, sol.start, meta), export.save(last_path(path), sol.last, {**meta, "layout": "[d] best probability to end one turn with >= 50 d points"})]
+    meta = {
+        "game": GAME,
+        "rules": sol.rules.to_dict(),
+        "layout": "[ts, mine / 50, theirs / 50] turn-start win probability",
+        "last_layout": "[d] best probability to end one turn with >= 50 d points (member 'last')",
+        **sol.facts(),
+    }
+    return export.save_members(path, sol.start, meta, {"last": sol.last})
 
 
 def last_path(path) -> Path:
-    path = Path(path)
-    return path.with_name(path.stem + "-last" + path.suffix)
+    from jaxsolve.io import export
+
+    return export.member_path(path, "last")
 
 
 def outputs(path) -> list:
     return [Path(path), last_path(path)]
 
 
+SAMPLE = 64
+"""Turn-start states the loader recomputes with one turn of the rules the sidecar names."""
+
+
 def load(path):
-    """A solved duel from ``save``'s files, checked against its sidecar and its rules."""
-    from jaxsolve.games.zehntausend.duel_rules import DuelRules
+    """A solved duel from ``save``'s files, checked against its sidecar and its rules: both
+    arrays as the one sidecar hashes them, shapes and range as the rules imply, the last-turn
+    table recomputed from the rules, and one turn (``bellman_check``) of a sample of states."""
+    from jaxsolve.games.zehntausend.duel_rules import PRESETS, DuelRules
     from jaxsolve.games.zehntausend.duel import DuelSolution, geometry
     from jaxsolve.io import export
 
     start, meta = export.load(path, game=GAME)
-    last, _ = export.load(last_path(path), game=GAME)
+    last = export.load_members(path, meta, ("last",))["last"]
     rules = export.rules_from(path, meta, DuelRules)
+    export.check_preset_name(path, GAME, rules, PRESETS)
     if start.shape != rules.shape or last.shape != ((geometry(rules).Gb + 2,) if rules.last_turn else (1,)):
         raise JaxsolveError(f"{path}: shapes {start.shape}, {last.shape} are not those of {rules.name}")
+    if start.dtype.name not in ("float32", "float64") or last.dtype != start.dtype:
+        raise JaxsolveError(f"{path}: dtypes {start.dtype}, {last.dtype}; expected float32 or float64, both the same")
     if not (np.all(np.isfinite(start)) and start.min() >= 0.0 and start.max() <= 1.0):
         raise JaxsolveError(f"{path}: values outside [0, 1]: not win probabilities")
+    tol = meta.get("tol", 0.0)
+    tol = float(tol) if isinstance(tol, (int, float)) and not isinstance(tol, bool) and math.isfinite(tol) and tol >= 0 else 0.0
+    bellman_check(path, rules, start, last, tol)
     return DuelSolution(
-        rules=rules, start=start, last=last, rounds=np.zeros(0, np.int32), residual=float(meta.get("residual", 0.0)), tol=float(meta.get("tol", 0.0)),
+        rules=rules, start=start, last=last, rounds=np.zeros(0, np.int32), residual=float(meta.get("residual", 0.0)), tol=tol,
         dtype=str(start.dtype), device="file", compile_seconds=0.0, solve_seconds=0.0,
     )
+
+
+def sample_states(rules) -> np.ndarray:
+    """The flat indices ``(ts * G + a) * G + b`` the loader recomputes: the start state, a
+    state of each player at 0 (the entry minimum acts there), the highest levels, and a fixed
+    random sample of the rest (``SAMPLE`` in all, or every state of a smaller game)."""
+    T, G, _ = rules.shape
+    n = T * G * G
+    if n <= SAMPLE:
+        return np.arange(n)
+    fixed = [(t * G + a) * G + b for t in range(T) for a, b in ((0, 0), (0, G - 1), (G - 1, 0), (G - 1, G - 1), (0, G // 2), (G // 2, 0))]
+    rest = np.random.default_rng(0).choice(n, SAMPLE - len(fixed), replace=False)
+    return np.unique(np.concatenate([np.asarray(fixed), rest]))
+
+
+def bellman_check(path, rules, start: np.ndarray, last: np.ndarray, tol: float = 0.0) -> None:
+    """Refuse tables that are not a solution of ``rules`` (those the sidecar names): the
+    last-turn table is computed again from the rules, and one turn of the solver
+    (``duel.duel_turn``) from the table's own values at ``sample_states`` must give those
+    values back, both within ``max(1e-9, 10 tol)`` (``max(1e-4, 10 tol)`` in float32; ``tol``:
+    the solve's tolerance, counted up to 1e-4). A sidecar rewritten whole with other rules
+    (another scoring, entry minimum, goal) fails here."""
+    import jax
+    import jax.numpy as jnp
+
+    from jaxsolve.games.zehntausend import duel
+
+    dtype = start.dtype
+    bound = max(1e-9 if dtype == np.float64 else 1e-4, 10 * min(tol, 1e-4))
+    geo = duel.geometry(rules)
+    ops = duel.turn_ops(rules, dtype)
+    again = np.asarray(ops.last)
+    if rules.last_turn and not np.allclose(again, last, rtol=0.0, atol=bound):
+        d = int(np.argmax(np.abs(again - last)))
+        raise JaxsolveError(
+            f"{path}: the last-turn table is not that of the rules {rules.name} its sidecar names "
+            f"(at d = {d}: {last[d]:.6f} held, the rules give {again[d]:.6f})"
+        )
+    idx = sample_states(rules)
+    ops = ops._replace(last=jnp.asarray(last))
+    W = jnp.asarray(start.reshape(-1))
+    values = np.empty(len(idx), dtype)
+    for i, flat in enumerate(idx):  # one state at a time: the advisor's compiled turn (duel.turn_values)
+        one = jnp.asarray([int(flat)])
+        ts, a, b = duel.decode(one, geo)
+        S = duel.write_values(W, ts, a, b, geo, ops.last)
+        x = 1.0 - W[duel.partner_index(one, geo)]
+        V, _ = duel._turn_jit(S, x, geo.Gb - int(a[0]), ops, geo.reach, geo.busts)
+        values[i] = np.asarray(jax.device_get(V))[0, 0, duel.DICE]
+    held = start.reshape(-1)[idx]
+    diff = np.abs(values - held)
+    if not diff.max() <= bound:
+        i = int(np.argmax(diff))
+        ts, a, b = (int(x) for x in np.unravel_index(int(idx[i]), start.shape))
+        raise JaxsolveError(
+            f"{path}: the values are not a solution of the rules {rules.name} its sidecar names "
+            f"(at ts {ts}, mine {50 * a}, theirs {50 * b}: {held[i]:.6f} held, one turn gives {values[i]:.6f})"
+        )
 
 
 def device_mesh(devices: int, device):
@@ -124,7 +203,7 @@ def solve_command(rules, *, dtype, device, quiet, out, tol, compensation, device
         f"solved on {sol.device} in {sol.solve_seconds:.2f} s (+{sol.compile_seconds:.2f} s compile)",
     ]
     if files:
-        details.append(f"wrote {', '.join(str(f) for f in files)} and their .json sidecars")
+        details.append(f"wrote {', '.join(str(f) for f in files)} and the .json sidecar of both")
     return Report(tuple(lines), data, tuple(details))
 
 

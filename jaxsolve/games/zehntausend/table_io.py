@@ -77,7 +77,39 @@ def load_solution(path) -> Solution:
     closed = np.stack([(1 - float(tables.bust_probability(n))) * p[top_level:] + float(tables.delta(n)) for n in range(1, DICE + 1)], axis=1)
     if not np.allclose(E[top_level:, 1:], closed, rtol=tol, atol=tol * 10):
         raise JaxsolveError(f"{path}: values above the bound differ from the closed form of rules {rules.name}; not a solution of these rules")
+    level_check(path, E, rules, tables, top_level, tol)
     seconds = [meta.get(k, 0.0) for k in ("compile_seconds", "solve_seconds")]
     seconds = [float(x) if isinstance(x, (int, float)) and not isinstance(x, bool) else 0.0 for x in seconds]
     device = meta.get("device", "")
     return Solution(rules, E, top_level, tables, seconds[0], seconds[1], device if isinstance(device, str) else "")
+
+
+def level_check(path, E: np.ndarray, rules: ZehntausendRules, tables, top_level: int, tol: float) -> None:
+    """Refuse a table that is not a solution of ``rules`` (those its sidecar names) below the
+    bound: every level ``p < top_level`` is computed again, in float64 NumPy, from the table's
+    own values at the levels above it, with the solver's level step (the throws of ``rules``,
+    their write and set-aside options), and must match within ``tol`` relative (of
+    ``max(1, |E|)``). A sidecar rewritten whole with other scoring rules (e.g. the two-fives
+    rule changed, which leaves the closed form as it is) fails here."""
+    if top_level == 0:
+        return
+    from jaxsolve.games.zehntausend.solver import kernel_inputs
+
+    (prob, row_n, write, gather, valid, _, _), _ = kernel_inputs(tables, top_level, E.shape[0], np.float64)
+    table = np.asarray(E, np.float64)
+    flat = table.reshape(-1)
+    levels = np.arange(top_level)
+    p = STEP * levels.astype(np.float64)
+    window = flat[(levels[:, None, None] + 1) * (DICE + 1) + gather[None]]
+    go_on = np.max(np.where(valid[None], window, -np.inf), axis=2)
+    turn = np.where(write[None] > 0, np.maximum(p[:, None] + write[None], go_on), 0.0)
+    by_n = (row_n[None, :] == np.arange(1, DICE + 1)[:, None]) * prob[None, :]
+    e = turn @ by_n.T
+    again = np.concatenate([np.maximum(p, e[:, DICE - 1])[:, None], e], axis=1)
+    diff = np.abs(again - table[:top_level]) / np.maximum(1.0, np.abs(table[:top_level]))
+    if diff.max() > tol:
+        level, n = np.unravel_index(int(diff.argmax()), diff.shape)
+        raise JaxsolveError(
+            f"{path}: the values are not a solution of the rules {rules.name} its sidecar names "
+            f"(E({STEP * int(level)}, {int(n)}): {table[level, n]:.4f} held, one level step gives {again[level, n]:.4f})"
+        )
