@@ -157,7 +157,10 @@ def advise_command(rules, *, rules_given, table, dtype, setup, quiet, mine, thei
 
     faces = typed_faces(dice)
     if table is None:
+        from jaxsolve.games.zehntausend.scoring import check_reachable, parse_throw
+
         duel_advisor.check_position(rules, mine, theirs, turn, they_started)
+        check_reachable(rules.turn_rules, turn, int(parse_throw(faces).sum()), "a turn total of")
     sol = _table_or_solve(table, rules, rules_given, dtype, setup)
     choices = duel_advisor.advise(sol, mine, theirs, turn, faces, they_started)
     best = choices[0].value

@@ -106,6 +106,21 @@ def test_advice_ranks_every_set_aside_with_regret(small):
         duel_advisor.advise(small, 30, 0, 0, [1])
 
 
+@pytest.mark.parametrize(
+    "turn, faces, message",
+    [
+        (50, [1, 5, 5, 2, 3, 4], "a turn total of 50 with 6 dice thrown cannot occur"),
+        (0, [1, 5, 5], "a turn total of 0 with 3 dice thrown cannot occur"),
+    ],
+)
+def test_advice_refuses_turn_totals_no_turn_reaches(small, turn, faces, message):
+    with pytest.raises(JaxsolveError, match=message):
+        duel_advisor.advise(small, 0, 0, turn, faces)
+    r = runner.invoke(app, ["advise", "zehntausend-duel", "--rules", "small", "--mine", "0", "--theirs", "0", "--turn", str(turn), "--dice", "".join(map(str, faces))])
+    lines = r.output.strip().splitlines()
+    assert r.exit_code == 1 and len(lines) == 1 and lines[0].startswith(f"error: {message}"), r.output
+
+
 def test_entry_minimum_forbids_the_early_write():
     sol = duel.solve(PRESETS["small-entry"])
     opts = duel_advisor.advise(sol, 0, 0, 0, [1, 2, 3, 4, 6, 6])
