@@ -229,3 +229,21 @@ def test_decision_maps_and_departures_from_peter(small, tmp_path):
     assert d["differ"] == int((grid[1, 0][np.broadcast_to(mine, (10, 10))] == 1).sum())
     path = duel_plot.decision_maps(small, tmp_path, totals, grid)
     assert path.exists() and path.read_bytes()[:4] == b"\x89PNG"
+
+
+def test_a_bound_too_large_for_memory_is_refused_before_anything_is_allocated():
+    with pytest.raises(JaxsolveError, match=r"bound 20000000 is too large: a solve would need about 16\.3 TiB .*lower the bound or the goal"):
+        DuelRules("x", end="last-turn", bound=20_000_000)
+    assert DuelRules("x", goal=20_000, end="last-turn", bound=40_000).top == 40_000  # large but within memory
+    for command in ("solve", "simulate", "advise"):
+        args = [command, "zehntausend-duel", "--rules", "last-turn", "--bound", "20000000"]
+        if command == "advise":
+            args += ["--mine", "0", "--theirs", "0", "--dice", "155234"]
+        r = runner.invoke(app, args)
+        lines = r.output.strip().splitlines()
+        assert r.exit_code == 1 and len(lines) == 1 and lines[0].startswith("error: bound 20000000 is too large"), r.output
+
+
+def test_plot_refuses_turn_totals_beyond_the_bound(tmp_path):
+    r = runner.invoke(app, ["plot", "zehntausend-duel", "--rules", "small", "--totals", "100,100000", "--out", str(tmp_path)])
+    assert r.exit_code == 1 and r.output.strip() == "error: --totals must be below 500 (the largest final score of small), got 100000", r.output
