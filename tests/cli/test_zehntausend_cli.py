@@ -93,7 +93,7 @@ def test_advise_bad_input_is_one_line_error(args, message):
     [
         (["--rules", "nope"], "unknown Zehntausend rules 'nope'; choose one of peter-2013"),
         (["--straight", "1234"], "straight must be a non-negative multiple of 50"),
-        (["--three-pairs", "-50"], "--three-pairs must be between 0 and 1,000,000,000, got -50"),
+        (["--three-pairs", "-50"], "--three-pairs must be between 0 and 10,000, got -50"),
         (["--out", "/nonexistent/dir/e.npy"], "output directory does not exist"),
         (["--out", "e.txt"], "output path must end in .npy"),
     ],
