@@ -170,11 +170,37 @@ class Run:
         writable = self.no_cache or cache_writable(self.cache_dir)
         cache.setup(self.cache_dir, enabled=not self.no_cache, say=None if self.quiet else _note, writable=writable, compilation=jax)
         if not jax:
+            check_device(self.device.value, x64=self.x64)
             return None
         from jaxsolve.core import runtime
 
         runtime.configure(x64=self.x64)
         return runtime.get_device(self.device.value)
+
+
+def gpu_support_installed() -> bool:
+    """Whether JAX could have a GPU here at all, without importing JAX: a PJRT plug-in package
+    (``jax_plugins``, e.g. the CUDA or ROCm plug-in) or a jaxlib built with CUDA or ROCm."""
+    import importlib.util
+
+    if importlib.util.find_spec("jax_plugins") is not None:
+        return True
+    jaxlib = importlib.util.find_spec("jaxlib")
+    folders = list(jaxlib.submodule_search_locations or []) if jaxlib is not None else []
+    return any((Path(folder) / name).is_dir() for folder in folders for name in ("cuda", "rocm"))
+
+
+def check_device(name: str, *, x64: bool = False) -> None:
+    """Refuse ``--device gpu`` where no GPU is visible, also for a command that may answer
+    without JAX: cheaply (no JAX import) where no GPU support is installed, else by asking JAX."""
+    if name != "gpu":
+        return
+    if not gpu_support_installed():
+        raise JaxsolveError("no gpu device is visible to JAX on this machine")
+    from jaxsolve.core import runtime
+
+    runtime.configure(x64=x64)
+    runtime.get_device(name)
 
 
 QUIET_HELP = "No progress bars; print only the result."

@@ -7,7 +7,7 @@ from typing import Annotated
 
 import typer
 
-from jaxsolve.cli.common import CacheOpt, Command, Device, DeviceOpt, NoCacheOpt, handle_errors
+from jaxsolve.cli.common import CacheOpt, Command, Device, DeviceOpt, NoCacheOpt, check_device, handle_errors
 
 HELP = "Serve the advisor and play page for every registered game on this computer (http://127.0.0.1:8765/ by default)."
 
@@ -34,6 +34,7 @@ def serve(
     from jaxsolve.web.api import Service
     from jaxsolve.web.server import build_app, make_server
 
+    check_device(device.value, x64=True)
     service = Service(cache_dir=cache_dir, use_cache=not no_cache, device=device.value)
     server, sock = make_server(build_app(service), host, port)
     bound = sock.getsockname()

@@ -125,6 +125,14 @@ def game_from_json(data: dict, source: str = "saved game", *, game: str | None =
         raise JaxsolveError(f"{source}: unknown setting(s) {', '.join(unknown)}")
     if not isinstance(settings.get("seed"), int) or isinstance(settings.get("seed"), bool):
         raise JaxsolveError(f"{source}: settings need an integer seed")
+    if "auto_roll" in settings and not isinstance(settings["auto_roll"], bool):
+        raise JaxsolveError(f"{source}: the setting auto_roll is malformed: {settings['auto_roll']!r} is not true or false")
+    for p in g.play_params:
+        if p.name in settings:
+            try:
+                p.check(settings[p.name], p.name)
+            except JaxsolveError as exc:
+                raise JaxsolveError(f"{source}: the setting {p.name} is malformed ({exc})") from None
     try:
         played = cls(g.name, rules, solution, **settings)
     except TypeError as exc:

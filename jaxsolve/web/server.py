@@ -40,6 +40,7 @@ from jaxsolve.web.api import ApiError, Job, Service, plain
 
 STATIC = Path(__file__).parent / "static"
 MAX_BODY = 1 << 20
+MAX_DEPTH = 32  # JSON nesting a request may have (the API's bodies need 4)
 log = logging.getLogger("jaxsolve.web")
 
 
@@ -55,18 +56,50 @@ def error(message: str, status: int = 400) -> Json:
 
 
 async def read_body(request: Request) -> dict:
-    raw = await request.body()
-    if len(raw) > MAX_BODY:
-        raise ApiError(f"the request body is larger than {MAX_BODY >> 10} KiB", 413)
+    """The request's JSON object; at most ``MAX_BODY`` bytes (a larger ``Content-Length`` is
+    refused before reading, a longer stream as soon as it passes the limit) and ``MAX_DEPTH``
+    levels of nesting."""
+    too_large = ApiError(f"the request body is larger than {MAX_BODY >> 10} KiB", 413)
+    length = request.headers.get("content-length")
+    if length is not None:
+        if not (length.isascii() and length.strip().isdigit()):
+            raise ApiError(f"malformed Content-Length {length[:40]!r}")
+        if int(length) > MAX_BODY:
+            raise too_large
+    parts, size = [], 0
+    async for chunk in request.stream():
+        size += len(chunk)
+        if size > MAX_BODY:
+            raise too_large
+        parts.append(chunk)
+    raw = b"".join(parts)
     if not raw.strip():
         return {}
+    too_deep = ApiError(f"the JSON in the request body is nested more than {MAX_DEPTH} levels deep")
     try:
         body = json.loads(raw)
-    except (json.JSONDecodeError, UnicodeDecodeError) as exc:
+    except (ValueError, UnicodeDecodeError) as exc:  # JSONDecodeError, or a number of more than 4,300 digits
         raise ApiError(f"malformed JSON in the request body ({getattr(exc, 'msg', exc)})") from None
+    except RecursionError:
+        raise too_deep from None
     if not isinstance(body, dict):
         raise ApiError("the request body must be a JSON object")
+    if _depth(body) > MAX_DEPTH:
+        raise too_deep
     return body
+
+
+def _depth(value) -> int:
+    """Nesting depth of parsed JSON (a scalar 0, ``[]`` or ``{}`` 1), without recursion."""
+    deepest, stack = 0, [(value, 1)]
+    while stack:
+        item, level = stack.pop()
+        if isinstance(item, (dict, list)):
+            deepest = max(deepest, level)
+            if deepest > MAX_DEPTH:
+                return deepest
+            stack.extend((v, level + 1) for v in (item.values() if isinstance(item, dict) else item))
+    return deepest
 
 
 def outcome(job: Job) -> Response:

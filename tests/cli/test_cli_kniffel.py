@@ -52,3 +52,30 @@ def test_bad_cpu_device_count_in_environment(monkeypatch):
         assert result.exit_code == 1, (bad, result.output)
         assert result.stderr.strip().startswith("error: Invalid value: JAX_NUM_CPU_DEVICES must be a whole number"), result.stderr
         assert "Traceback" not in result.output
+
+
+def test_advise_target_refuses_an_upper_total_no_game_reaches():
+    """Every upper box filled: the total is at most 5 x (1 + ... + 6) = 105, so 500 never occurs."""
+    upper = [a for box in ("aces", "twos", "threes", "fours", "fives", "sixes") for a in ("--filled", box)]
+    result = runner.invoke(app, ["advise-target", "kniffel", "1", "2", "3", "4", "5", "--target", "10", "--upper", "500", *upper])
+    assert result.exit_code == 1, result.output
+    assert result.output.strip().splitlines() == ["error: upper total 500 is impossible with aces, twos, threes, fours, fives, sixes filled (at most 105, and only sums of those boxes' scores)"]
+
+
+def test_device_gpu_without_a_gpu_is_an_error_also_from_the_cache(monkeypatch):
+    """The cached NumPy advise path asks for no device, yet --device gpu is checked."""
+    import pytest
+
+    from jaxsolve.cli import common
+
+    monkeypatch.setattr(common, "gpu_support_installed", lambda: False)
+    for args in (["advise", "kniffel", "--device", "gpu", "1", "2", "3", "4", "5"], ["serve", "--device", "gpu", "--port", "0"]):
+        result = runner.invoke(app, args)
+        assert result.exit_code == 1 and result.output.strip() == "error: no gpu device is visible to JAX on this machine", result.output
+    import jax
+
+    if any(d.platform == "gpu" for d in jax.devices()):
+        pytest.skip("a GPU is visible here")
+    monkeypatch.setattr(common, "gpu_support_installed", lambda: True)  # installed, yet JAX sees none
+    result = runner.invoke(app, ["advise", "kniffel", "--device", "gpu", "1", "2", "3", "4", "5"])
+    assert result.exit_code == 1 and result.output.strip() == "error: no gpu device is visible to JAX on this machine", result.output

@@ -45,7 +45,7 @@ def test_solve_text_output():
 
 def test_advise_lists_choices(table):
     out, _ = table
-    result = runner.invoke(app, ["advise", "zehntausend", "--points", "250", "--dice", "1", "5", "5", "2", "2", "2", "--table", str(out), "--json"])
+    result = runner.invoke(app, ["advise", "zehntausend", "--points", "300", "--dice", "1", "5", "5", "2", "2", "2", "--table", str(out), "--json"])
     assert result.exit_code == 0, result.output
     payload = json.loads(result.stdout)
     choices = payload["choices"]
@@ -53,15 +53,15 @@ def test_advise_lists_choices(table):
     assert len(choices) == 16
     assert [c["value"] for c in choices] == sorted((c["value"] for c in choices), reverse=True)
     assert choices[0]["set_aside"] == ["1", "2", "2", "2", "5", "5"] and choices[0]["dice"] == 6
-    assert any(c["action"] == "write" and c["value"] == 650 for c in choices)
+    assert any(c["action"] == "write" and c["value"] == 700 for c in choices)
     assert any(c["set_aside"] == ["1*"] and c["dice"] == 5 for c in choices)
-    text = runner.invoke(app, ["advise", "zehntausend", "-p", "250", "--dice", "155222", "--table", str(out)])
+    text = runner.invoke(app, ["advise", "zehntausend", "-p", "300", "--dice", "155222", "--table", str(out)])
     rows = [line.split() for line in text.stdout.splitlines()]
-    assert text.exit_code == 0 and "write 650" in text.stdout and ["1", "set", "aside", "1", "2", "2", "2", "5", "5,"] == rows[3][:9]
+    assert text.exit_code == 0 and "write 700" in text.stdout and ["1", "set", "aside", "1", "2", "2", "2", "5", "5,"] == rows[3][:9]
 
 
 def test_advise_solves_when_no_table():
-    result = runner.invoke(app, ["advise", "zehntausend", "--points", "0", "--dice", "2,3,4,6", "--no-cache"])
+    result = runner.invoke(app, ["advise", "zehntausend", "--points", "100", "--dice", "2,3,4,6", "--no-cache"])
     assert result.exit_code == 0, result.output
     assert "bust" in result.stdout
 
@@ -75,6 +75,8 @@ def test_advise_solves_when_no_table():
         (["--points", "250", "--dice", "x"], "'x' is not a face of the die (1..6)"),
         (["--points", "-50", "--dice", "1"], "--points must be between 0 and 1,000,000,000, got -50"),
         (["--points", "75", "--dice", "1"], "points must be a non-negative multiple of 50, got 75"),
+        (["--points", "50", "--dice", "155222"], "turn points 50 with 6 dice thrown cannot occur"),
+        (["--points", "0", "--dice", "155"], "turn points 0 with 3 dice thrown cannot occur"),
         (["--points", "50", "--dice", "1", "--rules", "nope"], "unknown Zehntausend rules 'nope'"),
         (["--points", "50", "--dice", "1", "--table", "/nonexistent/e.npy"], "no such export file"),
     ],
@@ -91,7 +93,7 @@ def test_advise_bad_input_is_one_line_error(args, message):
     [
         (["--rules", "nope"], "unknown Zehntausend rules 'nope'; choose one of peter-2013"),
         (["--straight", "1234"], "straight must be a non-negative multiple of 50"),
-        (["--three-pairs", "-50"], "--three-pairs must be between 0 and 1,000,000,000, got -50"),
+        (["--three-pairs", "-50"], "--three-pairs must be between 0 and 10,000, got -50"),
         (["--out", "/nonexistent/dir/e.npy"], "output directory does not exist"),
         (["--out", "e.txt"], "output path must end in .npy"),
     ],

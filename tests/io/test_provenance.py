@@ -271,7 +271,7 @@ def test_bulk_api_refuses_impossible_states(small):
         (["solve", "kniffel", "--extra-bonus", "100000000000000000000000"], "and 1,000,000,000, got 1"),
         (["solve", "kniffel", "--extra-bonus", "1e23"], "--extra-bonus"),
         (["simulate", "kniffel", "--instant-kniffel", "100000000000000000000", "--no-files"], "and 1,000,000,000, got 1"),
-        (["solve", "zehntausend", "--six-of-a-kind", "100000000000000000000000"], "and 1,000,000,000, got 1"),
+        (["solve", "zehntausend", "--six-of-a-kind", "100000000000000000000000"], "and 10,000, got 1"),
         (["advise", "zehntausend", "--points", "100000000000000000000000", "--dice", "155222"], "and 1,000,000,000, got 1"),
         (["advise-target", "kniffel", "1", "1", "1", "1", "1", "--target", "100000000000000000000"], "and 1,000,000,000, got 1"),
         (["advise-target", "kniffel", "1", "1", "1", "1", "1", "--target", "50", "--upper", "500"], "upper total 500 is impossible"),

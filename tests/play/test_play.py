@@ -221,6 +221,10 @@ def test_a_tampered_save_is_refused_with_the_move(mini_solution, tmp_path):
     with pytest.raises(JaxsolveError, match="unknown setting"):
         play.game_from_json(data, "t.json", solution=mini_solution)
     data = s.to_json()
+    data["settings"]["auto_roll"] = "yes"
+    with pytest.raises(JaxsolveError, match=r"^t.json: the setting auto_roll is malformed: 'yes' is not true or false$"):
+        play.game_from_json(data, "t.json", solution=mini_solution)
+    data = s.to_json()
     data["rules"]["dice"] = 9
     with pytest.raises(JaxsolveError, match="dice must be between"):
         play.game_from_json(data, "t.json")

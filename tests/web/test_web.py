@@ -166,3 +166,97 @@ def test_serve_refuses_a_port_in_use_with_one_line():
         result = CliRunner().invoke(build_app(), ["serve", "--port", str(port)])
     assert result.exit_code == 1
     assert f"error: cannot listen on 127.0.0.1:{port}" in result.output
+
+
+def _raw_http(server, head: bytes, body_parts=(), read_first: bool = False) -> tuple[int, dict]:
+    """Send a request by hand (headers, then body parts) and read the answer's status and JSON."""
+    import socket
+    from urllib.parse import urlparse
+
+    url = urlparse(server.url)
+    with socket.create_connection((url.hostname, url.port), timeout=60) as sock:
+        sock.sendall(head)
+        try:
+            for part in body_parts:
+                sock.sendall(part)
+        except OSError:  # the server answered and closed before the whole body was sent
+            pass
+        data = b""
+        while True:
+            try:
+                chunk = sock.recv(65536)
+            except OSError:
+                break
+            if not chunk:
+                break
+            data += chunk
+            if b"\r\n\r\n" in data:
+                head_end = data.index(b"\r\n\r\n")
+                headers = data[:head_end].decode("latin-1").lower()
+                length = next((int(h.split(":")[1]) for h in headers.split("\r\n") if h.startswith("content-length:")), None)
+                if length is not None and len(data) >= head_end + 4 + length:
+                    break
+    status = int(data.split(b" ", 2)[1])
+    return status, json.loads(data[data.index(b"\r\n\r\n") + 4:])
+
+
+def test_a_large_body_is_refused_before_it_is_read(server):
+    path = f"/api/games/{PIG}/advise"
+    # a Content-Length above the limit: 413 at once, nothing of the 300 MiB sent
+    head = f"POST {path} HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: {300 << 20}\r\n\r\n".encode()
+    status, answer = _raw_http(server, head, [b'{"options": '])
+    assert status == 413 and answer == {"error": "the request body is larger than 1024 KiB"}
+    # a chunked stream without a length: refused as soon as it passes the limit
+    head = f"POST {path} HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nTransfer-Encoding: chunked\r\n\r\n".encode()
+    chunk = b" " * (256 << 10)
+    status, answer = _raw_http(server, head, [b"%x\r\n%s\r\n" % (len(chunk), chunk)] * 6)
+    assert status == 413 and "larger than" in answer["error"]
+    code, answer = server.post(path, raw=b" " * ((1 << 20) + 1))
+    assert code == 413
+    code, answer = server.post(path, {"options": {"mine": 1}})
+    assert code == 200 and answer["options"]
+
+
+@pytest.mark.parametrize(
+    "raw, status, words",
+    [
+        (b"[" * 100_000 + b"]" * 100_000, 400, "nested more than 32 levels deep"),
+        (b'{"options": ' + b"[" * 500 + b"]" * 500 + b"}", 400, "nested more than 32 levels deep"),
+        (b'{"options": {"mine": ' + b"9" * 5000 + b"}}", 400, "malformed JSON"),
+        (b'{"overrides": {"goal": 1e23}}', 400, "goal must be between"),
+        (b'{"overrides": {"goal": 100000000000000000000000}}', 400, "goal must be between"),
+        (b'{"options": {"mine": 1e23}}', 400, "mine must be between"),
+        (b'{"options": {"mine": 1e400}}', 400, "mine must be"),
+    ],
+)
+def test_hostile_bodies_get_one_message_and_the_server_answers_on(server, raw, status, words):
+    code, answer = server.post(f"/api/games/{PIG}/advise", raw=raw)
+    assert code == status and set(answer) == {"error"} and words in answer["error"], answer
+    code, answer = server.post(f"/api/games/{PIG}/advise", {"options": {"mine": 1}})
+    assert code == 200 and answer["options"]
+
+
+@pytest.mark.parametrize(
+    "game, overrides, words",
+    [
+        ("zehntausend", {"straight": 1e23}, "straight must be between 0 and 10,000"),
+        ("zehntausend", {"six_of_a_kind": 1_000_000_000}, "six of a kind must be between 0 and 10,000"),
+        ("zehntausend-duel", {"end": "last-turn", "bound": 20_000_000}, "bound 20000000 is too large"),
+        ("zehntausend-duel", {"goal": 1e23}, "goal must be between"),
+    ],
+)
+def test_rules_overrides_beyond_the_rules_limits_are_refused(server, game, overrides, words):
+    code, answer = server.post(f"/api/games/{game}/advise", {"overrides": overrides})
+    assert code == 400 and set(answer) == {"error"} and words in answer["error"], answer
+
+
+@pytest.mark.parametrize(
+    "game, options, words",
+    [
+        ("zehntausend", {"points": 50, "dice": "155222"}, "turn points 50 with 6 dice thrown cannot occur"),
+        ("zehntausend-duel", {"mine": 0, "theirs": 0, "turn": 0, "dice": "155"}, "a turn total of 0 with 3 dice thrown cannot occur"),
+    ],
+)
+def test_positions_no_turn_reaches_are_refused_as_on_the_command_line(server, game, options, words):
+    code, answer = server.post(f"/api/games/{game}/advise", {"rules": "small" if game == "zehntausend-duel" else None, "options": options})
+    assert code == 400 and set(answer) == {"error"} and answer["error"].startswith(words), answer

@@ -165,8 +165,8 @@ QUESTIONS = {
     "yatzy": ("yatzy", {"dice": "3 3 3 5 6"}, None, ["--dice", "3 3 3 5 6"]),
     "raab": ("piglet", {"mine": "0", "theirs": "1", "turn": "1"}, None, ["--mine", "0", "--theirs", "1", "--turn", "1"]),
     "zehntausend": ("peter-2013", {"points": "300", "dice": "1 5 5 2 3 4"}, None, ["--points", "300", "--dice", "1 5 5 2 3 4"]),
-    "zehntausend-duel": ("small", {"mine": "100", "theirs": "200", "turn": "50", "dice": "1 5 5 2 3 4"}, None,
-                         ["--mine", "100", "--theirs", "200", "--turn", "50", "--dice", "1 5 5 2 3 4"]),
+    "zehntausend-duel": ("small", {"mine": "100", "theirs": "200", "turn": "0", "dice": "1 5 5 2 3 4"}, None,
+                         ["--mine", "100", "--theirs", "200", "--turn", "0", "--dice", "1 5 5 2 3 4"]),
     PIG: ("d6-to-12", {"mine": "5", "theirs": "9", "turn": "3"}, None, ["--mine", "5", "--theirs", "9", "--turn", "3"]),
 }
 

@@ -233,7 +233,7 @@ def check_state(rules: CategoryRules, filled: int, upper: int, all_same_held: in
     for b in range(6):
         if filled >> b & 1:
             totals = {t + (b + 1) * c for t in totals for c in range(rules.dice + 1)}
-    capped = upper >= rules.upper_threshold and max(totals) >= rules.upper_threshold  # the state's "threshold or more"
+    capped = rules.upper_threshold <= upper <= max(totals)  # the state's "threshold or more"
     if upper not in totals and not capped:
         which = ", ".join(rules.box_names[b] for b in range(6) if filled >> b & 1)
         if totals == {0}:

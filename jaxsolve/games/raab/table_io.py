@@ -114,7 +114,16 @@ def bellman_check(path, values: np.ndarray, rules: PigRules) -> None:
     """Refuse values that are not a fixpoint of the one-roll Bellman equations of ``rules``
     (the rules the sidecar names): one Jacobi sweep (``solver.bellman``) over the states the
     export holds must leave them unchanged, within the solve's tolerance. A sidecar rewritten
-    whole (its goal, die or last-turn rule edited, its hashes recomputed) fails here."""
+    whole (its goal, die or last-turn rule edited, its hashes recomputed) fails here. The sweep
+    runs in the values' own precision, float64 also where JAX's x64 mode is off
+    (``arrays.precision``)."""
+    from jaxsolve.core.arrays import precision
+
+    with precision(values.dtype):
+        _bellman_check(path, values, rules)
+
+
+def _bellman_check(path, values: np.ndarray, rules: PigRules) -> None:
     import jax.numpy as jnp
 
     from jaxsolve.games.raab import solver

@@ -7,7 +7,7 @@ from dataclasses import dataclass
 from typing import Literal
 
 from jaxsolve.games.zehntausend.rules import DICE
-from jaxsolve.games.zehntausend.scoring import parse_throw, usable_subsets
+from jaxsolve.games.zehntausend.scoring import check_reachable, parse_throw, usable_subsets
 from jaxsolve.games.zehntausend.solver import Solution, check_points
 
 
@@ -39,10 +39,12 @@ def advise(solution: Solution, points: int, faces) -> list[Choice]:
 
     Writing is worth ``points + W(w)``; setting aside ``u`` is worth
     ``E(points + W(u), n - |u|)``, where ``n - |u| = 0`` means throwing six again.
-    Ties keep writing first, then more points, then fewer dice thrown.
+    Ties keep writing first, then more points, then fewer dice thrown. Points and dice that
+    no turn brings together are refused (``scoring.check_reachable``).
     """
     points = check_points(points)
     counts = parse_throw(faces)
+    check_reachable(solution.rules, points, int(counts.sum()))
     v = usable_subsets(solution.rules, counts)
     if not len(v.points):
         return [Choice("bust", (), 0, 0, 0.0)]

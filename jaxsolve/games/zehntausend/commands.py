@@ -83,6 +83,8 @@ def advise_command(rules, *, rules_given, table, dtype, setup, quiet, points, di
     faces = parse_faces(" ".join([dice, *(more_dice or [])]))
     solver.check_points(points)
     counts = scoring.parse_throw(faces)
+    if table is None:
+        scoring.check_reachable(rules, points, int(counts.sum()))
     if table is not None:
         sol = load(table)
         if rules_given and sol.rules != rules:

@@ -20,7 +20,7 @@ import numpy as np
 from jaxsolve.errors import JaxsolveError
 from jaxsolve.games.zehntausend.duel_rules import DuelRules
 from jaxsolve.games.zehntausend.rules import DICE, STEP
-from jaxsolve.games.zehntausend.scoring import build_tables, parse_throw
+from jaxsolve.games.zehntausend.scoring import build_tables, check_reachable, parse_throw
 
 
 def check_position(rules: DuelRules, mine: int, theirs: int, turn: int, they_started: bool) -> None:
@@ -58,10 +58,15 @@ class Choice:
 
 
 def advise(sol, mine: int, theirs: int, turn: int, faces, they_started: bool = False) -> list[Choice]:
-    """Every option of a throw with its win probability, best first (ties: write first)."""
+    """Every option of a throw with its win probability, best first (ties: write first).
+
+    A turn total and dice showing that no turn brings together are refused
+    (``scoring.check_reachable``), as in the Zehntausend advisor.
+    """
     rules = sol.rules
     check_position(rules, mine, theirs, turn, they_started)
     counts = parse_throw(faces)
+    check_reachable(rules.turn_rules, turn, int(counts.sum()), "a turn total of")
     tables = build_tables(rules.turn_rules)
     V, S = tables_at(sol, mine, theirs, they_started)
     top = V.shape[0] - 1

@@ -236,7 +236,10 @@ def advise_command(rules, *, rules_given, table, dtype, setup, quiet, mine, thei
 
     faces = typed_faces(dice)
     if table is None:
+        from jaxsolve.games.zehntausend.scoring import check_reachable, parse_throw
+
         duel_advisor.check_position(rules, mine, theirs, turn, they_started)
+        check_reachable(rules.turn_rules, turn, int(parse_throw(faces).sum()), "a turn total of")
     sol = _table_or_solve(table, rules, rules_given, dtype, setup)
     choices = duel_advisor.advise(sol, mine, theirs, turn, faces, they_started)
     best = choices[0].value
@@ -260,7 +263,10 @@ def plot_command(rules, *, rules_given=False, dtype, device, quiet, out, totals,
         raise JaxsolveError(f"--totals must be comma-separated multiples of 50, got {totals!r}") from None
     if not points or any(p < 0 or p % 50 for p in points):
         raise JaxsolveError(f"--totals must be comma-separated multiples of 50, got {totals!r}")
+    if table is None:
+        _check_totals(points, rules)
     sol = _table_or_solve(table, rules, rules_given, dtype, device)
+    _check_totals(points, sol.rules)
     grid = duel_plot.decision_grid(sol, points)
     path = duel_plot.decision_maps(sol, out, points, grid)
     away = duel_plot.departures(grid, points, sol.rules)
@@ -272,6 +278,13 @@ def plot_command(rules, *, rules_given=False, dtype, device, quiet, out, totals,
             f"{d['share']:.1%} of {d['positions']:,} positions"
         )
     return Report(tuple(lines), {"files": [str(path)], "departures": away})
+
+
+def _check_totals(points: list[int], rules) -> None:
+    """Turn totals of the decision maps: below the largest final score ``rules.top`` kept."""
+    far = [p for p in points if p >= rules.top]
+    if far:
+        raise JaxsolveError(f"--totals must be below {rules.top} (the largest final score of {rules.name}), got {far[0]}")
 
 
 def simulate_command(rules, *, rules_given=False, dtype, device, quiet, games, seed, table, slots) -> Report:

@@ -13,6 +13,11 @@ each layer's states are split over it and ``W`` is replicated (``race.solve_laye
 every process ends with the whole table and the values equal one process's. Process 0 prints
 the result as one JSON line and writes ``--out`` (with its sidecars). CPU processes talk
 through gloo (JAX's default CPU collectives).
+
+Bad input (an option or environment value that is not a number, a coordinator that is not
+``host:port`` with a port 1..65535, a process id outside ``0..processes-1``, fewer than one
+local device, rules out of range, an output path that cannot be written) ends with one line
+``error: ...`` and exit status 1 before any work starts.
 """
 
 from __future__ import annotations
@@ -24,14 +29,64 @@ import sys
 
 
 def _env_int(name: str):
+    from jaxsolve.errors import JaxsolveError
+
     value = os.environ.get(name)
-    return int(value) if value not in (None, "") else None
+    if value in (None, ""):
+        return None
+    try:
+        return int(value)
+    except ValueError:
+        raise JaxsolveError(f"${name} must be a whole number, got {value!r}") from None
+
+
+class _Parser(argparse.ArgumentParser):
+    """argparse with the command line's error discipline: one ``error:`` line, exit status 1."""
+
+    def error(self, message):
+        from jaxsolve.errors import JaxsolveError
+
+        raise JaxsolveError(message)
+
+
+def check_coordinator(address: str | None) -> None:
+    """``host:port`` (``[v6 address]:port`` too) with a port 1..65535, or None (JAX detects it)."""
+    from jaxsolve.errors import JaxsolveError
+
+    if address is None:
+        return
+    host, colon, port = address.rpartition(":")
+    if host.startswith("[") and host.endswith("]"):
+        host = host[1:-1]
+    bad_host = not host or any(c.isspace() or c in "/[]@" for c in host)
+    if not colon or bad_host or not (port.isascii() and port.isdigit()) or not 1 <= int(port) <= 65535:
+        raise JaxsolveError(f"--coordinator must be host:port with a port 1..65535, got {address!r}")
+
+
+def check_args(args: argparse.Namespace) -> None:
+    """Every check that needs no JAX: the coordinator, the process numbers, the devices, ``--out``."""
+    from jaxsolve.errors import JaxsolveError
+    from jaxsolve.io import export
+
+    check_coordinator(args.coordinator)
+    if args.processes is not None and args.processes < 1:
+        raise JaxsolveError(f"--processes must be at least 1, got {args.processes}")
+    if args.process_id is not None and (args.process_id < 0 or (args.processes is not None and args.process_id >= args.processes)):
+        top = "" if args.processes is None else f"..{args.processes - 1}"
+        raise JaxsolveError(f"--process-id must be 0{top}, got {args.process_id}")
+    if args.local_devices is not None and args.local_devices < 1:
+        raise JaxsolveError(f"--local-devices must be at least 1, got {args.local_devices}")
+    if args.out is not None:
+        from jaxsolve.games.zehntausend.duel_commands import outputs
+
+        for path in outputs(args.out):
+            export.check_writable(path)
 
 
 def parse(argv=None) -> argparse.Namespace:
     from jaxsolve.games.zehntausend.duel_rules import PRESETS
 
-    ap = argparse.ArgumentParser(
+    ap = _Parser(
         prog="python -m jaxsolve.games.zehntausend.duel_distributed",
         description="The Zehntausend duel solved by several processes at once (jax.distributed); every process runs the same command with its own --process-id.",
     )
@@ -64,6 +119,7 @@ def _main(args) -> int:
     from jaxsolve.games.zehntausend.duel_rules import PRESETS
 
     rules = PRESETS.get_rules(args.rules).replace(goal=args.goal, entry=args.entry, end=args.end, bound=args.bound)
+    check_args(args)
     import jax
 
     dtype = "float32" if args.x32 else "float64"

@@ -27,6 +27,16 @@ from jaxsolve.games.zehntausend.rules import STEP, ZehntausendRules
 
 END_RULES = ("first", "last-turn")
 MAX_GOAL = 20_000
+MAX_REACH = 10_000 // STEP  # levels one set-aside can add: six of a kind at most 10,000 in every preset
+MAX_TURN_BYTES = 4 * 2**30  # the largest turn tables a solve may build
+
+
+def _size(nbytes: float) -> str:
+    for unit in ("bytes", "KiB", "MiB", "GiB", "TiB"):
+        if nbytes < 1024 or unit == "TiB":
+            return f"{nbytes:,.0f} {unit}" if unit == "bytes" else f"{nbytes:,.1f} {unit}"
+        nbytes /= 1024
+    raise AssertionError("unreachable")
 
 
 @dataclass(frozen=True)
@@ -77,6 +87,23 @@ class DuelRules(Rules):
                 raise RulesError("a bound applies only to the last-turn rule")
             bound = self.goal
         object.__setattr__(self, "bound", bound)
+        rows, totals = self.turn_table_size
+        need = rows * totals * 7 * 16
+        if need > MAX_TURN_BYTES:
+            raise RulesError(
+                f"bound {bound} is too large: a solve would need about {_size(need)} for its turn tables "
+                f"({rows:,} turns x {totals:,} turn totals x 7 dice x 16 bytes; at most {_size(MAX_TURN_BYTES)}); lower the bound or the goal"
+            )
+
+    @property
+    def turn_table_size(self) -> tuple[int, int]:
+        """``(rows, totals)`` of the largest batch of turn tables a solve builds (an upper bound):
+        the turns of the last-turn table (or of one layer of states) times the turn totals
+        ``H`` each holds; each entry is a value and a slope for ``n = 0..6`` in float64."""
+        top = cast(int, self.bound) // STEP
+        totals = top + MAX_REACH + 1
+        layer = (2 if self.last_turn else 1) * self.levels
+        return max(top + 2 if self.last_turn else 0, layer), totals
 
     @property
     def top(self) -> int:

@@ -16,6 +16,7 @@ from jaxsolve.core.rules import Presets, Rules, RulesError, option
 DICE = 6
 SIDES = 6
 STEP = 50
+MAX_POINTS = 10_000  # the most a straight, six of a kind or three pairs may score (six of a kind's 10,000)
 TwoFives = Literal["off", "one", "any"]
 TWO_FIVES_MODES: tuple[str, ...] = ("off", "one", "any")
 
@@ -27,7 +28,7 @@ class ZehntausendRules(Rules):
     Attributes:
         name: preset name, or ``"custom"``.
         straight: points for 1-2-3-4-5-6 set aside together; 0 = no straight (then only
-            its 1 and 5 score).
+            its 1 and 5 score). This and the next two score at most ``MAX_POINTS`` (10,000).
         six_of_a_kind: points for six dice of one face; 0 = keep doubling
             (six 1s = 8000, six 2s = 1600, ...).
         three_pairs: points for three pairs set aside together; 0 = three pairs score nothing.
@@ -37,9 +38,9 @@ class ZehntausendRules(Rules):
             ``any``: every pair of 5s may become a ``1*``.
     """
 
-    straight: int = option(2000, "Points for 1-2-3-4-5-6 (a multiple of 50; 0: no straight).", min=0)
-    six_of_a_kind: int = option(10000, "Points for six of a kind (a multiple of 50; 0: keep doubling).", min=0)
-    three_pairs: int = option(0, "Points for three pairs (a multiple of 50; 0: nothing).", min=0)
+    straight: int = option(2000, "Points for 1-2-3-4-5-6 (a multiple of 50; 0: no straight).", min=0, max=MAX_POINTS)
+    six_of_a_kind: int = option(10000, "Points for six of a kind (a multiple of 50; 0: keep doubling).", min=0, max=MAX_POINTS)
+    three_pairs: int = option(0, "Points for three pairs (a multiple of 50; 0: nothing).", min=0, max=MAX_POINTS)
     two_fives: TwoFives = option("one", "Two 5s as one pseudo-1 worth 100: off, one per set-aside, any.", type=str, choices=("off", "one", "any"))
 
     def __post_init__(self):
@@ -47,6 +48,8 @@ class ZehntausendRules(Rules):
             value = getattr(self, field)
             if not isinstance(value, (int, np.integer)) or value < 0 or value % STEP:
                 raise RulesError(f"{field.replace('_', ' ')} must be a non-negative multiple of {STEP}, got {value}")
+            if value > MAX_POINTS:
+                raise RulesError(f"{field.replace('_', ' ')} must be at most {MAX_POINTS:,}, got {value:,}")
         if self.two_fives not in TWO_FIVES_MODES:
             raise RulesError(f"unknown two-fives mode {self.two_fives!r}; choose one of {', '.join(TWO_FIVES_MODES)}")
 

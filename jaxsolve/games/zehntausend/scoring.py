@@ -236,3 +236,57 @@ def parse_throw(faces) -> np.ndarray:
     if bad:
         raise JaxsolveError(f"dice show faces 1 to {SIDES}, got {bad[0]}")
     return np.bincount(np.asarray(faces) - 1, minlength=SIDES)
+
+
+@functools.lru_cache(maxsize=None)
+def _reachable_levels(rules: ZehntausendRules) -> np.ndarray:
+    """``[L, 7]``: whether turn points ``50 * level`` with ``n`` dice about to be thrown occur
+    in a turn (``L`` levels; every pair above them occurs, see ``check_reachable``).
+
+    A turn starts at ``(0, 6)``; from ``(p, n)`` a set-aside of ``(W(u), |u|)`` from some throw
+    of ``n`` dice leads to ``(p + W(u), n - |u|)``, and to ``(p + W(u), 6)`` when it uses the
+    last dice (all six used: six again).
+    """
+    tables = build_tables(rules)
+    steps = []
+    for n in range(1, DICE + 1):
+        rows = tables.rows(n)
+        valid = tables.opt_valid[rows]
+        pairs = {(int(pt) // STEP, int(d)) for pt, d in zip(tables.opt_points[rows][valid], tables.opt_dice[rows][valid])}
+        steps.append(sorted(pairs))
+    levels = _REACH_LEVELS
+    seen = np.zeros((levels, DICE + 1), dtype=bool)
+    seen[0, DICE] = True
+    for level in range(levels):  # every set-aside adds points, so one pass upwards settles each level
+        for n in range(1, DICE + 1):
+            if seen[level, n]:
+                for gain, used in steps[n - 1]:
+                    if level + gain < levels:
+                        seen[level + gain, n - used or DICE] = True
+    return seen
+
+
+_REACH_LEVELS = 400  # 20,000 points: well past the last unreachable pair of every rule set
+
+
+def check_reachable(rules: ZehntausendRules, points: int, dice: int, what: str = "turn points") -> None:
+    """Refuse turn points and a number of dice thrown that no turn brings together.
+
+    Six dice thrown means nothing is set aside in this round: the turn points are 0, or what
+    rounds that used all six dice scored. Fewer dice mean that the others were set aside this
+    round, each scoring at least 50. ``JaxsolveError`` names the pair (``what``: the points'
+    name in the message).
+    """
+    seen = _reachable_levels(rules)
+    level = points // STEP
+    top = seen.shape[0] - 1
+    # Above the table every pair occurs: five 5s and a 1 (350) and six 5s (300) make up every
+    # total from 1,500 on, and a round's set-asides can be single 5s.
+    if level <= top and not seen[level, dice]:
+        if dice == DICE:
+            why = "six dice thrown means nothing is set aside this round, so the turn points are 0 or what rounds using all six dice scored"
+        elif points == 0:
+            why = f"{DICE - dice} dice were set aside, so the turn points are at least {STEP * (DICE - dice)}"
+        else:
+            why = f"{DICE - dice} dice set aside this round never score exactly that on top of what full rounds scored"
+        raise JaxsolveError(f"{what} {points} with {dice} {'die' if dice == 1 else 'dice'} thrown cannot occur: {why}")

@@ -178,3 +178,16 @@ def test_not_converged_is_an_error():
 def test_tolerance_must_be_positive_finite(tol):
     with pytest.raises(JaxsolveError, match="positive finite"):
         solver.solve(PRESETS["raab"], tol=tol)
+
+
+def test_a_float64_export_loads_with_x64_off(tmp_path):
+    """The loader's Bellman check runs in the export's own precision, whatever JAX's mode."""
+    import jax
+
+    path = tmp_path / "pig.npy"
+    sol = solver.solve(PigRules(name="custom", goal=12, sides=4, bust=1, last_turn=False))
+    table_io.save_export(path, sol)
+    jax.config.update("jax_enable_x64", False)
+    loaded = table_io.load_export(path)
+    assert loaded.values.dtype == np.float64 and loaded.rules == sol.rules
+    assert not jax.config.jax_enable_x64  # the mode is as it was

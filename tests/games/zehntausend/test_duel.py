@@ -203,6 +203,21 @@ def test_advice_ranks_every_set_aside_with_regret(small):
         duel_advisor.advise(small, 30, 0, 0, [1])
 
 
+@pytest.mark.parametrize(
+    "turn, faces, message",
+    [
+        (50, [1, 5, 5, 2, 3, 4], "a turn total of 50 with 6 dice thrown cannot occur"),
+        (0, [1, 5, 5], "a turn total of 0 with 3 dice thrown cannot occur"),
+    ],
+)
+def test_advice_refuses_turn_totals_no_turn_reaches(small, turn, faces, message):
+    with pytest.raises(JaxsolveError, match=message):
+        duel_advisor.advise(small, 0, 0, turn, faces)
+    r = runner.invoke(app, ["advise", "zehntausend-duel", "--rules", "small", "--mine", "0", "--theirs", "0", "--turn", str(turn), "--dice", "".join(map(str, faces))])
+    lines = r.output.strip().splitlines()
+    assert r.exit_code == 1 and len(lines) == 1 and lines[0].startswith(f"error: {message}"), r.output
+
+
 def test_entry_minimum_forbids_the_early_write():
     sol = duel.solve(PRESETS["small-entry"])
     opts = duel_advisor.advise(sol, 0, 0, 0, [1, 2, 3, 4, 6, 6])
@@ -311,3 +326,21 @@ def test_decision_maps_and_departures_from_peter(small, tmp_path):
     assert d["differ"] == int((grid[1, 0][np.broadcast_to(mine, (10, 10))] == 1).sum())
     path = duel_plot.decision_maps(small, tmp_path, totals, grid)
     assert path.exists() and path.read_bytes()[:4] == b"\x89PNG"
+
+
+def test_a_bound_too_large_for_memory_is_refused_before_anything_is_allocated():
+    with pytest.raises(JaxsolveError, match=r"bound 20000000 is too large: a solve would need about 16\.3 TiB .*lower the bound or the goal"):
+        DuelRules("x", end="last-turn", bound=20_000_000)
+    assert DuelRules("x", goal=20_000, end="last-turn", bound=40_000).top == 40_000  # large but within memory
+    for command in ("solve", "simulate", "advise"):
+        args = [command, "zehntausend-duel", "--rules", "last-turn", "--bound", "20000000"]
+        if command == "advise":
+            args += ["--mine", "0", "--theirs", "0", "--dice", "155234"]
+        r = runner.invoke(app, args)
+        lines = r.output.strip().splitlines()
+        assert r.exit_code == 1 and len(lines) == 1 and lines[0].startswith("error: bound 20000000 is too large"), r.output
+
+
+def test_plot_refuses_turn_totals_beyond_the_bound(tmp_path):
+    r = runner.invoke(app, ["plot", "zehntausend-duel", "--rules", "small", "--totals", "100,100000", "--out", str(tmp_path)])
+    assert r.exit_code == 1 and r.output.strip() == "error: --totals must be below 500 (the largest final score of small), got 100000", r.output

@@ -88,3 +88,43 @@ def test_cli_devices_beyond_the_machine_is_one_error_line():
 
     r = CliRunner().invoke(app, ["solve", "zehntausend-duel", "--rules", "small", "--devices", "64"])
     assert r.exit_code != 0 and "error: --devices 64: only" in r.output and "Traceback" not in r.output
+
+
+@pytest.mark.parametrize(
+    "env, args, message",
+    [
+        ({"JAX_NUM_PROCESSES": "abc"}, [], "$JAX_NUM_PROCESSES must be a whole number, got 'abc'"),
+        ({"JAX_PROCESS_ID": "1.5"}, [], "$JAX_PROCESS_ID must be a whole number, got '1.5'"),
+        ({}, ["--processes", "x"], "argument --processes: invalid int value: 'x'"),
+        ({}, ["--coordinator", "notahost:abc"], "--coordinator must be host:port with a port 1..65535, got 'notahost:abc'"),
+        ({}, ["--coordinator", "localhost:70000"], "--coordinator must be host:port with a port 1..65535"),
+        ({}, ["--coordinator", "localhost"], "--coordinator must be host:port"),
+        ({}, ["--coordinator", ":1234"], "--coordinator must be host:port"),
+        ({}, ["--local-devices", "-1"], "--local-devices must be at least 1, got -1"),
+        ({}, ["--processes", "0"], "--processes must be at least 1, got 0"),
+        ({}, ["--processes", "2", "--process-id", "2"], "--process-id must be 0..1, got 2"),
+        ({}, ["--out", "/nonexistent/duel.npy"], "output directory does not exist: /nonexistent"),
+        ({}, ["--out", "duel.txt"], "output path must end in .npy"),
+        ({}, ["--end", "last-turn", "--bound", "20000000"], "bound 20000000 is too large: a solve would need about 16.3 TiB"),
+    ],
+)
+def test_distributed_entry_refuses_bad_input_before_any_work(monkeypatch, capsys, env, args, message):
+    from jaxsolve.games.zehntausend import duel_distributed
+
+    for name in ("JAX_NUM_PROCESSES", "JAX_PROCESS_ID", "JAX_COORDINATOR_ADDRESS"):
+        monkeypatch.delenv(name, raising=False)
+    for name, value in env.items():
+        monkeypatch.setenv(name, value)
+    initialize = []
+    monkeypatch.setattr("jax.distributed.initialize", lambda *a, **k: initialize.append(1))
+    assert duel_distributed.main(args) == 1
+    err = capsys.readouterr().err
+    assert err.startswith(f"error: {message}") and len(err.strip().splitlines()) == 1, err
+    assert not initialize
+
+
+def test_distributed_coordinator_forms():
+    from jaxsolve.games.zehntausend.duel_distributed import check_coordinator
+
+    for good in ("localhost:1", "10.0.0.2:65535", "[::1]:1234", "node-3.cluster:8476", None):
+        check_coordinator(good)

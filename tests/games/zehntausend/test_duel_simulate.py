@@ -60,7 +60,7 @@ def _advisor_best(sol, mine, theirs, turn, faces, they_started=False):
 
 @pytest.mark.parametrize(
     "position",
-    [(0, 0, 0, [1, 5, 5, 2, 3, 4]), (200, 350, 100, [1, 5, 6, 2]), (300, 0, 150, [5, 5]), (100, 450, 300, [1, 1, 1, 5, 2, 2]), (0, 300, 250, [5])],
+    [(0, 0, 0, [1, 5, 5, 2, 3, 4]), (200, 350, 100, [1, 5, 6, 2]), (200, 0, 200, [5, 5]), (100, 450, 300, [1, 1, 1, 5, 2, 2]), (0, 300, 250, [5])],
     ids=str,
 )
 def test_the_simulation_chooses_what_the_advisor_ranks_first(small, small_tables, position):
@@ -74,7 +74,7 @@ def test_the_simulation_chooses_what_the_advisor_ranks_first(small, small_tables
 @pytest.mark.slow
 def test_the_last_turn_choices_match_the_advisor(last):
     tables = duel_simulate.sim_tables(last)
-    for position, started in [((100, 250, 0, [1, 5, 2, 3, 4, 6]), True), ((0, 350, 100, [1, 5, 5]), True), ((150, 200, 50, [1, 2, 2, 3]), False)]:
+    for position, started in [((100, 250, 0, [1, 5, 2, 3, 4, 6]), True), ((0, 350, 150, [1, 5, 5]), True), ((150, 200, 100, [1, 2, 2, 3]), False)]:
         action, points, dice, value = duel_simulate.choose(last, tables, *position, they_started=started)
         expected, best = _advisor_best(last, *position, they_started=started)
         assert (action, points, dice) == expected

@@ -255,29 +255,63 @@ def test_four_to_six_dice_always_in_the_first_round(sol, first_round):
 
 
 def test_advise_lists_every_choice_best_first(sol):
-    choices = advisor.advise(sol, 250, [1, 5, 5, 2, 2, 2])
+    choices = advisor.advise(sol, 300, [1, 5, 5, 2, 2, 2])
     assert len(choices) == 1 + len(scoring.usable_subsets(PETER, counts(1, 5, 5, 2, 2, 2)).points)
     values = [c.value for c in choices]
     assert values == sorted(values, reverse=True)
     write = [c for c in choices if c.action == "write"]
-    assert len(write) == 1 and write[0].value == 250 + 400
+    assert len(write) == 1 and write[0].value == 300 + 400
     for c in choices:
         if c.action == "throw":
             assert c.value == pytest.approx(sol.value(c.points, c.dice))
     everything = next(c for c in choices if c.set_aside == ("1", "2", "2", "2", "5", "5"))
-    assert everything.dice == 6 and everything.points == 650
-    assert everything.value == pytest.approx(sol.value(650, 6))
-    assert choices[0].value == max(650, max(sol.value(250 + pts, 6 - d if d < 6 else 6) for _, pts, d in subsets(1, 5, 5, 2, 2, 2)))
+    assert everything.dice == 6 and everything.points == 700
+    assert everything.value == pytest.approx(sol.value(700, 6))
+    assert choices[0].value == max(700, max(sol.value(300 + pts, 6 - d if d < 6 else 6) for _, pts, d in subsets(1, 5, 5, 2, 2, 2)))
 
 
 def test_advise_bust_and_bad_input(sol):
-    assert [c.action for c in advisor.advise(sol, 300, [2, 3, 4, 6])] == ["bust"]
+    assert [c.action for c in advisor.advise(sol, 200, [2, 3, 4, 6])] == ["bust"]
     for bad in ([7], [0, 1], [1, 1, 1, 1, 1, 1, 1], []):
         with pytest.raises(JaxsolveError):
             advisor.advise(sol, 0, bad)
     for points in (-50, 75, 12.5):
         with pytest.raises(JaxsolveError, match="multiple of 50"):
             advisor.advise(sol, points, [1])
+
+
+@pytest.mark.parametrize(
+    "points, faces, message",
+    [
+        (50, [1, 5, 5, 2, 2, 2], "turn points 50 with 6 dice thrown cannot occur: six dice thrown means nothing is set aside"),
+        (250, [1, 5, 5, 2, 2, 2], "turn points 250 with 6 dice"),
+        (0, [1, 5, 5], "turn points 0 with 3 dice thrown cannot occur: 3 dice were set aside, so the turn points are at least 150"),
+        (350, [1, 5, 5], "turn points 350 with 3 dice"),
+        (200, [1], "turn points 200 with 1 die"),
+    ],
+)
+def test_advise_refuses_positions_no_turn_reaches(sol, points, faces, message):
+    with pytest.raises(JaxsolveError, match=message):
+        advisor.advise(sol, points, faces)
+
+
+def test_reachable_pairs_follow_the_rules():
+    """Six dice: 0 or at least one full round (300); n < 6 dice: 50 for each die set aside at least."""
+    for rules in PRESETS.values():
+        for n in range(1, 7):
+            for p in range(0, 3000, 50):
+                least = 0 if n == 6 else 50 * (6 - n)
+                try:
+                    scoring.check_reachable(rules, p, n)
+                    ok = True
+                except JaxsolveError:
+                    ok = False
+                if p < least or (n == 6 and 0 < p < 300):
+                    assert not ok, (rules.name, p, n)
+                if p >= least + 1500:
+                    assert ok, (rules.name, p, n)
+    for p, n in [(0, 6), (300, 6), (350, 6), (100, 5), (150, 3), (400, 3), (250, 1), (300, 1)]:
+        scoring.check_reachable(PETER, p, n)
 
 
 def test_advise_matches_the_recursion(sol):
