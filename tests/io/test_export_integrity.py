@@ -171,7 +171,7 @@ def test_zehntausend_cut_between_renames(tmp_path, monkeypatch, zsol):
         z_io.save_solution(out, z_solver.solve(z_rules.get_rules("doubling")))
     monkeypatch.undo()
     assert z_io.load_solution(out).rules == zsol.rules  # the old export
-    result = runner.invoke(app, ["advise", "zehntausend", "--points", "250", "--dice", "155222", "--table", str(out)])
+    result = runner.invoke(app, ["advise", "zehntausend", "--points", "300", "--dice", "155222", "--table", str(out)])
     assert result.exit_code == 0, result.output
 
 
@@ -434,7 +434,7 @@ def test_advise_kniffel_values_one_line_errors(tmp_path, case, message):
 def test_zehntausend_table_refused(tmp_path, zsol, edit, message):
     path = tmp_path / "e.npy"
     forge(path, zsol.E, z_io.e_metadata(zsol), edit)
-    result = runner.invoke(app, ["advise", "zehntausend", "--points", "250", "--dice", "155222", "--table", str(path)])
+    result = runner.invoke(app, ["advise", "zehntausend", "--points", "300", "--dice", "155222", "--table", str(path)])
     one_line_error(result, message)
 
 
