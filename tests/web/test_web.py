@@ -211,8 +211,11 @@ def test_a_large_body_is_refused_before_it_is_read(server):
     chunk = b" " * (256 << 10)
     status, answer = _raw_http(server, head, [b"%x\r\n%s\r\n" % (len(chunk), chunk)] * 6)
     assert status == 413 and "larger than" in answer["error"]
-    code, answer = server.post(path, raw=b" " * ((1 << 20) + 1))
-    assert code == 413
+    # one byte over the limit, announced: 413 (sent by hand: the server may close before the
+    # client has written the whole body, which a plain HTTP client reports as a broken pipe)
+    head = f"POST {path} HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: {(1 << 20) + 1}\r\n\r\n".encode()
+    status, answer = _raw_http(server, head, [b" " * ((1 << 20) + 1)])
+    assert status == 413
     code, answer = server.post(path, {"options": {"mine": 1}})
     assert code == 200 and answer["options"]
 
