@@ -87,7 +87,7 @@ def main() -> None:
     ap.add_argument("--skip-operators", action="store_true")
     ap.add_argument("--device", default="cpu")
     ap.add_argument("--out", default=".", help="folder (default: the current folder)")
-    ap.add_argument("--streams", type=int, default=None, help="CPU devices = chunk streams of jaxsolve (default: one per usable core, as the command line)")
+    ap.add_argument("--streams", type=int, default=None, help="CPU devices the layered core shares each layer between (default: as the command line, one)")
     args = ap.parse_args()
 
     import jax

@@ -43,7 +43,7 @@ def main(argv=None) -> int:
     ap.add_argument("--chunk", type=int, default=512, help="jaxsolve states per compiled batch (the solver's default)")
     ap.add_argument("--chunks", type=int, nargs="*", default=[], help="further chunk sizes to time (float32, warm)")
     ap.add_argument("--out", type=Path, default=Path("bench"), help="path without suffix: writes .md and .json (default: bench in the current folder)")
-    ap.add_argument("--streams", type=int, default=None, help="CPU devices = chunk streams of jaxsolve (default: one per usable core, as the command line)")
+    ap.add_argument("--streams", type=int, default=None, help="CPU devices the layered core shares each layer between (default: as the command line, one)")
     args = ap.parse_args(argv)
     from jaxsolve.core import runtime
 

@@ -37,8 +37,8 @@ class OneLineErrors(Group):
 
 
 def check_environment() -> None:
-    """A clear error for a malformed ``$JAX_NUM_CPU_DEVICES`` (the number of CPU devices, one
-    chunk stream each; JAX itself would stop with a traceback when it starts)."""
+    """A clear error for a malformed ``$JAX_NUM_CPU_DEVICES`` (the number of CPU devices a
+    layered solve shares each layer between; JAX itself would stop with a traceback when it starts)."""
     import os
 
     value = os.environ.get("JAX_NUM_CPU_DEVICES")

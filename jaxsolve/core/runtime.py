@@ -56,8 +56,8 @@ MAX_HOST_DEVICES = 1
 
 def host_devices(count: int | None = None) -> None:
     """Show the CPU to JAX as ``count`` devices (default: one per usable core, at most
-    ``MAX_HOST_DEVICES``), so that a layered solve runs one chunk stream per core
-    (``jaxsolve.core.layered``). Takes effect only before JAX's first computation and when
+    ``MAX_HOST_DEVICES``), so that a layered solve can share each layer between the cores
+    (``jaxsolve.core.layered``'s schedules). Takes effect only before JAX's first computation and when
     neither ``$JAX_NUM_CPU_DEVICES`` nor ``$XLA_FLAGS`` fixes the count already (a ``count``
     given here overrides ``$JAX_NUM_CPU_DEVICES``)."""
     if count is None and os.environ.get("JAX_NUM_CPU_DEVICES"):
