@@ -15,11 +15,10 @@ What is checked, on the game's small rules (``Game.small``):
 - ``check_solve``: values in the dtype asked for, finite exactly on the reachable states (NaN
   elsewhere), the same values from a second solve, which compiles nothing;
 - ``check_export``: the export (``Game.save`` / ``Game.load``) gives the values and rules back,
-  and refuses an edited sidecar and one resealed under another game's name;
-- ``check_export_resealed`` (run on its own, not by ``check_game``: a game whose loader checks
-  its values against the rules passes it): the loader recomputes values from the rules its
-  sidecar names: a sidecar rewritten whole (its hash recomputed) naming other valid rules of
-  the game is refused, unless those rules have the very same solution;
+  refuses an edited sidecar and one resealed under another game's name
+  (``check_export_proves_itself``), and recomputes values from the rules its sidecar names
+  (``check_export_resealed``): a sidecar rewritten whole (its hash recomputed) naming other
+  valid rules of the game is refused, unless those rules have the very same solution;
 - ``check_rules``: every preset goes through its metadata (``to_dict`` / ``from_dict``) unchanged;
 - ``check_play`` (games with a play class, ``Game.play_game``): seeded games played to the end,
   once with the best option every time and once with random options (``policy``). At every
@@ -126,15 +125,16 @@ def check_solve(game: Game, dtype: str = "float64") -> None:
     _check(math.isfinite(second.game_value), game, f"game value {second.game_value!r} not finite")
 
 
-def check_export(game: Game, dtype: str = "float64", folder: str | Path | None = None) -> None:
+def check_export(game: Game, dtype: str = "float64", folder: str | Path | None = None, *, resealed: bool = True) -> None:
     """The export of the small rules' solution in ``dtype`` loads back with the same values
-    and rules, and is bound to its game (``check_export_proves_itself``). Files go to
-    ``folder`` (default: a temporary folder)."""
+    and rules, is bound to its game (``check_export_proves_itself``) and (``resealed``) to its
+    rules by its values (``check_export_resealed``). Files go to ``folder`` (default: a
+    temporary folder)."""
     if game.save is None or game.load is None:
         return
     if folder is None:
         with tempfile.TemporaryDirectory(prefix="jaxsolve-check-") as tmp:
-            check_export(game, dtype, tmp)
+            check_export(game, dtype, tmp, resealed=resealed)
         return
     rules = game.small()
     sol = game.solve(rules, dtype=dtype)
@@ -146,6 +146,8 @@ def check_export(game: Game, dtype: str = "float64", folder: str | Path | None =
     _check(np.array_equal(np.asarray(game.values(back)), np.asarray(game.values(sol)), equal_nan=True), game, f"exported {dtype} values load back different")
     _check(back.rules == rules, game, f"exported rules load back as {back.rules!r}")
     check_export_proves_itself(game, path)
+    if resealed:
+        check_export_resealed(game, path, dtype)
 
 
 def check_export_proves_itself(game: Game, path: str | Path) -> None:
@@ -394,8 +396,8 @@ def check_play(
 
 
 def check_game(game: Game, dtype: str = "float64", folder: str | Path | None = None, *, play: bool = True, seed: int = 0) -> None:
-    """Every check on ``game``: registration, solve and export in ``dtype``, rules through
-    their metadata, and (``play``) a game of best and a game of random choices."""
+    """Every check on ``game``: registration, solve and export in ``dtype`` (the export's
+    loader recomputing values from its rules included), rules through their metadata, and (``play``) a game of best and a game of random choices."""
     if folder is None:
         with tempfile.TemporaryDirectory(prefix="jaxsolve-check-") as tmp:
             check_game(game, dtype, tmp, play=play, seed=seed)

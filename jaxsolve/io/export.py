@@ -5,12 +5,13 @@ full to a temporary file beside its target (``.NAME.<pid>.<random>.tmp``, fsynce
 the present sidecars name are then hard-linked under their hash (``.NAME.<sha256[:16]>.prev``),
 the new arrays renamed into place and the sidecars last; the kept arrays are removed once the
 new sidecars are in place. Each sidecar records the byte size and the SHA-256 of the ``.npy``
-file it describes; an export of several arrays (the duel's start and last-turn tables,
-``save_members``) has ONE sidecar that records every member's too, so the sidecar is the
-single point where the old export becomes the new one: a write cut short anywhere leaves the
-old export (its arrays read from where they were kept) or the new one, never a mix. For a group
-of exports (Raab's values and policy, ``save_group``) each sidecar names the hashes of the other
-members, so a cut between the two sidecars leaves a pair the loader refuses as out of step.
+file it describes; an export of several arrays (the duel's start and last-turn tables, Raab's
+win probabilities and policy: ``save_members``) has ONE sidecar that records every member's
+too, so the sidecar is the single point where the old export becomes the new one: a write cut
+short anywhere leaves the old export (its arrays read from where they were kept) or the new
+one, never a mix. Every solved game is one such export. For a group of separate exports
+(``save_group``) each sidecar names the hashes of the other members, so a cut between two
+sidecars leaves a set the loader refuses as out of step.
 Temporary files left by a killed writer of the same target are removed by the next write.
 
 Reading (``load``, ``load_group``, ``check_array``, ``rules_from``): the one validating loader
@@ -266,7 +267,8 @@ def save_members(path: str | os.PathLike, array: np.ndarray, metadata: dict, mem
 
 
 def save_group(items: list[tuple[str | os.PathLike, np.ndarray, dict]]) -> list[Path]:
-    """Write several exports that belong together (e.g. values and policy) as one unit.
+    """Write several exports, each with its own sidecar, as one unit (one solved game's arrays
+    are one export instead: ``save_members``).
 
     Each sidecar names the size and SHA-256 of its own array and the hashes of the other
     members (``companions``), so a reader can tell a complete group from a mixed one.

@@ -45,7 +45,16 @@ def test_solve_values_and_no_recompilation(game, dtype):
 
 @pytest.mark.parametrize("game", EXPORTING, ids=[g.name for g in EXPORTING])
 def test_export_round_trip(game, dtype, tmp_path):
-    testing.check_export(game, dtype, tmp_path)
+    """The export loads back, bound to its game; in float32 also to its rules by its values
+    (``check_export_resealed``: every loader recomputes values from the rules its sidecar
+    names); float64 that too in the slow run (the duel's loader takes seconds per rules)."""
+    testing.check_export(game, dtype, tmp_path, resealed=dtype == "float32")
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("game", EXPORTING, ids=[g.name for g in EXPORTING])
+def test_export_resealed_float64(game, tmp_path):
+    testing.check_export(game, "float64", tmp_path)
 
 
 @pytest.mark.parametrize("game", GAMES, ids=IDS)
@@ -121,30 +130,26 @@ def test_a_duel_set_aside_past_the_bound_is_thrown_on():
     assert played.over and played.state.you == g.small().bound
 
 
-def raab_exporting():
-    """Raab as an exporting game: its export (values and policy, ``raab.table_io``) saved and
-    loaded, the values compared in the export's layout."""
+def test_registry_exports_every_solved_game():
+    """Every game that writes a table (``solve --out``) registers its export, so the
+    conformance run checks its loader too."""
+    assert {g.name for g in EXPORTING} >= {"kniffel", "yatzy", "raab", "zehntausend", "zehntausend-duel"}
+
+
+def test_the_export_check_fails_for_a_loader_that_trusts_its_rules(tmp_path):
+    """``check_export`` (and so ``check_game``) reseals the sidecar with other rules: a loader
+    that reads the rules without recomputing any value (here the test game's, its value check
+    left out) fails it; the game's own loader passes."""
     import dataclasses
 
-    import numpy as np
+    import onedie_pig
+    from jaxsolve.io import export
 
-    from jaxsolve.games.raab import solver, table_io
+    def trusting_load(path):
+        values, meta = export.load(path, game="one-die-pig")
+        return onedie_pig.Solution(export.rules_from(path, meta, onedie_pig.OneDieRules), values, 0, 0.0, 0.0)
 
-    def values(x):
-        return x.values if isinstance(x, table_io.PigExport) else table_io.turn_total_layout(x.rules, solver.full(x).value, np.nan)
-
-    game = games.get_game("raab")
-    return dataclasses.replace(game, save=table_io.save_export, load=table_io.load_export, values=values)
-
-
-RESEALED = EXPORTING + ([raab_exporting()] if all(g.name != "raab" for g in EXPORTING) else [])
-
-
-@pytest.mark.parametrize("game", RESEALED, ids=[g.name for g in RESEALED])
-def test_a_sidecar_resealed_with_other_rules_is_refused(game, tmp_path):
-    """Every loader recomputes values from the rules its sidecar names: a sidecar rewritten
-    whole, with a correct seal, naming other valid rules of the same game is refused."""
-    path = tmp_path / f"{game.name}.npy"
-    game.save(path, game.solve(game.small(), dtype="float32"))
-    assert testing.other_rules(game, game.small())
-    testing.check_export_resealed(game, path, "float32")
+    trusting = dataclasses.replace(onedie_pig.GAME, load=trusting_load)
+    with pytest.raises(AssertionError, match="resealed with other rules .* is accepted, although its values are not their solution"):
+        testing.check_export(trusting, "float32", tmp_path)
+    testing.check_export(onedie_pig.GAME, "float32", tmp_path)

@@ -142,10 +142,10 @@ def test_stale_temp_files_are_removed_by_the_next_write(tmp_path, small):
     assert alive.exists() and other.exists()
 
 
-@pytest.mark.parametrize("call", [1, 2, 3, 4])
+@pytest.mark.parametrize("call", [1, 2, 3])
 def test_raab_values_and_policy_cut_anywhere(tmp_path, monkeypatch, call):
-    """Raab's values and policy are a group of two exports: a cut before the first sidecar is
-    renamed leaves the old export, a cut between the two sidecars a pair that is refused."""
+    """Raab's values and policy are one export with one sidecar: a failure at any rename
+    (policy, values, sidecar) leaves the old export, loadable, and one error line."""
     out = tmp_path / "piglet.npy"
     assert runner.invoke(app, ["solve", "raab", "--rules", "piglet", "--out", str(out), "--no-cache"]).exit_code == 0
     old = raab_io.load_export(out)
@@ -153,14 +153,117 @@ def test_raab_values_and_policy_cut_anywhere(tmp_path, monkeypatch, call):
     result = runner.invoke(app, ["solve", "raab", "--rules", "piglet", "--goal", "3", "--out", str(out), "--no-cache"])
     monkeypatch.undo()
     one_line_error(result, "cannot write")
-    if call <= 3:  # no sidecar renamed yet: the old export, its arrays kept
-        again = raab_io.load_export(out)
-        assert again.rules == old.rules
-        np.testing.assert_array_equal(again.values, old.values)
-    else:
-        with pytest.raises(JaxsolveError, match="out of step"):
-            raab_io.load_export(out)
+    again = raab_io.load_export(out)
+    assert again.rules == old.rules
+    np.testing.assert_array_equal(again.values, old.values)
+    np.testing.assert_array_equal(again.policy, old.policy)
     assert temps(tmp_path) == []
+
+
+RAAB_WRITER = """
+import json, os, signal, sys
+import numpy as np
+from jaxsolve.games.raab import solver, table_io
+from jaxsolve.games.raab.rules import PigRules
+
+path, source, kill_at = sys.argv[1], sys.argv[2], int(sys.argv[3])
+data = np.load(source)
+rules = PigRules.from_dict(json.loads(str(data["rules"])))
+sol = solver.PigSolution(rules=rules, start=data["start"], residual=0.0, tol=1e-12, dtype="float64", device="cpu",
+                         compile_seconds=0.0, solve_seconds=0.0, iterations=1)
+real, count = os.replace, [0]
+
+def replace(src, dst):
+    count[0] += 1
+    if count[0] == kill_at:
+        os.kill(os.getpid(), signal.SIGKILL)
+    return real(src, dst)
+
+os.replace = replace
+table_io.save_export(path, sol)
+"""
+
+
+@pytest.fixture(scope="module")
+def piglets(tmp_path_factory):
+    """Two solved Pig duels whose exports have the same shape and other values (the piglet
+    preset's coin, and a three-sided die with two faces of 1 point), each as the arrays a
+    writer process exports."""
+    folder = tmp_path_factory.mktemp("piglets")
+    out = {}
+    piglet = raab_rules.PRESETS["piglet"]
+    for rules in (piglet, piglet.replace(name="piglet-d3", sides=3, points=(0, 1, 1))):
+        sol = raab_solver.solve(rules)
+        source = folder / f"{rules.name}.npz"
+        np.savez(source, start=sol.start, rules=json.dumps(rules.to_dict()))
+        out[rules.name] = (sol, source)
+    return out
+
+
+@pytest.mark.parametrize("kill_at", [1, 2, 3, 0])
+def test_raab_export_killed_at_every_rename(tmp_path, piglets, kill_at):
+    """A writer process SIGKILLed at each rename of a Raab export (policy, values, sidecar)
+    over an export of other rules of the same shape (0: not killed) leaves the old export or
+    the new one, loadable, never a mix."""
+    import subprocess
+    import sys
+
+    (old, old_source), (new, new_source) = piglets["piglet"], piglets["piglet-d3"]
+    out = tmp_path / "r.npy"
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join(filter(None, [os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)))), os.environ.get("PYTHONPATH")]))}
+    run = [sys.executable, "-c", RAAB_WRITER, str(out)]
+    assert subprocess.run([*run, str(old_source), "0"], env=env, timeout=120).returncode == 0
+    before = raab_io.load_export(out)
+    assert before.rules == old.rules
+    proc = subprocess.run([*run, str(new_source), str(kill_at)], env=env, timeout=120)
+    assert proc.returncode == (-9 if kill_at else 0)
+    back = raab_io.load_export(out)
+    expected = new if kill_at == 0 else old  # the sidecar, renamed last, is the third rename
+    assert back.rules == expected.rules
+    np.testing.assert_array_equal(back.values[:, :, 0, :], expected.start)
+    if kill_at:
+        np.testing.assert_array_equal(back.values, before.values)
+        np.testing.assert_array_equal(back.policy, before.policy)
+    else:
+        assert sorted(p.name for p in tmp_path.iterdir()) == ["r-policy.npy", "r.json", "r.npy"]
+        assert back.game_value != pytest.approx(before.game_value)
+
+
+def test_raab_policy_of_another_export_refused(tmp_path, piglets):
+    """The values of one Raab export with the policy file of another (same shape, one decision
+    other) are refused with one line: the one sidecar hashes both files."""
+    sol, _ = piglets["piglet"]
+    a, b = tmp_path / "a.npy", tmp_path / "b.npy"
+    raab_io.save_export(a, sol)
+    assert not (tmp_path / "a-policy.json").exists()
+    loaded = raab_io.load_export(a)
+    assert loaded.rules == sol.rules
+    other = loaded.policy.copy()
+    other[0, 0, 1, 0] = raab_solver.STOP if other[0, 0, 1, 0] == raab_solver.ROLL else raab_solver.ROLL
+    export.save_members(b, loaded.values, loaded.meta, {"policy": other})
+    raab_io.policy_path(a).write_bytes(raab_io.policy_path(b).read_bytes())
+    with pytest.raises(JaxsolveError, match=r"a-policy\.npy is not the policy array a\.json names"):
+        raab_io.load_export(a)
+    raab_io.policy_path(a).unlink()
+    with pytest.raises(JaxsolveError, match="member file a-policy.npy is missing"):
+        raab_io.load_export(a)
+
+
+def test_raab_export_of_the_older_two_sidecar_form_refused(tmp_path, piglets):
+    """An export written the older way (values and policy each with a sidecar naming the
+    other's hash) is refused with one line; writing over it leaves one sidecar."""
+    sol, _ = piglets["piglet"]
+    path = tmp_path / "p.npy"
+    f = raab_solver.full(sol)
+    values = raab_io.turn_total_layout(sol.rules, f.value, np.nan)
+    policy = raab_io.turn_total_layout(sol.rules, f.policy, raab_solver.NONE)
+    meta = raab_io.export_metadata(sol)
+    export.save_group([(path, values, meta), (raab_io.policy_path(path), policy, meta)])
+    with pytest.raises(JaxsolveError, match=r"p\.json does not name the member arrays policy of this export"):
+        raab_io.load_export(path)
+    raab_io.save_export(path, sol)
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["p-policy.npy", "p.json", "p.npy"]
+    assert raab_io.load_export(path).rules == sol.rules
 
 
 def test_zehntausend_cut_between_renames(tmp_path, monkeypatch, zsol):
@@ -475,21 +578,22 @@ def test_pig_loader_checks(tmp_path):
     policy = raab_io.turn_total_layout(sol.rules, f.policy, raab_solver.NONE)
     meta = raab_io.export_metadata(sol)
 
-    def group(v, p, vmeta=meta, pmeta=meta):
-        export.save_group([(path, v, vmeta), (raab_io.policy_path(path), p, pmeta)])
+    def group(v, p, vmeta=meta):
+        export.save_members(path, v, vmeta, {"policy": p})
         with pytest.raises(JaxsolveError) as info:
             raab_io.load_export(path)
+        assert "\n" not in str(info.value)
         return str(info.value)
 
     assert "above 1.0" in group(values * 2, policy)
     assert "dtype float64" in group(values, policy.astype(np.float64))
     assert "NaN at" in group(np.full(values.shape, np.nan), policy)
     assert "does not fit the rules" in group(values[:, :1], policy[:, :1])
-    assert "name different rules" in group(values, policy, pmeta={**meta, "rules": {**meta["rules"], "name": "other"}})
-    # a values file from one export with the policy of another: each pair alone is intact
+    assert "a decision where MSP + MAP exceeds" in group(values, np.where(np.isnan(values), raab_solver.ROLL, policy).astype(np.int8))
+    assert "not a solution of the rules piglet" in group(np.where(np.isnan(values), np.nan, 0.5), policy)
+    # a values file with no policy named in its sidecar
     export.save(path, values, meta)
-    export.save(raab_io.policy_path(path), policy, meta)
-    with pytest.raises(JaxsolveError, match="does not name the other files"):
+    with pytest.raises(JaxsolveError, match="does not name the member arrays policy"):
         raab_io.load_export(path)
 
 
@@ -609,6 +713,23 @@ def test_usage_and_state_errors_are_one_line(monkeypatch, args, message):
 
     monkeypatch.setattr(target, "solve_target", lambda *a, **k: (_ for _ in ()).throw(AssertionError("solved")))
     one_line_error(runner.invoke(app, args), message)
+
+
+def test_the_duel_bound_help_states_the_memory_limit_it_is_checked_against():
+    """``--bound`` is limited by the memory check alone: the help names that limit, the
+    largest bound it states passes the check at the smallest and the largest goal, the next
+    multiple of 50 does not."""
+    from jaxsolve.core.rules import RulesError
+    from jaxsolve.games.zehntausend.duel_rules import MAX_BOUND, DuelRules
+
+    result = runner.invoke(app, ["solve", "zehntausend-duel", "--help"], env={"COLUMNS": "400"})
+    assert result.exit_code == 0
+    assert f"a bound above {MAX_BOUND:,} is refused, its solve's turn tables would pass 4 GiB" in " ".join(result.stdout.split())
+    for goal in (100, 20_000):
+        assert DuelRules("x", goal=goal, end="last-turn", bound=MAX_BOUND).top == MAX_BOUND
+        with pytest.raises(RulesError, match=f"bound {MAX_BOUND + 50} is too large"):
+            DuelRules("x", goal=goal, end="last-turn", bound=MAX_BOUND + 50)
+    one_line_error(runner.invoke(app, ["solve", "zehntausend-duel", "--rules", "last-turn", "--bound", str(MAX_BOUND + 50)]), f"bound {MAX_BOUND + 50} is too large")
 
 
 def test_help_still_works():

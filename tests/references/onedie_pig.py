@@ -56,25 +56,27 @@ class Solution:
         return {"roll": float(roll), "hold": None if hold is None else float(hold)}
 
 
-def sweep(values, valid, goal: int, sides: int):
+def sweep(values, valid, goal: int, sides: int, xp=None):
     """One Bellman sweep over every state at once (arrays, no loop over states); states that are
-    not positions (``valid`` false) hold 0."""
-    import jax.numpy as jnp
+    not positions (``valid`` false) hold 0. ``xp``: the array module (default ``jax.numpy``;
+    the loader's check runs it in NumPy)."""
+    if xp is None:
+        import jax.numpy as xp
 
     g = values.shape[0]
-    mine = jnp.arange(g)[:, None, None]
-    theirs = jnp.arange(g)[None, :, None]
-    turn = jnp.arange(g)[None, None, :]
+    mine = xp.arange(g)[:, None, None]
+    theirs = xp.arange(g)[None, :, None]
+    turn = xp.arange(g)[None, None, :]
     v = values
     roll = (1.0 - v[theirs, mine, 0]) / sides
     for f in range(2, sides + 1):
         nxt = turn + f
         reached = mine + nxt >= goal
-        roll = roll + jnp.where(reached, 1.0, v[mine, theirs, jnp.minimum(nxt, g - 1)]) / sides
-    banked = jnp.minimum(mine + turn, g - 1)
-    hold = jnp.where(mine + turn >= goal, 1.0, 1.0 - v[theirs, banked, 0])
-    best = jnp.where(turn == 0, roll, jnp.maximum(roll, hold))
-    return jnp.where(valid, best, 0.0)
+        roll = roll + xp.where(reached, 1.0, v[mine, theirs, xp.minimum(nxt, g - 1)]) / sides
+    banked = xp.minimum(mine + turn, g - 1)
+    hold = xp.where(mine + turn >= goal, 1.0, 1.0 - v[theirs, banked, 0])
+    best = xp.where(turn == 0, roll, xp.maximum(roll, hold))
+    return xp.where(valid, best, 0.0)
 
 
 def solve(rules: OneDieRules, *, dtype="float64", device=None, tol=None) -> Solution:
@@ -103,9 +105,24 @@ def load(path) -> Solution:
 
     values, meta = export.load(path, game="one-die-pig")
     rules = export.rules_from(path, meta, OneDieRules)
-    if values.shape != (rules.goal,) * 3:
-        raise JaxsolveError(f"{path}: shape {values.shape} is not that of {rules.name}")
+    export.check_preset_name(path, "one-die-pig", rules, PRESETS)
+    valid = reachable(rules)
+    export.check_array(path, values, shape=valid.shape, dtypes=("float32", "float64"), defined=valid, low=0.0, high=1.0, what=rules.name)
+    bellman_check(path, values, rules)
     return Solution(rules, values, 0, 0.0, 0.0)
+
+
+def bellman_check(path, values: np.ndarray, rules: OneDieRules) -> None:
+    """Refuse values that are not a fixpoint of the Bellman equations of ``rules`` (the rules
+    the sidecar names): one sweep (``sweep``, in NumPy, in float64) must leave every position's
+    value unchanged, within the solve's tolerance."""
+    valid = reachable(rules)
+    held = np.where(valid, values, 0.0).astype(np.float64)
+    again = sweep(held, valid, rules.goal, rules.sides, xp=np)
+    tol = 1e-9 if values.dtype == np.float64 else 1e-4
+    worst = float(np.max(np.abs(again - held)))
+    if worst > tol:
+        raise JaxsolveError(f"{path}: the values are not a solution of the rules {rules.name} its sidecar names (one Bellman sweep changes a value by {worst:.2e})")
 
 
 def reachable(rules: OneDieRules) -> np.ndarray:

@@ -15,8 +15,8 @@ GAMES = (
                 commands.solve_command,
                 commands.SOLVE_PARAMS,
                 "Win probabilities of Schlag den Raab / Pig under optimal play by both (fixpoint iteration). With --out X.npy "
-                "writes the win probabilities to X.npy and the policy to X-policy.npy, both in the layout [TS, MSP, MAP, TSP] "
-                "with a .json sidecar each.",
+                "writes the win probabilities to X.npy and the policy to X-policy.npy, both in the layout [TS, MSP, MAP, TSP], "
+                "with one .json sidecar (X.json) that hashes both.",
             ),
             "advise": Command(commands.advise_command, commands.ADVISE_PARAMS, "Roll or stop? The win probability of each choice at a position."),
             "plot": Command(

@@ -45,9 +45,20 @@ def outputs(path) -> list:
 
 
 def save(path, sol) -> list:
+    """One export: the win probabilities to ``path``, the policy to ``X-policy.npy``, one
+    sidecar naming and hashing both (``table_io.save_export``)."""
     from jaxsolve.games.raab import table_io
 
     return list(table_io.save_export(path, sol))
+
+
+def load(path):
+    """The solved game (``solver.PigSolution``) of an export ``save`` wrote, with every check
+    of ``table_io.load_export``: both files as the one sidecar hashes them, and the values a
+    fixpoint of the Bellman equations of the rules the sidecar names."""
+    from jaxsolve.games.raab import table_io
+
+    return table_io.load_export(path).solution()
 
 
 def solve_command(rules, *, dtype, device, quiet, out, tol, max_iter) -> Report:
@@ -72,7 +83,7 @@ def solve_command(rules, *, dtype, device, quiet, out, tol, max_iter) -> Report:
     )
     details = [f"solved on {sol.device} in {sol.solve_seconds:.3f} s (+{sol.compile_seconds:.2f} s compile)"]
     if files:
-        details.append(f"wrote {files[0]}, {files[1]} and their .json sidecars")
+        details.append(f"wrote {files[0]}, {files[1]} and the .json sidecar that binds them")
     return Report(lines, data, tuple(details))
 
 

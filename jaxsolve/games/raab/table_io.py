@@ -1,5 +1,5 @@
 """The export of a solved Pig-family duel: win probabilities and policy as ``[TS, MSP, MAP, TSP]``
-``.npy`` files with JSON sidecars, and reading them back with every check."""
+``.npy`` files bound by one JSON sidecar, and reading them back with every check."""
 
 from __future__ import annotations
 
@@ -24,14 +24,15 @@ def turn_total_layout(rules: PigRules, array: np.ndarray, fill) -> np.ndarray:
 
 
 def policy_path(path) -> Path:
-    """``X.npy`` -> ``X-policy.npy``: where ``save_export`` writes the policy."""
+    """``X.npy`` -> ``X-policy.npy``: where ``save_export`` writes the policy (the export's
+    member ``policy``)."""
+    from jaxsolve.io import export
 
-    path = Path(path)
-    return path.with_name(path.stem + "-policy.npy")
+    return export.member_path(path, "policy")
 
 
 def export_metadata(sol: PigSolution) -> dict:
-    """What both files of an export share: rules, axes, reduction, run facts."""
+    """The sidecar's content: rules, axes of both arrays, reduction, run facts."""
     rules = sol.rules
     n_t, n_m, _, n_n = rules.shape
     return {
@@ -50,22 +51,47 @@ def export_metadata(sol: PigSolution) -> dict:
     }
 
 
-def save_export(path, sol: PigSolution, full_sol: FullSolution | None = None):
-    """Win probabilities to ``path`` and the policy to ``X-policy.npy``, both ``[TS, MSP, MAP,
-    TSP]`` with a sidecar each, written as one group (``jaxsolve.export.save_group``)."""
+POLICY_ENCODING = {"1": "roll", "0": "stop", "-1": "no decision (game over / no such state)"}
+
+
+def save_export(path, sol: PigSolution, full_sol: FullSolution | None = None) -> list[Path]:
+    """One export: the win probabilities to ``path`` and the policy to ``X-policy.npy``, both
+    ``[TS, MSP, MAP, TSP]``, with ONE sidecar that names and hashes both
+    (``jaxsolve.io.export.save_members``): a write cut short anywhere leaves the old export or
+    the new one. The turn-start entries (MAP 0) are the solve's own values ``sol.start``; the
+    mid-turn ones are computed in their precision, whatever JAX's x64 mode.
+    Returns ``[path, policy path]``."""
+    from jaxsolve.core.arrays import precision
     from jaxsolve.io import export
 
-    f = full_sol or full(sol)
-    common = export_metadata(sol)
+    if full_sol is None:
+        with precision(np.asarray(sol.start).dtype):
+            full_sol = full(sol)
+    f = full_sol
     values = turn_total_layout(sol.rules, f.value, np.nan)
+    values[:, :, 0, :] = np.asarray(sol.start, values.dtype)
     policy = turn_total_layout(sol.rules, f.policy, NONE)
-    encoding = {"1": "roll", "0": "stop", "-1": "no decision (game over / no such state)"}
-    return export.save_group(
-        [
-            (path, values, {**common, "content": "win probability of the player to decide", "impossible": "NaN"}),
-            (policy_path(path), policy, {**common, "content": "optimal decision", "encoding": encoding}),
-        ]
-    )
+    meta = {
+        **export_metadata(sol),
+        "content": "win probability of the player to decide",
+        "impossible": "NaN",
+        "policy_content": "optimal decision (member 'policy')",
+        "encoding": POLICY_ENCODING,
+    }
+    written = export.save_members(path, values, meta, {"policy": policy})
+    _drop_old_policy_sidecar(path)
+    return written
+
+
+def _drop_old_policy_sidecar(path) -> None:
+    """Remove the policy's own sidecar an export of an older version wrote beside it (the
+    policy is now a member of the one sidecar; the old one no longer matches it)."""
+    from jaxsolve.io import export
+
+    try:
+        export.sidecar_path(policy_path(path)).unlink()
+    except OSError:
+        pass
 
 
 @dataclass(frozen=True)
@@ -81,22 +107,43 @@ class PigExport:
     def game_value(self) -> float:
         return float(self.values[0, 0, 0, 0])
 
+    def solution(self) -> PigSolution:
+        """The solved game the export holds: its turn-start values (MAP 0) and the run facts
+        its sidecar records."""
+        meta = self.meta
+
+        def number(key: str) -> float:
+            x = meta.get(key)
+            return float(x) if isinstance(x, (int, float)) and not isinstance(x, bool) else 0.0
+
+        return PigSolution(
+            rules=self.rules,
+            start=np.ascontiguousarray(self.values[:, :, 0, :]),
+            residual=number("residual"),
+            tol=number("tol"),
+            dtype=str(self.values.dtype),
+            device=str(meta.get("device", "?")),
+            compile_seconds=0.0,
+            solve_seconds=0.0,
+            iterations=int(number("iterations")),
+        )
+
 
 def load_export(path) -> PigExport:
-    """Read ``X.npy`` and ``X-policy.npy`` back, with every check of ``jaxsolve.export``.
+    """Read ``X.npy`` and its member ``X-policy.npy`` back, with every check of ``jaxsolve.io.export``.
 
-    Refused: files not from one export (hashes), other games, invalid rules or rules that
-    differ between the two sidecars, a shape other than the rules' ``[T, M, bound + 1, N]``,
-    values not float or outside [0, 1], NaN other than exactly where MSP + MAP > bound, a policy
-    not int8 in {-1, 0, 1} or with a decision where no state is.
+    Refused: a policy file other than the one the sidecar hashes (of another export, or of a
+    write cut short), other games, invalid rules, a shape other than the rules' ``[T, M,
+    bound + 1, N]``, values not float or outside [0, 1], NaN other than exactly where MSP + MAP
+    > bound, a policy not int8 in {-1, 0, 1} or with a decision where no state is, and values
+    that are not a fixpoint of the rules the sidecar names (``bellman_check``).
     """
     from jaxsolve.io import export
 
-    (values, meta), (policy, pmeta) = export.load_group([path, policy_path(path)], game="raab")
+    values, meta = export.load(path, game="raab")
+    policy = export.load_members(path, meta, ("policy",))["policy"]
     rules = export.rules_from(path, meta, PigRules)
     export.check_preset_name(path, "raab", rules, PRESETS)
-    if export.rules_from(policy_path(path), pmeta, PigRules) != rules:
-        raise JaxsolveError(f"{path} and {policy_path(path)} name different rules")
     n_t, n_m, _, n_n = rules.shape
     shape = (n_t, n_m, rules.top + 1, n_n)
     total = np.arange(n_m)[:, None] + np.arange(rules.top + 1)[None, :]

@@ -18,6 +18,7 @@ Sources of the variants (a rule set is a combination of them):
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 from typing import ClassVar, cast
 
@@ -29,6 +30,23 @@ END_RULES = ("first", "last-turn")
 MAX_GOAL = 20_000
 MAX_REACH = 10_000 // STEP  # levels one set-aside can add: six of a kind at most 10,000 in every preset
 MAX_TURN_BYTES = 4 * 2**30  # the largest turn tables a solve may build
+
+
+def _max_bound() -> int:
+    """The largest bound whose last-turn tables (``DuelRules.turn_table_size``: ``top + 2``
+    turns x ``top + MAX_REACH + 1`` totals x 7 dice x 16 bytes, ``top = bound / 50``) fit in
+    ``MAX_TURN_BYTES``; above a few hundred levels these tables are the largest a solve builds,
+    whatever the goal, so this is the bound's real limit."""
+    cap = MAX_TURN_BYTES // (7 * 16)
+    top = (math.isqrt((MAX_REACH + 3) ** 2 + 4 * cap) - (MAX_REACH + 3)) // 2 + 2
+    while (top + 2) * (top + MAX_REACH + 1) > cap:
+        top -= 1
+    return top * STEP
+
+
+MAX_BOUND = _max_bound()
+"""The largest bound the memory check lets through (304,550 with 4 GiB of turn tables), for any
+goal: what the option's help states."""
 
 
 def _size(nbytes: float) -> str:
@@ -60,7 +78,12 @@ class DuelRules(Rules):
     goal: int = option(10_000, "Banked score that ends the game (a multiple of 50).", min=2 * STEP, max=MAX_GOAL)
     entry: int = option(0, "Entry minimum: the first write must reach it (a multiple of 50 below the goal; 0 = none).", min=0, max=MAX_GOAL)
     end: str = option("first", "End rule: first (first to the goal wins) or last-turn (the other player answers).", choices=END_RULES)
-    bound: int | None = option(None, "Largest final score kept under the last-turn rule (a multiple of 50 at or above the goal; default goal + 2000).", min=2 * STEP)
+    bound: int | None = option(
+        None,
+        "Largest final score kept under the last-turn rule (a multiple of 50 at or above the goal; default goal + 2000). "
+        f"Checked against memory: a bound above {MAX_BOUND:,} is refused, its solve's turn tables would pass {MAX_TURN_BYTES // 2**30} GiB.",
+        min=2 * STEP,
+    )
     scoring: str = option("peter-2013", "Zehntausend scoring preset of the turn.", choices=tuple(TURN_PRESETS))
 
     derived: ClassVar[tuple[str, ...]] = ("bound",)
