@@ -25,9 +25,9 @@ def test_solve_piglet_json_and_export(tmp_path):
     assert abs(summary["game_value"] - 4 / 7) < 1e-11
     assert summary["dtype"] == "float64" and summary["residual"] <= 1e-12
     values, meta = export.load(out)
-    policy, pmeta = export.load(tmp_path / "piglet-policy.npy")
+    policy = export.load_members(out, meta, ("policy",))["policy"]  # one sidecar for both files
     assert [a["name"] for a in meta["axes"]] == ["TS", "MSP", "MAP", "TSP"]
-    assert meta["rules"]["name"] == "piglet" and pmeta["encoding"]["1"] == "roll"
+    assert meta["rules"]["name"] == "piglet" and meta["encoding"]["1"] == "roll"
     assert abs(values[0, 0, 1, 0] - 5 / 7) < 1e-11
     assert policy[0, 0, 0, 0] == 1 and policy.dtype == np.int8
 

@@ -88,11 +88,20 @@ def solve_command(rules, *, dtype, device, quiet, out, tol, max_iter) -> Report:
 
 
 def advise_command(rules, *, rules_given, table, dtype, setup, quiet, mine, theirs, turn, they_started) -> Advice:
+    from jaxsolve.core.arrays import precision
     from jaxsolve.games.raab import advisor, solver
 
+    if table is not None:  # the export's turn-start values; the turn's options recomputed from them
+        sol = load(table)
+        if rules_given and sol.rules != rules:
+            raise JaxsolveError(f"{table} holds {sol.rules.name}, not {rules.name}")
+        rules = sol.rules
+        setup()
     advisor.check_state(rules, mine, turn, theirs, they_started)
-    sol = solver.solve(rules, dtype=dtype, device=setup())
-    adv = advisor.advise(solver.full(sol), mine, turn, theirs, they_started)
+    if table is None:
+        sol = solver.solve(rules, dtype=dtype, device=setup())
+    with precision(sol.start.dtype):
+        adv = advisor.advise(solver.full(sol), mine, turn, theirs, they_started)
     options = [("roll", adv.win_if_roll)] + ([] if adv.win_if_stop is None else [(f"stop (bank {turn})", adv.win_if_stop)])
     options.sort(key=lambda o: (-o[1], o[0] != adv.decision))
     ranked = tuple(Ranked(label, value, adv.win - value) for label, value in options)
