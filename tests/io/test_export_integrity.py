@@ -171,6 +171,7 @@ data = np.load(source)
 rules = PigRules.from_dict(json.loads(str(data["rules"])))
 sol = solver.PigSolution(rules=rules, start=data["start"], residual=0.0, tol=1e-12, dtype="float64", device="cpu",
                          compile_seconds=0.0, solve_seconds=0.0, iterations=1)
+full = solver.FullSolution(rules, data["value"], data["value"], data["value"], data["policy"])  # solved beforehand: no JIT here
 real, count = os.replace, [0]
 
 def replace(src, dst):
@@ -180,7 +181,7 @@ def replace(src, dst):
     return real(src, dst)
 
 os.replace = replace
-table_io.save_export(path, sol)
+table_io.save_export(path, sol, full)
 """
 
 
@@ -188,14 +189,16 @@ table_io.save_export(path, sol)
 def piglets(tmp_path_factory):
     """Two solved Pig duels whose exports have the same shape and other values (the piglet
     preset's coin, and a three-sided die with two faces of 1 point), each as the arrays a
-    writer process exports."""
+    writer process exports (the turn-start values, and the whole-state values and policy so
+    that the writer compiles nothing)."""
     folder = tmp_path_factory.mktemp("piglets")
     out = {}
     piglet = raab_rules.PRESETS["piglet"]
     for rules in (piglet, piglet.replace(name="piglet-d3", sides=3, points=(0, 1, 1))):
         sol = raab_solver.solve(rules)
+        full = raab_solver.full(sol)
         source = folder / f"{rules.name}.npz"
-        np.savez(source, start=sol.start, rules=json.dumps(rules.to_dict()))
+        np.savez(source, start=sol.start, value=full.value, policy=full.policy, rules=json.dumps(rules.to_dict()))
         out[rules.name] = (sol, source)
     return out
 
