@@ -247,6 +247,8 @@ def test_raab_policy_of_another_export_refused(tmp_path, piglets):
     raab_io.policy_path(a).write_bytes(raab_io.policy_path(b).read_bytes())
     with pytest.raises(JaxsolveError, match=r"a-policy\.npy is not the policy array a\.json names"):
         raab_io.load_export(a)
+    result = runner.invoke(app, ["advise", "raab", "--table", str(a), "--mine", "0", "--theirs", "0", "--turn", "1"])
+    one_line_error(result, "is not the policy array a.json names")
     raab_io.policy_path(a).unlink()
     with pytest.raises(JaxsolveError, match="member file a-policy.npy is missing"):
         raab_io.load_export(a)
