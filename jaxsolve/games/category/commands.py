@@ -102,7 +102,8 @@ def solve_command(rules, *, game, dtype, device, quiet, out, objective, chunk, e
     details = [f"solved on {sol.device} in {sol.solve_seconds:.2f} s (+{sol.compile_seconds:.2f} s compile), peak memory {peak[0] / 1024:.2f} GiB ({peak[1]})"]
     if out:
         details.append(f"wrote {out} and {export.sidecar_path(out)}")
-    return Report(lines, data, tuple(details))
+    table = max_saved is None and objective == "score"  # the table the other commands use: cached
+    return Report(lines, data, tuple(details), result=sol if table else None)
 
 
 def _context(game, rules, rules_given, objective, table, dtype):
