@@ -306,7 +306,7 @@ def solved(
         if sol is not None:
             return _remember(key, sol)
     sol = _check_dtype(_solving(game, rules, dtype, solve), dtype, values)
-    _store(path, save, sol)
+    _store(path, save, sol, seal=_takes_verify(load))
     return _remember(key, sol)
 
 
@@ -315,13 +315,14 @@ def _solving(game: str, rules, dtype: str, solve: Callable[[], Any]) -> Any:
     ``--quiet``) with the time it is expected to take where one is known."""
     seconds = estimate(game, rules)
     about = f"; about {duration(seconds)} on this machine" if seconds is not None else ""
-    _say(f"solving {game} under the rules {rules.name} in {dtype} (no cached table){about}")
+    _say(f"solving {game} under the rules {rules.name} in {dtype}{about}")
     return solve()
 
 
-def _store(path: Path, save: Callable, sol: Any) -> bool:
+def _store(path: Path, save: Callable, sol: Any, *, seal: bool = False) -> bool:
     """Write ``sol`` to the entry ``path`` with ``save`` (unless the store is read-only); a
-    failed write is one note, not an error. Whether it was written."""
+    failed write is one note, not an error. Whether it was written. ``seal``: note its sidecar
+    hash as checked (the loader takes ``verify``; see ``_load``)."""
     if not _CONFIG.writable:
         return False
     try:
@@ -334,6 +335,8 @@ def _store(path: Path, save: Callable, sol: Any) -> bool:
         _say(f"could not cache the table: {exc}")
     else:
         _say(f"solved and cached the table at {path}")
+        if not seal:
+            return True
         try:  # the arrays just written are the solve's own: no recomputation when they are read back
             from jaxsolve.io import export
 
@@ -439,7 +442,7 @@ def store(game, rules, sol: Any) -> Path | None:
             return path
         except (JaxsolveError, OSError):
             pass
-    return path if _store(path, save, sol) else None
+    return path if _store(path, save, sol, seal=game.load is not None and _takes_verify(game.load)) else None
 
 
 SOLVE_SECONDS: dict[tuple[str, str], float] = {
