@@ -289,6 +289,10 @@ class Game:
             cases of ``jaxsolve bench --suite`` beside its solve (``run() -> (result, compile s)``).
         objective: what the table of ``solve`` holds, where a game solves more than one kind
             (the category games' ``score``): part of its solution cache key (None: one kind).
+        solve_seconds: seconds a first solve of a preset (by name) took on the 2-core CPU of
+            ``benchmarks/machine.py`` (``jaxsolve cache warm``, figures in ``results/cache/``):
+            the solution cache's estimate before a solve (``cache.status``); presets not
+            listed are unknown.
     """
 
     name: str
@@ -313,6 +317,7 @@ class Game:
     bench_extra: Callable[..., list] | None = None
     bench_suite: Callable[..., list] | None = None
     objective: str | None = None
+    solve_seconds: dict[str, float] = field(default_factory=dict)
 
     def solution(self, rules: Rules, *, dtype: str | None = None, device=None) -> Any:
         """The solved table of ``rules`` from the solution cache (kept in memory, or in the cache

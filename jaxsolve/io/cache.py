@@ -7,7 +7,7 @@ registration (``solution``: the game's ``solve``, ``save`` and validating ``load
 game needs no cache code of its own. While a server runs, solved tables are also kept in this
 process's memory under the same keys (``keep_in_memory``, or ``setup(..., memory=True)``), and
 ``status`` says, without loading or solving, whether a table is at hand and how long its solve
-would take (``SOLVE_SECONDS``). The root is ``--cache-dir``, else ``$JAXSOLVE_CACHE``, else
+would take (the seconds measured per preset that the game registers, ``Game.solve_seconds``). The root is ``--cache-dir``, else ``$JAXSOLVE_CACHE``, else
 ``$XDG_CACHE_HOME/jaxsolve`` (``~/.cache/jaxsolve``); JAX's persistent compilation cache lives
 beside it in ``<root>/xla``. ``setup`` is the one place both are set up (the command line and
 the page call it). Loading goes through the game's validating loader, so a broken,
@@ -279,7 +279,7 @@ def _check_dtype(sol: Any, dtype: str, values: Callable[[Any], Any] | None) -> A
 
 def solved(
     game: str, rules, *, objective: str, dtype: str, solve: Callable[[], Any], save: Callable | None, load: Callable | None,
-    values: Callable[[Any], Any] | None = None,
+    values: Callable[[Any], Any] | None = None, seconds: float | None = None,
 ) -> Any:
     """The solution of ``rules``: loaded from the store if it holds a valid entry, else solved
     with ``solve()`` and written there (when the store is enabled).
@@ -289,13 +289,14 @@ def solved(
     note, and the solution is still returned. ``values(solution)``: its array, whose dtype must
     be ``dtype`` (a solution in another precision is refused, never stored under this key).
     ``save``/``load`` None (a game without an export): kept in memory only, where it is on.
-    Before solving, one line says what is solved and about how long it takes (``estimate``)."""
+    Before solving, one line says what is solved and about how long it takes (``seconds``, the
+    caller's ``estimate``, where known)."""
     key = _memory_key(game, rules, objective, dtype)
     kept = _recall(key)
     if kept is not None:
         return kept
     if not _CONFIG.enabled or save is None or load is None:
-        return _remember(key, _check_dtype(_solving(game, rules, dtype, solve), dtype, values))
+        return _remember(key, _check_dtype(_solving(game, rules, dtype, solve, seconds), dtype, values))
     path = entry_path(game, rules, objective, dtype)
     try:
         sol = _load(path, load, game, rules, objective, dtype)
@@ -305,15 +306,14 @@ def solved(
     else:
         if sol is not None:
             return _remember(key, sol)
-    sol = _check_dtype(_solving(game, rules, dtype, solve), dtype, values)
+    sol = _check_dtype(_solving(game, rules, dtype, solve, seconds), dtype, values)
     _store(path, save, sol, seal=_takes_verify(load))
     return _remember(key, sol)
 
 
-def _solving(game: str, rules, dtype: str, solve: Callable[[], Any]) -> Any:
+def _solving(game: str, rules, dtype: str, solve: Callable[[], Any], seconds: float | None = None) -> Any:
     """``solve()``, announced on one line (through the store's ``say``: stderr, not under
-    ``--quiet``) with the time it is expected to take where one is known."""
-    seconds = estimate(game, rules)
+    ``--quiet``) with the ``seconds`` it is expected to take where known (``estimate``)."""
     about = f"; about {duration(seconds)} on this machine" if seconds is not None else ""
     _say(f"solving {game} under the rules {rules.name} in {dtype}{about}")
     return solve()
@@ -390,7 +390,8 @@ def solution(game, rules, *, dtype: str, device=None, solve: Callable[[], Any] |
             return load(path, verify=verify) if _takes_verify(load) else load(path)
 
     return solved(
-        game.name, rules, objective=objective_of(game), dtype=dtype, solve=fresh, save=save, load=None if load is None else checked, values=game.values
+        game.name, rules, objective=objective_of(game), dtype=dtype, solve=fresh, save=save, load=None if load is None else checked,
+        values=game.values, seconds=estimate(game, rules),
     )
 
 
@@ -445,24 +446,18 @@ def store(game, rules, sol: Any) -> Path | None:
     return path if _store(path, save, sol, seal=game.load is not None and _takes_verify(game.load)) else None
 
 
-SOLVE_SECONDS: dict[tuple[str, str], float] = {
-    ("zehntausend-duel", "first-to-10000"): 708.0,
-    ("zehntausend-duel", "small"): 10.0,
-    ("kniffel", "kniffel"): 900.0,
-}
-"""Seconds a first solve (compilation included) of a game's preset took on the 2-core CPU of
-``benchmarks/machine.py``, the figures of ``results/cache/`` and of the README's timings: what
-``status`` and the note before a solve quote. Where a preset is missing the estimate is None
-(unknown), never a guess."""
-
-
-def estimate(game: str, rules) -> float | None:
-    """The seconds a solve of ``rules`` is expected to take here: ``SOLVE_SECONDS`` of the preset
-    whose name ``rules`` carry (the rules unchanged from it), else None."""
-    seconds = SOLVE_SECONDS.get((game, rules.name))
-    if seconds is None or "+" in rules.name:
+def estimate(game, rules) -> float | None:
+    """The seconds a solve of ``rules`` is expected to take here: the registered ``game``'s
+    ``solve_seconds`` of the preset ``rules`` are (measured on the 2-core CPU of
+    ``benchmarks/machine.py``, see ``results/cache/``), else None: rules changed from a preset,
+    or a preset not measured, are unknown, never guessed."""
+    seconds = dict(getattr(game, "solve_seconds", None) or {}).get(rules.name)
+    if seconds is None:
         return None
-    return seconds
+    try:
+        return float(seconds) if game.get_rules(rules.name) == rules else None
+    except JaxsolveError:
+        return None
 
 
 def duration(seconds: float) -> str:
@@ -498,7 +493,8 @@ def status(game, rules, *, dtype: str) -> Status:
     """Whether the registered ``game``'s table of ``rules`` in ``dtype`` is kept in memory or in
     the store (its sidecar names this game, rules, objective and dtype; the array is not read,
     nothing is solved and JAX is not imported), and, if neither, the estimated solve time
-    (``estimate``). For the page: say how long a first answer takes before asking for it."""
+    (``estimate``: the game's ``solve_seconds``). For the page: say how long a first answer
+    takes before asking for it."""
     objective = objective_of(game)
     path = entry_path(game.name, rules, objective, dtype)
     where = None
@@ -512,7 +508,7 @@ def status(game, rules, *, dtype: str) -> Status:
             where = "disk"
         except (JaxsolveError, OSError):
             where = None
-    seconds = None if where is not None else estimate(game.name, rules)
+    seconds = None if where is not None else estimate(game, rules)
     return Status(game.name, rules.name, dtype, where, str(path) if where == "disk" else None, seconds)
 
 

@@ -238,7 +238,7 @@ def test_memory_layer_and_status(store):
     assert cache.solution(game, SMALL, dtype="float64") is first  # kept in memory: no file read, no solve
     cache.keep_in_memory(False)
     missing = cache.status(game, SMALL, dtype="float64")
-    assert not missing.cached and missing.estimate_seconds == cache.SOLVE_SECONDS[(DUEL, "small")]
+    assert not missing.cached and missing.estimate_seconds == game.solve_seconds["small"]
     default = cache.status(game, game.get_rules(), dtype="float64")
-    assert default.to_dict()["cached"] is False and default.estimate_seconds == cache.SOLVE_SECONDS[(DUEL, game.default)]
+    assert default.to_dict()["cached"] is False and default.estimate_seconds == game.solve_seconds[game.default]
     assert cache.status(game, SMALL.replace(goal=600), dtype="float64").estimate_seconds is None  # changed rules: unknown

@@ -192,8 +192,10 @@ def solve_command(rules, *, dtype, device, quiet, out, tol, compensation, device
         raise JaxsolveError(f"--tol must be a positive finite number, got {tol}")
     if compensation % 50 or compensation >= rules.goal:
         raise JaxsolveError(f"--compensation must be a multiple of 50 below the goal {rules.goal}, got {compensation}")
+    from jaxsolve.games import get_game
+
     mesh = device_mesh(devices, device)
-    seconds = cache.estimate(GAME, rules)
+    seconds = cache.estimate(get_game(GAME), rules)
     if seconds is not None and not quiet:
         cache.note(f"solving {GAME} under the rules {rules.name} in {dtype}; about {cache.duration(seconds)} on this machine")
     with steps_bar(layer_count(rules), f"solving {rules.name}, layers", quiet) as steps:
