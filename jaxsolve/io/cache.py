@@ -311,11 +311,17 @@ def solved(
     return _remember(key, sol)
 
 
+LONG_SOLVE_SECONDS = 10.0
+"""A solve expected to take at least this long (or for which no time is known) is announced."""
+
+
 def _solving(game: str, rules, dtype: str, solve: Callable[[], Any], seconds: float | None = None) -> Any:
     """``solve()``, announced on one line (through the store's ``say``: stderr, not under
-    ``--quiet``) with the ``seconds`` it is expected to take where known (``estimate``)."""
-    about = f"; about {duration(seconds)} on this machine" if seconds is not None else ""
-    _say(f"solving {game} under the rules {rules.name} in {dtype}{about}")
+    ``--quiet``) with the ``seconds`` it is expected to take (``estimate``), unless it is
+    known to take less than ``LONG_SOLVE_SECONDS``."""
+    if seconds is None or seconds >= LONG_SOLVE_SECONDS:
+        about = f"; about {duration(seconds)} on this machine" if seconds is not None else ""
+        _say(f"solving {game} under the rules {rules.name} in {dtype}{about}")
     return solve()
 
 

@@ -42,10 +42,20 @@ ADVISE_PARAMS = (
 TABLES_PARAMS = (Param("out", Path, Path("apl_tables.md"), "Markdown file to write (a .json is written beside it).", flags=("--out", "-o")),)
 
 
-def solve(rules, *, dtype=None, device=None):
-    from jaxsolve.games.category import solver
+def solve(rules, *, dtype=None, device=None, progress=None):
+    """The score table; ``progress(layers done, layers)`` is called as layers are solved."""
+    from jaxsolve.games.category import solver, tables
 
-    return solver.solve(rules, dtype=dtype, device=device, chunk=256 if rules.dice < 5 else 512)
+    on_layer = None
+    if progress is not None:
+        sizes = {k: len(tables.representative_states(rules, k)[0]) for k in range(rules.num_boxes)}
+        done: dict = {}
+
+        def on_layer(layer, n):
+            done[layer] = done.get(layer, 0) + n
+            progress(sum(done.get(k, 0) >= size for k, size in sizes.items()), len(sizes))
+
+    return solver.solve(rules, dtype=dtype, device=device, chunk=256 if rules.dice < 5 else 512, on_layer=on_layer)
 
 
 def unit(objective: str) -> str:

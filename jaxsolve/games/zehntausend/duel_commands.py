@@ -196,8 +196,9 @@ def solve_command(rules, *, dtype, device, quiet, out, tol, compensation, device
 
     mesh = device_mesh(devices, device)
     seconds = cache.estimate(get_game(GAME), rules)
-    if seconds is not None and not quiet:
-        cache.note(f"solving {GAME} under the rules {rules.name} in {dtype}; about {cache.duration(seconds)} on this machine")
+    if not quiet:  # also where stderr is no terminal (the bar then shows only at the end)
+        about = f"; about {cache.duration(seconds)} on this machine" if seconds is not None else ""
+        cache.note(f"solving {GAME} under the rules {rules.name} in {dtype}{about}")
     with steps_bar(layer_count(rules), f"solving {rules.name}, layers", quiet) as steps:
         sol = duel.solve(rules, tol=tol, dtype=dtype, device=device, mesh=mesh, progress=steps)
     files = save(out, sol) if out is not None else []
