@@ -4,14 +4,18 @@ A solved value table is keyed by game, rules (name and a hash of every rules fie
 and dtype, and written as an export (``.npy`` + validated JSON sidecar, ``jaxsolve.export``)
 under ``<root>/tables/<game>/``. Every registered game is cached the same way, through its
 registration (``solution``: the game's ``solve``, ``save`` and validating ``load`` hooks); a new
-game needs no cache code of its own. While a server runs, solved tables are also kept in this
-process's memory under the same keys (``keep_in_memory``, or ``setup(..., memory=True)``), and
-``status`` says, without loading or solving, whether a table is at hand and how long its solve
-would take (the seconds measured per preset that the game registers, ``Game.solve_seconds``). The root is ``--cache-dir``, else ``$JAXSOLVE_CACHE``, else
+game needs no cache code of its own. The root is ``--cache-dir``, else ``$JAXSOLVE_CACHE``, else
 ``$XDG_CACHE_HOME/jaxsolve`` (``~/.cache/jaxsolve``); JAX's persistent compilation cache lives
 beside it in ``<root>/xla``. ``setup`` is the one place both are set up (the command line and
-the page call it). Loading goes through the game's validating loader, so a broken,
-foreign or stale entry is never used: it is reported, removed and solved again.
+the page call it). Loading goes through the game's validating loader, so a broken, foreign or
+stale entry is never used: it is reported and solved again (a loader's recomputation from the
+rules runs once per export: see ``_load``).
+
+For a long-running process (the page's server while ``serve`` runs): ``keep_in_memory()`` (or
+``setup(..., memory=True)``) keeps every table solved or loaded in memory under the same keys,
+and ``status(game, rules, dtype=)`` says, without loading, solving or importing JAX, whether a
+table is at hand and, if not, about how long its solve takes (``estimate``: the seconds measured
+per preset that the game registers, ``Game.solve_seconds``).
 
 Every command that needs a table (advise, analyze, simulate, distribution, play, plot, the
 heuristic comparisons, for every game) asks ``solution(...)`` or ``solved(...)``; ``solve`` and
