@@ -51,7 +51,7 @@ def list_entries(game: GameOpt = None, cache_dir: CacheOpt = None, as_json: Json
     typer.echo(f"cache folder {cache.root()}: {len(rows)} table(s)")
     for e in rows:
         when = _dt.datetime.fromtimestamp(e.modified).strftime("%Y-%m-%d %H:%M")
-        typer.echo(f"  {e.game:10} {e.rules:22} {e.objective:6} {e.dtype:8} {e.bytes / 2**20:8.1f} MiB  {when}  {e.path.name}")
+        typer.echo(f"  {e.game:16} {e.rules:22} {e.objective:6} {e.dtype:8} {e.bytes / 2**20:8.1f} MiB  {when}  {e.path.name}")
 
 
 @cache_app.command("clear", cls=Command)

@@ -397,11 +397,16 @@ def solution(game, rules, *, dtype: str, device=None, solve: Callable[[], Any] |
     def checked(path, verify: bool = True) -> Any:
         assert load is not None
         with _precision(dtype):  # a loader that recomputes part of a float64 table does so in float64
-            return load(path, verify=verify) if _takes_verify(load) else load(path)
+            return load(path, verify=verify)
 
+    def whole(path) -> Any:
+        assert load is not None
+        with _precision(dtype):
+            return load(path)
+
+    reader = None if load is None else (checked if _takes_verify(load) else whole)
     return solved(
-        game.name, rules, objective=objective_of(game), dtype=dtype, solve=fresh, save=save, load=None if load is None else checked,
-        values=game.values, seconds=estimate(game, rules),
+        game.name, rules, objective=objective_of(game), dtype=dtype, solve=fresh, save=save, load=reader, values=game.values, seconds=estimate(game, rules)
     )
 
 

@@ -185,6 +185,7 @@ def solve_command(rules, *, dtype, device, quiet, out, tol, compensation, device
     """The solve, with a bar of layers on stderr; ``result`` the solution where it is the
     table every other command uses (the default tolerance), so that it is cached."""
     from jaxsolve.core.progress import steps_bar
+    from jaxsolve.games import get_game
     from jaxsolve.games.zehntausend import duel
     from jaxsolve.io import cache
 
@@ -192,8 +193,6 @@ def solve_command(rules, *, dtype, device, quiet, out, tol, compensation, device
         raise JaxsolveError(f"--tol must be a positive finite number, got {tol}")
     if compensation % 50 or compensation >= rules.goal:
         raise JaxsolveError(f"--compensation must be a multiple of 50 below the goal {rules.goal}, got {compensation}")
-    from jaxsolve.games import get_game
-
     mesh = device_mesh(devices, device)
     seconds = cache.estimate(get_game(GAME), rules)
     if not quiet:  # also where stderr is no terminal (the bar then shows only at the end)
@@ -320,10 +319,9 @@ def _check_totals(points: list[int], rules) -> None:
 
 
 def simulate_command(rules, *, rules_given=False, dtype, device, quiet, games, seed, table, slots) -> Report:
-    from jaxsolve.games.zehntausend import duel, duel_simulate
-
     from jaxsolve.core.arrays import precision
     from jaxsolve.core.progress import layer_bars
+    from jaxsolve.games.zehntausend import duel, duel_simulate
 
     sol = _table_or_solve(table, rules, rules_given, dtype, device)
     per_slot = 10 if games >= 10 * slots else 1
