@@ -214,8 +214,11 @@ def test_a_new_game_is_cached_through_its_registration_alone(toy):
     assert warmed.stdout.startswith("one-die-pig d4-to-8 (float64): solved in ") and "cached at" in warmed.stdout
     listed = json.loads(runner.invoke(toy, ["cache", "list", "--game", "one-die-pig", "--json"]).stdout)["entries"]
     assert [(e["game"], e["rules"], e["dtype"]) for e in listed] == [("one-die-pig", "d4-to-8", "float64")]
-    again = runner.invoke(toy, ["cache", "warm", "one-die-pig"])
-    assert again.exit_code == 0 and "already cached" in again.stdout
+    again = runner.invoke(toy, ["cache", "warm", "one-die-pig", "-r", "d4-to-8", "-r", "d6-to-12", "--quiet"])  # several presets at once
+    assert again.exit_code == 0, again.output
+    lines = again.stdout.splitlines()
+    assert len(lines) == 2 and "d4-to-8 (float64): already cached" in lines[0] and "d6-to-12 (float64): solved in" in lines[1]
+    assert again.stderr == ""  # --quiet: no note, no bar
 
     def refuse(*args, **kwargs):
         raise AssertionError("solved although the cache holds the table")
