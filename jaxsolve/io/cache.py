@@ -161,6 +161,12 @@ def _say(message: str) -> None:
         _CONFIG.say(message)
 
 
+def talks() -> bool:
+    """Whether the store's messages go anywhere (the command line: not under ``--quiet``); a
+    progress bar of a solve the store makes is shown then."""
+    return _CONFIG.say is not None
+
+
 def note(message: str) -> None:
     """One line through the store's ``say`` (the command line: stderr, nothing under ``--quiet``)."""
     _say(message)
@@ -392,7 +398,7 @@ def solution(game, rules, *, dtype: str, device=None, solve: Callable[[], Any] |
                 return solve()
         where = device() if callable(device) else device
         with _precision(dtype):
-            return solve_with_progress(game, rules, dtype=dtype, device=where, quiet=_CONFIG.say is None)
+            return solve_with_progress(game, rules, dtype=dtype, device=where, quiet=not talks())
 
     def checked(path, verify: bool = True) -> Any:
         assert load is not None

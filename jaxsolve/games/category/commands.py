@@ -44,18 +44,9 @@ TABLES_PARAMS = (Param("out", Path, Path("apl_tables.md"), "Markdown file to wri
 
 def solve(rules, *, dtype=None, device=None, progress=None):
     """The score table; ``progress(layers done, layers)`` is called as layers are solved."""
-    from jaxsolve.games.category import solver, tables
+    from jaxsolve.games.category import solver, table_io
 
-    on_layer = None
-    if progress is not None:
-        sizes = {k: len(tables.representative_states(rules, k)[0]) for k in range(rules.num_boxes)}
-        done: dict = {}
-
-        def on_layer(layer, n):
-            done[layer] = done.get(layer, 0) + n
-            progress(sum(done.get(k, 0) >= size for k, size in sizes.items()), len(sizes))
-
-    return solver.solve(rules, dtype=dtype, device=device, chunk=256 if rules.dice < 5 else 512, on_layer=on_layer)
+    return solver.solve(rules, dtype=dtype, device=device, chunk=256 if rules.dice < 5 else 512, on_layer=table_io.layer_progress(rules, progress))
 
 
 def unit(objective: str) -> str:
