@@ -1,17 +1,20 @@
-"""``jaxsolve cache list|clear|path``: the solution cache's entries."""
+"""``jaxsolve cache list|clear|path|warm``: the solution cache's entries, and solving them ahead
+of time."""
 
 from __future__ import annotations
 
 import datetime as _dt
 import json
+import time
 from pathlib import Path
-from typing import Annotated, Optional
+from typing import Annotated, List, Optional
 
 import typer
 
-from jaxsolve.cli.common import CacheOpt, Command, JsonOpt, group, handle_errors
+from jaxsolve.cli.common import CacheOpt, Command, Device, DeviceOpt, JsonOpt, Run, group, handle_errors
+from jaxsolve.errors import JaxsolveError
 
-cache_app = group(None, "Show or remove the solved tables in the solution cache folder.")
+cache_app = group(None, "Show, remove or fill (warm) the solved tables in the solution cache folder.")
 
 
 def add_cache_commands(app: typer.Typer) -> None:
@@ -48,7 +51,7 @@ def list_entries(game: GameOpt = None, cache_dir: CacheOpt = None, as_json: Json
     typer.echo(f"cache folder {cache.root()}: {len(rows)} table(s)")
     for e in rows:
         when = _dt.datetime.fromtimestamp(e.modified).strftime("%Y-%m-%d %H:%M")
-        typer.echo(f"  {e.game:10} {e.rules:22} {e.objective:6} {e.dtype:8} {e.bytes / 2**20:8.1f} MiB  {when}  {e.path.name}")
+        typer.echo(f"  {e.game:16} {e.rules:22} {e.objective:6} {e.dtype:8} {e.bytes / 2**20:8.1f} MiB  {when}  {e.path.name}")
 
 
 @cache_app.command("clear", cls=Command)
@@ -70,3 +73,45 @@ def cache_path(cache_dir: CacheOpt = None):
 
     _configure(cache_dir)
     typer.echo(str(cache.root()))
+
+
+@cache_app.command("warm", cls=Command)
+@handle_errors
+def warm(
+    game: Annotated[str, typer.Argument(help="The game (`jaxsolve games` lists them).", show_default=False)],
+    rules: Annotated[Optional[List[str]], typer.Option("--rules", "-r", help="A preset to solve (repeat for several; default: the game's default preset).")] = None,
+    x64: Annotated[
+        Optional[bool], typer.Option("--x64/--x32", help="Solve in float64 or float32 (default: the precision of the game's advise).", show_default=False)
+    ] = None,
+    device: DeviceOpt = Device.auto,
+    quiet: Annotated[bool, typer.Option("--quiet", "-q", help="No progress bars or notes; print only one line per table.")] = False,
+    cache_dir: CacheOpt = None,
+):
+    """Solve and cache a game's tables ahead of time (one line per preset: already cached, or
+    solved and cached, with the seconds it took), with progress on stderr."""
+    from jaxsolve import games
+    from jaxsolve.io import cache
+
+    g = games.get_game(game)
+    chosen = [g.get_rules(name) for name in (rules or [g.default])]  # every preset checked before any solve
+    if g.save is None or g.load is None:
+        raise JaxsolveError(f"{g.name} writes no table file, so it has nothing to cache")
+    dtype = warm_dtype(g) if x64 is None else ("float64" if x64 else "float32")
+    run = Run(device=device, x64=dtype == "float64", quiet=quiet, cache_dir=cache_dir)
+    where = run.setup()
+    for r in chosen:
+        found = cache.status(g, r, dtype=dtype)
+        if found.cached:
+            typer.echo(f"{g.name} {r.name} ({dtype}): already cached at {found.path}")
+            continue
+        t0 = time.perf_counter()
+        cache.solution(g, r, dtype=dtype, device=where)
+        path = cache.entry_path(g.name, r, cache.objective_of(g), dtype)
+        kept = f"cached at {path}" if path.is_file() else "not cached (see the note above)"
+        typer.echo(f"{g.name} {r.name} ({dtype}): solved in {time.perf_counter() - t0:.1f} s, {kept}")
+
+
+def warm_dtype(game) -> str:
+    """The precision of the table ``game``'s advise answers from (the game's own where it has no advise)."""
+    advise = game.commands.get("advise")
+    return (advise.precision if advise is not None and advise.precision in ("float32", "float64") else None) or game.precision

@@ -78,6 +78,10 @@ def _solve(game, values: dict, run: Run) -> None:
     command = game.commands["solve"]
     device = run.setup()
     report = command.run(rules, dtype=run.dtype, device=device, quiet=run.quiet or as_json, out=out, **own)
+    if report.result is not None:  # the table the other commands use: kept in the solution cache
+        from jaxsolve.io import cache
+
+        cache.store(game, rules, report.result)
     emit(report, as_json, run.quiet)
 
 

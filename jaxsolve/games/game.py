@@ -267,7 +267,8 @@ class Game:
         small: rules that solve in seconds, for tests and quick benchmarks.
         precision: the default float precision of its commands (``float32`` or ``float64``).
         solve: ``solve(rules, dtype=, device=) -> solution`` with ``game_value``,
-            ``compile_seconds`` and ``solve_seconds``.
+            ``compile_seconds`` and ``solve_seconds``; where it takes ``progress``, a callback
+            ``progress(layers done, layers)`` that the progress bars of the cache show.
         values: ``values(solution) -> np.ndarray``, the exported value tensor.
         reachable: ``reachable(rules) -> bool array`` of the value tensor's shape (NaN
             elsewhere), or None when every entry is a state.
@@ -286,6 +287,12 @@ class Game:
         bench_extra: ``bench_extra(rules, quick, dtype, devices) -> [(label, n_devices, run)]``.
         bench_suite: ``bench_suite(rules, quick, dtype, device) -> [(label, run)]``: the game's
             cases of ``jaxsolve bench --suite`` beside its solve (``run() -> (result, compile s)``).
+        objective: what the table of ``solve`` holds, where a game solves more than one kind
+            (the category games' ``score``): part of its solution cache key (None: one kind).
+        solve_seconds: seconds a first solve of a preset (by name) took on the 2-core CPU of
+            ``benchmarks/machine.py`` (``jaxsolve cache warm``, figures in ``results/cache/``):
+            the solution cache's estimate before a solve (``cache.status``); presets not
+            listed are unknown.
     """
 
     name: str
@@ -309,6 +316,21 @@ class Game:
     bench_presets: tuple[str, ...] = ()
     bench_extra: Callable[..., list] | None = None
     bench_suite: Callable[..., list] | None = None
+    objective: str | None = None
+    solve_seconds: dict[str, float] = field(default_factory=dict)
+
+    def solution(self, rules: Rules, *, dtype: str | None = None, device=None) -> Any:
+        """The solved table of ``rules`` from the solution cache (kept in memory, or in the cache
+        folder), else solved and cached (``jaxsolve.io.cache.solution``). ``dtype``: ``float32``
+        or ``float64`` (None: float64 where JAX's x64 mode is on, else float32); ``device``: a
+        device or a callable that sets one up, called only when a solve is needed."""
+        from jaxsolve.io import cache
+
+        if dtype is None:
+            from jaxsolve.core.arrays import float_dtype
+
+            dtype = float_dtype().name
+        return cache.solution(self, rules, dtype=str(dtype), device=device)
 
     def get_rules(self, name: str | None = None) -> Rules:
         return self.presets().get_rules(name or self.default)

@@ -40,6 +40,7 @@ def race_game(
     hooks: dict[str, Command],
     play_params: tuple[Param, ...] = (),
     bench_presets: tuple[str, ...] = (),
+    solve_seconds: dict[str, float] | None = None,
 ) -> Game:
     """The ``Game`` of a race game whose folder holds ``commands``.
 
@@ -51,6 +52,7 @@ def race_game(
         default, small: the default preset and the preset that solves in seconds.
         values: the solution's attribute that is the exported value tensor.
         hooks: the generic commands the game offers, by name.
+        solve_seconds: the measured first-solve seconds of presets (``Game.solve_seconds``).
     """
     folder = commands.__name__.rpartition(".")[0]
     presets_of = lazy(*f"{folder}.{presets}".rsplit(".", 1))
@@ -72,4 +74,5 @@ def race_game(
         play_game=lazy(*f"{folder}.{play}".rsplit(".", 1)),
         play_params=play_params,
         bench_presets=bench_presets,
+        solve_seconds=dict(solve_seconds or {}),
     )

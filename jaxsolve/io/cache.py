@@ -2,23 +2,36 @@
 
 A solved value table is keyed by game, rules (name and a hash of every rules field), objective
 and dtype, and written as an export (``.npy`` + validated JSON sidecar, ``jaxsolve.export``)
-under ``<root>/tables/<game>/``. The root is ``--cache-dir``, else ``$JAXSOLVE_CACHE``, else
+under ``<root>/tables/<game>/``. Every registered game is cached the same way, through its
+registration (``solution``: the game's ``solve``, ``save`` and validating ``load`` hooks); a new
+game needs no cache code of its own. The root is ``--cache-dir``, else ``$JAXSOLVE_CACHE``, else
 ``$XDG_CACHE_HOME/jaxsolve`` (``~/.cache/jaxsolve``); JAX's persistent compilation cache lives
 beside it in ``<root>/xla``. ``setup`` is the one place both are set up (the command line and
-the page call it). Loading goes through the game's validating loader, so a broken,
-foreign or stale entry is never used: it is reported, removed and solved again.
+the page call it). Loading goes through the game's validating loader, so a broken, foreign or
+stale entry is never used: it is reported and solved again (a loader's recomputation from the
+rules runs once per export: see ``_load``).
 
-Every command that needs a table (advise, analyze, simulate, distribution, play, the heuristic
-comparisons) asks ``solved(...)``; ``jaxsolve cache list|clear`` shows and removes entries.
+For a long-running process (the page's server while ``serve`` runs): ``keep_in_memory()`` (or
+``setup(..., memory=True)``) keeps every table solved or loaded in memory under the same keys,
+and ``status(game, rules, dtype=)`` says, without loading, solving or importing JAX, whether a
+table is at hand and, if not, about how long its solve takes (``estimate``: the seconds measured
+per preset that the game registers, ``Game.solve_seconds``).
+
+Every command that needs a table (advise, analyze, simulate, distribution, play, plot, the
+heuristic comparisons, for every game) asks ``solution(...)`` or ``solved(...)``; ``solve`` and
+``jaxsolve cache warm`` fill the store; ``jaxsolve cache list|clear`` shows and removes entries.
 """
 
 from __future__ import annotations
 
 import dataclasses
+import glob
 import hashlib
 import json
 import os
+import re
 import tempfile
+import threading
 import time
 from pathlib import Path
 from typing import Any, Callable
@@ -35,9 +48,12 @@ class _Config:
     enabled: bool = True
     say: Callable[[str], None] | None = None
     writable: bool = True
+    memory: bool = False
 
 
 _CONFIG = _Config()
+_MEMORY: dict[tuple[str, str], Any] = {}
+_MEMORY_LOCK = threading.Lock()
 
 
 def default_root() -> Path:
@@ -55,6 +71,39 @@ def configure(root: str | os.PathLike | None = None, *, enabled: bool = True, sa
     _CONFIG.enabled = enabled
     _CONFIG.say = say
     _CONFIG.writable = writable
+
+
+def keep_in_memory(on: bool = True) -> None:
+    """Keep every table this process solves or loads in memory, under its store key, and answer
+    from there before the folder (for a long-running process: the page's server while ``serve``
+    runs). ``False`` drops the kept tables and keeps none from then on."""
+    _CONFIG.memory = bool(on)
+    if not on:
+        forget()
+
+
+def forget() -> None:
+    """Drop the tables kept in memory (the folder's entries stay)."""
+    with _MEMORY_LOCK:
+        _MEMORY.clear()
+
+
+def _memory_key(game: str, rules, objective: str, dtype: str) -> tuple[str, str]:
+    return game, entry_name(rules, objective, dtype)
+
+
+def _remember(key: tuple[str, str], sol: Any) -> Any:
+    if _CONFIG.memory:
+        with _MEMORY_LOCK:
+            _MEMORY[key] = sol
+    return sol
+
+
+def _recall(key: tuple[str, str]) -> Any:
+    if not _CONFIG.memory:
+        return None
+    with _MEMORY_LOCK:
+        return _MEMORY.get(key)
 
 
 def root() -> Path:
@@ -79,7 +128,7 @@ def unwritable(folder: str | os.PathLike | None = None) -> str | None:
 
 def setup(
     folder: str | os.PathLike | None = None, *, enabled: bool = True, say: Callable[[str], None] | None = None,
-    writable: bool | None = None, compilation: bool = False,
+    writable: bool | None = None, compilation: bool = False, memory: bool | None = None,
 ) -> None:
     """Set up the caches under one folder (None: ``default_root()``): the solution store in
     ``<folder>/tables`` (``configure``) and, with ``compilation`` (for a process that computes
@@ -87,13 +136,16 @@ def setup(
     (``jaxsolve.core.runtime.compilation_cache_dir``). ``enabled=False`` uses neither.
     ``writable=False`` reads cached tables but writes no table and no compiled program (the
     caller has said why); None probes the folder (``unwritable``) and, if it takes no files,
-    says why through ``say``. ``say`` receives the store's messages (None: silent)."""
+    says why through ``say``. ``say`` receives the store's messages (None: silent). ``memory``:
+    keep solved tables in this process too (``keep_in_memory``; None: leave as it is)."""
     if enabled and writable is None:
         note = unwritable(folder)
         writable = note is None
         if note is not None and say is not None:
             say(note)
     configure(folder, enabled=enabled, say=say, writable=writable is not False)
+    if memory is not None:
+        keep_in_memory(memory)
     if compilation and enabled and writable is not False:
         from jaxsolve.core import runtime
 
@@ -109,6 +161,17 @@ def _say(message: str) -> None:
         _CONFIG.say(message)
 
 
+def talks() -> bool:
+    """Whether the store's messages go anywhere (the command line: not under ``--quiet``); a
+    progress bar of a solve the store makes is shown then."""
+    return _CONFIG.say is not None
+
+
+def note(message: str) -> None:
+    """One line through the store's ``say`` (the command line: stderr, nothing under ``--quiet``)."""
+    _say(message)
+
+
 def rules_hash(rules) -> str:
     """A short hash of every rules field and the package version (two rule sets with one name,
     or two versions of the engine, never share an entry)."""
@@ -118,40 +181,100 @@ def rules_hash(rules) -> str:
     return hashlib.sha256(text.encode()).hexdigest()[:12]
 
 
-def entry_path(game: str, rules, objective: str, dtype: str) -> Path:
+def entry_name(rules, objective: str, dtype: str) -> str:
+    """The file name of an entry in its game's folder (also the key of a table kept in memory)."""
     safe = "".join(c if c.isalnum() or c in "-_." else "_" for c in rules.name)
-    return root() / TABLES / game / f"{safe}-{rules_hash(rules)}-{objective}-{dtype}.npy"
+    return f"{safe}-{rules_hash(rules)}-{objective}-{dtype}.npy"
+
+
+def entry_path(game: str, rules, objective: str, dtype: str) -> Path:
+    return root() / TABLES / game / entry_name(rules, objective, dtype)
+
+
+VERIFIED = ".verified"
+"""Beside an entry ``X.npy``, ``X.verified`` holds the sidecar hash of the export the game's
+loader has checked in full (or the store has written): see ``_load``."""
+
+
+def _takes_verify(load: Callable) -> bool:
+    import inspect
+
+    try:
+        return "verify" in inspect.signature(load).parameters
+    except (TypeError, ValueError):
+        return False
 
 
 def _load(path: Path, load: Callable, game: str, rules, objective: str, dtype: str) -> Any:
     """The entry at ``path`` read with ``load`` (saying so), None if there is none; a
     ``JaxsolveError`` if it is not usable: not a regular file, broken, or not the table of its
     key (``export.check_binding``: game, every rules field, objective, dtype), checked on the
-    sidecar before the array is read."""
+    sidecar before the array is read.
+
+    A loader that takes ``verify`` (``verify=False``: only the export's own checks, hashes
+    included; no recomputation from the rules) is asked for its full check once per export: the
+    sidecar hash it passed (which covers every array's hash) is noted beside the entry, and an
+    entry whose sidecar still has that hash, so whose arrays are byte for byte the ones checked,
+    is loaded without the recomputation (a second ``advise`` answers in about a second)."""
     from jaxsolve.io import export
 
     if not path.exists() and not path.is_symlink():
         return None
     if not path.is_file():
         raise JaxsolveError(f"{path} is not a regular file")
-    export.check_binding(path, export.read_metadata(path), game=game, rules=rules, objective=objective, dtype=dtype)
+    meta = export.read_metadata(path)
+    export.check_binding(path, meta, game=game, rules=rules, objective=objective, dtype=dtype)
     t0 = time.perf_counter()
-    sol = load(path)
+    if _takes_verify(load):
+        seal = str(meta.get("sidecar_sha256", ""))
+        known = bool(seal) and _read_seal(path) == seal
+        sol = load(path, verify=not known)
+        if not known and seal:
+            _write_seal(path, seal)
+    else:
+        sol = load(path)
     _say(f"using the cached table {path} ({time.perf_counter() - t0:.2f} s to load)")
     return sol
+
+
+def _seal_path(path: Path) -> Path:
+    return path.with_suffix(VERIFIED)
+
+
+def _read_seal(path: Path) -> str | None:
+    try:
+        with open(_seal_path(path), encoding="ascii") as f:
+            return f.read(200).strip()
+    except (OSError, UnicodeDecodeError):
+        return None
+
+
+def _write_seal(path: Path, seal: str) -> None:
+    if not _CONFIG.writable:
+        return
+    try:
+        from jaxsolve.io import export
+
+        export.atomic_write_text(_seal_path(path), seal + "\n")
+    except (OSError, JaxsolveError):
+        pass  # only the next load's full check is lost
 
 
 def cached(game: str, rules, *, objective: str, dtype: str, load: Callable) -> Any:
     """The solution of ``rules`` if the store is enabled and holds a valid entry, else None.
 
-    Never solves: an unusable entry is left for ``solved`` to report and replace.
+    Never solves: an unusable entry is left for ``solved`` to report and replace. A table kept
+    in memory (``keep_in_memory``) is returned first.
     """
-    if not _CONFIG.enabled:
-        return None
+    key = _memory_key(game, rules, objective, dtype)
+    kept = _recall(key)
+    if kept is not None or not _CONFIG.enabled:
+        return kept
     try:
-        return _load(entry_path(game, rules, objective, dtype), load, game, rules, objective, dtype)
+        sol = _load(entry_path(game, rules, objective, dtype), load, game, rules, objective, dtype)
     except (JaxsolveError, OSError):
         return None
+    return sol if sol is None else _remember(key, sol)
 
 
 def _check_dtype(sol: Any, dtype: str, values: Callable[[Any], Any] | None) -> Any:
@@ -165,8 +288,8 @@ def _check_dtype(sol: Any, dtype: str, values: Callable[[Any], Any] | None) -> A
 
 
 def solved(
-    game: str, rules, *, objective: str, dtype: str, solve: Callable[[], Any], save: Callable, load: Callable,
-    values: Callable[[Any], Any] | None = None,
+    game: str, rules, *, objective: str, dtype: str, solve: Callable[[], Any], save: Callable | None, load: Callable | None,
+    values: Callable[[Any], Any] | None = None, seconds: float | None = None,
 ) -> Any:
     """The solution of ``rules``: loaded from the store if it holds a valid entry, else solved
     with ``solve()`` and written there (when the store is enabled).
@@ -174,9 +297,16 @@ def solved(
     An entry that is broken, foreign (another game, rules, objective or dtype than its key) or
     not a file is reported on one line and solved again; a store that cannot be written is one
     note, and the solution is still returned. ``values(solution)``: its array, whose dtype must
-    be ``dtype`` (a solution in another precision is refused, never stored under this key)."""
-    if not _CONFIG.enabled:
-        return _check_dtype(solve(), dtype, values)
+    be ``dtype`` (a solution in another precision is refused, never stored under this key).
+    ``save``/``load`` None (a game without an export): kept in memory only, where it is on.
+    Before solving, one line says what is solved and about how long it takes (``seconds``, the
+    caller's ``estimate``, where known)."""
+    key = _memory_key(game, rules, objective, dtype)
+    kept = _recall(key)
+    if kept is not None:
+        return kept
+    if not _CONFIG.enabled or save is None or load is None:
+        return _remember(key, _check_dtype(_solving(game, rules, dtype, solve, seconds), dtype, values))
     path = entry_path(game, rules, objective, dtype)
     try:
         sol = _load(path, load, game, rules, objective, dtype)
@@ -185,12 +315,35 @@ def solved(
         _say(f"cached table {path} is not usable ({reason}); solving again")
     else:
         if sol is not None:
-            return sol
-    sol = _check_dtype(solve(), dtype, values)
+            return _remember(key, sol)
+    sol = _check_dtype(_solving(game, rules, dtype, solve, seconds), dtype, values)
+    _store(path, save, sol, seal=_takes_verify(load))
+    return _remember(key, sol)
+
+
+LONG_SOLVE_SECONDS = 10.0
+"""A solve expected to take at least this long (or for which no time is known) is announced."""
+
+
+def _solving(game: str, rules, dtype: str, solve: Callable[[], Any], seconds: float | None = None) -> Any:
+    """``solve()``, announced on one line (through the store's ``say``: stderr, not under
+    ``--quiet``) with the ``seconds`` it is expected to take (``estimate``), unless it is
+    known to take less than ``LONG_SOLVE_SECONDS``."""
+    if seconds is None or seconds >= LONG_SOLVE_SECONDS:
+        about = f"; about {duration(seconds)} on this machine" if seconds is not None else ""
+        _say(f"solving {game} under the rules {rules.name} in {dtype}{about}")
+    return solve()
+
+
+def _store(path: Path, save: Callable, sol: Any, *, seal: bool = False) -> bool:
+    """Write ``sol`` to the entry ``path`` with ``save`` (unless the store is read-only); a
+    failed write is one note, not an error. Whether it was written. ``seal``: note its sidecar
+    hash as checked (the loader takes ``verify``; see ``_load``)."""
     if not _CONFIG.writable:
-        return sol
+        return False
     try:
         path.parent.mkdir(parents=True, exist_ok=True)
+        _seal_path(path).unlink(missing_ok=True)
         save(path, sol)
     except OSError as exc:
         _say(f"could not cache the table at {path}: {exc.strerror or exc}")
@@ -198,7 +351,186 @@ def solved(
         _say(f"could not cache the table: {exc}")
     else:
         _say(f"solved and cached the table at {path}")
-    return sol
+        if not seal:
+            return True
+        try:  # the arrays just written are the solve's own: no recomputation when they are read back
+            from jaxsolve.io import export
+
+            _write_seal(path, str(export.read_metadata(path)["sidecar_sha256"]))
+        except (OSError, JaxsolveError, KeyError):
+            pass
+        return True
+    return False
+
+
+# ----------------------------------------------------------------------------- any registered game
+
+
+def objective_of(game) -> str:
+    """The objective part of a registered game's key: its ``Game.objective``, ``value`` where the
+    game has one objective."""
+    return getattr(game, "objective", None) or "value"
+
+
+def _exports(game) -> tuple[Callable | None, Callable | None]:
+    return (game.save, game.load) if game.save is not None and game.load is not None else (None, None)
+
+
+def _precision(dtype: str):
+    from jaxsolve.core.arrays import precision
+
+    return precision(dtype)
+
+
+def solution(game, rules, *, dtype: str, device=None, solve: Callable[[], Any] | None = None) -> Any:
+    """The solved table of the registered ``game`` (a ``Game``) under ``rules`` in ``dtype``
+    (``float32`` or ``float64``): kept in memory, else from the store, else solved and stored,
+    through the game's registration alone: its ``solve``, ``values``, ``save`` and validating
+    ``load`` hooks (``solved``), so a new game needs no cache code. ``device``: a device, or a
+    callable that sets one up (called only when a solve is needed). ``solve()`` replaces
+    ``game.solve(rules, dtype=dtype, device=device)``; a float64 solve, and the loading of a
+    float64 table, run with JAX's x64 mode on (``jaxsolve.core.arrays.precision``)."""
+    save, load = _exports(game)
+
+    def fresh() -> Any:
+        if solve is not None:
+            with _precision(dtype):
+                return solve()
+        where = device() if callable(device) else device
+        with _precision(dtype):
+            return solve_with_progress(game, rules, dtype=dtype, device=where, quiet=not talks())
+
+    def checked(path, verify: bool = True) -> Any:
+        assert load is not None
+        with _precision(dtype):  # a loader that recomputes part of a float64 table does so in float64
+            return load(path, verify=verify)
+
+    def whole(path) -> Any:
+        assert load is not None
+        with _precision(dtype):
+            return load(path)
+
+    reader = None if load is None else (checked if _takes_verify(load) else whole)
+    return solved(
+        game.name, rules, objective=objective_of(game), dtype=dtype, solve=fresh, save=save, load=reader, values=game.values, seconds=estimate(game, rules)
+    )
+
+
+def solve_with_progress(game, rules, *, dtype: str, device=None, quiet: bool = False) -> Any:
+    """``game.solve(rules, dtype=, device=)``; where the hook takes ``progress`` (a callback of
+    layers done and layers in all), with a bar on stderr (``core.progress.steps_bar``) that
+    shows them and the time left (none if ``quiet``)."""
+    import inspect
+
+    from jaxsolve.core.progress import steps_bar
+
+    try:
+        takes = "progress" in inspect.signature(game.solve).parameters
+    except (TypeError, ValueError):
+        takes = False
+    if not takes:
+        return game.solve(rules, dtype=dtype, device=device)
+    with steps_bar(None, f"solving {game.name} {rules.name}, layers", quiet) as steps:
+        return game.solve(rules, dtype=dtype, device=device, progress=steps)
+
+
+def stored(game, rules, *, dtype: str) -> Any:
+    """``solution`` without solving: the table kept in memory or held by the store, else None."""
+    _, load = _exports(game)
+    key = _memory_key(game.name, rules, objective_of(game), dtype)
+    if load is None:
+        return _recall(key)
+    return cached(game.name, rules, objective=objective_of(game), dtype=dtype, load=load)
+
+
+def store(game, rules, sol: Any) -> Path | None:
+    """Keep ``sol``, a solution of ``rules`` solved elsewhere (the ``solve`` command), in the store
+    under the dtype it holds (and in memory, where on); the entry's path if one was written.
+    An existing valid entry is left as it is."""
+    import numpy as np
+
+    dtype = np.dtype(np.asarray(game.values(sol)).dtype).name
+    key = _memory_key(game.name, rules, objective_of(game), dtype)
+    _remember(key, sol)
+    save, _ = _exports(game)
+    if not _CONFIG.enabled or save is None:
+        return None
+    path = entry_path(game.name, rules, objective_of(game), dtype)
+    if path.is_file():
+        try:
+            from jaxsolve.io import export
+
+            export.check_binding(path, export.read_metadata(path), game=game.name, rules=rules, objective=objective_of(game), dtype=dtype)
+            return path
+        except (JaxsolveError, OSError):
+            pass
+    return path if _store(path, save, sol, seal=game.load is not None and _takes_verify(game.load)) else None
+
+
+def estimate(game, rules) -> float | None:
+    """The seconds a solve of ``rules`` is expected to take here: the registered ``game``'s
+    ``solve_seconds`` of the preset ``rules`` are (measured on the 2-core CPU of
+    ``benchmarks/machine.py``, see ``results/cache/``), else None: rules changed from a preset,
+    or a preset not measured, are unknown, never guessed."""
+    seconds = dict(getattr(game, "solve_seconds", None) or {}).get(rules.name)
+    if seconds is None:
+        return None
+    try:
+        return float(seconds) if game.get_rules(rules.name) == rules else None
+    except JaxsolveError:
+        return None
+
+
+def duration(seconds: float) -> str:
+    """``40 s``, ``12 min``, ``1.5 h``: a time to wait, roughly."""
+    if seconds < 90:
+        return f"{max(1, round(seconds))} s"
+    if seconds < 5400:
+        return f"{round(seconds / 60)} min"
+    return f"{seconds / 3600:.1f} h"
+
+
+@dataclasses.dataclass(frozen=True)
+class Status:
+    """Whether a table is at hand (``where``: ``memory``, ``disk`` or None) and, if not, about how
+    many seconds its solve takes here (``estimate_seconds``, None: unknown)."""
+
+    game: str
+    rules: str
+    dtype: str
+    where: str | None
+    path: str | None
+    estimate_seconds: float | None
+
+    @property
+    def cached(self) -> bool:
+        return self.where is not None
+
+    def to_dict(self) -> dict:
+        return {**dataclasses.asdict(self), "cached": self.cached}
+
+
+def status(game, rules, *, dtype: str) -> Status:
+    """Whether the registered ``game``'s table of ``rules`` in ``dtype`` is kept in memory or in
+    the store (its sidecar names this game, rules, objective and dtype; the array is not read,
+    nothing is solved and JAX is not imported), and, if neither, the estimated solve time
+    (``estimate``: the game's ``solve_seconds``). For the page: say how long a first answer
+    takes before asking for it."""
+    objective = objective_of(game)
+    path = entry_path(game.name, rules, objective, dtype)
+    where = None
+    if _recall(_memory_key(game.name, rules, objective, dtype)) is not None:
+        where = "memory"
+    elif _CONFIG.enabled and game.load is not None and path.is_file():
+        try:
+            from jaxsolve.io import export
+
+            export.check_binding(path, export.read_metadata(path), game=game.name, rules=rules, objective=objective, dtype=dtype)
+            where = "disk"
+        except (JaxsolveError, OSError):
+            where = None
+    seconds = None if where is not None else estimate(game, rules)
+    return Status(game.name, rules.name, dtype, where, str(path) if where == "disk" else None, seconds)
 
 
 @dataclasses.dataclass(frozen=True)
@@ -215,14 +547,20 @@ class Entry:
         return {**dataclasses.asdict(self), "path": str(self.path)}
 
 
+ENTRY_NAME = re.compile(r".+-[0-9a-f]{12}-[A-Za-z0-9_.]+-float(32|64)")
+"""The stem of an entry's file (``entry_name``); the other ``.npy`` files beside it are the
+further arrays of its export (``X-last.npy``), counted in its size."""
+
+
 def entries(game: str | None = None) -> list[Entry]:
-    """Every table in the store (``game``: only that game's), read from the sidecars."""
+    """Every table in the store (``game``: only that game's), read from the sidecars; an
+    export's further arrays count in its size, not as entries of their own."""
     base = root() / TABLES
     if not base.is_dir():
         return []
     out = []
     for npy in sorted(base.glob("*/*.npy")):
-        if game is not None and npy.parent.name != game:
+        if (game is not None and npy.parent.name != game) or not ENTRY_NAME.fullmatch(npy.stem):
             continue
         side = npy.with_suffix(".json")
         try:
@@ -237,6 +575,7 @@ def entries(game: str | None = None) -> list[Entry]:
         try:
             st = npy.stat()
             size = st.st_size + (side.stat().st_size if side.is_file() else 0)
+            size += sum(f.stat().st_size for f in npy.parent.glob(f"{glob.escape(npy.stem)}-*") if f.is_file() and not ENTRY_NAME.fullmatch(f.stem))
         except OSError:  # a dangling link: listed, with no size
             st, size = None, 0
         out.append(Entry(npy, npy.parent.name, rules, objective, dtype, size, st.st_mtime if st else 0.0))
@@ -244,7 +583,9 @@ def entries(game: str | None = None) -> list[Entry]:
 
 
 def clear(game: str | None = None) -> list[Path]:
-    """Remove the store's tables (``game``: only that game's); returns the removed files."""
+    """Remove the store's tables (``game``: only that game's) and the tables kept in memory;
+    returns the removed files."""
+    forget()
     base = root() / TABLES
     removed: list[Path] = []
     if not base.is_dir():
@@ -252,7 +593,7 @@ def clear(game: str | None = None) -> list[Path]:
     for path in sorted(base.glob("*/*")):
         if not path.is_file() or (game is not None and path.parent.name != game):
             continue
-        if path.suffix in (".npy", ".json") or ".tmp" in path.name:
+        if path.suffix in (".npy", ".json", VERIFIED) or ".tmp" in path.name:
             try:
                 path.unlink()
                 removed.append(path)

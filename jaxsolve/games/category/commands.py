@@ -42,10 +42,11 @@ ADVISE_PARAMS = (
 TABLES_PARAMS = (Param("out", Path, Path("apl_tables.md"), "Markdown file to write (a .json is written beside it).", flags=("--out", "-o")),)
 
 
-def solve(rules, *, dtype=None, device=None):
-    from jaxsolve.games.category import solver
+def solve(rules, *, dtype=None, device=None, progress=None):
+    """The score table; ``progress(layers done, layers)`` is called as layers are solved."""
+    from jaxsolve.games.category import solver, table_io
 
-    return solver.solve(rules, dtype=dtype, device=device, chunk=256 if rules.dice < 5 else 512)
+    return solver.solve(rules, dtype=dtype, device=device, chunk=256 if rules.dice < 5 else 512, on_layer=table_io.layer_progress(rules, progress))
 
 
 def unit(objective: str) -> str:
@@ -102,7 +103,8 @@ def solve_command(rules, *, game, dtype, device, quiet, out, objective, chunk, e
     details = [f"solved on {sol.device} in {sol.solve_seconds:.2f} s (+{sol.compile_seconds:.2f} s compile), peak memory {peak[0] / 1024:.2f} GiB ({peak[1]})"]
     if out:
         details.append(f"wrote {out} and {export.sidecar_path(out)}")
-    return Report(lines, data, tuple(details))
+    table = max_saved is None and objective == "score"  # the table the other commands use: cached
+    return Report(lines, data, tuple(details), result=sol if table else None)
 
 
 def _context(game, rules, rules_given, objective, table, dtype):

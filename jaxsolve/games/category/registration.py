@@ -124,4 +124,5 @@ def category_game(
         bench_presets=bench_presets,
         bench_extra=_bench_cases,
         bench_suite=functools.partial(_suite_cases, saved=bench_saved, sheet=lambda: presets().get_rules(default)),
+        objective="score",
     )

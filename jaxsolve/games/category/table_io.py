@@ -164,11 +164,29 @@ def cached(rules: CategoryRules, objective: str = "score", *, game: str | None, 
     return cache.cached(game, rules, objective=objective, dtype=name, load=lambda path: load_solution(path, game=game, rules=rules, objective=objective, dtype=name))
 
 
+def layer_progress(rules: CategoryRules, progress):
+    """``on_layer(layer, n)`` for ``solver.solve`` that calls ``progress(layers done, layers)``
+    (None for None)."""
+    if progress is None:
+        return None
+    sizes = {k: len(tables.representative_states(rules, k)[0]) for k in range(rules.num_boxes)}
+    done: dict = {}
+
+    def on_layer(layer, n):
+        done[layer] = done.get(layer, 0) + n
+        progress(sum(done.get(k, 0) >= size for k, size in sizes.items()), len(sizes))
+
+    return on_layer
+
+
 def _solve(rules, objective, name, device):
+    """The solve of a table the cache lacks, with a bar of layers on stderr (none where the
+    cache says nothing: ``--quiet``)."""
+    from jaxsolve.core.progress import steps_bar
     from jaxsolve.games.category import solver
 
-    with precision(name):  # a float64 solve runs with JAX's x64 mode on (restored afterwards)
-        sol = solver.solve(rules, objective, dtype=name, device=device)
+    with precision(name), steps_bar(rules.num_boxes, f"solving {rules.name}, layers", quiet=not cache.talks()) as steps:
+        sol = solver.solve(rules, objective, dtype=name, device=device, on_layer=layer_progress(rules, steps))
     if sol.values.dtype != np.dtype(name):
         raise JaxsolveError(f"the solve returned a {sol.values.dtype} table where {name} was asked for")
     return sol

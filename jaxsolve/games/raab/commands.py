@@ -61,6 +61,14 @@ def load(path):
     return table_io.load_export(path).solution()
 
 
+def solved(rules, dtype, device):
+    """The solution cache's table of ``rules`` (solved when it holds none; ``device``: a device
+    or a callable that sets one up, called only then)."""
+    from jaxsolve.games import get_game
+
+    return get_game("raab").solution(rules, dtype=dtype, device=device)
+
+
 def solve_command(rules, *, dtype, device, quiet, out, tol, max_iter) -> Report:
     from jaxsolve.games.raab import solver
 
@@ -84,7 +92,7 @@ def solve_command(rules, *, dtype, device, quiet, out, tol, max_iter) -> Report:
     details = [f"solved on {sol.device} in {sol.solve_seconds:.3f} s (+{sol.compile_seconds:.2f} s compile)"]
     if files:
         details.append(f"wrote {files[0]}, {files[1]} and the .json sidecar that binds them")
-    return Report(lines, data, tuple(details))
+    return Report(lines, data, tuple(details), result=sol if tol is None else None)
 
 
 def advise_command(rules, *, rules_given, table, dtype, setup, quiet, mine, theirs, turn, they_started) -> Advice:
@@ -99,8 +107,8 @@ def advise_command(rules, *, rules_given, table, dtype, setup, quiet, mine, thei
         setup()
     advisor.check_state(rules, mine, turn, theirs, they_started)
     if table is None:
-        sol = solver.solve(rules, dtype=dtype, device=setup())
-    with precision(sol.start.dtype):
+        sol = solved(rules, dtype, setup)
+    with precision(sol.start.dtype):  # a float64 table answers in float64
         adv = advisor.advise(solver.full(sol), mine, turn, theirs, they_started)
     options = [("roll", adv.win_if_roll)] + ([] if adv.win_if_stop is None else [(f"stop (bank {turn})", adv.win_if_stop)])
     options.sort(key=lambda o: (-o[1], o[0] != adv.decision))
@@ -128,7 +136,7 @@ def plot_command(rules, *, dtype, device, quiet, out, theirs_max) -> Report:
     from jaxsolve.io import export
 
     export.check_output_dir(out)
-    sol = solver.solve(rules, dtype=dtype, device=device)
+    sol = solved(rules, dtype, device)
     paths = stop_heatmaps(solver.full(sol), out, theirs_max)
     return Report(tuple(f"wrote {p}" for p in paths), {"files": [str(p) for p in paths]})
 

@@ -40,7 +40,8 @@ class DuelState:
 
 
 class RaabGame(RaceGame):
-    """One duel. ``full`` is ``solver.full(solver.solve(rules))`` (solved here when not given)."""
+    """One duel. ``full`` is ``solver.full`` of the solution cache's table of ``rules``
+    (``Game.solution``; solved there when not given)."""
 
     rules_type = PigRules
 
@@ -49,7 +50,11 @@ class RaabGame(RaceGame):
             raise JaxsolveError(f"unknown opponent {opponent!r}; choose one of {', '.join(OPPONENTS)}")
         self.first = check_first(first)
         self.opponent = opponent
-        full = check_solution(full if full is not None else solver.full(solver.solve(rules)), rules)
+        if full is None:
+            from jaxsolve.games import get_game
+
+            full = solver.full(get_game(game).solution(rules))
+        full = check_solution(full, rules)
         super().__init__(game, rules, full, seed=seed, auto_roll=auto_roll)
 
     def settings(self) -> dict:

@@ -40,6 +40,14 @@ def load(path):
     return table_io.load_solution(path)
 
 
+def solved(rules, dtype, device):
+    """The solution cache's table of ``rules`` (solved and cached when it holds none; ``device``:
+    a device or a callable that sets one up, called only then)."""
+    from jaxsolve.games import get_game
+
+    return get_game("zehntausend").solution(rules, dtype=dtype, device=device)
+
+
 def solve_command(rules, *, dtype, device, quiet, out) -> Report:
     from jaxsolve.io import export
 
@@ -72,11 +80,12 @@ def solve_command(rules, *, dtype, device, quiet, out) -> Report:
     ]
     if out:
         details.append(f"wrote {out} and {export.sidecar_path(out)}")
-    return Report(lines, data, tuple(details))
+    return Report(lines, data, tuple(details), result=sol)
 
 
 def advise_command(rules, *, rules_given, table, dtype, setup, quiet, points, dice, more_dice) -> Advice:
     """Every legal choice for a throw (write, or set aside and throw on), best first."""
+    from jaxsolve.core.arrays import precision
     from jaxsolve.core.dice import parse_faces
     from jaxsolve.games.zehntausend import advisor, scoring, solver
 
@@ -90,8 +99,9 @@ def advise_command(rules, *, rules_given, table, dtype, setup, quiet, points, di
         if rules_given and sol.rules != rules:
             raise JaxsolveError(f"{table} holds rules {sol.rules.name}, not {rules.name}")
     else:
-        sol = solve(rules, dtype=dtype, device=setup())
-    choices = advisor.advise(sol, points, faces)
+        sol = solved(rules, dtype, setup)
+    with precision(sol.E.dtype):  # a float64 table answers in float64
+        choices = advisor.advise(sol, points, faces)
     best = choices[0].value
     ranked = tuple(Ranked(c.describe(), c.value, best - c.value) for c in choices)
     heading = (f"p = {points}, throw {' '.join(map(str, sorted(faces)))}  (rules: {sol.rules.name})",)
@@ -109,6 +119,6 @@ def plot_command(rules, *, dtype, device, quiet, out, p_max) -> Report:
     from jaxsolve.games.zehntausend import plot
 
     plot.check_png_path(out)
-    sol = solve(rules, dtype=dtype, device=device)
+    sol = solved(rules, dtype, device)
     plot.plot_gain(sol, out, p_max=p_max)
     return Report((), {"files": [str(out)]}, (f"wrote {out}",))

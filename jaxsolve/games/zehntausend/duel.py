@@ -313,7 +313,7 @@ def default_tol(dtype) -> float:
     return 1e-13 if jnp.dtype(dtype) == jnp.float64 else 1e-6
 
 
-def solve(rules: DuelRules, *, tol: float | None = None, dtype=None, device=None, max_rounds: int = 100, mesh=None) -> DuelSolution:
+def solve(rules: DuelRules, *, tol: float | None = None, dtype=None, device=None, max_rounds: int = 100, mesh=None, progress=None) -> DuelSolution:
     """Win probabilities of every turn-start state of the duel under optimal play by both.
 
     ``mesh``: a one-axis device mesh (``mesh_of``) over which each layer's states are split

@@ -39,10 +39,11 @@ PLOT_PARAMS = (
 )
 
 
-def solve(rules, *, dtype=None, device=None, tol=None):
+def solve(rules, *, dtype=None, device=None, tol=None, progress=None):
+    """``duel.solve``; ``progress(layers done, layers)`` is called as layers are solved."""
     from jaxsolve.games.zehntausend import duel
 
-    return duel.solve(rules, tol=tol, dtype=dtype, device=device)
+    return duel.solve(rules, tol=tol, dtype=dtype, device=device, progress=progress)
 
 
 def save(path, sol) -> list:
@@ -74,10 +75,12 @@ SAMPLE = 64
 """Turn-start states the loader recomputes with one turn of the rules the sidecar names."""
 
 
-def load(path):
+def load(path, verify: bool = True):
     """A solved duel from ``save``'s files, checked against its sidecar and its rules: both
-    arrays as the one sidecar hashes them, shapes and range as the rules imply, the last-turn
-    table recomputed from the rules, and one turn (``bellman_check``) of a sample of states."""
+    arrays as the one sidecar hashes them, shapes and range as the rules imply and (``verify``)
+    the last-turn table recomputed from the rules, and one turn (``bellman_check``) of a sample
+    of states. ``verify=False`` is for the solution cache, for files it has checked in full
+    before (the same sidecar hash, so the same bytes)."""
     from jaxsolve.games.zehntausend.duel_rules import PRESETS, DuelRules
     from jaxsolve.games.zehntausend.duel import DuelSolution, geometry
     from jaxsolve.io import export
@@ -94,7 +97,11 @@ def load(path):
         raise JaxsolveError(f"{path}: values outside [0, 1]: not win probabilities")
     tol = meta.get("tol", 0.0)
     tol = float(tol) if isinstance(tol, (int, float)) and not isinstance(tol, bool) and math.isfinite(tol) and tol >= 0 else 0.0
-    bellman_check(path, rules, start, last, tol)
+    from jaxsolve.core.arrays import precision
+
+    if verify:
+        with precision(start.dtype):  # a float64 table is checked in float64
+            bellman_check(path, rules, start, last, tol)
     return DuelSolution(
         rules=rules, start=start, last=last, rounds=np.zeros(0, np.int32), residual=float(meta.get("residual", 0.0)), tol=tol,
         dtype=str(start.dtype), device="file", compile_seconds=0.0, solve_seconds=0.0,
@@ -175,13 +182,24 @@ def device_mesh(devices: int, device):
 
 
 def solve_command(rules, *, dtype, device, quiet, out, tol, compensation, devices) -> Report:
+    """The solve, with a bar of layers on stderr; ``result`` the solution where it is the
+    table every other command uses (the default tolerance), so that it is cached."""
+    from jaxsolve.core.progress import steps_bar
+    from jaxsolve.games import get_game
     from jaxsolve.games.zehntausend import duel
+    from jaxsolve.io import cache
 
     if tol is not None and not (math.isfinite(tol) and tol > 0):
         raise JaxsolveError(f"--tol must be a positive finite number, got {tol}")
     if compensation % 50 or compensation >= rules.goal:
         raise JaxsolveError(f"--compensation must be a multiple of 50 below the goal {rules.goal}, got {compensation}")
-    sol = duel.solve(rules, tol=tol, dtype=dtype, device=device, mesh=device_mesh(devices, device))
+    mesh = device_mesh(devices, device)
+    seconds = cache.estimate(get_game(GAME), rules)
+    if not quiet:  # also where stderr is no terminal (the bar then shows only at the end)
+        about = f"; about {cache.duration(seconds)} on this machine" if seconds is not None else ""
+        cache.note(f"solving {GAME} under the rules {rules.name} in {dtype}{about}")
+    with steps_bar(layer_count(rules), f"solving {rules.name}, layers", quiet) as steps:
+        sol = duel.solve(rules, tol=tol, dtype=dtype, device=device, mesh=mesh, progress=steps)
     files = save(out, sol) if out is not None else []
     fair = fairest_compensation(sol)
     data = {
@@ -204,7 +222,12 @@ def solve_command(rules, *, dtype, device, quiet, out, tol, compensation, device
     ]
     if files:
         details.append(f"wrote {', '.join(str(f) for f in files)} and the .json sidecar of both")
-    return Report(tuple(lines), data, tuple(details))
+    return Report(tuple(lines), data, tuple(details), result=sol if tol is None else None)
+
+
+def layer_count(rules) -> int:
+    """The layers of a duel solve: every sum of both banked levels (``duel.duel_layers``)."""
+    return 2 * rules.shape[1] - 1
 
 
 def fairest_compensation(sol) -> dict:
@@ -218,16 +241,17 @@ def fairest_compensation(sol) -> dict:
 
 
 def _table_or_solve(table, rules, rules_given: bool, dtype, device):
-    """The solution in ``table`` (which must hold ``rules`` when rules were given), else a solve
-    of ``rules``; ``device`` is a device or a callable that sets one up."""
+    """The solution in ``table`` (which must hold ``rules`` when rules were given), else the
+    solution cache's table of ``rules`` (solved and cached when it holds none; ``device`` is a
+    device or a callable that sets one up, called only then)."""
     if table is not None:
         sol = load(table)
         if rules_given and sol.rules != rules:
             raise JaxsolveError(f"{table} holds {sol.rules.name}, not {rules.name}")
         return sol
-    from jaxsolve.games.zehntausend import duel
+    from jaxsolve.games import get_game
 
-    return duel.solve(rules, dtype=dtype, device=device() if callable(device) else device)
+    return get_game(GAME).solution(rules, dtype=dtype, device=device)
 
 
 def advise_command(rules, *, rules_given, table, dtype, setup, quiet, mine, theirs, turn, dice, they_started) -> Advice:
@@ -240,8 +264,12 @@ def advise_command(rules, *, rules_given, table, dtype, setup, quiet, mine, thei
 
         duel_advisor.check_position(rules, mine, theirs, turn, they_started)
         check_reachable(rules.turn_rules, turn, int(parse_throw(faces).sum()), "a turn total of")
-    sol = _table_or_solve(table, rules, rules_given, dtype, setup)
-    choices = duel_advisor.advise(sol, mine, theirs, turn, faces, they_started)
+    from jaxsolve.core.arrays import precision
+
+    device = setup()  # the answer is computed with JAX: its settings and compilation cache in any case
+    sol = _table_or_solve(table, rules, rules_given, dtype, device)
+    with precision(sol.start.dtype):  # a float64 table answers in float64
+        choices = duel_advisor.advise(sol, mine, theirs, turn, faces, they_started)
     best = choices[0].value
     ranked = tuple(Ranked(c.label, c.value, best - c.value, c.detail) for c in choices)
     heading = (
@@ -265,9 +293,12 @@ def plot_command(rules, *, rules_given=False, dtype, device, quiet, out, totals,
         raise JaxsolveError(f"--totals must be comma-separated multiples of 50, got {totals!r}")
     if table is None:
         _check_totals(points, rules)
+    from jaxsolve.core.arrays import precision
+
     sol = _table_or_solve(table, rules, rules_given, dtype, device)
     _check_totals(points, sol.rules)
-    grid = duel_plot.decision_grid(sol, points)
+    with precision(sol.start.dtype):
+        grid = duel_plot.decision_grid(sol, points)
     path = duel_plot.decision_maps(sol, out, points, grid)
     away = duel_plot.departures(grid, points, sol.rules)
     lines = [f"wrote {path}"]
@@ -288,14 +319,14 @@ def _check_totals(points: list[int], rules) -> None:
 
 
 def simulate_command(rules, *, rules_given=False, dtype, device, quiet, games, seed, table, slots) -> Report:
+    from jaxsolve.core.arrays import precision
+    from jaxsolve.core.progress import layer_bars
     from jaxsolve.games.zehntausend import duel, duel_simulate
 
     sol = _table_or_solve(table, rules, rules_given, dtype, device)
     per_slot = 10 if games >= 10 * slots else 1
     geo = duel.geometry(sol.rules)
-    from jaxsolve.core.progress import layer_bars
-
-    with layer_bars({"decision table": geo.T * geo.G, "games": games}, quiet, label="simulate:") as advance:
+    with precision(sol.start.dtype), layer_bars({"decision table": geo.T * geo.G, "games": games}, quiet, label="simulate:") as advance:
         t0 = time.perf_counter()
         tables = duel_simulate.sim_tables(sol, duel_simulate.throw_values(sol, on_row=lambda _: advance("decision table", 1)), device=device)
         built = time.perf_counter() - t0

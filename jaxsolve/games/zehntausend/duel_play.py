@@ -42,13 +42,13 @@ class DuelState:
 
 
 def _solve(rules: DuelRules):
-    from jaxsolve.games.zehntausend import duel
+    from jaxsolve.games import get_game
 
-    return duel.solve(rules)
+    return get_game("zehntausend-duel").solution(rules)
 
 
 class DuelGame(RaceGame, AsideChoices):
-    """One duel. ``solution`` defaults to ``duel.solve(rules)``."""
+    """One duel. ``solution`` defaults to the solution cache's table of ``rules`` (``Game.solution``)."""
 
     rules_type = DuelRules
 

@@ -136,8 +136,16 @@ class TurnState:
     throw: tuple[int, ...] | None = None
 
 
+def _solution_of(game: str) -> Callable:
+    """``solve(rules)``: the solution cache's table of the registered ``game``."""
+    from jaxsolve.games import get_game
+
+    return lambda rules: get_game(game).solution(rules)
+
+
 class ZehntausendGame(AsideChoices):
-    """A game of ``turns`` turns. ``solution`` defaults to ``solver.solve(rules)``."""
+    """A game of ``turns`` turns. ``solution`` defaults to the solution cache's table of
+    ``rules`` (``Game.solution``)."""
 
     unit = "points"
     rules_type = ZehntausendRules
@@ -146,7 +154,7 @@ class ZehntausendGame(AsideChoices):
         if isinstance(turns, bool) or not isinstance(turns, int) or not 1 <= turns <= MAX_TURNS:
             raise JaxsolveError(f"turns must be between 1 and {MAX_TURNS}, got {turns!r}")
         self.turns = turns
-        super().__init__(game, rules, solution, solver.solve, seed=seed, auto_roll=auto_roll)
+        super().__init__(game, rules, solution, _solution_of(game), seed=seed, auto_roll=auto_roll)
 
     def settings(self) -> dict:
         return {"turns": self.turns}

@@ -1,0 +1,40 @@
+"""Progress bars: on stderr (stdout stays the answer), with done of total and the time left;
+silent when quiet; every update reaches the callbacks registered with ``listening``."""
+
+from jaxsolve.core import progress
+
+
+def test_steps_bar_writes_to_stderr_with_the_time_left(capsys):
+    heard = []
+    with progress.listening(lambda *update: heard.append(update)):
+        with progress.steps_bar(None, "solving x, layers") as steps:
+            steps(1, 4)  # a solver's progress callback: (done, total)
+            steps.advance(3)
+    out, err = capsys.readouterr()
+    assert out == ""
+    assert "solving x, layers" in err and "4/4" in err and "left" in err
+    assert heard == [("solving x, layers", 1, 4), ("solving x, layers", 4, 4)]
+
+
+def test_quiet_bars_print_nothing_but_are_heard(capsys):
+    heard = []
+    with progress.listening(lambda *update: heard.append(update)):
+        with progress.steps_bar(3, "games", quiet=True) as steps:
+            steps.advance()
+        with progress.layer_bars({0: 2, 1: 3}, quiet=True) as advance:
+            advance(1, 3)
+            advance(0, 2)
+    assert capsys.readouterr() == ("", "")
+    assert heard == [("games", 1, 3), ("layer", 3, 5), ("layer", 5, 5)]
+    with progress.steps_bar(3, "games", quiet=True) as steps:
+        steps.advance()
+    assert len(heard) == 3  # the callback is gone after the block
+
+
+def test_layer_bars_count_layers_done_of_layers(capsys):
+    with progress.layer_bars({0: 2, 1: 3}) as advance:
+        advance(1, 3)
+        advance(0, 1)
+    out, err = capsys.readouterr()
+    assert out == ""
+    assert "layers done 1/2" in err and "layer  1" in err and "left" in err
