@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import ipaddress
-from typing import Annotated
+from typing import Annotated, List, Optional
 
 import typer
 
@@ -24,7 +24,18 @@ def _loopback(host: str) -> bool:
 @handle_errors
 def serve(
     port: Annotated[int, typer.Option("--port", "-p", min=0, max=65535, help="Port to listen on (0: any free port).")] = 8765,
-    host: Annotated[str, typer.Option("--host", help="Address to listen on; only this computer can reach the default.")] = "127.0.0.1",
+    host: Annotated[
+        str,
+        typer.Option("--host", help="Address to listen on; only this computer can reach the default. 0.0.0.0 opens the page to the network (anyone who reaches this computer can use it)."),
+    ] = "127.0.0.1",
+    allow_host: Annotated[
+        Optional[List[str]],
+        typer.Option(
+            "--allow-host",
+            help="Also answer requests that name this host (a name by which other computers reach this one, e.g. mybox.local; '*': any). "
+            "By default the server answers only its own address with its port (and localhost; and, on 0.0.0.0, any IP address), which keeps other sites out (DNS rebinding).",
+        ),
+    ] = None,
     device: DeviceOpt = Device.auto,
     cache_dir: CacheOpt = None,
     no_cache: NoCacheOpt = False,
@@ -36,12 +47,14 @@ def serve(
 
     check_device(device.value, x64=True)
     service = Service(cache_dir=cache_dir, use_cache=not no_cache, device=device.value)
-    server, sock = make_server(build_app(service), host, port)
+    server, sock = make_server(build_app(service), host, port, allow_hosts=allow_host or ())
     bound = sock.getsockname()
     shown = f"[{bound[0]}]" if ":" in bound[0] else bound[0]
     typer.echo(f"jaxsolve page at http://{shown}:{bound[1]}/ (Ctrl-C stops it)")
     if not _loopback(host):
-        typer.echo(f"note: listening on {host}: other computers on the network can reach the page", err=True)
+        typer.echo(f"warning: listening on {host}: the page is open to the network; anyone who can reach this computer can use it and make it solve", err=True)
+    if "*" in (allow_host or ()):
+        typer.echo("warning: --allow-host '*': requests naming any host are answered, so any web site can reach this server through DNS rebinding", err=True)
     try:
         server.run(sockets=[sock])
     finally:
