@@ -26,7 +26,7 @@ from typing import Any, Callable, Hashable
 
 from jaxsolve.errors import JaxsolveError
 from jaxsolve.games.game import Advice, Batch, Game, Param, read_options
-from jaxsolve.web.jobs import Job, Jobs
+from jaxsolve.web.jobs import Job, Jobs, Stopping
 
 TIE_TOL = 1e-9  # an option within this of the best (relative to the best's size) is tied with it
 MAX_QUESTIONS = 1000  # questions in one bulk request
@@ -194,7 +194,10 @@ class Service:
             self._configure()
             return fn()
 
-        return self._jobs.submit(what, run, same=same, key=key, serial=serial)
+        try:
+            return self._jobs.submit(what, run, same=same, key=key, serial=serial)
+        except Stopping as exc:
+            raise ApiError(str(exc), 503) from None
 
     def job(self, jid: str) -> Job:
         job = self._jobs.get(jid)

@@ -34,6 +34,10 @@ from typing import Any, Callable, Hashable
 KEEP = 200  # finished jobs kept for polling (the oldest finished one goes first)
 
 
+class Stopping(Exception):
+    """A job submitted after ``Jobs.close``."""
+
+
 @dataclass
 class Job:
     """One request's work: what it does, since when, the solution store's notes, its progress."""
@@ -112,11 +116,9 @@ class Jobs:
 
     def submit(self, what: str, fn: Callable[[], Any], *, same: Hashable = None, key: Hashable = None, serial: Hashable = None) -> Job:
         """Run ``fn`` as a job (or return the unfinished job of the same request ``same``)."""
-        from jaxsolve.web.api import ApiError
-
         with self._lock:
             if self._closed:
-                raise ApiError("the server is stopping", 503)
+                raise Stopping("the server is stopping")
             if same is not None:
                 for job in reversed(self._jobs.values()):
                     if job.same == same and not job.future.done():
