@@ -186,7 +186,7 @@ class Service:
         if job is not None:
             job.notes.append(str(message))
 
-    def submit(self, what: str, fn: Callable[[], Any], *, same: Hashable = None, key: Hashable = None, serial: Hashable = None) -> Job:
+    def submit(self, what: str, fn: Callable[[], Any], *, same: Hashable = None, key: Hashable = None, serial: Hashable = None, about: str | None = None) -> Job:
         """Run ``fn`` as a job on the pool (``jobs.Jobs.submit``: ``same`` shares the unfinished
         job of the same request, ``key`` one solve per table, ``serial`` one game's moves in order)."""
 
@@ -195,7 +195,7 @@ class Service:
             return fn()
 
         try:
-            return self._jobs.submit(what, run, same=same, key=key, serial=serial)
+            return self._jobs.submit(what, run, same=same, key=key, serial=serial, about=about)
         except Stopping as exc:
             raise ApiError(str(exc), 503) from None
 
@@ -206,7 +206,7 @@ class Service:
         return job
 
     def order(self, kind: str, target: str, body: dict | None) -> dict:
-        """What orders a request's job (``submit``'s ``same``, ``key``, ``serial``): a game's
+        """What orders a request's job (``submit``'s ``same``, ``key``, ``serial``, ``about``): a game's
         question (``kind`` advise, values or play on the game ``target``) has the key of the table
         it needs (game, rules, dtype) and, but for a new game, is shared with the same question
         in flight; a game in play (``target`` its id) runs its requests in order, and its score
@@ -219,7 +219,8 @@ class Service:
                 command = g.commands.get("advise")
                 precision = g.precision if kind == "play" or command is None or command.precision is None else command.precision
                 same = None if kind == "play" else (kind, target, json.dumps(body, sort_keys=True, default=str))
-                return {"same": same, "key": (g.name, rules, _dtype(precision))}
+                dtype = _dtype(precision)
+                return {"same": same, "key": (g.name, rules, dtype), "about": f"{g.title}, rules {rules.name} ({dtype})"}
             if kind == "distribution":
                 p = self._played.get(target)
                 return {"same": None if p is None else (kind, p.game, p.rules)}

@@ -52,6 +52,7 @@ class Job:
     work_done: int = 0
     work_total: int = 0
     joined: Job | None = None  # the job whose solve this one waits for
+    about: str | None = None  # the table its key names, in words (game, rules)
     same: Hashable = None
     key: Hashable = None
     serial: Hashable = None
@@ -94,6 +95,7 @@ class Job:
             "notes": list(self.notes[-5:]),
             "progress": self.progress(),
             "joined": None if self.joined is None or self.future.done() else self.joined.id,
+            "about": self.about,
         }
 
 
@@ -114,8 +116,11 @@ class Jobs:
     def current(self) -> Job | None:
         return getattr(self._local, "job", None)
 
-    def submit(self, what: str, fn: Callable[[], Any], *, same: Hashable = None, key: Hashable = None, serial: Hashable = None) -> Job:
-        """Run ``fn`` as a job (or return the unfinished job of the same request ``same``)."""
+    def submit(
+        self, what: str, fn: Callable[[], Any], *, same: Hashable = None, key: Hashable = None, serial: Hashable = None, about: str | None = None,
+    ) -> Job:
+        """Run ``fn`` as a job (or return the unfinished job of the same request ``same``);
+        ``about`` says in words what ``key`` names."""
         with self._lock:
             if self._closed:
                 raise Stopping("the server is stopping")
@@ -123,7 +128,7 @@ class Jobs:
                 for job in reversed(self._jobs.values()):
                     if job.same == same and not job.future.done():
                         return job
-            job = Job(f"j{next(self._ids)}", what, same=same, key=key, serial=serial, fn=fn)
+            job = Job(f"j{next(self._ids)}", what, same=same, key=key, serial=serial, fn=fn, about=about)
             self._jobs[job.id] = job
             while len(self._jobs) > KEEP:
                 oldest = next((j for j in self._jobs.values() if j.future.done()), None)

@@ -209,6 +209,7 @@ def test_two_tabs_asking_the_same_unsolved_rules_share_one_solve(running, monkey
     other = {"rules": "d4-to-8", "overrides": {"goal": 10}}
     (c3, a3), (c4, a4) = post_in_threads(server, [{**other, "options": {"mine": 1}}, {**other, "options": {"mine": 2}}])
     assert c3 == c4 == 202 and a3["job"] != a4["job"] and a4["joined"] == a3["job"]
+    assert a4["about"] == a3["about"] == f"{onedie_pig.GAME.title}, rules d4-to-8+custom (float64)"
     answers = {}
     for jid in (a1["job"], a3["job"], a4["job"]):
         server.service.job(jid).future.result(timeout=60)
