@@ -278,8 +278,8 @@ def during(args) -> None:
         f"| {args.requests} | {report['median_ms']:.2f} ms | {report['p99_ms']:.2f} ms | {report['mean_ms']:.2f} ms | {report['max_ms']:.2f} ms | {report['over_1s']} | {'yes' if running else 'no'} "
         f"| {statistics.median(ms_alone):.2f} ms, {ms_alone[-1]:.2f} ms |",
         "",
-        f"The solve's job when the timed requests began: {before.get('seconds')} s, progress {before.get('progress')}; "
-        f"after the last answer: {after.get('seconds')} s, progress {after.get('progress')}.",
+        f"The solve's job when the timed requests began: {before.get('seconds')} s, progress {before.get('progress') or 'none reported'}; "
+        f"after the last answer: {after.get('seconds')} s, progress {after.get('progress') or 'none reported'}.",
         "",
         f"Machine: {m['cpu']} ({m['cpu_count']} cores), {m['platform']}, Python {m['python']}, JAX {m['jax']}; "
         f"load average {', '.join(f'{x:.2f}' for x in load_before)} before and {', '.join(f'{x:.2f}' for x in m['load_average'])} at the end "

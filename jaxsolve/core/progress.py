@@ -20,8 +20,8 @@ _listeners = threading.local()
 def listening(callback: Listener) -> Iterator[None]:
     """While inside, every progress bar of this module opened on the current thread calls
     ``callback(label, done, total)`` on each update: ``label`` names what is being done (the
-    layer), ``done`` of ``total`` the work units of the whole display (a layer bar's units
-    summed over its layers). Nested uses all hear; other threads hear nothing."""
+    layer), ``done`` of ``total`` how far the display is (``layer_bars``: layers done of its
+    layers). Nested uses all hear; other threads hear nothing."""
     stack = getattr(_listeners, "stack", None)
     if stack is None:
         stack = _listeners.stack = []
@@ -40,14 +40,17 @@ def _tell(label: str, done: int, total: int) -> None:
 @contextlib.contextmanager
 def layer_bars(layers: Mapping[Any, int], quiet: bool = False, label: str = "layer"):
     """Yield ``advance(layer, n)``: one bar per layer (a number or a name), sized by
-    ``layers[layer]`` work units (``listening`` hears every advance, quiet or not)."""
-    total = int(sum(layers.values()))
-    done = 0
+    ``layers[layer]`` work units (``listening`` hears every advance, quiet or not: the layer,
+    and the layers whose units are all done of all the layers)."""
+    left = {layer: int(units) for layer, units in layers.items()}
+    done = sum(units <= 0 for units in left.values())
 
     def tell(layer: Hashable, n: int) -> None:
         nonlocal done
-        done += int(n)
-        _tell(f"{label} {layer}", done, total)
+        if left.get(layer, 0) > 0:
+            left[layer] -= int(n)
+            done += left[layer] <= 0
+        _tell(f"{label} {layer}", done, len(left))
 
     if quiet:
         yield tell

@@ -16,8 +16,8 @@ process; ``benchmarks/bench_web.py`` measures it. Three things order jobs, and o
 
 A job waiting for its turn holds no thread: it starts when the job before it ends. A running
 job hears the progress bars of ``jaxsolve.core.progress`` opened on its thread (quiet or not,
-``progress.listening``) and keeps the latest figures: work done of the total, what is being
-done, and the time left at the rate so far.
+``progress.listening``) and keeps the latest figures: how far (a solve's layers done of its
+layers), what is being done (the layer), and the time left at the rate so far.
 """
 
 from __future__ import annotations

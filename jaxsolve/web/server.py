@@ -16,8 +16,8 @@ a 500 with the same shape, and the server goes on):
   rules of that game; the category games).
 - ``GET /api/jobs/{id}``: a request still being worked on (answered ``202`` with its job id):
   elapsed seconds, the solution store's notes, ``progress`` (``{done, total, label,
-  eta_seconds}``: the work units of the solve's progress bars, what it is doing, the seconds
-  left at the rate so far; null until a bar reports), ``joined`` (the job whose solve of the
+  eta_seconds}``: the layers the solve's progress bars have done of all, the layer, the
+  seconds left at the rate so far; null until a bar reports), ``joined`` (the job whose solve of the
   same rules it waits for) and ``about`` (the game and rules whose table it needs); then the
   answer. Every request is a job on a pool of threads (``jobs``).
 - ``GET /``: the page (``static/``).

@@ -118,7 +118,7 @@ def test_a_foreign_origin_is_refused_and_the_own_is_answered(running):
 @pytest.mark.parametrize(
     "host, allow, yes, no",
     [
-        ("127.0.0.1", (), ["127.0.0.1:8765", "localhost:8765"], ["127.0.0.1:8766", "[::1]:8765", "10.0.0.2:8765", "mybox.local:8765", "127.0.0.1"]),
+        ("127.0.0.1", (), ["127.0.0.1:8765", "localhost:8765"], ["127.0.0.1:8766", "[::1]:8765", "10.0.0.2:8765", "mybox.local:8765", "127.0.0.1", "127.0.0.1:8765:8765", "", ":8765", "127.0.0.1 :8765"]),
         ("::1", (), ["[::1]:8765", "localhost:8765"], ["127.0.0.1:8765", "[::2]:8765"]),
         ("localhost", (), ["localhost:8765", "127.0.0.1:8765", "[::1]:8765"], ["evil.example:8765"]),
         ("0.0.0.0", (), ["192.168.1.7:8765", "[fe80::1]:8765", "localhost:8765"], ["mybox.local:8765", "192.168.1.7:80"]),
@@ -269,11 +269,11 @@ def test_a_job_shows_the_progress_of_the_solve_s_bars(running, monkeypatch):
             seen.append(info["progress"])
         time.sleep(0.1)
     assert code == 200 and info["options"]
-    assert {p["total"] for p in seen} == {150}
+    assert {p["total"] for p in seen} == {5}
     done = [p["done"] for p in seen]
-    assert done == sorted(done) and done[-1] == 150 and len(set(done)) >= 3
+    assert done == sorted(done) and done[-1] == 5 and len(set(done)) >= 3
     assert seen[-1]["label"] == "layer 0" and seen[-1]["eta_seconds"] == 0
-    middle = next(p for p in seen if 0 < p["done"] < 150)
+    middle = next(p for p in seen if 0 < p["done"] < 5)
     assert middle["eta_seconds"] is not None and middle["eta_seconds"] > 0
 
 
@@ -282,7 +282,8 @@ def test_listening_hears_only_its_own_thread():
 
     def bars():
         with progress.layer_bars({"a": 2, "b": 3}, quiet=True, label="part") as advance:
-            advance("a", 2)
+            advance("a", 1)
+            advance("a", 1)
             advance("b", 1)
 
     with progress.listening(lambda *a: heard.append(a)):
@@ -291,7 +292,7 @@ def test_listening_hears_only_its_own_thread():
         t.start()
         t.join()
     bars()
-    assert heard == [("part a", 2, 5), ("part b", 3, 5)]
+    assert heard == [("part a", 0, 2), ("part a", 1, 2), ("part b", 1, 2)]
 
 
 @pytest.mark.parametrize("error, status, words", [(MemoryError, 507, "out of memory on this computer"), ("xla", 507, "out of memory on the device")])
