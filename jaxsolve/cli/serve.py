@@ -32,7 +32,8 @@ def serve(
         Optional[List[str]],
         typer.Option(
             "--allow-host",
-            help="Also answer requests that name this host (a name by which other computers reach this one, e.g. mybox.local; '*': any). "
+            metavar="NAME",
+            help="Also answer requests that name this host (a name by which other computers reach this one, e.g. mybox.local; '*': any; repeat for more). "
             "By default the server answers only its own address with its port (and localhost; and, on 0.0.0.0, any IP address), which keeps other sites out (DNS rebinding).",
         ),
     ] = None,
