@@ -3,11 +3,12 @@
 from __future__ import annotations
 
 import ipaddress
+import os
 from typing import Annotated, List, Optional
 
 import typer
 
-from jaxsolve.cli.common import CacheOpt, Command, Device, DeviceOpt, NoCacheOpt, check_device, handle_errors
+from jaxsolve.cli.common import CacheOpt, Command, Device, DeviceOpt, NoCacheOpt, check_device, flush_stdout, handle_errors
 
 HELP = "Serve the advisor and play page for every registered game on this computer (http://127.0.0.1:8765/ by default)."
 
@@ -59,7 +60,11 @@ def serve(
     try:
         server.run(sockets=[sock])
     finally:
-        service.close()
+        running = service.close()
+    if running:  # a solve cannot be stopped from outside its thread, and the interpreter would wait for it
+        typer.echo(f"stopped; {running} unfinished job{'s' * (running != 1)} left undone", err=True)
+        flush_stdout()
+        os._exit(0)
 
 
 def add_serve_command(app: typer.Typer) -> None:

@@ -228,8 +228,9 @@ class Service:
         except (JaxsolveError, TypeError, ValueError):
             return {}
 
-    def close(self) -> None:
-        self._jobs.close()
+    def close(self) -> int:
+        """Take no more work; return how many jobs are still running (they are not waited for)."""
+        return self._jobs.close()
 
     # -------------------------------------------------------------- the registry
 

@@ -202,11 +202,15 @@ class Jobs:
         for w in start:
             self._pool.submit(self._run, w)
 
-    def close(self) -> None:
-        """Stop: running jobs end on their own, waiting ones are cancelled."""
+    def close(self) -> int:
+        """Stop: waiting jobs are cancelled, running ones go on; return how many run."""
         with self._lock:
             self._closed = True
+            running = 0
             for job in self._jobs.values():
-                if not job.future.running():
+                if job.future.running():
+                    running += 1
+                else:
                     job.future.cancel()
         self._pool.shutdown(wait=False, cancel_futures=True)
+        return running
