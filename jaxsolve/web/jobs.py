@@ -46,6 +46,7 @@ class Job:
     what: str
     future: concurrent.futures.Future = field(default_factory=concurrent.futures.Future)
     started: float = field(default_factory=time.monotonic)
+    ran: float | None = None  # when its work began (after any wait for its turn)
     finished: float | None = None
     notes: list[str] = field(default_factory=list)
     label: str | None = None
@@ -64,7 +65,7 @@ class Job:
         """A progress bar's update (``progress.listening``): keep the latest figures."""
         now = time.monotonic()
         if self._base is None or total != self.work_total or done < self.work_done:
-            self._base = (self.started if self._base is None else now, 0 if self._base is None else done)
+            self._base = (self.ran or self.started, 0) if self._base is None else (now, done)
         self.label, self.work_done, self.work_total = label, int(done), int(total)
 
     def eta(self) -> float | None:
@@ -174,6 +175,7 @@ class Jobs:
             self._end(job, ok=False)
             return
         self._local.job = job
+        job.ran = time.monotonic()
         try:
             with progress.listening(job.heard):
                 result = job.fn()  # type: ignore[misc]
