@@ -356,3 +356,37 @@ def test_the_moves_of_one_game_run_one_after_the_other(running, monkeypatch):
     assert len(set(done)) == len(done)
     code, final = server.get(f"/api/play/{pid}")
     assert code == 200 and final["moves"] == max(done)
+
+
+def test_jobs_waiting_for_a_solve_hold_no_thread_and_a_failed_solve_lets_the_next_try():
+    from jaxsolve.web.jobs import Jobs
+
+    jobs = Jobs(workers=2)
+    release, started = threading.Event(), []
+    try:
+
+        def solve(name, fail=False):
+            def run():
+                started.append(name)
+                release.wait(10)
+                if fail:
+                    raise MemoryError
+                return name
+
+            return run
+
+        first = jobs.submit("first", solve("first", fail=True), key="k")
+        waiting = [jobs.submit(f"w{i}", solve(f"w{i}"), key="k") for i in range(3)]
+        other = jobs.submit("other", lambda: "other")  # gets the second thread: the three wait on no thread
+        assert other.future.result(timeout=10) == "other"
+        assert started == ["first"] and all(w.joined is first and w.info()["joined"] == first.id for w in waiting)
+        release.set()
+        assert isinstance(first.future.exception(timeout=10), MemoryError)
+        assert [w.future.result(timeout=10) for w in waiting] == ["w0", "w1", "w2"]
+        # the failed solve left the table unsolved: the next waiting job solved it, the others found it
+        assert started[:2] == ["first", "w0"] and sorted(started[2:]) == ["w1", "w2"]
+        again = jobs.submit("again", lambda: "again", key="k")  # the key is solved: no waiting from now on
+        assert again.future.result(timeout=10) == "again" and again.joined is None
+    finally:
+        release.set()
+        jobs.close()
