@@ -3,11 +3,12 @@
 from __future__ import annotations
 
 import ipaddress
-from typing import Annotated
+import os
+from typing import Annotated, List, Optional
 
 import typer
 
-from jaxsolve.cli.common import CacheOpt, Command, Device, DeviceOpt, NoCacheOpt, check_device, handle_errors
+from jaxsolve.cli.common import CacheOpt, Command, Device, DeviceOpt, NoCacheOpt, check_device, flush_stdout, handle_errors
 
 HELP = "Serve the advisor and play page for every registered game on this computer (http://127.0.0.1:8765/ by default)."
 
@@ -24,7 +25,19 @@ def _loopback(host: str) -> bool:
 @handle_errors
 def serve(
     port: Annotated[int, typer.Option("--port", "-p", min=0, max=65535, help="Port to listen on (0: any free port).")] = 8765,
-    host: Annotated[str, typer.Option("--host", help="Address to listen on; only this computer can reach the default.")] = "127.0.0.1",
+    host: Annotated[
+        str,
+        typer.Option("--host", help="Address to listen on; only this computer can reach the default. 0.0.0.0 opens the page to the network (anyone who reaches this computer can use it)."),
+    ] = "127.0.0.1",
+    allow_host: Annotated[
+        Optional[List[str]],
+        typer.Option(
+            "--allow-host",
+            metavar="NAME",
+            help="Also answer requests that name this host (a name by which other computers reach this one, e.g. mybox.local; '*': any; repeat for more). "
+            "By default the server answers only its own address with its port (and localhost; and, on 0.0.0.0, any IP address), which keeps other sites out (DNS rebinding).",
+        ),
+    ] = None,
     device: DeviceOpt = Device.auto,
     cache_dir: CacheOpt = None,
     no_cache: NoCacheOpt = False,
@@ -36,16 +49,22 @@ def serve(
 
     check_device(device.value, x64=True)
     service = Service(cache_dir=cache_dir, use_cache=not no_cache, device=device.value)
-    server, sock = make_server(build_app(service), host, port)
+    server, sock = make_server(build_app(service), host, port, allow_hosts=allow_host or ())
     bound = sock.getsockname()
     shown = f"[{bound[0]}]" if ":" in bound[0] else bound[0]
     typer.echo(f"jaxsolve page at http://{shown}:{bound[1]}/ (Ctrl-C stops it)")
     if not _loopback(host):
-        typer.echo(f"note: listening on {host}: other computers on the network can reach the page", err=True)
+        typer.echo(f"warning: listening on {host}: the page is open to the network; anyone who can reach this computer can use it and make it solve", err=True)
+    if "*" in (allow_host or ()):
+        typer.echo("warning: --allow-host '*': requests naming any host are answered, so any web site can reach this server through DNS rebinding", err=True)
     try:
         server.run(sockets=[sock])
     finally:
-        service.close()
+        running = service.close()
+    if running:  # a solve cannot be stopped from outside its thread, and the interpreter would wait for it
+        typer.echo(f"stopped; {running} unfinished job{'s' * (running != 1)} left undone", err=True)
+        flush_stdout()
+        os._exit(0)
 
 
 def add_serve_command(app: typer.Typer) -> None:

@@ -16,30 +16,6 @@ from typing import Any, Callable, Hashable, Iterator, Mapping
 from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn, TimeRemainingColumn
 
-Listener = Callable[[str, int, int], None]
-
-_LISTENERS: list[Listener] = []
-_LISTENERS_LOCK = threading.Lock()
-
-
-@contextlib.contextmanager
-def listening(callback: Listener) -> Iterator[None]:
-    """Call ``callback(label, done, total)`` on every update of every bar while inside."""
-    with _LISTENERS_LOCK:
-        _LISTENERS.append(callback)
-    try:
-        yield
-    finally:
-        with _LISTENERS_LOCK:
-            _LISTENERS.remove(callback)
-
-
-def _tell(label: str, done: int, total: int) -> None:
-    with _LISTENERS_LOCK:
-        listeners = list(_LISTENERS)
-    for callback in listeners:
-        callback(label, done, total)
-
 
 def _progress() -> Progress:
     """A display on stderr: description, bar, done of total, time elapsed, time left."""
@@ -50,11 +26,37 @@ def _progress() -> Progress:
     return Progress(*columns, console=Console(stderr=True), transient=False)
 
 
+Listener = Callable[[str, int, int], None]
+_listeners = threading.local()
+
+
+@contextlib.contextmanager
+def listening(callback: Listener) -> Iterator[None]:
+    """While inside, every progress bar of this module opened on the current thread calls
+    ``callback(label, done, total)`` on each update: ``label`` names what is being done (the
+    layer), ``done`` of ``total`` how far the display is (``layer_bars``: layers done of its
+    layers). Nested uses all hear; other threads hear nothing."""
+    stack = getattr(_listeners, "stack", None)
+    if stack is None:
+        stack = _listeners.stack = []
+    stack.append(callback)
+    try:
+        yield
+    finally:
+        stack.remove(callback)
+
+
+def _tell(label: str, done: int, total: int) -> None:
+    for callback in tuple(getattr(_listeners, "stack", ())):
+        callback(label, done, total)
+
+
 @contextlib.contextmanager
 def layer_bars(layers: Mapping[Any, int], quiet: bool = False, label: str = "layer"):
     """Yield ``advance(layer, n)``: one bar per layer (a number or a name), sized by
     ``layers[layer]`` work units, below a bar over all of them (layers done of layers, the time
-    left estimated from the work units done)."""
+    left estimated from the work units done; ``listening`` hears every advance, quiet or not:
+    the layer, and the layers whose units are all done of all the layers)."""
     total = sum(int(n) for n in layers.values())
     state = {"units": 0, "finished": 0}
     counts: dict[Hashable, int] = {}
@@ -65,7 +67,7 @@ def layer_bars(layers: Mapping[Any, int], quiet: bool = False, label: str = "lay
         state["units"] += n
         if counts[layer] >= layers[layer] and counts[layer] - n < layers[layer]:
             state["finished"] += 1
-        _tell(label, state["units"], total)
+        _tell(f"{label} {layer}", state["finished"], len(layers))
 
     if quiet:
         yield account

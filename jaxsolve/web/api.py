@@ -5,28 +5,28 @@ overridable rules fields, the options of their ``advise`` command (``Param`` val
 ones the command line turns into options) and their play class (``jaxsolve.play``). A game
 registered later (a plug-in, a test's game) is on the page without code here.
 
-All library work runs on one worker thread, one request at a time (the solution cache and the
-games in play are never touched by two threads). A request that is not answered within
-``wait`` seconds (a first solve, a long distribution) becomes a *job*: the caller gets its id
-and polls ``job()`` for the elapsed time and the solution store's notes until the answer is
+Library work runs as jobs on a pool of threads (``jobs``): a request never waits behind
+another's work, two tabs asking for the same unsolved rules share one solve, and the requests
+of one game in play run in order. A request that is not answered within ``wait`` seconds (a
+first solve, a long distribution) becomes a *job*: the caller gets its id and polls ``job()``
+for the elapsed time, the solution store's notes and the solve's progress until the answer is
 there. Bad input raises ``ApiError`` (an HTTP status and one message); nothing else is raised
 to the caller except a bug, which the server turns into a 500 answer and survives.
 """
 
 from __future__ import annotations
 
-import concurrent.futures
 import itertools
+import json
 import math
 import threading
-import time
 from collections import OrderedDict
-from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Callable
+from typing import Any, Callable, Hashable
 
 from jaxsolve.errors import JaxsolveError
 from jaxsolve.games.game import Advice, Batch, Game, Param, read_options
+from jaxsolve.web.jobs import Job, Jobs, Stopping
 
 TIE_TOL = 1e-9  # an option within this of the best (relative to the best's size) is tied with it
 MAX_QUESTIONS = 1000  # questions in one bulk request
@@ -133,43 +133,21 @@ def stage(rules, throws_left: int | None, dice) -> str | None:
     return f"throw {k} of {throws} — {throws_left} re-throw{'s' if throws_left != 1 else ''} left"
 
 
-# ----------------------------------------------------------------------------- jobs
-
-
-@dataclass
-class Job:
-    """One request on the worker thread: what it does, since when, the solution store's notes."""
-
-    id: str
-    what: str
-    future: concurrent.futures.Future
-    started: float = field(default_factory=time.monotonic)
-    finished: float | None = None
-    notes: list[str] = field(default_factory=list)
-
-    def info(self) -> dict:
-        end = self.finished if self.finished is not None else time.monotonic()
-        return {"job": self.id, "what": self.what, "done": self.future.done(), "seconds": round(end - self.started, 2), "notes": list(self.notes[-5:])}
-
-
 # ----------------------------------------------------------------------------- the service
 
 
 class Service:
     """The answers behind the page's API (see the module's doc)."""
 
-    def __init__(self, *, wait: float = 1.5, cache_dir: Path | None = None, use_cache: bool = True, device: str = "auto"):
+    def __init__(self, *, wait: float = 1.5, cache_dir: Path | None = None, use_cache: bool = True, device: str = "auto", workers: int | None = None):
         self.wait = wait
         self.cache_dir = cache_dir
         self.use_cache = use_cache
         self.device_name = device
         self._device = None
-        self._pool = concurrent.futures.ThreadPoolExecutor(max_workers=1, thread_name_prefix="jaxsolve-web")
-        self._long = concurrent.futures.ThreadPoolExecutor(max_workers=1, thread_name_prefix="jaxsolve-web-long")
-        self._jobs: OrderedDict[str, Job] = OrderedDict()
+        self._jobs = Jobs(workers)
         self._ids = itertools.count(1)
         self._lock = threading.Lock()
-        self._current: Job | None = None
         self._played: OrderedDict[str, Any] = OrderedDict()
         self._dists: dict[tuple, dict] = {}
         self._configured = False
@@ -180,55 +158,46 @@ class Service:
         """The solution store (and its notes into the running job) on first use; JAX only when needed."""
         if self._configured:
             return
-        from jaxsolve.io import cache
+        with self._lock:
+            if self._configured:
+                return
+            from jaxsolve.io import cache
 
-        cache.setup(self.cache_dir, enabled=self.use_cache, say=self._note)
-        self._configured = True
+            cache.setup(self.cache_dir, enabled=self.use_cache, say=self._note)
+            self._configured = True
 
     def setup(self):
         """Configure JAX (float64, the caches) once and return the device: what a game's command
-        calls when it has to compute."""
-        if self._device is None:
-            from jaxsolve.core import runtime
-            from jaxsolve.io import cache
+        calls when it has to compute (from any worker thread)."""
+        with self._lock:
+            if self._device is None:
+                from jaxsolve.core import runtime
+                from jaxsolve.io import cache
 
-            runtime.configure(x64=True)
-            cache.setup(self.cache_dir, enabled=self.use_cache, say=self._note, compilation=True)
-            self._configured = True
-            self._device = runtime.get_device(self.device_name)
-        return self._device
+                runtime.configure(x64=True)
+                cache.setup(self.cache_dir, enabled=self.use_cache, say=self._note, compilation=True)
+                self._configured = True
+                self._device = runtime.get_device(self.device_name)
+            return self._device
 
     def _note(self, message: str) -> None:
-        job = self._current
+        """A message of the solution store, kept by the job running on this thread."""
+        job = self._jobs.current()
         if job is not None:
             job.notes.append(str(message))
 
-    def submit(self, what: str, fn: Callable[[], Any]) -> Job:
-        """Run ``fn`` on the worker thread as a job (a score distribution, which takes long, on a
-        second worker, so that advice and play go on meanwhile)."""
-        with self._lock:
-            jid = f"j{next(self._ids)}"
-            job = Job(jid, what, concurrent.futures.Future())
+    def submit(self, what: str, fn: Callable[[], Any], *, same: Hashable = None, key: Hashable = None, serial: Hashable = None, about: str | None = None) -> Job:
+        """Run ``fn`` as a job on the pool (``jobs.Jobs.submit``: ``same`` shares the unfinished
+        job of the same request, ``key`` one solve per table, ``serial`` one game's moves in order)."""
 
-            def run():
-                if not what.startswith("distribution"):
-                    self._current = job
-                try:
-                    self._configure()
-                    return fn()
-                finally:
-                    if self._current is job:
-                        self._current = None
-                    job.finished = time.monotonic()
+        def run():
+            self._configure()
+            return fn()
 
-            job.future = (self._long if what.startswith("distribution") else self._pool).submit(run)
-            self._jobs[jid] = job
-            while len(self._jobs) > 200:
-                old = next(iter(self._jobs.values()))
-                if not old.future.done():
-                    break
-                self._jobs.popitem(last=False)
-        return job
+        try:
+            return self._jobs.submit(what, run, same=same, key=key, serial=serial, about=about)
+        except Stopping as exc:
+            raise ApiError(str(exc), 503) from None
 
     def job(self, jid: str) -> Job:
         job = self._jobs.get(jid)
@@ -236,9 +205,32 @@ class Service:
             raise ApiError(f"no job {jid!r} (finished jobs are kept for a while only)", 404)
         return job
 
-    def close(self) -> None:
-        self._pool.shutdown(wait=False, cancel_futures=True)
-        self._long.shutdown(wait=False, cancel_futures=True)
+    def order(self, kind: str, target: str, body: dict | None) -> dict:
+        """What orders a request's job (``submit``'s ``same``, ``key``, ``serial``, ``about``): a game's
+        question (``kind`` advise, values or play on the game ``target``) has the key of the table
+        it needs (game, rules, dtype) and, but for a new game, is shared with the same question
+        in flight; a game in play (``target`` its id) runs its requests in order, and its score
+        distribution is shared by every request for those rules. Checks nothing: a request this
+        cannot read is refused by its own call."""
+        try:
+            if kind in ("advise", "values", "play"):
+                g = self.game(target)
+                rules, _ = self.rules(g, body or {})
+                command = g.commands.get("advise")
+                precision = g.precision if kind == "play" or command is None or command.precision is None else command.precision
+                same = None if kind == "play" else (kind, target, json.dumps(body, sort_keys=True, default=str))
+                dtype = _dtype(precision)
+                return {"same": same, "key": (g.name, rules, dtype), "about": f"{g.title}, rules {rules.name} ({dtype})"}
+            if kind == "distribution":
+                p = self._played.get(target)
+                return {"same": None if p is None else (kind, p.game, p.rules)}
+            return {"serial": target}
+        except (JaxsolveError, TypeError, ValueError):
+            return {}
+
+    def close(self) -> int:
+        """Take no more work; return how many jobs are still running (they are not waited for)."""
+        return self._jobs.close()
 
     # -------------------------------------------------------------- the registry
 

@@ -15,21 +15,41 @@ a 500 with the same shape, and the server goes on):
 - ``GET /api/play/{id}/distribution``: the final score's distribution under optimal play (the
   rules of that game; the category games).
 - ``GET /api/jobs/{id}``: a request still being worked on (answered ``202`` with its job id):
-  elapsed seconds and notes, then the answer.
+  elapsed seconds, the solution store's notes, ``progress`` (``{done, total, label,
+  eta_seconds}``: the layers the solve's progress bars have done of all, the layer, the
+  seconds left at the rate so far; null until a bar reports), ``joined`` (the job whose solve of the
+  same rules it waits for) and ``about`` (the game and rules whose table it needs); then the
+  answer. Every request is a job on a pool of threads (``jobs``).
 - ``GET /``: the page (``static/``).
+
+Only this computer's pages talk to it (a local server is reachable from any page the browser
+shows, and by DNS rebinding from any site; see ``Guard``): a request must name the server in its
+``Host`` header (the address it listens on with its port; ``localhost`` too for a loopback
+address), else ``421``; a request that says it comes from another page (``Origin``) is refused
+with ``403``; a request that changes state (``POST``) must send ``Content-Type:
+application/json`` (what a cross-site form or a plain ``fetch`` without preflight cannot send),
+else ``415``; no answer carries CORS headers. Bodies are bounded in size and nesting.
+
+A solve that runs out of memory (``MemoryError``, or XLA's ``RESOURCE_EXHAUSTED``) is answered
+``507 Insufficient Storage`` with one message: the request is well formed (a 4xx would blame
+it), the server cannot hold what it needs on this computer and goes on serving (a 5xx other
+than 500, which means a bug); smaller rules or a bigger machine answer it.
 """
 
 from __future__ import annotations
 
 import asyncio
+import ipaddress
 import json
 import logging
 import traceback
-from typing import Any, Callable
+from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any, Callable, Iterable
 
 from starlette.applications import Starlette
 from starlette.exceptions import HTTPException
+from starlette.middleware import Middleware
 from starlette.requests import Request
 from starlette.responses import FileResponse, JSONResponse, Response
 from starlette.routing import Mount, Route
@@ -41,7 +61,114 @@ from jaxsolve.web.api import ApiError, Job, Service, plain
 STATIC = Path(__file__).parent / "static"
 MAX_BODY = 1 << 20
 MAX_DEPTH = 32  # JSON nesting a request may have (the API's bodies need 4)
+SAFE_METHODS = frozenset({"GET", "HEAD", "OPTIONS"})
+HEADERS = [(b"x-content-type-options", b"nosniff"), (b"x-frame-options", b"DENY"), (b"referrer-policy", b"no-referrer")]
 log = logging.getLogger("jaxsolve.web")
+
+
+@dataclass
+class Hosts:
+    """The ``Host`` header values the server answers: ``name:port`` for each of ``names`` (a
+    bracketed IPv6 address, ``[::1]``; the bare name too on port 80), any IP address with the
+    port where ``any_address`` (a server on every interface is reached by this computer's
+    addresses), and every value where ``anything`` (``--allow-host '*'``)."""
+
+    port: int | None = None
+    names: set[str] = field(default_factory=set)
+    any_address: bool = False
+    anything: bool = False
+
+    @classmethod
+    def bound(cls, host: str, port: int, allow: Iterable[str] = ()) -> Hosts:
+        """The hosts of a server listening on ``host``:``port`` (the port it got), with the
+        names in ``allow`` (``*``: any)."""
+        hosts = cls(port=port)
+        name = host.strip("[]").lower()
+        try:
+            address = ipaddress.ip_address(name)
+        except ValueError:
+            address = None
+        hosts.names.add(f"[{address}]" if address is not None and address.version == 6 else name)
+        if name == "localhost" or (address is not None and (address.is_loopback or address.is_unspecified)):
+            hosts.names.update({"localhost", "127.0.0.1", "[::1]"} if address is None or address.is_unspecified else {"localhost"})
+        hosts.any_address = address is not None and address.is_unspecified
+        for extra in allow:
+            extra = extra.strip().lower()
+            if extra == "*":
+                hosts.anything = True
+            elif extra:
+                hosts.names.add(extra)
+        return hosts
+
+    def accepts(self, value: str) -> bool:
+        if self.anything:
+            return True
+        if self.port is None:
+            return False
+        value = value.strip().lower()
+        name, sep, port = value.rpartition(":")
+        if not sep or name.endswith(":") or (name.startswith("[") != name.endswith("]")):
+            name, port = value, ""  # no port (or a bare IPv6 address, which a browser never sends)
+        if port != str(self.port) and not (port == "" and self.port == 80):
+            return False
+        if name in self.names:
+            return True
+        if self.any_address:
+            try:
+                ipaddress.ip_address(name.strip("[]") if name.startswith("[") else name)
+            except ValueError:
+                return False
+            return True
+        return False
+
+
+class Guard:
+    """ASGI middleware: the checks of the module's doc (``Host``, ``Origin``, ``Content-Type``)
+    before any route, and headers that keep the page out of other sites' frames and its JSON
+    from being read as anything else. The hosts are ``app.state.hosts`` (``make_server`` sets
+    them once the socket is bound; none answer before)."""
+
+    def __init__(self, app):
+        self.app = app
+
+    async def __call__(self, scope, receive, send):
+        if scope["type"] != "http":
+            return await self.app(scope, receive, send)
+        refused = self.refusal(scope)
+        if refused is not None:
+            message, status = refused
+            return await error(message, status)(scope, receive, send)
+
+        async def send_with_headers(event):
+            if event["type"] == "http.response.start":
+                event = {**event, "headers": [*event.get("headers", []), *HEADERS]}
+            await send(event)
+
+        return await self.app(scope, receive, send_with_headers)
+
+    @staticmethod
+    def refusal(scope) -> tuple[str, int] | None:
+        headers: dict[bytes, bytes] = {}
+        for k, v in scope.get("headers", []):
+            headers.setdefault(k.lower(), v)
+        host = headers.get(b"host", b"").decode("latin-1")
+        app = scope.get("app")
+        hosts: Hosts = getattr(getattr(app, "state", None), "hosts", None) or Hosts()
+        if not hosts.accepts(host):
+            shown = repr(host[:80]) if host else "none"
+            return f"this server does not answer for the host {shown} (only a page this computer opened from its own address may ask; see jaxsolve serve --help)", 421
+        origin = headers.get(b"origin")
+        if origin is not None:
+            text = origin.decode("latin-1")
+            if text.strip().lower() != f"http://{host.strip().lower()}":
+                return f"requests from another page ({text[:80]!r}) are refused", 403
+        if scope["method"] not in SAFE_METHODS:
+            kind = headers.get(b"content-type", b"").decode("latin-1")
+            media = kind.split(";", 1)[0].strip().lower()
+            has_body = headers.get(b"content-length", b"0").strip() not in (b"", b"0") or b"transfer-encoding" in headers
+            if (kind or has_body) and media != "application/json":
+                return f"a {scope['method']} request must send Content-Type: application/json (got {kind[:60] or 'none'})", 415
+        return None
 
 
 class Json(JSONResponse):
@@ -111,8 +238,10 @@ def outcome(job: Job) -> Response:
     except JaxsolveError as exc:
         return error(str(exc), 400)
     except MemoryError:
-        return error("out of memory; try smaller rules", 507)
-    except Exception as exc:  # a bug: say so, keep serving
+        return error("out of memory on this computer; try smaller rules", 507)
+    except Exception as exc:  # a bug: say so, keep serving (but XLA's out of memory is none)
+        if type(exc).__name__ in ("JaxRuntimeError", "XlaRuntimeError") and "RESOURCE_EXHAUSTED" in str(exc):
+            return error("out of memory on the device; try smaller rules", 507)
         log.error("request failed:\n%s", "".join(traceback.format_exception(exc)))
         return error(f"internal error: {type(exc).__name__}: {exc}", 500)
 
@@ -122,15 +251,16 @@ def build_app(service: Service | None = None) -> Starlette:
     service = service or Service()
 
     async def answer(what: str, make) -> Response:
-        """Check the request (``make()`` returns the work), run the work on the worker thread and
-        answer within ``service.wait`` seconds, or with ``202`` and the job to poll."""
+        """Check the request (``make()`` returns the work and what orders its job,
+        ``Service.order``), run the work as a job on the pool and answer within
+        ``service.wait`` seconds, or with ``202`` and the job to poll."""
         try:
-            work = await make()
+            work, order = await make()
+            job = service.submit(what, work, **order)
         except ApiError as exc:
             return error(str(exc), exc.status)
         except JaxsolveError as exc:
             return error(str(exc), 400)
-        job = service.submit(what, work)
         try:
             await asyncio.wait_for(asyncio.shield(asyncio.wrap_future(job.future)), service.wait)
         except asyncio.TimeoutError:
@@ -149,7 +279,9 @@ def build_app(service: Service | None = None) -> Starlette:
             name = request.path_params["game"]
 
             async def make():
-                return calls[kind](name, await read_body(request))
+                body = await read_body(request)
+                work = calls[kind](name, body)
+                return work, service.order(kind, name, body)
 
             return await answer(f"{kind} {name}", make)
 
@@ -161,10 +293,10 @@ def build_app(service: Service | None = None) -> Starlette:
 
             async def make():
                 if kind == "move":
-                    return service.move_call(pid, await read_body(request))
+                    return service.move_call(pid, await read_body(request)), service.order(kind, pid, None)
                 service.known(pid)  # 404 at once for an unknown game
                 calls = {"undo": service.undo_call, "state": service.state_call, "review": service.review_call, "distribution": service.distribution_call}
-                return calls[kind](pid)
+                return calls[kind](pid), service.order(kind, pid, None)
 
             return await answer(f"{kind} {pid}", make)
 
@@ -203,14 +335,17 @@ def build_app(service: Service | None = None) -> Starlette:
         Mount("/static", StaticFiles(directory=STATIC), name="static"),
     ]
     handlers: dict[Any, Callable[..., Any]] = {HTTPException: http_error, Exception: crash}
-    app = Starlette(routes=routes, exception_handlers=handlers)
+    app = Starlette(routes=routes, exception_handlers=handlers, middleware=[Middleware(Guard)])
     app.state.service = service
+    app.state.hosts = None
     return app
 
 
-def make_server(app, host: str = "127.0.0.1", port: int = 0, sock=None):
+def make_server(app, host: str = "127.0.0.1", port: int = 0, sock=None, allow_hosts: Iterable[str] = ()):
     """A uvicorn server for ``app`` (quiet: warnings only) and the socket it will serve on
-    (bound here, so that a port in use is an error before anything starts and port 0 picks a free one)."""
+    (bound here, so that a port in use is an error before anything starts and port 0 picks a
+    free one); ``app`` answers the ``Host`` values of that address (``Hosts.bound``, with the
+    names in ``allow_hosts``)."""
     import socket
 
     import uvicorn
@@ -231,5 +366,6 @@ def make_server(app, host: str = "127.0.0.1", port: int = 0, sock=None):
             sock.close()
             raise JaxsolveError(f"cannot listen on {host}:{port}: {exc}") from None
         sock.listen(128)
+    app.state.hosts = Hosts.bound(host, sock.getsockname()[1], allow_hosts)
     config = uvicorn.Config(app, log_level="warning", lifespan="off", access_log=False)
     return uvicorn.Server(config), sock

@@ -25,7 +25,7 @@ def test_quiet_bars_print_nothing_but_are_heard(capsys):
             advance(1, 3)
             advance(0, 2)
     assert capsys.readouterr() == ("", "")
-    assert heard == [("games", 1, 3), ("layer", 3, 5), ("layer", 5, 5)]
+    assert heard == [("games", 1, 3), ("layer 1", 1, 2), ("layer 0", 2, 2)]  # layers done of layers
     with progress.steps_bar(3, "games", quiet=True) as steps:
         steps.advance()
     assert len(heard) == 3  # the callback is gone after the block

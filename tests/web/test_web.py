@@ -203,17 +203,17 @@ def _raw_http(server, head: bytes, body_parts=(), read_first: bool = False) -> t
 def test_a_large_body_is_refused_before_it_is_read(server):
     path = f"/api/games/{PIG}/advise"
     # a Content-Length above the limit: 413 at once, nothing of the 300 MiB sent
-    head = f"POST {path} HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: {300 << 20}\r\n\r\n".encode()
+    head = f"POST {path} HTTP/1.1\r\nHost: {server.url.removeprefix('http://')}\r\nContent-Type: application/json\r\nContent-Length: {300 << 20}\r\n\r\n".encode()
     status, answer = _raw_http(server, head, [b'{"options": '])
     assert status == 413 and answer == {"error": "the request body is larger than 1024 KiB"}
     # a chunked stream without a length: refused as soon as it passes the limit
-    head = f"POST {path} HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nTransfer-Encoding: chunked\r\n\r\n".encode()
+    head = f"POST {path} HTTP/1.1\r\nHost: {server.url.removeprefix('http://')}\r\nContent-Type: application/json\r\nTransfer-Encoding: chunked\r\n\r\n".encode()
     chunk = b" " * (256 << 10)
     status, answer = _raw_http(server, head, [b"%x\r\n%s\r\n" % (len(chunk), chunk)] * 6)
     assert status == 413 and "larger than" in answer["error"]
     # one byte over the limit, announced: 413 (sent by hand: the server may close before the
     # client has written the whole body, which a plain HTTP client reports as a broken pipe)
-    head = f"POST {path} HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: {(1 << 20) + 1}\r\n\r\n".encode()
+    head = f"POST {path} HTTP/1.1\r\nHost: {server.url.removeprefix('http://')}\r\nContent-Type: application/json\r\nContent-Length: {(1 << 20) + 1}\r\n\r\n".encode()
     status, answer = _raw_http(server, head, [b" " * ((1 << 20) + 1)])
     assert status == 413
     code, answer = server.post(path, {"options": {"mine": 1}})
