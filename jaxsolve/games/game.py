@@ -286,6 +286,12 @@ class Game:
         bench_extra: ``bench_extra(rules, quick, dtype, devices) -> [(label, n_devices, run)]``.
         bench_suite: ``bench_suite(rules, quick, dtype, device) -> [(label, run)]``: the game's
             cases of ``jaxsolve bench --suite`` beside its solve (``run() -> (result, compile s)``).
+        display_name: the game's name for players (the page's game list); ``name`` when empty.
+        board: what the page draws for a game in play: ``sheet`` (a score sheet of boxes),
+            ``race`` (two players' banked scores, the turn total, whose turn) or ``turns``
+            (one player's turns and running total); the dice and the options always.
+        words: ``words(rules) -> {language: {name: player's word}}``: the names of boxes (and
+            other terms) under these rules in each language the page offers, or None.
     """
 
     name: str
@@ -309,6 +315,9 @@ class Game:
     bench_presets: tuple[str, ...] = ()
     bench_extra: Callable[..., list] | None = None
     bench_suite: Callable[..., list] | None = None
+    display_name: str = ""
+    board: str = ""
+    words: Callable[[Any], dict[str, dict[str, str]]] | None = None
 
     def get_rules(self, name: str | None = None) -> Rules:
         return self.presets().get_rules(name or self.default)

@@ -40,6 +40,8 @@ def race_game(
     hooks: dict[str, Command],
     play_params: tuple[Param, ...] = (),
     bench_presets: tuple[str, ...] = (),
+    display_name: str = "",
+    board: str = "race",
 ) -> Game:
     """The ``Game`` of a race game whose folder holds ``commands``.
 
@@ -51,6 +53,7 @@ def race_game(
         default, small: the default preset and the preset that solves in seconds.
         values: the solution's attribute that is the exported value tensor.
         hooks: the generic commands the game offers, by name.
+        display_name, board: the game's name for players and what the page draws (``Game``).
     """
     folder = commands.__name__.rpartition(".")[0]
     presets_of = lazy(*f"{folder}.{presets}".rsplit(".", 1))
@@ -72,4 +75,6 @@ def race_game(
         play_game=lazy(*f"{folder}.{play}".rsplit(".", 1)),
         play_params=play_params,
         bench_presets=bench_presets,
+        display_name=display_name,
+        board=board,
     )

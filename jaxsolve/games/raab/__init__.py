@@ -35,5 +35,6 @@ GAMES = (
             Param("first", str, "you", "Who starts: you or them.", choices=("you", "them")),
         ),
         bench_presets=("raab", "pig"),
+        display_name="Schlag den Raab / Pig",
     ),
 )

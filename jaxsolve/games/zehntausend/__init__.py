@@ -24,6 +24,7 @@ GAMES = (
             ),
         },
         play_params=(Param("turns", int, 10, "Turns in the game.", min=1, max=1000),),
+        display_name="Zehntausend", board="turns",
     ),
     race_game(
         "zehntausend-duel", "Zehntausend as a two-player race to the goal: win probabilities (race-duel engine, layered)", duel_commands,
@@ -47,5 +48,6 @@ GAMES = (
         },
         play_params=(Param("first", str, "you", "Who starts: you or them.", choices=("you", "them")),),
         bench_presets=("first-to-10000",),
+        display_name="Zehntausend duel",
     ),
 )
