@@ -142,6 +142,24 @@ def _move_of(o) -> dict:
     return out
 
 
+def table_of(g: Game, rules) -> dict:
+    """What the page draws for a question under ``rules`` before any game is in play: the
+    number of dice (``dice``, where the rules fix it), the die's ``sides``, the ``throws`` of a
+    turn, the boxes of a score sheet (``face``: the face an upper box counts) and the players'
+    words for them (``Game.words``)."""
+    boxes = getattr(rules, "boxes", None)
+    dice, sides, throws = (getattr(rules, k, None) for k in ("dice", "sides", "throws"))
+    return plain({
+        "dice": dice if isinstance(dice, int) else None,
+        "sides": sides if isinstance(sides, int) else 6,
+        "throws": throws if isinstance(throws, int) else None,
+        "boxes": None if boxes is None else [
+            {"box": b.name, "upper": b.kind == "face", "face": b.param[0] if b.kind == "face" else None} for b in boxes
+        ],
+        "words": g.words(rules) if g.words is not None else None,
+    })
+
+
 def stage(rules, throws_left: int | None, dice) -> str | None:
     """The roll stage in words, for a game whose turns have a number of throws
     (``rules.throws``): ``throw 1 of 3 — 2 re-throws left``."""
@@ -291,6 +309,7 @@ class Service:
                 "advise": None if advise is None else {"help": advise.help, "options": [param_info(p) for p in form_params(advise.params)]},
                 "play": play_settings,
                 "distribution": DISTRIBUTION in g.commands,
+                "tables": {name: table_of(g, g.get_rules(name)) for name in g.presets()},
             })
         return out
 
