@@ -129,7 +129,7 @@ def advisor(driver):
     driver.execute_script(
         "const set = (id, v) => { const e = document.getElementById(id); e.value = v; e.dispatchEvent(new Event('change')); };"
         "set('box-aces', '3'); set('box-fours', '12'); set('box-kniffel', '50');"
-        "[1, 1, 4, 5, 5].forEach((f, i) => { for (let k = 0; k < f; k++) document.querySelectorAll('#adv-dice button.die')[i].click(); });"
+        "[1, 1, 4, 5, 5].forEach((f, i) => { for (let k = 0; k < f; k++) document.querySelectorAll('#adv-dice-pick button.die')[i].click(); });"
         "document.getElementById('advise-go').click()"
     )
     wait(driver, lambda d: d.execute_script("return !document.getElementById('advice').hidden || !document.getElementById('error').hidden"))

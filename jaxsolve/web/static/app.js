@@ -411,11 +411,9 @@ function buildAdviseBoard() {
     state.advCount = n;
     state.advFixed = Boolean(table.dice);
     box.append(el("div", { class: "adv-dice-wrap" }, el("div", { class: "label", text: t("diceLabel"), id: "adv-dice-label" }),
-      el("div", { id: "adv-dice", class: "dice", role: "group", "aria-labelledby": "adv-dice-label", "aria-describedby": "adv-dice-help" }),
+      el("div", { id: "adv-dice-pick", class: "dice", role: "group", "aria-labelledby": "adv-dice-label", "aria-describedby": "adv-dice-help" }),
       el("div", { class: "help", id: "adv-dice-help", text: t("diceHelp") })));
     drawAdviseDice();
-    const typed = $("adv-dice");
-    if (typed && typed.tagName === "INPUT") typed.addEventListener("input", syncDiceFromText);
   }
   if (names.has("position") && table.boxes) {
     box.append(sheetEditor(table));
@@ -425,7 +423,7 @@ function buildAdviseBoard() {
 }
 
 function drawAdviseDice() {
-  const wrap = $("adv-dice");
+  const wrap = $("adv-dice-pick");
   if (!wrap) return;
   const dice = state.advDice.map((f, i) => dieButton(f, i, {
     onClick: () => { state.advDice[i] = (state.advDice[i] % (currentTable().sides || 6)) + 1; drawAdviseDice(); syncDiceText(); },
@@ -817,11 +815,17 @@ function drawSheet(s) {
 function drawLog(s) {
   const log = $("log");
   const entries = [];
-  for (const m of s.log.slice(-40)) {
+  const all = s.log;
+  const first = Math.max(0, all.length - 40);
+  for (let j = first; j < all.length; j++) {
+    const m = all[j], next = all[j + 1];
     const who = m.by === "them" ? t("them") : t("you");
     const li = el("li", { class: `by-${m.by}`, "data-action": m.action });
     li.append(el("span", { class: "who", text: who }));
+    // a throw that no decision follows (another throw, the other player, the end) scored nothing
+    const bust = m.action === "throw" && (next ? next.action === "throw" || next.by !== m.by : s.awaiting === "dice" || s.over && s.log.length > 0 && !s.dice);
     if (m.action === "throw") li.append(el("span", { text: ` ${t("threw")} ` }), miniDice(m.dice));
+    if (bust) li.append(el("span", { class: "lossmark", text: ` — ${t("bust")}` }));
     else if (m.action === "keep") li.append(el("span", { text: ` ${t("kept")} ${(m.keep || []).join(" ") || "—"}` }));
     else if (m.action === "fill") li.append(el("span", { text: ` ${t("filled")} ${boxName(m.box, s.words)}` }));
     else if (m.action === "aside") li.append(el("span", { text: ` ${t("setAsideLog")} ${asideFaces(m.set_aside || [])}` }));
