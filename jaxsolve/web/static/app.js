@@ -27,7 +27,7 @@ const WORDS = {
     throwN: (n) => `Throw ${n} ${n === 1 ? "die" : "dice"}`, throwAgain: (n) => `Throw ${n} ${n === 1 ? "die" : "dice"} again`,
     throwOf: (k, n) => `Throw ${k} of ${n}`, turnOf: (k, n) => `Turn ${k} of ${n}`,
     keepThrow: (keep, n) => keep.length ? `keep ${keep.join(" ")}, throw ${n} ${n === 1 ? "die" : "dice"}` : `throw all ${n} dice again`,
-    fill: (box, p) => p === 0 ? `cross out ${box} (0)` : `score ${p} in ${box}`,
+    fill: (box, p) => p === 0 ? `cross out ${box}: 0` : `score ${p} in ${box}`,
     aside: (faces, n, p) => `set aside ${faces}, throw ${n} ${n === 1 ? "die" : "dice"}` + (p != null ? ` (${p} this turn)` : ""),
     write: (p) => p != null ? `write ${p} points` : "write the points",
     roll: "roll again", stop: (p) => p != null ? `stop and bank ${p}` : "stop and bank", fiveAsOne: "5 5 as a 1",
@@ -78,7 +78,7 @@ const WORDS = {
     throwN: (n) => `${n} ${n === 1 ? "Würfel" : "Würfel"} werfen`, throwAgain: (n) => `${n} Würfel neu werfen`,
     throwOf: (k, n) => `Wurf ${k} von ${n}`, turnOf: (k, n) => `Runde ${k} von ${n}`,
     keepThrow: (keep, n) => keep.length ? `${keep.join(" ")} behalten, ${n} Würfel werfen` : `alle ${n} Würfel neu werfen`,
-    fill: (box, p) => p === 0 ? `${box} streichen (0)` : `${p} in ${box} eintragen`,
+    fill: (box, p) => p === 0 ? `${box} streichen: 0` : `${p} in ${box} eintragen`,
     aside: (faces, n, p) => `${faces} rauslegen, ${n} Würfel werfen` + (p != null ? ` (${p} in diesem Zug)` : ""),
     write: (p) => p != null ? `${p} Punkte aufschreiben` : "Punkte aufschreiben",
     roll: "weiterwürfeln", stop: (p) => p != null ? `aufhören, ${p} schreiben` : "aufhören", fiveAsOne: "5 5 als 1",
@@ -860,11 +860,10 @@ function theirTurnSoon(s) {
 async function playTheirTurn() {
   // The computer's whole turn with one click: its throws (its decisions follow by themselves).
   const id = state.play && state.play.id;
-  for (let i = 0; i < 500; i++) {
-    const s = state.play;
-    if (!s || s.id !== id || s.over || s.mover !== "them" || s.awaiting !== "dice") return;
+  const theirs = () => { const s = state.play; return s && s.id === id && !s.over && s.mover === "them" && s.awaiting === "dice"; };
+  for (let i = 0; i < 500 && theirs(); i++) {
+    if (i) await new Promise((r) => setTimeout(r, 120)); // each throw seen before the next
     await move({ throw: null });
-    await new Promise((r) => setTimeout(r, 120));
   }
 }
 
