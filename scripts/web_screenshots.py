@@ -5,7 +5,7 @@
 Starts the page server in this process (the solution cache as ``jaxsolve serve`` uses it),
 opens each board from its address (``/?game=...&rules=...&mode=...&seed=...``), plays a few
 moves with the page's own buttons and writes ``web-<name>-desktop.png`` and
-``web-<name>-phone.png``. Needs Chromium, chromedriver and selenium.
+``web-<name>-phone.png`` (the desktop advisor: ``web-advisor.png``, as the README shows it). Needs Chromium, chromedriver and selenium.
 """
 
 from __future__ import annotations
@@ -154,7 +154,7 @@ def main() -> None:
                 elif play is not None:
                     play(driver)
                 time.sleep(0.4)
-                out = args.out / f"web-{name}-{size}.png"
+                out = args.out / ("web-advisor.png" if (name, size) == ("advisor", "desktop") else f"web-{name}-{size}.png")  # the README shows web-advisor.png
                 driver.save_screenshot(str(out))
                 print(out)
     finally:

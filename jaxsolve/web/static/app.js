@@ -7,7 +7,7 @@
 const $ = (id) => document.getElementById(id);
 const state = {
   games: [], game: null, mode: "advise", play: null, lang: "en",
-  held: new Set(), advDice: [], busy: false, seen: "", prevOptions: [], timer: null,
+  held: new Set(), advDice: [], busy: false, seen: "", said: new Map(), timer: null,
 };
 
 // ------------------------------------------------------------------ words
@@ -34,7 +34,7 @@ const WORDS = {
     setAside: "Set aside", writeBtn: (p) => `Write ${p}`, playTheirTurn: "Play the computer's turn",
     best: "Play the best move", showAdvice: "Show the advice",
     chooseHead: "Your moves", chooseHeadQuiz: "Your moves (the advice shows after you move)", theirChoice: "Their moves",
-    upperTotal: "Upper section", bonus: (t, b) => `Bonus (${t} or more: ${b})`, extraBonus: "Extra bonus",
+    upperTotal: "Upper section", bonus: (t) => `Bonus (${t}+)`, extraBonus: "Extra bonus",
     lowerTotal: "Lower section", grandTotal: "Total", open: "open", scratch: "0 (crossed out)",
     decisions: (n, loss) => `${n} ${n === 1 ? "decision" : "decisions"}, total loss ${loss}`,
     yourMove: "Your move", bestWas: "best", lossWord: "loss", aBest: "a best move", gameOver: "Game over",
@@ -85,7 +85,7 @@ const WORDS = {
     setAside: "Würfel rauslegen", writeBtn: (p) => `${p} aufschreiben`, playTheirTurn: "Zug des Computers spielen",
     best: "Besten Zug spielen", showAdvice: "Rat zeigen",
     chooseHead: "Deine Züge", chooseHeadQuiz: "Deine Züge (der Rat erscheint nach deinem Zug)", theirChoice: "Ihre Züge",
-    upperTotal: "Oberer Teil", bonus: (t, b) => `Bonus (ab ${t}: ${b})`, extraBonus: "Zusatzbonus",
+    upperTotal: "Oberer Teil", bonus: (t) => `Bonus (ab ${t})`, extraBonus: "Zusatzbonus",
     lowerTotal: "Unterer Teil", grandTotal: "Endsumme", open: "offen", scratch: "0 (gestrichen)",
     decisions: (n, loss) => `${n} ${n === 1 ? "Entscheidung" : "Entscheidungen"}, Verlust insgesamt ${loss}`,
     yourMove: "Dein Zug", bestWas: "bester", lossWord: "Verlust", aBest: "ein bester Zug", gameOver: "Spielende",
@@ -523,7 +523,10 @@ function stageWords(answer) {
 
 function moveOf(o) {
   // The move an option makes: from the play payload's "move", the advisor's fields, or its label.
-  if (o.move) return { ...o.move, points: o.points, next: o.next_dice };
+  if (o.move) {
+    const banked = (o.option || "").match(/(?:bank|write) (\d+)/); // a stop's points are in its label only
+    return { ...o.move, points: o.points ?? (banked ? +banked[1] : null), next: o.next_dice };
+  }
   if (o.kind === "box") return { action: "fill", box: o.box, points: o.points };
   if (o.kind === "keep") return { action: "keep", keep: o.keep, next: o.rethrow };
   if (o.action === "aside") return { action: "aside", set_aside: o.set_aside, next: o.throw, points: o.turn_total };
@@ -594,8 +597,9 @@ function showGame(s) {
   if (s.game !== state.game) return;
   const before = state.play;
   if (!before || before.id !== s.id || before.moves !== s.moves) state.held = new Set();
-  if (before && before.id === s.id && before.options) state.prevOptions = before.options;
   state.play = s;
+  if (!before || before.id !== s.id) state.said = new Map();
+  for (const o of s.options) state.said.set(o.option, moveWords(o, s.words)); // the words of every move offered, for the feedback
   const view = $("game-view");
   view.hidden = false;
   Object.assign(view.dataset, { id: s.id, awaiting: s.awaiting, moves: String(s.moves), mover: s.mover || "", mode: state.mode });
@@ -611,6 +615,7 @@ function showGame(s) {
   $("undo").disabled = !s.can_undo;
   $("running-loss").textContent = openMode() || s.over ? t("decisions", s.decisions, shownLoss(s.loss, s.unit)) : "";
   $("typed-box").hidden = s.awaiting !== "dice";
+  $("speed").closest("label").hidden = !(s.board && s.board.kind === "race");
   $("review").hidden = !s.over;
   if (s.over) {
     review().catch((err) => showError(err.message));
@@ -759,8 +764,7 @@ function drawFeedback(s) {
   const last = s.last;
   if (!last) { fb.hidden = true; state.seen = ""; return; }
   const key = `${s.id}:${last.where}:${last.chosen}`;
-  const prev = state.prevOptions || [];
-  const wordsOf = (label) => { const o = prev.find((x) => x.option === label) || s.options.find((x) => x.option === label); return o ? moveWords(o, words()) : label; };
+  const wordsOf = (label) => state.said.get(label) || label;
   fb.hidden = false;
   fb.className = "feedback " + (last.optimal ? "good" : "loss");
   const chosen = wordsOf(last.chosen);
@@ -824,9 +828,10 @@ function drawLog(s) {
     li.append(el("span", { class: "who", text: who }));
     // a throw that no decision follows (another throw, the other player, the end) scored nothing
     const bust = m.action === "throw" && (next ? next.action === "throw" || next.by !== m.by : s.awaiting === "dice" || s.over && s.log.length > 0 && !s.dice);
-    if (m.action === "throw") li.append(el("span", { text: ` ${t("threw")} ` }), miniDice(m.dice));
-    if (bust) li.append(el("span", { class: "lossmark", text: ` — ${t("bust")}` }));
-    else if (m.action === "keep") li.append(el("span", { text: ` ${t("kept")} ${(m.keep || []).join(" ") || "—"}` }));
+    if (m.action === "throw") {
+      li.append(el("span", { text: ` ${t("threw")} ` }), miniDice(m.dice));
+      if (bust) li.append(el("span", { class: "lossmark", text: ` — ${t("bust")}` }));
+    } else if (m.action === "keep") li.append(el("span", { text: ` ${t("kept")} ${(m.keep || []).join(" ") || "—"}` }));
     else if (m.action === "fill") li.append(el("span", { text: ` ${t("filled")} ${boxName(m.box, s.words)}` }));
     else if (m.action === "aside") li.append(el("span", { text: ` ${t("setAsideLog")} ${asideFaces(m.set_aside || [])}` }));
     else if (m.action === "write") li.append(el("span", { text: ` ${t("wrote")}` }));
@@ -903,7 +908,7 @@ async function review() {
   $("review").dataset.meanLoss = String(r.mean_loss);
   $("review").dataset.score = String(r.score);
   $("review-table").tBodies[0].replaceChildren(...r.decisions.map((d) => el("tr", { class: d.optimal ? "" : "mine", "data-regret": String(d.regret) },
-    el("td", { class: "num", text: d.move }), el("td", { text: d.where }), el("td", { text: d.chosen }), el("td", { text: d.best }), numCell(d.regret, r.unit, true))));
+    el("td", { class: "num", text: d.move }), el("td", { text: d.where }), el("td", { text: state.said.get(d.chosen) || d.chosen }), el("td", { text: state.said.get(d.best) || d.best }), numCell(d.regret, r.unit, true))));
   const g = currentGame();
   $("distribution").replaceChildren();
   if (g && g.distribution) {
@@ -1029,6 +1034,7 @@ function setLanguage(lang) {
     buildAdvisor();
     $("advice").hidden = true;
   }
+  state.said = new Map();
   if (state.play) showGame(state.play);
 }
 
