@@ -133,6 +133,7 @@ def advisor(driver):
         "document.getElementById('advise-go').click()"
     )
     wait(driver, lambda d: d.execute_script("return !document.getElementById('advice').hidden || !document.getElementById('error').hidden"))
+    driver.execute_script("document.getElementById('advise').scrollIntoView({block: 'start'})")  # the board and the first moves
 
 
 def main() -> None:
