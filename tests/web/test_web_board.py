@@ -299,3 +299,12 @@ def test_on_a_phone_the_dice_the_move_and_the_sheet_fit_on_one_screen(page):
     page.open(path="/?game=zehntausend-duel&rules=small&mode=play&seed=3", width=390, height=844)
     top, bottom = page.js("const r = document.getElementById('actions').getBoundingClientRect(); return [r.top, r.bottom]")
     assert 0 <= top and bottom <= 844
+
+
+def test_the_computers_turn_plays_by_itself_at_the_chosen_speed(page):
+    page.play("/?game=raab&rules=pig&mode=play&seed=4&first=them&speed=fast")
+    page.until(lambda d: page.play_state()[3] == "you" or page.play_state()[2] == "over")
+    log = page.js("return [...document.querySelectorAll('#log li')].map(li => [li.className, li.dataset.action, li.querySelectorAll('.die').length])")
+    assert log[0] == ["by-them", "throw", 1] and all(who == "by-them" for who, _, _ in log)
+    assert not page.has("their-turn")
+    no_trouble(page)
