@@ -308,3 +308,12 @@ def test_the_computers_turn_plays_by_itself_at_the_chosen_speed(page):
     assert log[0] == ["by-them", "throw", 1] and all(who == "by-them" for who, _, _ in log)
     assert not page.has("their-turn")
     no_trouble(page)
+
+
+def test_an_error_names_the_box_as_the_sheet_does(page):
+    page.open(path="/?game=kniffel&rules=yahtzee&mode=advise&lang=en")
+    page.type("adv-position", "kniffel=50 kniffel=0")
+    page.by_id("advise-go").click()
+    page.until(lambda d: page.error())
+    assert page.error() == "error: box Yahtzee is given twice in the position"
+    assert page.by_id("adv-position").get_attribute("aria-invalid") == "true"

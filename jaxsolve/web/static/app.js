@@ -221,9 +221,16 @@ function miniDice(faces) {
 
 // ------------------------------------------------------------------ requests
 
+function playersWords(message) {
+  // A box the message names by its internal name, named as the sheet names it.
+  const words = (state.play && state.play.words) || (state.game && currentTable().words);
+  if (!words) return message;
+  return message.replace(/\bbox(es)? ([a-z_]+)/g, (all, plural, name) => (words.en && words.en[name] ? `box${plural || ""} ${boxName(name, words)}` : all));
+}
+
 function showError(message, fieldId) {
   const box = $("error");
-  box.textContent = message ? "error: " + message : "";
+  box.textContent = message ? "error: " + playersWords(message) : "";
   box.hidden = !message;
   for (const e of document.querySelectorAll("[aria-invalid=true]")) e.removeAttribute("aria-invalid");
   if (!message) return;
