@@ -1,99 +1,167 @@
-"""The screenshots of the page (``web-*.png``, those in docs/), taken in headless Chromium.
+"""Regenerate the page's screenshots in docs/ (headless Chromium at 1280x900 and 390x844).
 
-    python scripts/web_screenshots.py --out docs   # needs chromium and chromedriver (Debian packages)
+    python scripts/web_screenshots.py [--out docs] [--only NAME]
 
-``--out``: the folder for the pictures (default: the current folder).
-
-Starts the page server in this process on a free loopback port, asks a Yahtzee question in the
-advisor, plays a seeded Yahtzee game (one worse move, to show its loss, then the best moves to
-the end and the review) and takes the advisor at 390 px width.
+Starts the page server in this process (the solution cache as ``jaxsolve serve`` uses it),
+opens each board from its address (``/?game=...&rules=...&mode=...&seed=...``), plays a few
+moves with the page's own buttons and writes ``web-<name>-desktop.png`` and
+``web-<name>-phone.png`` (the desktop advisor: ``web-advisor.png``, as the README shows it). Needs Chromium, chromedriver and selenium.
 """
 
 from __future__ import annotations
 
 import argparse
 import shutil
-import sys
+import threading
 import time
 from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests" / "web"))
-
-from selenium import webdriver  # noqa: E402
-from selenium.webdriver.chrome.service import Service as DriverService  # noqa: E402
-from selenium.webdriver.common.by import By  # noqa: E402
-from selenium.webdriver.support.ui import WebDriverWait  # noqa: E402
-from web_helpers import Running  # noqa: E402
-
-from jaxsolve.web.api import Service  # noqa: E402
+SIZES = {"desktop": (1280, 900, False), "phone": (390, 844, True)}
 
 
-def main(argv=None) -> None:
-    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument("--out", type=Path, default=Path("."), help="folder for web-*.png (default: the current folder)")
-    out = ap.parse_args(argv).out
-    out.mkdir(parents=True, exist_ok=True)
-    running = Running(Service())
+def serve():
+    from jaxsolve.web.api import Service
+    from jaxsolve.web.server import build_app, make_server
+
+    service = Service(wait=60)
+    server, sock = make_server(build_app(service), "127.0.0.1", 0)
+    threading.Thread(target=server.run, kwargs={"sockets": [sock]}, daemon=True).start()
+    while not server.started:
+        time.sleep(0.05)
+    return server, service, f"http://127.0.0.1:{sock.getsockname()[1]}"
+
+
+def browser():
+    from selenium import webdriver
+    from selenium.webdriver.chrome.service import Service as DriverService
+
     options = webdriver.ChromeOptions()
-    options.binary_location = shutil.which("chromium")
-    for arg in ("--headless=new", "--no-sandbox", "--disable-gpu", "--hide-scrollbars"):
+    options.binary_location = shutil.which("chromium") or shutil.which("chromium-browser") or shutil.which("google-chrome") or ""
+    for arg in ("--headless=new", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage", "--hide-scrollbars", "--lang=en"):
         options.add_argument(arg)
-    d = webdriver.Chrome(options=options, service=DriverService(executable_path=shutil.which("chromedriver")))
-    wait = WebDriverWait(d, 300, poll_frequency=0.05)
+    return webdriver.Chrome(options=options, service=DriverService(executable_path=shutil.which("chromedriver")))
 
-    def shoot(name, width, height=None):
-        d.execute_cdp_cmd("Emulation.setDeviceMetricsOverride", {"width": width, "height": height or 900, "deviceScaleFactor": 1, "mobile": width < 500})
-        time.sleep(0.2)
-        full = d.execute_script("return document.documentElement.scrollHeight")
-        d.execute_cdp_cmd("Emulation.setDeviceMetricsOverride", {"width": width, "height": min(full, height or full), "deviceScaleFactor": 1, "mobile": width < 500})
-        time.sleep(0.2)
-        d.save_screenshot(str(out / f"web-{name}.png"))
-        print("wrote", out / f"web-{name}.png")
 
-    def state():
-        return d.execute_script("const v = document.getElementById('game-view').dataset; return [v.moves, v.awaiting]")
+def wait(driver, check, timeout=300):
+    from selenium.webdriver.support.ui import WebDriverWait
 
-    def click(element):
-        before = state()
-        element.click()
-        wait.until(lambda _: state() != before)
+    WebDriverWait(driver, timeout, poll_frequency=0.05).until(lambda d: check(d))
 
+
+def ready(driver):
+    return driver.execute_script(
+        "return document.body.dataset.ready === '1' && document.getElementById('progress').hidden"
+        " && (document.getElementById('play').hidden || !document.getElementById('game-view').hidden)"
+    )
+
+
+def moves(driver) -> int:
+    return int(driver.execute_script("return Number(document.getElementById('game-view').dataset.moves || -1)"))
+
+
+def click(driver, element_id, settle=True):
+    before = moves(driver)
+    driver.execute_script(f"document.getElementById('{element_id}').click()")
+    if settle:
+        wait(driver, lambda d: moves(d) != before or not d.execute_script("return document.getElementById('error').hidden"))
+        time.sleep(0.15)
+
+
+def has(driver, element_id) -> bool:
+    return bool(driver.execute_script(f"const e = document.getElementById('{element_id}'); return !!e && !e.disabled && e.offsetParent !== null"))
+
+
+def sheet_game(driver):
+    """Two turns with the best moves, then dice thrown and two held by click."""
+    for _ in range(40):
+        if driver.execute_script("return [...document.querySelectorAll('#sheet tr[data-box] td')].filter(e => /\\d/.test(e.textContent) && !e.querySelector('button')).length") >= 2 and has(driver, "best"):
+            break
+        click(driver, "throw" if has(driver, "throw") and not has(driver, "best") else "best")
+    driver.execute_script("document.querySelectorAll('#dice button.die')[1].click(); document.querySelectorAll('#dice button.die')[2].click()")
+
+
+def race_game(driver):
+    """Moves until both sides have banked points or a few turns went by."""
+    for _ in range(60):
+        b = driver.execute_script("const r = document.querySelectorAll('#race .score'); return [...r].map(e => Number(e.textContent))")
+        if len(b) == 2 and b[0] > 0 and b[1] > 0 and has(driver, "best"):
+            break
+        if has(driver, "their-turn"):
+            click(driver, "their-turn")
+            wait(driver, lambda d: not has(d, "their-turn") or d.execute_script("return document.getElementById('game-view').dataset.awaiting === 'over'"))
+        elif has(driver, "best"):
+            click(driver, "best")
+        elif has(driver, "throw"):
+            click(driver, "throw")
+        else:
+            break
+
+
+def quiz(driver):
+    """A throw, then the last move listed (the advice shows only after it)."""
+    click(driver, "throw")
+    driver.execute_script("const b = document.querySelectorAll('#play-table button.opt'); b[b.length - 1].click()")
+    time.sleep(0.8)
+
+
+def review(driver):
+    for _ in range(400):
+        if driver.execute_script("return document.getElementById('game-view').dataset.awaiting") == "over":
+            break
+        click(driver, "throw" if has(driver, "throw") and not has(driver, "best") else "best")
+    wait(driver, lambda d: d.execute_script("return !!document.getElementById('review').dataset.meanLoss"))
+    driver.execute_script("document.getElementById('review').scrollIntoView({block: 'start'})")
+
+
+SHOTS = {
+    "sheet": ("/?game=kniffel&rules=yahtzee&mode=play&seed=11", sheet_game),
+    "race": ("/?game=raab&rules=pig&mode=play&seed=5", race_game),
+    "duel": ("/?game=zehntausend-duel&rules=small&mode=play&seed=8", race_game),
+    "zehntausend": ("/?game=zehntausend&rules=peter-2013&mode=play&seed=4&turns=3", lambda d: click(d, "throw")),
+    "quiz": ("/?game=kniffel&rules=yahtzee&mode=quiz&seed=21", quiz),
+    "review": ("/?game=zehntausend&rules=peter-2013&mode=play&seed=2&turns=2", review),
+    "advisor": ("/?game=kniffel&rules=kniffel&mode=advise&lang=de", None),
+}
+
+
+def advisor(driver):
+    """A Kniffel sheet and the dice 1 1 4 5 5 entered by clicks, then the ranking."""
+    driver.execute_script(
+        "const set = (id, v) => { const e = document.getElementById(id); e.value = v; e.dispatchEvent(new Event('change')); };"
+        "set('box-aces', '3'); set('box-fours', '12'); set('box-kniffel', '50');"
+        "[1, 1, 4, 5, 5].forEach((f, i) => { for (let k = 0; k < f; k++) document.querySelectorAll('#adv-dice-pick button.die')[i].click(); });"
+        "document.getElementById('advise-go').click()"
+    )
+    wait(driver, lambda d: d.execute_script("return !document.getElementById('advice').hidden || !document.getElementById('error').hidden"))
+    driver.execute_script("document.getElementById('advise').scrollIntoView({block: 'start'})")  # the board and the first moves
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--out", type=Path, default=Path(__file__).resolve().parents[1] / "docs")
+    parser.add_argument("--only", action="append", choices=sorted(SHOTS))
+    args = parser.parse_args()
+    server, service, url = serve()
+    driver = browser()
     try:
-        d.execute_cdp_cmd("Emulation.setDeviceMetricsOverride", {"width": 1000, "height": 900, "deviceScaleFactor": 1, "mobile": False})
-        d.get(running.url + "/?game=kniffel")
-        wait.until(lambda _: d.find_element(By.TAG_NAME, "body").get_attribute("data-ready") == "1")
-        d.find_element(By.ID, "adv-position").send_keys("aces=3 twos=- fours=12 sixes=24")
-        d.find_element(By.ID, "adv-dice").send_keys("2 2 5 6 6")
-        d.find_element(By.ID, "adv-throws_left").send_keys("1")
-        d.find_element(By.ID, "advise-go").click()
-        wait.until(lambda _: d.find_element(By.ID, "advice").is_displayed())
-        d.execute_script("document.querySelectorAll('#advice-table tbody tr').forEach((r, i) => { if (i >= 12) r.remove(); })")
-        shoot("advisor", 1000, 1100)
-        shoot("phone", 390, 1300)
-
-        d.execute_cdp_cmd("Emulation.setDeviceMetricsOverride", {"width": 1000, "height": 900, "deviceScaleFactor": 1, "mobile": False})
-        d.get(running.url + "/?game=kniffel")
-        wait.until(lambda _: d.find_element(By.TAG_NAME, "body").get_attribute("data-ready") == "1")
-        d.find_element(By.ID, "tab-play").click()
-        d.find_element(By.ID, "set-seed").send_keys("2024")
-        d.find_element(By.ID, "play-new").click()
-        wait.until(lambda _: d.find_element(By.ID, "game-view").is_displayed())
-        for _ in range(8):
-            click(d.find_element(By.ID, "throw" if state()[1] == "dice" else "best"))
-        if state()[1] == "dice":
-            click(d.find_element(By.ID, "throw"))
-        click(d.find_elements(By.CSS_SELECTOR, "#play-table tbody tr")[3])
-        shoot("play", 1000, 1200)
-        while state()[1] != "over":
-            click(d.find_element(By.ID, "throw" if state()[1] == "dice" else "best"))
-        wait.until(lambda _: d.find_element(By.ID, "show-distribution").is_displayed())
-        d.find_element(By.ID, "show-distribution").click()
-        wait.until(lambda _: d.find_elements(By.CSS_SELECTOR, "#distribution svg"))
-        d.execute_script("document.getElementById('review').scrollIntoView()")
-        shoot("review", 1000, None)
+        for name in args.only or list(SHOTS):
+            path, play = SHOTS[name]
+            for size, (w, h, mobile) in SIZES.items():
+                driver.execute_cdp_cmd("Emulation.setDeviceMetricsOverride", {"width": w, "height": h, "deviceScaleFactor": 1, "mobile": mobile})
+                driver.get(url + path)
+                wait(driver, ready)
+                if name == "advisor":
+                    advisor(driver)
+                elif play is not None:
+                    play(driver)
+                time.sleep(0.4)
+                out = args.out / ("web-advisor.png" if (name, size) == ("advisor", "desktop") else f"web-{name}-{size}.png")  # the README shows web-advisor.png
+                driver.save_screenshot(str(out))
+                print(out)
     finally:
-        d.quit()
-        running.stop()
+        driver.quit()
+        server.should_exit = True
+        service.close()
 
 
 if __name__ == "__main__":

@@ -293,6 +293,12 @@ class Game:
             ``benchmarks/machine.py`` (``jaxsolve cache warm``, figures in ``results/cache/``):
             the solution cache's estimate before a solve (``cache.status``); presets not
             listed are unknown.
+        display_name: the game's name for players (the page's game list); ``name`` when empty.
+        board: what the page draws for a game in play: ``sheet`` (a score sheet of boxes),
+            ``race`` (two players' banked scores, the turn total, whose turn) or ``turns``
+            (one player's turns and running total); the dice and the options always.
+        words: ``words(rules) -> {language: {name: player's word}}``: the names of boxes (and
+            other terms) under these rules in each language the page offers, or None.
     """
 
     name: str
@@ -331,6 +337,9 @@ class Game:
 
             dtype = float_dtype().name
         return cache.solution(self, rules, dtype=str(dtype), device=device)
+    display_name: str = ""
+    board: str = ""
+    words: Callable[[Any], dict[str, dict[str, str]]] | None = None
 
     def get_rules(self, name: str | None = None) -> Rules:
         return self.presets().get_rules(name or self.default)

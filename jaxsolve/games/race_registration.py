@@ -41,6 +41,8 @@ def race_game(
     play_params: tuple[Param, ...] = (),
     bench_presets: tuple[str, ...] = (),
     solve_seconds: dict[str, float] | None = None,
+    display_name: str = "",
+    board: str = "race",
 ) -> Game:
     """The ``Game`` of a race game whose folder holds ``commands``.
 
@@ -53,6 +55,7 @@ def race_game(
         values: the solution's attribute that is the exported value tensor.
         hooks: the generic commands the game offers, by name.
         solve_seconds: the measured first-solve seconds of presets (``Game.solve_seconds``).
+        display_name, board: the game's name for players and what the page draws (``Game``).
     """
     folder = commands.__name__.rpartition(".")[0]
     presets_of = lazy(*f"{folder}.{presets}".rsplit(".", 1))
@@ -75,4 +78,6 @@ def race_game(
         play_params=play_params,
         bench_presets=bench_presets,
         solve_seconds=dict(solve_seconds or {}),
+        display_name=display_name,
+        board=board,
     )

@@ -119,8 +119,45 @@ def ranked_rows(options, best: float | None) -> list[dict]:
     for i, o in enumerate(options, 1):
         detail = o.detail if isinstance(getattr(o, "detail", None), dict) else {}
         rows.append({**plain(detail), "rank": i, "option": o.label, "value": plain(float(o.value)), "regret": plain(float(o.regret)),
-                     "best": tied(o.regret, best), "tie": i > 1 and tied(o.regret, best)})
+                     "best": tied(o.regret, best), "tie": i > 1 and tied(o.regret, best), **_move_of(o)})
     return rows
+
+
+def _move_of(o) -> dict:
+    """What a play option does, for the page to draw it as a move and to find it from a click:
+    ``move`` (the move it records: ``{"action": "keep", "keep": [2, 2]}``, ``fill`` a ``box``,
+    ``aside`` a ``set_aside``, ``write``, ``roll``, ``stop``), ``points`` (what it scores or the
+    turn total after it) and ``next_dice`` (the dice thrown next), where the option says them."""
+    move = getattr(o, "move", None)
+    if not isinstance(move, dict):
+        return {}
+    out: dict = {"move": plain(move)}
+    detail = getattr(o, "detail", None)
+    points = getattr(detail, "points", None)
+    if isinstance(points, int) and not isinstance(points, bool):
+        out["points"] = points
+    following = getattr(detail, "rethrow", None) if move.get("action") == "keep" else getattr(detail, "dice", None)
+    if move.get("action") in ("keep", "aside") and isinstance(following, int):
+        out["next_dice"] = following
+    return out
+
+
+def table_of(g: Game, rules) -> dict:
+    """What the page draws for a question under ``rules`` before any game is in play: the
+    number of dice (``dice``, where the rules fix it), the die's ``sides``, the ``throws`` of a
+    turn, the boxes of a score sheet (``face``: the face an upper box counts) and the players'
+    words for them (``Game.words``)."""
+    boxes = getattr(rules, "boxes", None)
+    dice, sides, throws = (getattr(rules, k, None) for k in ("dice", "sides", "throws"))
+    return plain({
+        "dice": dice if isinstance(dice, int) else None,
+        "sides": sides if isinstance(sides, int) else 6,
+        "throws": throws if isinstance(throws, int) else None,
+        "boxes": None if boxes is None else [
+            {"box": b.name, "upper": b.kind == "face", "face": b.param[0] if b.kind == "face" else None} for b in boxes
+        ],
+        "words": g.words(rules) if g.words is not None else None,
+    })
 
 
 def stage(rules, throws_left: int | None, dice) -> str | None:
@@ -254,6 +291,8 @@ class Service:
                 play_settings = [param_info(SEED)] + [param_info(p) for p in g.play_params]
             out.append({
                 "name": g.name,
+                "display_name": g.display_name or g.name,
+                "board": g.board,
                 "title": g.title,
                 "family": g.family,
                 "presets": list(g.presets()),
@@ -262,6 +301,7 @@ class Service:
                 "advise": None if advise is None else {"help": advise.help, "options": [param_info(p) for p in form_params(advise.params)]},
                 "play": play_settings,
                 "distribution": DISTRIBUTION in g.commands,
+                "tables": {name: table_of(g, g.get_rules(name)) for name in g.presets()},
             })
         return out
 
@@ -429,8 +469,9 @@ class Service:
         last = next((m for m in reversed(p.moves) if "regret" in m), None)
         last_index = max((i for i, m in enumerate(p.moves) if not m.get("auto")), default=-1)
         fresh = last is not None and p.moves.index(last) == last_index
-        sheet = getattr(p, "sheet", None)
         summary = p.summary()
+        g = self.game(p.game)
+        awaiting = p.awaiting()
         return plain({
             "id": pid,
             "game": p.game,
@@ -440,14 +481,18 @@ class Service:
             "awaiting": p.awaiting(),
             "mover": p.mover() if not p.over else None,
             "over": p.over,
-            "throw_size": p.throw_size() if p.awaiting() == "dice" else None,
+            "throw_size": p.throw_size() if awaiting == "dice" else None,
+            "throw_count": p.throw_size() if awaiting == "dice" else None,
             "sides": p.sides(),
-            "dice": getattr(s, "dice", None),
-            "kept": getattr(s, "kept", None),
+            "dice": _showing(p),
+            "kept": _faces(getattr(s, "kept", None)) or [],
             "stage": _play_stage(p) if not p.over else None,
             "status": p.status(),
-            "board": [_text(line) for line in p.board()],
-            "sheet": [{"box": b, "score": v} for b, v in sheet()] if callable(sheet) else None,
+            "lines": [_text(line) for line in p.board()],
+            "board": _board(g.board, p),
+            "sheet": (_board("sheet", p) or {}).get("rows"),
+            "words": g.words(p.rules) if g.words is not None else None,
+            "log": [_logged(i, m) for i, m in enumerate(p.moves, 1)],
             "news": list(p.news),
             "value_now": p.value_now(),
             "options": ranked_rows(options, best),
@@ -526,6 +571,66 @@ def _play_stage(p) -> str | None:
         n = p.throw_size()
         return f"throw {throws - left} of {throws}: throw {n} {'die' if n == 1 else 'dice'}"
     return shown
+
+
+def _faces(value) -> list[int] | None:
+    """``value`` as a list of faces where it is a sequence of faces, else None."""
+    if isinstance(value, (tuple, list)) and all(isinstance(v, int) for v in value):
+        return [int(v) for v in value]
+    return None
+
+
+def _showing(p) -> list[int] | None:
+    """The dice showing while a decision is due: the state's ``dice`` or ``throw`` where it
+    holds faces, else the last throw's (a one-die race); None while a throw is due (what the
+    throw has is ``throw_count``, the dice kept for it ``kept``)."""
+    if p.awaiting() != "choice":
+        return None
+    for name in ("dice", "throw"):
+        faces = _faces(getattr(p.state, name, None))
+        if faces is not None:
+            return faces
+    last = next((m for m in reversed(p.moves) if m.get("action") == "throw"), None)
+    return None if last is None else _faces(last.get("dice"))
+
+
+def _board(kind: str, p) -> dict | None:
+    """What the page draws beside the dice, by the kind the game registers (``Game.board``):
+    ``sheet`` the boxes with their section and the totals of a score sheet, ``race`` both banked
+    scores with the mover's turn total, ``turns`` one player's turn and running total."""
+    s, rules = p.state, p.rules
+    if kind == "sheet" and callable(getattr(p, "sheet", None)):
+        position = s.position
+        boxes = list(rules.boxes)
+        rows = [{"box": b, "score": v, "upper": boxes[i].kind == "face"} for i, (b, v) in enumerate(p.sheet())]
+        upper = int(position.upper_total)
+        upper_bonus = int(rules.upper_bonus) if upper >= rules.upper_threshold else 0
+        total = int(position.total)
+        return {
+            "kind": "sheet", "rows": rows, "upper_total": upper, "upper_threshold": int(rules.upper_threshold),
+            "upper_bonus": upper_bonus, "bonus_points": int(rules.upper_bonus), "other_bonus": int(s.bonus) - upper_bonus,
+            "lower_total": total - upper, "total": total + int(s.bonus),
+            "throws_left": getattr(s, "throws_left", None), "throws": getattr(rules, "throws", None),
+        }
+    if kind == "race":
+        turn = getattr(s, "turn_total", getattr(s, "points", 0))
+        return {
+            "kind": "race", "you": s.you, "them": s.them, "turn_total": turn, "mover": s.mover, "you_started": s.you_started,
+            "goal": getattr(rules, "goal", None), "last": bool(getattr(s, "last", False)), "winner": getattr(s, "winner", None),
+        }
+    if kind == "turns":
+        turns = getattr(p, "turns", None)
+        return {"kind": "turns", "turn": min(s.turn, turns) if turns else s.turn, "turns": turns, "total": s.total, "turn_total": s.points}
+    return None
+
+
+def _logged(number: int, m: dict) -> dict:
+    """One move of the game as the page's log shows it: who, what (its fields), and for your
+    decisions the best option and the loss."""
+    out = {k: v for k, v in m.items() if k not in ("value", "where")}
+    out["number"] = number
+    out.setdefault("by", "you")
+    return out
 
 
 def _text(line) -> str:

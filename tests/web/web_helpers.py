@@ -1,12 +1,22 @@
-"""A page server for the tests: the Starlette app on a free loopback port, in a thread."""
+"""A page server for the tests (the Starlette app on a free loopback port, in a thread) and,
+for the browser tests, the page driven by headless Chromium (``Page``) with axe-core's check."""
 
 from __future__ import annotations
 
 import json
+import os
+import shutil
 import threading
 import time
 import urllib.error
 import urllib.request
+from pathlib import Path
+
+WAIT = 180  # seconds a page may take for an answer (a first solve on a slow machine)
+CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser") or shutil.which("google-chrome")
+DRIVER = shutil.which("chromedriver")
+AXE_FOLDERS = (Path.home() / ".cache" / "jaxsolve" / "axe",)
+"""Where ``npm install --prefix FOLDER axe-core`` put axe-core (``JAXSOLVE_AXE`` names another)."""
 
 
 class Running:
@@ -45,3 +55,150 @@ class Running:
         self.server.should_exit = True
         self.thread.join(10)
         self.service.close()
+
+
+# ----------------------------------------------------------------------------- the browser
+
+
+def axe_script() -> Path | None:
+    """axe-core's ``axe.min.js`` from ``$JAXSOLVE_AXE`` (the folder given to ``npm install
+    --prefix``, or the file) or the known folders; None where it is not installed."""
+    given = os.environ.get("JAXSOLVE_AXE")
+    for base in ([Path(given)] if given else []) + list(AXE_FOLDERS):
+        for path in (base, base / "axe.min.js", base / "node_modules" / "axe-core" / "axe.min.js"):
+            if path.is_file():
+                return path
+    return None
+
+
+def chromium(width: int = 1280, height: int = 900):
+    """Headless Chromium (the system's, with its driver) that keeps the console log."""
+    from selenium import webdriver
+    from selenium.webdriver.chrome.service import Service as DriverService
+
+    options = webdriver.ChromeOptions()
+    options.binary_location = CHROMIUM or ""
+    for arg in ("--headless=new", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage", f"--window-size={width},{height}", "--lang=en-US"):
+        options.add_argument(arg)
+    options.set_capability("goog:loggingPrefs", {"browser": "ALL"})
+    return webdriver.Chrome(options=options, service=DriverService(executable_path=DRIVER))
+
+
+class Page:
+    """The page in the browser: open an address, wait for answers, read what it shows."""
+
+    def __init__(self, driver, url):
+        self.d = driver
+        self.url = url
+
+    def open(self, game: str | None = None, width: int | None = None, path: str | None = None, height: int = 900):
+        if width is not None:
+            self.d.execute_cdp_cmd("Emulation.setDeviceMetricsOverride", {"width": width, "height": height, "deviceScaleFactor": 1, "mobile": width < 700})
+        else:
+            self.d.execute_cdp_cmd("Emulation.clearDeviceMetricsOverride", {})
+        self.d.get(self.url + (path if path is not None else f"/?game={game}&mode=advise"))
+        self.until(lambda d: self.js("return document.body.dataset.ready === '1' && document.getElementById('progress').hidden"))
+        self.until(lambda d: self.js("return document.getElementById('play').hidden || !document.getElementById('game-view').hidden") or self.error())
+
+    def js(self, script, *args):
+        return self.d.execute_script(script, *args)
+
+    def until(self, check, timeout=WAIT):
+        from selenium.webdriver.support.ui import WebDriverWait
+
+        return WebDriverWait(self.d, timeout, poll_frequency=0.02).until(check)
+
+    def by_id(self, name):
+        from selenium.webdriver.common.by import By
+
+        return self.d.find_element(By.ID, name)
+
+    def select(self, name, value):
+        from selenium.webdriver.support.ui import Select
+
+        Select(self.by_id(name)).select_by_value(value)
+
+    def type(self, name, text):
+        box = self.by_id(name)
+        box.clear()
+        box.send_keys(text)
+
+    def error(self) -> str:
+        return self.js("const e = document.getElementById('error'); return e.hidden ? '' : e.textContent")
+
+    def console_errors(self) -> list[str]:
+        """The browser console's errors since the last call (reading the log empties it)."""
+        return [e["message"] for e in self.d.get_log("browser") if e["level"] == "SEVERE"]
+
+    def ranking(self, table: str) -> list[dict]:
+        rows = self.js("return [...document.querySelectorAll(arguments[0] + ' tbody tr')].map(r => ({...r.dataset, cls: r.className}))", f"#{table}")
+        return [{"option": r["option"], "value": float(r["value"]), "regret": float(r["regret"]), "cls": r["cls"]} for r in rows]
+
+    def advise(self, game, preset, fields: dict, more: dict | None = None) -> list[dict]:
+        self.open(path=f"/?game={game}&rules={preset}&mode=advise")
+        for name, value in fields.items():
+            self.type(f"adv-{name}", str(value))
+        for name, value in (more or {}).items():
+            self.js("document.getElementById('advise-more-box').open = true")
+            self.select(f"adv-{name}", value)
+        return self.ask()
+
+    def ask(self) -> list[dict]:
+        self.js("document.getElementById('advice').hidden = true")
+        self.by_id("advise-go").click()
+        self.until(lambda d: self.js("return !document.getElementById('advice').hidden") or self.error())
+        assert self.error() == ""
+        return self.ranking("advice-table")
+
+    def play_state(self):
+        """(game id, moves, awaiting, mover) of the game shown, in one browser round trip."""
+        got = self.js("const v = document.getElementById('game-view').dataset; return [v.id, v.moves, v.awaiting, v.mover]")
+        return got[0], int(got[1] or -1), got[2], got[3]
+
+    def settled(self, before) -> bool:
+        return self.play_state() != before or bool(self.error())
+
+    def click_and_wait(self, element_id):
+        before = self.play_state()
+        self.by_id(element_id).click()
+        self.until(lambda d: self.settled(before))
+        assert self.error() == ""
+
+    def has(self, element_id) -> bool:
+        return bool(self.js("const e = document.getElementById(arguments[0]); return !!e && !e.disabled && e.offsetParent !== null", element_id))
+
+    def play(self, path: str):
+        """Open a game from its address (``mode=play`` or ``quiz``) and wait for the board."""
+        self.open(path=path)
+        assert self.error() == ""
+        self.until(lambda d: self.play_state()[2] in ("dice", "choice", "over"))
+
+    def play_to_the_end(self, limit: int = 3000, check=None) -> int:
+        """Play the best move at each decision (throwing when a throw is due, the computer's
+        turn with one click) until the game is over; ``check(page)`` after each move. Returns
+        the number of clicks."""
+        for clicks in range(limit):
+            state = self.play_state()
+            if state[2] == "over":
+                return clicks
+            if self.has("their-turn"):
+                self.by_id("their-turn").click()
+                self.until(lambda d: not self.has("their-turn") or self.play_state()[2] == "over" or self.error())
+            else:
+                self.click_and_wait("throw" if state[2] == "dice" else "best")
+            assert self.error() == ""
+            if check is not None:
+                check(self)
+        raise AssertionError(f"the game did not end within {limit} clicks")
+
+    def axe(self, script: Path) -> list[dict]:
+        """axe-core's violations of impact serious or critical on the page as shown (WCAG 2 A/AA rules)."""
+        if not self.js("return !!window.axe"):
+            self.js(script.read_text(encoding="utf-8"))
+        found = self.d.execute_async_script(
+            "const done = arguments[arguments.length - 1];"
+            "axe.run(document, {runOnly: {type: 'tag', values: ['wcag2a', 'wcag2aa', 'wcag21a', 'wcag21aa']}})"
+            ".then(r => done(r.violations.map(v => ({id: v.id, impact: v.impact, nodes: v.nodes.slice(0, 3).map(n => n.target.join(' '))}))))"
+            ".catch(e => done([{id: 'axe failed', impact: 'critical', nodes: [String(e)]}]))"
+        )
+        return [v for v in found if v["impact"] in ("serious", "critical")]

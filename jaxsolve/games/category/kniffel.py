@@ -40,7 +40,7 @@ def small() -> CategoryRules:
 
 
 GAME = category_game(
-    "kniffel", "Kniffel / Yahtzee and other category games (score sheets as data)", lambda: PRESETS, "yahtzee", small,
+    "kniffel", "Kniffel / Yahtzee and other category games (score sheets as data)", lambda: PRESETS, "yahtzee", small, display_name="Yahtzee / Kniffel",
     tables=Command(
         functools.partial(commands.apl_tables_command, apl_rules=PRESETS["kniffel-apl"]), commands.TABLES_PARAMS,
         "Regenerate the APL article's tables 1, 10, 21, 22 (kniffel-apl, float64) next to the printed figures.",

@@ -56,14 +56,6 @@ def maxi(name: str = "maxi", throws: int = 3) -> CategoryRules:
     )
 
 
-PRESETS: Presets[CategoryRules] = Presets("Maxi Yatzy", {"maxi": maxi()}, aliases={"maxi-yatzy": "maxi", "maxiyatzy": "maxi"})
-
-
-def get_rules(name: str) -> CategoryRules:
-    """The preset called ``name``; a clear error otherwise."""
-    return PRESETS.get_rules(name)
-
-
 def reduced(dice: int, boxes: tuple[str, ...], upper_threshold: int, name: str | None = None) -> CategoryRules:
     """Maxi Yatzy's scoring on fewer dice and a sub-sheet (the six upper boxes plus ``boxes``)."""
     by_name = {b.name: b for b in MAXI_SHEET}
@@ -83,7 +75,18 @@ def small() -> CategoryRules:
     return reduced(4, ("two_pairs", "three_of_a_kind", "villa", "chance", "maxi_yatzy"), 12, name="maxi-reduced-4-dice")
 
 
+PRESETS: Presets[CategoryRules] = Presets(
+    "Maxi Yatzy", {"maxi": maxi(), "maxi-reduced-4-dice": small()}, aliases={"maxi-yatzy": "maxi", "maxiyatzy": "maxi"}
+)
+"""Maxi Yatzy, and the reduced game (4 dice, 11 boxes) that solves in seconds, to try the sheet quickly."""
+
+
+def get_rules(name: str) -> CategoryRules:
+    """The preset called ``name``; a clear error otherwise."""
+    return PRESETS.get_rules(name)
+
+
 GAME = category_game(
     "maxi", "Maxi Yatzy (six dice, 20 boxes; saved throws with solve --saved-throws)", lambda: PRESETS, "maxi", small,
-    bench_presets=("maxi",), bench_saved=True,
+    bench_presets=("maxi",), bench_saved=True, display_name="Maxi Yatzy",
 )

@@ -7,7 +7,7 @@ import functools
 from typing import Callable
 
 from jaxsolve.core.rules import Presets
-from jaxsolve.games.category import commands, family_commands
+from jaxsolve.games.category import commands, family_commands, names
 from jaxsolve.games.category.sheet import KNIFFEL_SHEET
 from jaxsolve.games.game import Command, Game, Param
 
@@ -71,7 +71,7 @@ def _family_commands(name: str, title: str) -> dict[str, Command]:
 
 def category_game(
     name: str, title: str, presets: Callable[[], Presets], default: str, small: Callable, *,
-    bench_presets: tuple[str, ...] = (), tables: Command | None = None, bench_saved: bool = False,
+    bench_presets: tuple[str, ...] = (), tables: Command | None = None, bench_saved: bool = False, display_name: str = "",
 ) -> Game:
     """The ``Game`` of a sheet on the category engine: solve, values, reachable states, export,
     the generic commands, play, the family's own commands and the bench cases are the engine's.
@@ -125,4 +125,7 @@ def category_game(
         bench_extra=_bench_cases,
         bench_suite=functools.partial(_suite_cases, saved=bench_saved, sheet=lambda: presets().get_rules(default)),
         objective="score",
+        display_name=display_name,
+        board="sheet",
+        words=names.words,
     )

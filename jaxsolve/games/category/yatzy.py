@@ -108,5 +108,5 @@ def small() -> CategoryRules:
 
 GAME = category_game(
     "yatzy", "Scandinavian Yatzy (15 boxes) and its variants, on the category engine", lambda: PRESETS, "yatzy", small,
-    bench_presets=("yatzy", "yatzy+forced"),
+    bench_presets=("yatzy", "yatzy+forced"), display_name="Yatzy",
 )

@@ -36,5 +36,6 @@ GAMES = (
         ),
         bench_presets=("raab", "pig"),
         solve_seconds={"raab": 5.8, "pig": 8.9, "piglet": 4.0},  # results/cache/solve-seconds.md
+        display_name="Schlag den Raab / Pig",
     ),
 )

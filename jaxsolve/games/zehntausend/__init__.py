@@ -25,6 +25,7 @@ GAMES = (
         },
         play_params=(Param("turns", int, 10, "Turns in the game.", min=1, max=1000),),
         solve_seconds={"peter-2013": 4.6, "no-two-fives": 1.8, "three-pairs": 1.7, "doubling": 1.3},  # results/cache/solve-seconds.md
+        display_name="Zehntausend", board="turns",
     ),
     race_game(
         "zehntausend-duel", "Zehntausend as a two-player race to the goal: win probabilities (race-duel engine, layered)", duel_commands,
@@ -49,5 +50,6 @@ GAMES = (
         play_params=(Param("first", str, "you", "Who starts: you or them.", choices=("you", "them")),),
         bench_presets=("first-to-10000",),
         solve_seconds={"first-to-10000": 614.0, "small": 15.0},  # `jaxsolve cache warm`, results/cache/solve-seconds.md
+        display_name="Zehntausend duel",
     ),
 )

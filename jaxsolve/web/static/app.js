@@ -1,32 +1,262 @@
-// The jaxsolve page: everything on it is generated from GET /api/games (the game registry).
+// The jaxsolve page: a board for every registered game, generated from GET /api/games.
+// What a board is made of comes from the game's registration (its "board": a score sheet, a
+// race of two players, one player's turns) and from the options of each moment (keep, fill,
+// set aside, write, roll, stop); nothing here names a game.
 "use strict";
 
 const $ = (id) => document.getElementById(id);
-const state = { games: [], game: null, mode: "advise", play: null, request: 0 };
+const state = {
+  games: [], game: null, mode: "advise", play: null, lang: "en",
+  held: new Set(), advDice: [], busy: false, seen: "", said: new Map(), timer: null,
+};
+
+// ------------------------------------------------------------------ words
+
+const WORDS = {
+  en: {
+    tagline: "exact advice for dice games", points: "points", tie: "tie", bestTag: "best", language: "Language", keys: "Keys", game: "Game", rules: "Rules",
+    rulesOptions: "Rules options", tabAdvise: "Advisor", tabPlay: "Play", tabQuiz: "Quiz",
+    adviseHead: "Advisor", adviseSub: "set up the position and the dice you threw", moreOptions: "More options",
+    rank: "Rank the moves", move: "move", value: "value", loss: "loss", settings: "Game settings", newGame: "New game",
+    speed: "Computer's turns", speedClick: "one click", speedSlow: "automatic, slow", speedFast: "automatic, fast",
+    ownDice: "Your own dice", enter: "Enter", undo: "Undo", log: "Moves", review: "Review", where: "where",
+    chosen: "your move", bestMove: "best move", close: "Close",
+    footer: "Answers come from exact solutions computed on this computer. Ties with the best move count as best.",
+    you: "You", them: "Computer", yourTurn: "Your turn", theirTurn: "The computer's turn", turnTotal: "this turn",
+    goal: "goal", banked: "banked", started: "started", won: "won", lastTurn: "last turn",
+    throwN: (n) => `Throw ${n} ${n === 1 ? "die" : "dice"}`, throwAgain: (n) => `Throw ${n} ${n === 1 ? "die" : "dice"} again`,
+    throwOf: (k, n) => `Throw ${k} of ${n}`, turnOf: (k, n) => `Turn ${k} of ${n}`,
+    keepThrow: (keep, n) => keep.length ? `keep ${keep.join(" ")}, throw ${n} ${n === 1 ? "die" : "dice"}` : `throw all ${n} dice again`,
+    fill: (box, p) => p === 0 ? `cross out ${box}: 0` : `score ${p} in ${box}`,
+    aside: (faces, n, p) => `set aside ${faces}, throw ${n} ${n === 1 ? "die" : "dice"}` + (p != null ? ` (${p} this turn)` : ""),
+    write: (p) => p != null ? `write ${p} points` : "write the points",
+    roll: "roll again", stop: (p) => p != null ? `stop and bank ${p}` : "stop and bank", fiveAsOne: "5 5 as a 1",
+    setAside: "Set aside", writeBtn: (p) => `Write ${p}`, playTheirTurn: "Play the computer's turn",
+    best: "Play the best move", showAdvice: "Show the advice",
+    chooseHead: "Your moves", chooseHeadQuiz: "Your moves (the advice shows after you move)", theirChoice: "Their moves",
+    upperTotal: "Upper section", bonus: (t) => `Bonus (${t}+)`, extraBonus: "Extra bonus",
+    lowerTotal: "Lower section", grandTotal: "Total", open: "open", scratch: "0 (crossed out)",
+    decisions: (n, loss) => `${n} ${n === 1 ? "decision" : "decisions"}, total loss ${loss}`,
+    yourMove: "Your move", bestWas: "best", lossWord: "loss", aBest: "a best move", gameOver: "Game over",
+    youWon: "You won", theyWon: "The computer won", threw: "threw", bust: "bust",
+    kept: "kept", filled: "filled", setAsideLog: "set aside", wrote: "wrote", rolled: "rolls on", stopped: "stops",
+    advValue: (v) => `Value of the position: ${v}`, expected: "expected", winProb: "win probability",
+    pointsStill: "points still to come", summary: (n, k, loss, mean) => `${n} decisions, ${k} of them best; total loss ${loss}, mean loss per decision ${mean}`,
+    distribution: "Show the score distribution under optimal play",
+    distCaption: (m, sd) => `final score under optimal play: mean ${m}, SD ${sd}; yours in red`,
+    diceLabel: "Dice", diceHelp: "Click a die to change its face.", addDie: "one die more", removeDie: "one die less",
+    clearDice: "clear", holdHint: "Click the dice to keep them", asideHint: "Click the dice to set aside",
+    sheetHelp: "Enter the points of the filled boxes (0 for a crossed-out box); leave open boxes empty.",
+    yes: "yes", no: "no", default: "default", presetsValue: "the preset's",
+    helpKeys: [["1 … 6", "hold a die / set it aside (the n-th die)"], ["Space, R", "throw (with the dice held)"], ["Enter", "play the move that has the focus, else the first one listed"], ["↑ ↓", "move between the moves"], ["U", "undo"], ["T", "play the computer's turn"], ["?", "this help"]],
+    die: (i, f, held) => `die ${i}: ${f}${held ? ", held" : ""}`, dieEmpty: (i) => `die ${i}: not set`,
+    announceBest: "a best move", working: "working", starting: "starting the game", distWorking: "computing the score distribution",
+    progress: (what, s) => `${what} (the first answer for these rules solves the game once; later ones come from the cache) — ${s} s`,
+    cantKeepAll: "Keeping every die is no throw: fill a box.", noSuchMove: "That is not a move here.",
+    fieldWords: {
+      position: ["Score sheet", "The points in the filled boxes, e.g. aces=3 twos=- (typed: box=points)."],
+      dice: ["Dice", "The dice showing, e.g. 1 1 2 2 5."], throws_left: ["Throws left", "Re-throws still allowed this turn (empty: all but the first throw)."],
+      objective: ["Objective", "score: expected points; goals: expected boxes met."], scope: ["Scope", "game: the rest of the game counts; turn: this turn alone."],
+      strategy: ["Strategy", "optimal (exact) or the rating heuristic."], mine: ["Your banked score", ""], theirs: ["Their banked score", ""],
+      turn: ["Your turn total", "Points this turn so far (0: the turn starts)."], they_started: ["They started", "Who started the game (last-turn rule)."],
+      points: ["Set aside this turn", "Points already set aside (a multiple of 50)."], seed: ["Seed", "Seed of the virtual dice (empty: random)."],
+      turns: ["Turns", "Turns in the game."], opponent: ["Opponent", "bot: the computer plays them; human: you enter their moves."],
+      first: ["Who starts", "you or them"],
+    },
+  },
+  de: {
+    tagline: "exakte Ratschläge für Würfelspiele", points: "Punkte", tie: "gleich gut", bestTag: "bester", language: "Sprache", keys: "Tasten", game: "Spiel", rules: "Regeln",
+    rulesOptions: "Regeloptionen", tabAdvise: "Ratgeber", tabPlay: "Spielen", tabQuiz: "Quiz",
+    adviseHead: "Ratgeber", adviseSub: "Stellung und Wurf eingeben", moreOptions: "Weitere Optionen",
+    rank: "Züge bewerten", move: "Zug", value: "Wert", loss: "Verlust", settings: "Einstellungen", newGame: "Neues Spiel",
+    speed: "Züge des Computers", speedClick: "ein Klick", speedSlow: "automatisch, langsam", speedFast: "automatisch, schnell",
+    ownDice: "Eigene Würfel", enter: "Eintragen", undo: "Zurück", log: "Züge", review: "Auswertung", where: "wo",
+    chosen: "dein Zug", bestMove: "bester Zug", close: "Schließen",
+    footer: "Die Antworten kommen aus exakten Lösungen, berechnet auf diesem Rechner. Gleichwertige Züge zählen als beste.",
+    you: "Du", them: "Computer", yourTurn: "Du bist dran", theirTurn: "Der Computer ist dran", turnTotal: "dieser Zug",
+    goal: "Ziel", banked: "geschrieben", started: "hat angefangen", won: "gewonnen", lastTurn: "letzter Zug",
+    throwN: (n) => `${n} ${n === 1 ? "Würfel" : "Würfel"} werfen`, throwAgain: (n) => `${n} Würfel neu werfen`,
+    throwOf: (k, n) => `Wurf ${k} von ${n}`, turnOf: (k, n) => `Runde ${k} von ${n}`,
+    keepThrow: (keep, n) => keep.length ? `${keep.join(" ")} behalten, ${n} Würfel werfen` : `alle ${n} Würfel neu werfen`,
+    fill: (box, p) => p === 0 ? `${box} streichen: 0` : `${p} in ${box} eintragen`,
+    aside: (faces, n, p) => `${faces} rauslegen, ${n} Würfel werfen` + (p != null ? ` (${p} in diesem Zug)` : ""),
+    write: (p) => p != null ? `${p} Punkte aufschreiben` : "Punkte aufschreiben",
+    roll: "weiterwürfeln", stop: (p) => p != null ? `aufhören, ${p} schreiben` : "aufhören", fiveAsOne: "5 5 als 1",
+    setAside: "Würfel rauslegen", writeBtn: (p) => `${p} aufschreiben`, playTheirTurn: "Zug des Computers spielen",
+    best: "Besten Zug spielen", showAdvice: "Rat zeigen",
+    chooseHead: "Deine Züge", chooseHeadQuiz: "Deine Züge (der Rat erscheint nach deinem Zug)", theirChoice: "Ihre Züge",
+    upperTotal: "Oberer Teil", bonus: (t) => `Bonus (ab ${t})`, extraBonus: "Zusatzbonus",
+    lowerTotal: "Unterer Teil", grandTotal: "Endsumme", open: "offen", scratch: "0 (gestrichen)",
+    decisions: (n, loss) => `${n} ${n === 1 ? "Entscheidung" : "Entscheidungen"}, Verlust insgesamt ${loss}`,
+    yourMove: "Dein Zug", bestWas: "bester", lossWord: "Verlust", aBest: "ein bester Zug", gameOver: "Spielende",
+    youWon: "Du hast gewonnen", theyWon: "Der Computer hat gewonnen", threw: "Wurf", bust: "nichts gewertet",
+    kept: "behält", filled: "trägt ein", setAsideLog: "legt raus", wrote: "schreibt auf", rolled: "würfelt weiter", stopped: "hört auf",
+    advValue: (v) => `Wert der Stellung: ${v}`, expected: "erwartet", winProb: "Gewinnwahrscheinlichkeit",
+    pointsStill: "Punkte noch zu erwarten", summary: (n, k, loss, mean) => `${n} Entscheidungen, davon ${k} beste; Verlust insgesamt ${loss}, im Mittel ${mean} je Entscheidung`,
+    distribution: "Verteilung der Endpunkte bei bestem Spiel zeigen",
+    distCaption: (m, sd) => `Endpunkte bei bestem Spiel: Mittel ${m}, SD ${sd}; deine in Rot`,
+    diceLabel: "Würfel", diceHelp: "Auf einen Würfel klicken ändert seine Augenzahl.", addDie: "ein Würfel mehr", removeDie: "ein Würfel weniger",
+    clearDice: "leeren", holdHint: "Würfel anklicken, um sie zu behalten", asideHint: "Würfel anklicken, um sie rauszulegen",
+    sheetHelp: "Punkte der ausgefüllten Felder eintragen (0 für gestrichen); offene Felder leer lassen.",
+    yes: "ja", no: "nein", default: "Standard", presetsValue: "wie die Regeln",
+    helpKeys: [["1 … 6", "Würfel behalten / rauslegen (der n-te Würfel)"], ["Leertaste, R", "werfen (mit den behaltenen Würfeln)"], ["Enter", "den Zug mit dem Fokus spielen, sonst den ersten"], ["↑ ↓", "zwischen den Zügen wechseln"], ["U", "Zug zurücknehmen"], ["T", "Zug des Computers spielen"], ["?", "diese Hilfe"]],
+    die: (i, f, held) => `Würfel ${i}: ${f}${held ? ", behalten" : ""}`, dieEmpty: (i) => `Würfel ${i}: leer`,
+    announceBest: "ein bester Zug", working: "rechnet", starting: "Spiel startet", distWorking: "Verteilung wird berechnet",
+    progress: (what, s) => `${what} (die erste Antwort für diese Regeln löst das Spiel einmal; spätere kommen aus dem Speicher) — ${s} s`,
+    cantKeepAll: "Alle Würfel behalten ist kein Wurf: ein Feld ausfüllen.", noSuchMove: "Das ist hier kein Zug.",
+    fieldWords: {
+      position: ["Spielblock", "Punkte der ausgefüllten Felder, z. B. aces=3 twos=- (getippt: Feld=Punkte)."],
+      dice: ["Würfel", "Die liegenden Würfel, z. B. 1 1 2 2 5."], throws_left: ["Würfe übrig", "Noch erlaubte Würfe in diesem Zug (leer: alle außer dem ersten)."],
+      objective: ["Ziel", "score: erwartete Punkte; goals: erwartete erfüllte Felder."], scope: ["Umfang", "game: der Rest des Spiels zählt; turn: nur dieser Zug."],
+      strategy: ["Strategie", "optimal (exakt) oder die Bewertungsheuristik."], mine: ["Deine Punkte", ""], theirs: ["Ihre Punkte", ""],
+      turn: ["Punkte in diesem Zug", "Bisher in diesem Zug (0: der Zug beginnt)."], they_started: ["Sie haben angefangen", "Wer das Spiel begonnen hat (Regel: letzter Zug)."],
+      points: ["Rausgelegt in diesem Zug", "Schon rausgelegte Punkte (Vielfaches von 50)."], seed: ["Startwert", "Startwert der virtuellen Würfel (leer: zufällig)."],
+      turns: ["Runden", "Runden im Spiel."], opponent: ["Gegner", "bot: der Computer spielt; human: du gibst ihre Züge ein."],
+      first: ["Wer beginnt", "you (du) oder them (sie)"],
+    },
+  },
+};
+
+function t(key, ...args) {
+  const w = WORDS[state.lang][key] ?? WORDS.en[key];
+  return typeof w === "function" ? w(...args) : w;
+}
+
+function boxName(box, words) {
+  const table = words && (words[state.lang] || words.en);
+  return (table && table[box]) || box.replaceAll("_", " ");
+}
+
+function translateStatic() {
+  document.documentElement.lang = state.lang;
+  for (const e of document.querySelectorAll("[data-t]")) {
+    const w = t(e.dataset.t);
+    if (typeof w === "string") e.textContent = w;
+  }
+  $("typed").placeholder = state.lang === "de" ? "z. B. 3 5 6" : "e.g. 3 5 6";
+  $("help-keys").replaceChildren(...t("helpKeys").flatMap(([k, what]) => [el("dt", { text: k }), el("dd", { text: what })]));
+}
+
+// ------------------------------------------------------------------ elements and numbers
 
 function el(tag, attrs = {}, ...children) {
   const e = document.createElement(tag);
   for (const [k, v] of Object.entries(attrs)) {
+    if (v === undefined || v === null) continue;
     if (k === "class") e.className = v;
     else if (k === "text") e.textContent = v;
-    else if (k.startsWith("data-")) e.setAttribute(k, v);
+    else if (k.startsWith("data-") || k.startsWith("aria-") || k === "role" || k === "for") e.setAttribute(k, v);
     else e[k] = v;
   }
   for (const c of children) if (c != null) e.append(c);
   return e;
 }
 
+const unitWord = (unit) => (unit === "points" ? t("points") : unit);
+const isProb = (unit) => /probab/i.test(unit || "");
 function fmt(x, digits = 4) {
   if (x === null || x === undefined) return "—";
   return Number(x).toFixed(digits);
 }
+function shown(x, unit) {
+  // A probability as a percentage, points with two decimals; the exact value on hover.
+  if (x === null || x === undefined) return "—";
+  return isProb(unit) ? `${(100 * x).toFixed(1)} %` : Number(x).toFixed(2);
+}
+function shownLoss(x, unit) {
+  if (x === null || x === undefined) return "—";
+  if (Math.abs(x) < 1e-12) return "0";
+  return isProb(unit) ? `${(100 * x).toFixed(2)} %` : Number(x).toFixed(2);
+}
+function numCell(x, unit, loss = false) {
+  return el("td", { class: "num", text: loss ? shownLoss(x, unit) : shown(x, unit), title: x === null || x === undefined ? "" : String(x) });
+}
+
+// ------------------------------------------------------------------ dice drawn with pips
+
+const SVG = "http://www.w3.org/2000/svg";
+const PIPS = { 1: [[50, 50]], 2: [[28, 28], [72, 72]], 3: [[28, 28], [50, 50], [72, 72]], 4: [[28, 28], [72, 28], [28, 72], [72, 72]],
+  5: [[28, 28], [72, 28], [50, 50], [28, 72], [72, 72]], 6: [[28, 25], [72, 25], [28, 50], [72, 50], [28, 75], [72, 75]] };
+
+function dieSvg(face) {
+  const svg = document.createElementNS(SVG, "svg");
+  svg.setAttribute("viewBox", "0 0 100 100");
+  svg.setAttribute("aria-hidden", "true");
+  svg.setAttribute("focusable", "false");
+  const rect = document.createElementNS(SVG, "rect");
+  for (const [k, v] of Object.entries({ x: 4, y: 4, width: 92, height: 92, rx: 16, class: "face" })) rect.setAttribute(k, v);
+  svg.append(rect);
+  if (PIPS[face]) {
+    for (const [cx, cy] of PIPS[face]) {
+      const c = document.createElementNS(SVG, "circle");
+      c.setAttribute("cx", cx); c.setAttribute("cy", cy); c.setAttribute("r", 9); c.setAttribute("class", "pip");
+      svg.append(c);
+    }
+  } else {
+    const txt = document.createElementNS(SVG, "text");
+    for (const [k, v] of Object.entries({ x: 50, y: 64, "text-anchor": "middle", "font-size": 44, class: "num-face" })) txt.setAttribute(k, v);
+    txt.textContent = face ? String(face) : "?";
+    svg.append(txt);
+  }
+  return svg;
+}
+
+function dieButton(face, i, { held = false, onClick = null, small = false } = {}) {
+  const label = face ? t("die", i + 1, face, held) : t("dieEmpty", i + 1);
+  const b = el(onClick ? "button" : "span", { class: `die${held ? " held" : ""}${small ? " small" : ""}`, "data-face": face || "", title: label, "aria-label": label });
+  if (onClick) {
+    b.type = "button";
+    b.setAttribute("aria-pressed", held ? "true" : "false");
+    b.addEventListener("click", onClick);
+  } else b.setAttribute("role", "img");
+  b.append(dieSvg(face));
+  return b;
+}
+
+function miniDice(faces) {
+  const span = el("span", { class: "mini", "aria-label": faces.join(" ") });
+  faces.forEach((f, i) => span.append(dieButton(f, i, { small: true })));
+  return span;
+}
 
 // ------------------------------------------------------------------ requests
 
-function showError(message) {
+function playersWords(message) {
+  // A box the message names by its internal name, named as the sheet names it.
+  const words = (state.play && state.play.words) || (state.game && currentTable().words);
+  if (!words) return message;
+  return message.replace(/\bbox(es)? ([a-z_]+)/g, (all, plural, name) => (words.en && words.en[name] ? `box${plural || ""} ${boxName(name, words)}` : all));
+}
+
+function showError(message, fieldId) {
   const box = $("error");
-  box.textContent = message ? "error: " + message : "";
+  box.textContent = message ? "error: " + playersWords(message) : "";
   box.hidden = !message;
+  for (const e of document.querySelectorAll("[aria-invalid=true]")) e.removeAttribute("aria-invalid");
+  if (!message) return;
+  const target = fieldId ? $(fieldId) : guessField(message);
+  if (target) { target.setAttribute("aria-invalid", "true"); target.setAttribute("aria-describedby", "error"); }
+  // Beside the field at fault where there is one, else where the eye is.
+  box.scrollIntoView({ block: "center", behavior: "instant" });
+}
+
+function guessField(message) {
+  // The input a message is about: the one whose name or label it says.
+  const m = message.toLowerCase();
+  const inputs = [...document.querySelectorAll("#advise input, #advise select, #play-fields input, #play-fields select, #rules-options input, #rules-options select, #typed")]
+    .filter((e) => e.offsetParent !== null);
+  for (const e of inputs) {
+    const names = [e.name, (e.name || "").replaceAll("_", " ")].filter((x) => x && x.length > 2);
+    if (names.some((n) => m.includes(n.toLowerCase()))) return e;
+  }
+  if (/\bdie\b|\bdice\b|face/.test(m)) return inputs.find((e) => e.name === "dice" || e.id === "typed") || null;
+  return null;
+}
+
+function announce(text) {
+  const live = $("live");
+  live.textContent = "";
+  setTimeout(() => { live.textContent = text; }, 30);
 }
 
 async function api(method, url, body) {
@@ -50,42 +280,55 @@ function showProgress(job) {
   const box = $("progress");
   if (!job) { box.hidden = true; return; }
   box.hidden = false;
-  const what = job.what.startsWith("play") ? "starting the game" : job.what.startsWith("distribution") ? "computing the score distribution" : "working";
-  $("progress-text").textContent = `${what} (the first answer for these rules solves the game once; later ones come from the cache) — ${job.seconds.toFixed(1)} s`;
+  const what = job.what.startsWith("play") ? t("starting") : job.what.startsWith("distribution") ? t("distWorking") : t("working");
+  $("progress-text").textContent = t("progress", what, job.seconds.toFixed(1));
   $("progress-notes").textContent = (job.notes || []).join(" · ");
 }
 
-async function guarded(fn) {
-  try { await fn(); } catch (err) { showError(err.message); }
+async function guarded(fn, fieldId) {
+  if (state.busy) return;
+  state.busy = true;
+  try { await fn(); } catch (err) { showError(err.message, fieldId); } finally { state.busy = false; }
 }
 
 // ------------------------------------------------------------------ forms from Params
 
+function fieldWords(p) {
+  const w = t("fieldWords")[p.name];
+  const help = (p.help || "").replace(/--[a-z][a-z0-9-]*\s*/g, "");
+  return w ? [w[0], w[1] || help] : [p.label, help];
+}
+
 function field(p, prefix) {
   const id = `${prefix}-${p.name}`;
+  const [label, help] = fieldWords(p);
   let input;
-  if (p.choices && p.choices.length) {
+  const unset = prefix === "rule" ? t("presetsValue") : t("default");
+  if (p.type === "bool") {
     input = el("select", { id, name: p.name });
-    if (p.default === null) input.append(el("option", { value: "", text: prefix === "rule" ? "(the preset's)" : "(default)" }));
+    if (p.default === null) input.append(el("option", { value: "", text: `(${unset})` }));
+    input.append(el("option", { value: "false", text: t("no") }), el("option", { value: "true", text: t("yes") }));
+    input.value = p.default === null ? "" : String(p.default);
+  } else if (p.choices && p.choices.length) {
+    input = el("select", { id, name: p.name });
+    if (p.default === null) input.append(el("option", { value: "", text: `(${unset})` }));
     for (const c of p.choices) input.append(el("option", { value: c, text: c }));
     input.value = p.default === null ? "" : p.default;
-  } else if (p.type === "bool") {
-    input = el("select", { id, name: p.name });
-    input.append(el("option", { value: "", text: p.default === null ? (prefix === "rule" ? "(the preset's)" : "(default)") : String(p.default) }));
-    input.append(el("option", { value: "true", text: "yes" }), el("option", { value: "false", text: "no" }));
   } else {
-    input = el("input", { id, name: p.name, type: "text", autocomplete: "off", inputMode: p.type === "int" || p.type === "float" ? "decimal" : "text" });
-    input.placeholder = p.default === null ? (p.required ? "required" : prefix === "rule" ? "the preset's" : "") : String(p.default);
+    input = el("input", { id, name: p.name, type: "text", autocomplete: "off", inputMode: p.type === "int" || p.type === "float" ? "numeric" : "text" });
+    input.placeholder = p.default === null ? (p.required ? "required" : prefix === "rule" ? unset : "") : String(p.default);
   }
   input.dataset.type = p.type;
-  const label = el("label", { htmlFor: id, text: p.label }, input, el("span", { class: "help", text: p.help }));
-  if (p.type === "str" && !p.choices.length) label.classList.add("wide");
-  return label;
+  const helpId = `${id}-help`;
+  if (help) input.setAttribute("aria-describedby", helpId);
+  const wrap = el("label", { htmlFor: id, class: "field" }, el("span", { class: "label", text: label }), input, help ? el("span", { class: "help", id: helpId, text: help }) : null);
+  if (p.type === "str" && !p.choices.length && p.name !== "dice") wrap.classList.add("wide");
+  return wrap;
 }
 
 function values(container) {
   const out = {};
-  for (const input of container.querySelectorAll("input, select")) {
+  for (const input of container.querySelectorAll("input[name], select[name]")) {
     const v = input.value.trim();
     if (v === "") continue;
     if (input.dataset.type === "bool") out[input.name] = v === "true";
@@ -101,53 +344,159 @@ function rulesBody() {
 // ------------------------------------------------------------------ choosing a game
 
 function currentGame() { return state.games.find((g) => g.name === state.game); }
+function currentTable() { const g = currentGame(); return g.tables[$("preset").value] || {}; }
 
-function chooseGame(name) {
+function chooseGame(name, preset) {
   state.game = name;
   state.play = null;
+  stopTimer();
   const g = currentGame();
   $("game").value = name;
   $("game-title").textContent = g.title;
-  const preset = $("preset");
-  preset.replaceChildren(...g.presets.map((p) => el("option", { value: p, text: p })));
-  preset.value = g.default;
+  const presetBox = $("preset");
+  presetBox.replaceChildren(...g.presets.map((p) => el("option", { value: p, text: p })));
+  presetBox.value = preset && g.presets.includes(preset) ? preset : g.default;
   $("rules-options").replaceChildren(...g.rules_options.map((p) => field(p, "rule")));
-  const main = [], more = [];
-  for (const p of (g.advise ? g.advise.options : [])) (p.choices.length || p.help.startsWith("Heuristic") ? more : main).push(field(p, "adv"));
-  $("advise-fields").replaceChildren(...main);
-  $("advise-more").replaceChildren(...more);
-  $("advise-more-box").hidden = !more.length;
+  buildAdvisor();
   $("tab-advise").disabled = !g.advise;
   $("tab-play").disabled = !g.play;
+  $("tab-quiz").disabled = !g.play;
   $("play-fields").replaceChildren(...(g.play || []).map((p) => field(p, "set")));
   $("advice").hidden = true;
   $("game-view").hidden = true;
   showError("");
-  setMode(g.advise ? (g.play ? state.mode : "advise") : "play");
-  const url = new URL(location.href);
-  url.searchParams.set("game", name);
-  history.replaceState(null, "", url);
+  setMode(g.advise ? (g.play ? state.mode : "advise") : (state.mode === "quiz" ? "quiz" : "play"));
+}
+
+function buildAdvisor() {
+  const g = currentGame();
+  const main = [], more = [];
+  for (const p of (g.advise ? g.advise.options : [])) {
+    if (p.name === "position" && currentTable().boxes) { main.unshift(field(p, "adv")); continue; }
+    (p.choices.length || p.help.startsWith("Heuristic") || p.name === "bot_seed" ? more : main).push(field(p, "adv"));
+  }
+  $("advise-fields").replaceChildren(...main);
+  $("advise-more").replaceChildren(...more);
+  $("advise-more-box").hidden = !more.length;
+  buildAdviseBoard();
 }
 
 function setMode(mode) {
   state.mode = mode;
   $("advise").hidden = mode !== "advise";
-  $("play").hidden = mode !== "play";
-  $("tab-advise").classList.toggle("active", mode === "advise");
-  $("tab-play").classList.toggle("active", mode === "play");
+  $("play").hidden = mode === "advise";
+  $("play").setAttribute("aria-labelledby", mode === "quiz" ? "tab-quiz" : "tab-play");
+  for (const tab of document.querySelectorAll("[role=tab]")) {
+    const on = tab.dataset.mode === mode;
+    tab.classList.toggle("active", on);
+    tab.setAttribute("aria-selected", on ? "true" : "false");
+    tab.tabIndex = on ? 0 : -1;
+  }
+  if (state.play) showGame(state.play);
+  writeUrl();
 }
 
-// ------------------------------------------------------------------ advisor
+function writeUrl() {
+  const url = new URL(location.href);
+  url.searchParams.set("game", state.game);
+  url.searchParams.set("rules", $("preset").value);
+  url.searchParams.set("mode", state.mode);
+  history.replaceState(null, "", url);
+}
 
-function rankingRows(tbody, options, onPick) {
-  tbody.replaceChildren(...options.map((o) => {
-    const cls = [o.best ? "best" : "", o.tie ? "tie" : ""].join(" ").trim();
-    const tr = el("tr", { class: cls, "data-rank": o.rank, "data-option": o.option, "data-value": String(o.value), "data-regret": String(o.regret) },
-      el("td", { class: "num", text: o.rank }), el("td", { text: o.option }),
-      el("td", { class: "num", text: fmt(o.value) }), el("td", { class: "num", text: fmt(o.regret) }));
-    if (onPick) tr.addEventListener("click", () => onPick(o));
-    return tr;
+// ------------------------------------------------------------------ the advisor's board
+
+function buildAdviseBoard() {
+  const box = $("advise-board");
+  box.replaceChildren();
+  const g = currentGame();
+  const names = new Set((g.advise ? g.advise.options : []).map((p) => p.name));
+  const table = currentTable();
+  if (names.has("dice")) {
+    const n = table.dice || 6;
+    state.advDice = Array(n).fill(0);
+    state.advCount = n;
+    state.advFixed = Boolean(table.dice);
+    box.append(el("div", { class: "adv-dice-wrap" }, el("div", { class: "label", text: t("diceLabel"), id: "adv-dice-label" }),
+      el("div", { id: "adv-dice-pick", class: "dice", role: "group", "aria-labelledby": "adv-dice-label", "aria-describedby": "adv-dice-help" }),
+      el("div", { class: "help", id: "adv-dice-help", text: t("diceHelp") })));
+    drawAdviseDice();
+  }
+  if (names.has("position") && table.boxes) {
+    box.append(sheetEditor(table));
+  }
+  const typedDice = document.querySelector("#advise-fields input[name=dice]");
+  if (typedDice) typedDice.addEventListener("input", syncDiceFromText);
+}
+
+function drawAdviseDice() {
+  const wrap = $("adv-dice-pick");
+  if (!wrap) return;
+  const dice = state.advDice.map((f, i) => dieButton(f, i, {
+    onClick: () => { state.advDice[i] = (state.advDice[i] % (currentTable().sides || 6)) + 1; drawAdviseDice(); syncDiceText(); },
   }));
+  const tools = [];
+  if (!state.advFixed) {
+    const less = el("button", { type: "button", class: "mini-btn", text: "−", title: t("removeDie"), "aria-label": t("removeDie") });
+    less.addEventListener("click", () => { if (state.advDice.length > 1) { state.advDice.pop(); drawAdviseDice(); syncDiceText(); } });
+    const more = el("button", { type: "button", class: "mini-btn", text: "+", title: t("addDie"), "aria-label": t("addDie") });
+    more.addEventListener("click", () => { if (state.advDice.length < 6) { state.advDice.push(0); drawAdviseDice(); syncDiceText(); } });
+    tools.push(less, more);
+  }
+  const clear = el("button", { type: "button", class: "mini-btn", text: t("clearDice") });
+  clear.addEventListener("click", () => { state.advDice = state.advDice.map(() => 0); drawAdviseDice(); syncDiceText(); });
+  tools.push(clear);
+  wrap.replaceChildren(...dice, ...tools);
+}
+
+function syncDiceText() {
+  const input = document.querySelector("#advise-fields input[name=dice]");
+  if (input) input.value = state.advDice.filter((f) => f > 0).join(" ");
+}
+
+function syncDiceFromText(ev) {
+  const faces = (ev.target.value.match(/\d/g) || []).map(Number);
+  const n = state.advFixed ? state.advDice.length : Math.max(1, Math.min(6, faces.length || state.advDice.length));
+  state.advDice = Array.from({ length: n }, (_, i) => faces[i] || 0);
+  drawAdviseDice();
+}
+
+function sheetEditor(table) {
+  // The score sheet as inputs: a box's points, 0 for a crossed-out box, empty while open.
+  const wrap = el("fieldset", { class: "sheet-edit", id: "adv-sheet" }, el("legend", { text: t("fieldWords").position[0] }));
+  const cols = [table.boxes.filter((b) => b.upper), table.boxes.filter((b) => !b.upper)];
+  const grid = el("div", { class: "sheet-cols" });
+  for (const col of cols) {
+    const tb = el("div", { class: "sheet-col" });
+    for (const b of col) {
+      const id = `box-${b.box}`;
+      let input;
+      if (b.face) {
+        input = el("select", { id, "data-box": b.box });
+        input.append(el("option", { value: "", text: t("open") }));
+        for (let k = 0; k <= (table.dice || 5); k++) input.append(el("option", { value: String(k * b.face), text: k === 0 ? t("scratch") : String(k * b.face) }));
+      } else {
+        input = el("input", { id, "data-box": b.box, type: "text", inputMode: "numeric", autocomplete: "off", placeholder: t("open") });
+      }
+      input.addEventListener("change", sheetToText);
+      input.addEventListener("input", sheetToText);
+      tb.append(el("label", { class: "box-edit", htmlFor: id }, el("span", { text: boxName(b.box, table.words) }), input));
+    }
+    grid.append(tb);
+  }
+  wrap.append(grid, el("div", { class: "help", text: t("sheetHelp") }));
+  return wrap;
+}
+
+function sheetToText() {
+  const input = document.querySelector("#advise-fields [name=position]");
+  if (!input) return;
+  const parts = [];
+  for (const e of document.querySelectorAll("#adv-sheet [data-box]")) {
+    const v = e.value.trim();
+    if (v !== "") parts.push(`${e.dataset.box}=${v === "0" ? "-" : v}`);
+  }
+  input.value = parts.join(" ");
 }
 
 async function advise(ev) {
@@ -156,66 +505,402 @@ async function advise(ev) {
   const options = { ...values($("advise-fields")), ...values($("advise-more")) };
   const answer = await api("POST", `/api/games/${encodeURIComponent(game)}/advise`, { ...rulesBody(), options });
   if (answer.game !== state.game) return; // the game was changed meanwhile: never show another game's answer
-  $("advice").hidden = false;
-  $("advice").dataset.game = answer.game;
-  $("advice-stage").textContent = answer.stage || answer.heading[answer.heading.length - 1] || "";
-  $("advice-heading").textContent = answer.heading.join(" · ");
-  $("advice-value").textContent = answer.value === null ? `values in ${answer.unit}` : `value ${fmt(answer.value, 6)} ${answer.unit}`;
-  rankingRows($("advice-table").tBodies[0], answer.options);
+  const box = $("advice");
+  box.hidden = false;
+  box.dataset.game = answer.game;
+  $("advice-stage").textContent = stageWords(answer) || "";
+  $("advice-stage").title = answer.heading.join(" · ");
+  $("advice-value").textContent = answer.value === null ? "" : t("advValue", `${shown(answer.value, answer.unit)}${isProb(answer.unit) ? "" : " " + unitWord(answer.unit)}`);
+  $("advice-value").title = answer.value === null ? "" : String(answer.value);
+  const words = currentTable().words;
+  rankingRows($("advice-table").tBodies[0], answer.options, { unit: answer.unit, words, open: true });
+  box.scrollIntoView({ block: "nearest", behavior: "instant" });
+  const best = answer.options[0];
+  if (best) announce(`${t("bestMove")}: ${moveWords(best, words)}, ${shown(best.value, answer.unit)}`);
+}
+
+function stageWords(answer) {
+  const d = answer.data || {};
+  const throws = currentTable().throws;
+  if (throws && Number.isInteger(d.throws_left) && d.dice) return t("throwOf", throws - d.throws_left, throws);
+  return answer.stage || "";
+}
+
+// ------------------------------------------------------------------ moves in words
+
+function moveOf(o) {
+  // The move an option makes: from the play payload's "move", the advisor's fields, or its label.
+  if (o.move) {
+    const banked = (o.option || "").match(/(?:bank|write) (\d+)/); // a stop's points are in its label only
+    return { ...o.move, points: o.points ?? (banked ? +banked[1] : null), next: o.next_dice };
+  }
+  if (o.kind === "box") return { action: "fill", box: o.box, points: o.points };
+  if (o.kind === "keep") return { action: "keep", keep: o.keep, next: o.rethrow };
+  if (o.action === "aside") return { action: "aside", set_aside: o.set_aside, next: o.throw, points: o.turn_total };
+  if (o.action === "write") return { action: "write", points: o.turn_total ?? o.points };
+  const label = o.option || "";
+  let m;
+  if ((m = label.match(/^(?:set )?aside (.+?), throw (\d+)(?: with (\d+))?/))) return { action: "aside", set_aside: m[1].split(" "), next: +m[2], points: m[3] ? +m[3] : null };
+  if ((m = label.match(/^write (\d+)/))) return { action: "write", points: +m[1] };
+  if (label === "roll") return { action: "roll" };
+  if ((m = label.match(/^stop(?: \(bank (\d+)\))?/))) return { action: "stop", points: m[1] ? +m[1] : null };
+  return { action: "other" };
+}
+
+function asideFaces(list) {
+  return list.map((f) => (f === "1*" ? t("fiveAsOne") : f)).join(" ");
+}
+
+function moveWords(o, words) {
+  const m = moveOf(o);
+  switch (m.action) {
+    case "keep": return t("keepThrow", m.keep || [], m.next ?? "?");
+    case "fill": return t("fill", boxName(m.box, words), m.points);
+    case "aside": return t("aside", asideFaces(m.set_aside || []), m.next ?? "?", m.points);
+    case "write": return t("write", m.points);
+    case "roll": return t("roll");
+    case "stop": return t("stop", m.points);
+    default: return o.option;
+  }
+}
+
+// ------------------------------------------------------------------ rankings
+
+function rankingRows(tbody, options, { unit, words, onPick = null, open = true }) {
+  const shownOptions = open ? options : [...options].sort((a, b) => moveWords(a, words).localeCompare(moveWords(b, words)));
+  tbody.replaceChildren(...shownOptions.map((o, i) => {
+    const cls = open ? [o.best ? "best" : "", o.tie ? "tie" : ""].join(" ").trim() : "";
+    const words_ = moveWords(o, words);
+    const cell = el("td");
+    if (onPick) {
+      const b = el("button", { type: "button", class: "opt", text: words_, "data-rank": o.rank });
+      b.addEventListener("click", () => onPick(o));
+      cell.append(b);
+    } else cell.textContent = words_;
+    if (open && o.best) cell.append(el("span", { class: "tag", text: o.tie ? ` ★ ${t("tie")}` : ` ★ ${t("bestTag")}` }));
+    const attrs = { class: cls, "data-option": o.option, "data-move": JSON.stringify(moveOf(o)) };
+    if (open) Object.assign(attrs, { "data-rank": o.rank, "data-value": String(o.value), "data-regret": String(o.regret) });
+    return el("tr", attrs, el("td", { class: "num", text: open ? o.rank : i + 1 }), cell,
+      open ? numCell(o.value, unit) : el("td", { class: "num adv", text: "" }), open ? numCell(o.regret, unit, true) : el("td", { class: "num adv", text: "" }));
+  }));
 }
 
 // ------------------------------------------------------------------ play
 
-const FACES = ["", "⚀", "⚁", "⚂", "⚃", "⚄", "⚅"];
+function openMode() { return state.mode !== "quiz"; }
+
+function stageOf(s) {
+  const b = s.board || {};
+  if (s.over) return t("gameOver");
+  const parts = [];
+  if (b.kind === "race") parts.push(s.mover === "them" ? t("theirTurn") : t("yourTurn"));
+  if (b.kind === "turns") parts.push(t("turnOf", b.turn, b.turns));
+  if (b.kind === "sheet" && b.throws && Number.isInteger(b.throws_left)) parts.push(t("throwOf", b.throws - b.throws_left, b.throws));
+  if (s.awaiting === "dice" && b.kind !== "sheet") parts.push(t("throwN", s.throw_count));
+  return parts.join(" · ");
+}
 
 function showGame(s) {
   if (s.game !== state.game) return;
+  const before = state.play;
+  if (!before || before.id !== s.id || before.moves !== s.moves) state.held = new Set();
   state.play = s;
-  $("game-view").hidden = false;
-  $("game-view").dataset.id = s.id;
-  $("game-view").dataset.awaiting = s.awaiting;
-  $("game-view").dataset.moves = String(s.moves);
-  $("play-stage").textContent = s.over ? "game over" : (s.stage || (s.awaiting === "dice" ? `throw ${s.throw_size} ${s.throw_size === 1 ? "die" : "dice"}` : "your decision"));
-  const dice = [];
-  if (s.dice) for (const d of s.dice) dice.push(el("div", { class: "die", text: d, title: FACES[d] || d }));
-  else if (s.kept) for (const d of s.kept) dice.push(el("div", { class: "die kept", text: d, title: "kept" }));
-  $("dice").replaceChildren(...dice);
-  $("status").replaceChildren(...s.status.concat(s.sheet ? [] : s.board).concat(s.news.length ? [s.news.join("; ")] : []).map((t) => el("div", { text: t })));
-  const fb = $("feedback");
-  if (s.last) {
-    fb.hidden = false;
-    fb.className = "feedback " + (s.last.optimal ? "good" : "loss");
-    const what = s.last.fresh ? s.last.chosen : `last decision (${s.last.where}): ${s.last.chosen}`;
-    fb.textContent = s.last.optimal
-      ? `${what}: a best move (loss 0)`
-      : `${what}: loss ${fmt(s.last.regret)} ${s.unit} against the best (${s.last.best})`;
-    fb.dataset.regret = String(s.last.regret);
-  } else fb.hidden = true;
-  $("throw-box").hidden = s.awaiting !== "dice";
-  $("choice-box").hidden = s.awaiting !== "choice";
-  rankingRows($("play-table").tBodies[0], s.options, (o) => guarded(() => move({ choice: o.rank })));
+  if (!before || before.id !== s.id) state.said = new Map();
+  for (const o of s.options) state.said.set(o.option, moveWords(o, s.words)); // the words of every move offered, for the feedback
+  const view = $("game-view");
+  view.hidden = false;
+  Object.assign(view.dataset, { id: s.id, awaiting: s.awaiting, moves: String(s.moves), mover: s.mover || "", mode: state.mode });
+  $("play-stage").textContent = stageOf(s);
+  drawRace(s);
+  drawTurns(s);
+  drawDice(s);
+  drawActions(s);
+  drawFeedback(s);
+  drawChoices(s);
+  drawSheet(s);
+  drawLog(s);
   $("undo").disabled = !s.can_undo;
-  $("running-loss").textContent = `${s.decisions} decision${s.decisions === 1 ? "" : "s"}, total loss ${fmt(s.loss)} ${s.unit}`;
-  const sheet = $("sheet");
-  sheet.hidden = !s.sheet;
-  if (s.sheet) sheet.tBodies[0].replaceChildren(...s.sheet.map((b) => el("tr", { class: b.score === null ? "open" : "" }, el("td", { text: b.box }), el("td", { text: b.score === null ? "·" : b.score }))));
+  $("running-loss").textContent = openMode() || s.over ? t("decisions", s.decisions, shownLoss(s.loss, s.unit)) : "";
+  $("typed-box").hidden = s.awaiting !== "dice";
+  $("speed").closest("label").hidden = !(s.board && s.board.kind === "race");
   $("review").hidden = !s.over;
-  if (s.over) guarded(review);
+  if (s.over) {
+    review().catch((err) => showError(err.message));
+  }
+  theirTurnSoon(s);
 }
 
+function words() { return state.play && state.play.words; }
+
+function drawRace(s) {
+  const b = s.board || {};
+  const box = $("race");
+  box.hidden = b.kind !== "race";
+  if (b.kind !== "race") return;
+  const side = (who) => {
+    const score = b[who];
+    const moving = !s.over && s.mover === who;
+    const pct = b.goal ? Math.min(100, (100 * score) / b.goal) : 0;
+    const started = (who === "you") === b.you_started;
+    return el("div", { class: `player${moving ? " moving" : ""}${b.winner === who ? " winner" : ""}`, "data-who": who },
+      el("div", { class: "who", text: `${t(who)}${started ? " ◆" : ""}`, title: started ? t("started") : "" }),
+      el("div", { class: "score", text: String(score) }),
+      el("div", { class: "meter", role: "img", "aria-label": `${score} / ${b.goal}` }, el("div", { style: `width:${pct}%` })),
+      el("div", { class: "muted small", text: moving ? `${t("turnTotal")}: ${b.turn_total}` : (b.winner === who ? t("won") : "") }));
+  };
+  box.replaceChildren(side("you"), el("div", { class: "goal muted small", text: `${t("goal")} ${b.goal}${b.last ? " · " + t("lastTurn") : ""}` }), side("them"));
+}
+
+function drawTurns(s) {
+  const b = s.board || {};
+  const box = $("turns");
+  box.hidden = b.kind !== "turns";
+  if (b.kind !== "turns") return;
+  box.replaceChildren(el("div", { class: "total" }, el("span", { class: "muted", text: t("grandTotal") + " " }), el("strong", { text: String(b.total) })),
+    el("div", { class: "muted", text: `${t("turnTotal")}: ${b.turn_total}` }));
+}
+
+function selectable(s) {
+  // What clicking a die does now: hold it (a keep is due), set it aside, or nothing.
+  if (s.awaiting !== "choice" || s.mover === "them") return null;
+  const opts = s.options.map(moveOf);
+  if (opts.some((m) => m.action === "keep")) return "hold";
+  if (opts.some((m) => m.action === "aside")) return "aside";
+  return null;
+}
+
+function drawDice(s) {
+  const wrap = $("dice");
+  const mode = selectable(s);
+  wrap.setAttribute("aria-label", mode === "hold" ? t("holdHint") : mode === "aside" ? t("asideHint") : t("diceLabel"));
+  const out = [];
+  if (s.dice) {
+    s.dice.forEach((f, i) => out.push(dieButton(f, i, {
+      held: state.held.has(i),
+      onClick: mode ? () => toggleHold(i) : null,
+    })));
+  } else {
+    (s.kept || []).forEach((f, i) => out.push(dieButton(f, i, { held: true })));
+    for (let i = 0; i < (s.throw_count || 0) && s.awaiting === "dice"; i++) out.push(el("span", { class: "die blank", "aria-hidden": "true" }));
+  }
+  wrap.replaceChildren(...out);
+  if (mode) wrap.append(el("div", { class: "hint muted small", text: mode === "hold" ? t("holdHint") : t("asideHint") }));
+}
+
+function toggleHold(i) {
+  if (state.held.has(i)) state.held.delete(i); else state.held.add(i);
+  drawDice(state.play);
+  drawActions(state.play);
+}
+
+function heldFaces(s) {
+  return [...state.held].map((i) => s.dice[i]).sort((a, b) => a - b);
+}
+
+function findOption(s, test) {
+  return s.options.find((o) => test(moveOf(o)));
+}
+
+function sameList(a, b) { return a.length === b.length && a.every((x, i) => String(x) === String(b[i])); }
+
+function drawActions(s) {
+  const box = $("actions");
+  const out = [];
+  const button = (id, text, fn, primary = false, key = null) => {
+    const b = el("button", { id, type: "button", class: primary ? "primary" : "", text });
+    if (key) b.setAttribute("aria-keyshortcuts", key);
+    b.addEventListener("click", () => guarded(fn));
+    out.push(b);
+    return b;
+  };
+  if (!s.over) {
+    const theirs = s.mover === "them";
+    if (s.awaiting === "dice" && theirs && !humanOpponent(s)) {
+      button("their-turn", t("playTheirTurn"), playTheirTurn, true, "t");
+    } else if (s.awaiting === "dice") {
+      button("throw", t("throwN", s.throw_count), () => move({ throw: null }), true, "r");
+    } else if (s.awaiting === "choice") {
+      const mode = selectable(s);
+      if (mode === "hold") {
+        const keep = heldFaces(s);
+        const n = s.dice.length - keep.length;
+        const b = button("throw", t("throwAgain", n), () => keepAndThrow(s), true, "r");
+        b.disabled = !n || !findOption(s, (m) => m.action === "keep");
+      } else if (mode === "aside") {
+        const sel = heldFaces(s);
+        const opt = findOption(s, (m) => m.action === "aside" && sameList(m.set_aside, sel.map(String)));
+        const b = button("throw", opt ? t("aside", sel.join(" "), opt.next_dice, opt.points) : t("setAside"), () => chooseThen(opt, true), true, "r");
+        b.disabled = !opt;
+        const w = findOption(s, (m) => m.action === "write");
+        if (w) button("write", t("writeBtn", w.points ?? ""), () => chooseThen(w, false));
+      } else {
+        const roll = findOption(s, (m) => m.action === "roll");
+        const stop = findOption(s, (m) => m.action === "stop");
+        if (roll) button("throw", t("roll"), () => chooseThen(roll, !theirs), true, "r");
+        if (stop) button("stop", t("stop", s.board && s.board.turn_total), () => chooseThen(stop, false));
+      }
+      if (openMode() && s.options.length) button("best", t("best"), () => move({ choice: "best" }));
+    }
+  }
+  box.replaceChildren(...out);
+}
+
+function humanOpponent(s) {
+  const set = $("set-opponent");
+  return set && set.value === "human";
+}
+
+async function keepAndThrow(s) {
+  const keep = heldFaces(s);
+  if (keep.length === s.dice.length) throw new Error(t("cantKeepAll"));
+  const opt = findOption(s, (m) => m.action === "keep" && sameList(m.keep, keep));
+  if (!opt) throw new Error(t("noSuchMove"));
+  await chooseThen(opt, true);
+}
+
+async function chooseThen(opt, thenThrow) {
+  if (!opt) throw new Error(t("noSuchMove"));
+  const id = state.play.id;
+  await move({ choice: opt.rank });
+  const s = state.play;
+  if (thenThrow && s && s.id === id && s.awaiting === "dice" && s.mover === "you") await move({ throw: null });
+}
+
+function drawFeedback(s) {
+  const fb = $("feedback");
+  const last = s.last;
+  if (!last) { fb.hidden = true; state.seen = ""; return; }
+  const key = `${s.id}:${last.where}:${last.chosen}`;
+  const wordsOf = (label) => state.said.get(label) || label;
+  fb.hidden = false;
+  fb.className = "feedback " + (last.optimal ? "good" : "loss");
+  const chosen = wordsOf(last.chosen);
+  fb.textContent = last.optimal
+    ? `${t("yourMove")}: ${chosen} — ${t("aBest")} (${t("lossWord")} 0)`
+    : `${t("yourMove")}: ${chosen} — ${t("bestWas")}: ${wordsOf(last.best)}, ${t("lossWord")} ${shownLoss(last.regret, s.unit)}`;
+  fb.dataset.regret = String(last.regret);
+  fb.dataset.chosen = last.chosen;
+  fb.dataset.best = last.best;
+  if (key !== state.seen) { state.seen = key; announce(fb.textContent); }
+}
+
+function drawChoices(s) {
+  const box = $("choice-box");
+  box.hidden = s.awaiting !== "choice";
+  $("choice-head").textContent = s.mover === "them" ? t("theirChoice") : openMode() ? t("chooseHead") : t("chooseHeadQuiz");
+  $("play-table").classList.toggle("quiz", !openMode());
+  rankingRows($("play-table").tBodies[0], s.options, { unit: s.unit, words: words(), open: openMode(), onPick: (o) => guarded(() => move({ choice: o.rank })) });
+  if (s.awaiting === "choice" && openMode() && s.options[0]) announce(`${t("bestMove")}: ${moveWords(s.options[0], words())}`);
+}
+
+function drawSheet(s) {
+  const b = s.board || {};
+  const box = $("sheet-box");
+  box.hidden = b.kind !== "sheet";
+  if (b.kind !== "sheet") return;
+  const fills = {};
+  for (const o of s.options) { const m = moveOf(o); if (m.action === "fill") fills[m.box] = o; }
+  const row = (r) => {
+    const name = boxName(r.box, s.words);
+    const o = fills[r.box];
+    let cell;
+    if (r.score !== null) cell = el("td", { class: "num", text: String(r.score) });
+    else if (o && s.mover !== "them") {
+      const btn = el("button", { type: "button", class: "fill", "data-box": r.box, text: String(o.points ?? ""), "aria-label": t("fill", name, o.points) });
+      btn.addEventListener("click", () => guarded(() => move({ choice: o.rank })));
+      cell = el("td", { class: "num" }, btn);
+    } else cell = el("td", { class: "num open", text: "·", "aria-label": t("open") });
+    return el("tr", { class: r.score === null ? "open" : "", "data-box": r.box }, el("th", { scope: "row", text: name }), cell);
+  };
+  const total = (label, v, cls = "") => el("tr", { class: `total ${cls}` }, el("th", { scope: "row", text: label }), el("td", { class: "num", text: String(v) }));
+  const upper = b.rows.filter((r) => r.upper), lower = b.rows.filter((r) => !r.upper);
+  const up = el("table", { class: "sheet-table" }, el("tbody", {}, ...upper.map(row),
+    total(t("upperTotal"), `${b.upper_total} / ${b.upper_threshold}`, "sub"), total(t("bonus", b.upper_threshold, b.bonus_points), b.upper_bonus, "sub")));
+  const low = el("table", { class: "sheet-table" }, el("tbody", {}, ...lower.map(row),
+    b.other_bonus ? total(t("extraBonus"), b.other_bonus, "sub") : null,
+    total(t("lowerTotal"), b.lower_total + (b.other_bonus || 0), "sub"), total(t("grandTotal"), b.total, "grand")));
+  $("sheet").replaceChildren(up, low);
+  $("sheet").dataset.total = String(b.total);
+}
+
+function drawLog(s) {
+  const log = $("log");
+  const entries = [];
+  const all = s.log;
+  const first = Math.max(0, all.length - 40);
+  for (let j = first; j < all.length; j++) {
+    const m = all[j], next = all[j + 1];
+    const who = m.by === "them" ? t("them") : t("you");
+    const li = el("li", { class: `by-${m.by}`, "data-action": m.action });
+    li.append(el("span", { class: "who", text: who }));
+    // a throw that no decision follows (another throw, the other player, the end) scored nothing
+    const bust = m.action === "throw" && (next ? next.action === "throw" || next.by !== m.by : s.awaiting === "dice" || s.over && s.log.length > 0 && !s.dice);
+    if (m.action === "throw") {
+      li.append(el("span", { text: ` ${t("threw")} ` }), miniDice(m.dice));
+      if (bust) li.append(el("span", { class: "lossmark", text: ` — ${t("bust")}` }));
+    } else if (m.action === "keep") li.append(el("span", { text: ` ${t("kept")} ${(m.keep || []).join(" ") || "—"}` }));
+    else if (m.action === "fill") li.append(el("span", { text: ` ${t("filled")} ${boxName(m.box, s.words)}` }));
+    else if (m.action === "aside") li.append(el("span", { text: ` ${t("setAsideLog")} ${asideFaces(m.set_aside || [])}` }));
+    else if (m.action === "write") li.append(el("span", { text: ` ${t("wrote")}` }));
+    else if (m.action === "roll") li.append(el("span", { text: ` ${t("rolled")}` }));
+    else if (m.action === "stop") li.append(el("span", { text: ` ${t("stopped")}` }));
+    else li.append(el("span", { text: ` ${m.action}` }));
+    if ("regret" in m && (openMode() || m.number < s.moves || s.over)) {
+      li.append(el("span", { class: m.regret > 1e-9 ? "lossmark" : "okmark", text: m.regret > 1e-9 ? ` −${shownLoss(m.regret, s.unit)}` : " ✓" }));
+    }
+    entries.push(li);
+  }
+  log.replaceChildren(...entries);
+  log.scrollTop = log.scrollHeight;
+}
+
+// ------------------------------------------------------------------ the computer's turn
+
+function stopTimer() { if (state.timer) { clearTimeout(state.timer); state.timer = null; } }
+
+function theirTurnSoon(s) {
+  stopTimer();
+  const speed = $("speed").value;
+  if (speed === "click" || s.over || s.mover !== "them" || s.awaiting !== "dice" || humanOpponent(s)) return;
+  state.timer = setTimeout(() => {
+    state.timer = null;
+    if (state.busy) theirTurnSoon(state.play);
+    else if (state.play && state.play.id === s.id) guarded(() => move({ throw: null }));
+  }, speed === "slow" ? 900 : 250);
+}
+
+async function playTheirTurn() {
+  // The computer's whole turn with one click: its throws (its decisions follow by themselves).
+  const id = state.play && state.play.id;
+  const theirs = () => { const s = state.play; return s && s.id === id && !s.over && s.mover === "them" && s.awaiting === "dice"; };
+  for (let i = 0; i < 500 && theirs(); i++) {
+    if (i) await new Promise((r) => setTimeout(r, 120)); // each throw seen before the next
+    await move({ throw: null });
+  }
+}
+
+// ------------------------------------------------------------------ requests of play
+
 async function newGame(ev) {
-  ev.preventDefault();
+  if (ev) ev.preventDefault();
+  stopTimer();
+  state.play = null;
   const s = await api("POST", `/api/games/${encodeURIComponent(state.game)}/play`, { ...rulesBody(), settings: values($("play-fields")) });
   showGame(s);
+  // the board in view: on a phone its top at the top of the screen
+  const top = s.board && s.board.kind === "race" ? $("race") : $("play-stage");
+  top.scrollIntoView({ block: window.innerWidth < 760 ? "start" : "nearest", behavior: "instant" });
 }
 
 async function move(body) {
   if (!state.play) return;
-  showGame(await api("POST", `/api/play/${state.play.id}/move`, body));
+  const s = await api("POST", `/api/play/${state.play.id}/move`, body);
+  showGame(s);
 }
 
 async function undo() {
   if (!state.play) return;
+  stopTimer();
   showGame(await api("POST", `/api/play/${state.play.id}/undo`));
 }
 
@@ -223,16 +908,18 @@ async function review() {
   const id = state.play.id;
   const r = await api("GET", `/api/play/${id}/review`);
   if (!state.play || state.play.id !== id) return;
-  $("final").textContent = `${r.lines.join("; ")} — ${r.expected_label || "optimal play expects"} ${fmt(r.expected, 2)}${r.expected_label ? "" : " " + r.unit}`;
-  $("review-summary").textContent = `${r.count} decisions, ${r.optimal} of them best; total loss ${fmt(r.loss)} ${r.unit}, mean loss per decision ${fmt(r.mean_loss)} ${r.unit}`;
+  const prob = isProb(r.unit);
+  $("final").textContent = `${r.lines.join("; ")} — ${r.expected_label || t("expected")} ${prob ? shown(r.expected, r.unit) : fmt(r.expected, 2)}`;
+  $("final").title = String(r.expected);
+  $("review-summary").textContent = t("summary", r.count, r.optimal, shownLoss(r.loss, r.unit), shownLoss(r.mean_loss, r.unit));
   $("review").dataset.meanLoss = String(r.mean_loss);
   $("review").dataset.score = String(r.score);
   $("review-table").tBodies[0].replaceChildren(...r.decisions.map((d) => el("tr", { class: d.optimal ? "" : "mine", "data-regret": String(d.regret) },
-    el("td", { class: "num", text: d.move }), el("td", { text: d.where }), el("td", { text: d.chosen }), el("td", { text: d.best }), el("td", { class: "num", text: fmt(d.regret) }))));
+    el("td", { class: "num", text: d.move }), el("td", { text: d.where }), el("td", { text: state.said.get(d.chosen) || d.chosen }), el("td", { text: state.said.get(d.best) || d.best }), numCell(d.regret, r.unit, true))));
   const g = currentGame();
   $("distribution").replaceChildren();
   if (g && g.distribution) {
-    const button = el("button", { id: "show-distribution", text: "Show the score distribution under optimal play" });
+    const button = el("button", { id: "show-distribution", type: "button", text: t("distribution") });
     button.addEventListener("click", () => guarded(async () => {
       button.disabled = true;
       const dist = await api("GET", `/api/play/${id}/distribution`);
@@ -240,6 +927,7 @@ async function review() {
     }));
     $("distribution").append(button);
   }
+  announce(`${t("gameOver")}. ${$("final").textContent}. ${$("review-summary").textContent}`);
 }
 
 function chart(dist, score) {
@@ -248,40 +936,140 @@ function chart(dist, score) {
   let n = 0, mass = 0;
   while (n < dist.p.length && mass < 0.99999) mass += dist.p[n++];
   const W = 600, H = 170, pad = 22, p = dist.p.slice(0, n), max = Math.max(...p);
-  const ns = "http://www.w3.org/2000/svg";
-  const svg = document.createElementNS(ns, "svg");
+  const svg = document.createElementNS(SVG, "svg");
   svg.setAttribute("viewBox", `0 0 ${W} ${H + pad}`);
   svg.setAttribute("role", "img");
-  const bar = (x, h, color) => { const r = document.createElementNS(ns, "rect"); r.setAttribute("x", x); r.setAttribute("y", H - h); r.setAttribute("width", Math.max(W / n, 0.6)); r.setAttribute("height", h); r.setAttribute("fill", color); svg.append(r); };
-  for (let k = 0; k < n; k++) if (p[k] > 0) bar((k / n) * W, (p[k] / max) * (H - 10), "#4b7fb3");
-  bar((Math.min(score, n - 1) / n) * W, H - 10, "#d9480f");
-  const text = (x, s, anchor) => { const t = document.createElementNS(ns, "text"); t.setAttribute("x", x); t.setAttribute("y", H + 16); t.setAttribute("font-size", "12"); t.setAttribute("text-anchor", anchor); t.textContent = s; svg.append(t); };
+  svg.setAttribute("aria-label", t("distCaption", fmt(dist.mean, 2), fmt(dist.sd, 2)));
+  const bar = (x, h, color) => { const r = document.createElementNS(SVG, "rect"); r.setAttribute("x", x); r.setAttribute("y", H - h); r.setAttribute("width", Math.max(W / n, 0.6)); r.setAttribute("height", h); r.setAttribute("fill", color); svg.append(r); };
+  for (let k = 0; k < n; k++) if (p[k] > 0) bar((k / n) * W, (p[k] / max) * (H - 10), "#3b6e9e");
+  bar((Math.min(score, n - 1) / n) * W, H - 10, "#c2410c");
+  const text = (x, s, anchor) => { const tx = document.createElementNS(SVG, "text"); tx.setAttribute("x", x); tx.setAttribute("y", H + 16); tx.setAttribute("font-size", "12"); tx.setAttribute("text-anchor", anchor); tx.textContent = s; svg.append(tx); };
   text(0, "0", "start");
   text(W, String(n - 1), "end");
-  text(W / 2, `final score under optimal play: mean ${fmt(dist.mean, 2)}, SD ${fmt(dist.sd, 2)}; yours in red`, "middle");
+  text(W / 2, t("distCaption", fmt(dist.mean, 2), fmt(dist.sd, 2)), "middle");
   const box = el("div", { "data-mean": String(dist.mean) });
   box.append(svg);
   return box;
 }
 
+// ------------------------------------------------------------------ keys
+
+function onKey(ev) {
+  const target = ev.target;
+  const typing = target && (target.tagName === "INPUT" || target.tagName === "SELECT" || target.tagName === "TEXTAREA");
+  if (ev.key === "Escape" && $("help").open) { $("help").close(); return; }
+  if (typing || ev.ctrlKey || ev.metaKey || ev.altKey) return;
+  if (ev.key === "?") { ev.preventDefault(); toggleHelp(); return; }
+  if (target && target.getAttribute && target.getAttribute("role") === "tab" && (ev.key === "ArrowLeft" || ev.key === "ArrowRight")) {
+    const tabs = [...document.querySelectorAll("[role=tab]:not(:disabled)")];
+    const i = tabs.indexOf(target) + (ev.key === "ArrowRight" ? 1 : -1);
+    const next = tabs[(i + tabs.length) % tabs.length];
+    next.focus(); next.click(); ev.preventDefault();
+    return;
+  }
+  if (state.mode === "advise" || $("play").hidden) return;
+  const s = state.play;
+  if (!s) return;
+  const k = ev.key.toLowerCase();
+  if (/^[1-9]$/.test(k) && s.dice && selectable(s)) {
+    const i = Number(k) - 1;
+    if (i < s.dice.length) { ev.preventDefault(); toggleHold(i); }
+    return;
+  }
+  if (k === " " || k === "r") {
+    if (target && target.tagName === "BUTTON" && k === " ") return; // Space presses the focused button
+    const b = $("throw") || $("their-turn");
+    if (b && !b.disabled) { ev.preventDefault(); b.click(); }
+    return;
+  }
+  if (k === "t") { const b = $("their-turn"); if (b) { ev.preventDefault(); b.click(); } return; }
+  if (k === "u") { ev.preventDefault(); $("undo").click(); return; }
+  if (k === "b" && openMode()) { const b = $("best"); if (b) { ev.preventDefault(); b.click(); } return; }
+  const opts = [...document.querySelectorAll("#play-table button.opt")];
+  if (k === "arrowdown" || k === "arrowup") {
+    if (!opts.length) return;
+    ev.preventDefault();
+    const i = opts.indexOf(document.activeElement);
+    const j = i < 0 ? 0 : Math.max(0, Math.min(opts.length - 1, i + (k === "arrowdown" ? 1 : -1)));
+    opts[j].focus();
+    return;
+  }
+  if (k === "enter") {
+    if (target && (target.tagName === "BUTTON" || target.tagName === "A" || target.tagName === "SUMMARY")) return; // the focused control answers
+    if (s.awaiting === "choice" && opts.length) { ev.preventDefault(); opts[0].click(); }
+    else if (s.awaiting === "dice") { const b = $("throw") || $("their-turn"); if (b) { ev.preventDefault(); b.click(); } }
+  }
+}
+
+function toggleHelp() {
+  const d = $("help");
+  if (d.open) d.close(); else d.showModal();
+}
+
 // ------------------------------------------------------------------ start
 
+function readUrl() {
+  const q = new URL(location.href).searchParams;
+  return Object.fromEntries(q.entries());
+}
+
+function applyUrlValues(q) {
+  // Settings and rules options named in the address (e.g. &seed=3&turns=2&goal=500).
+  for (const [k, v] of Object.entries(q)) {
+    for (const id of [`set-${k}`, `rule-${k}`]) { const e = $(id); if (e) e.value = v; }
+  }
+}
+
+function chooseLanguage(q) {
+  const saved = (() => { try { return localStorage.getItem("jaxsolve-lang"); } catch { return null; } })();
+  const asked = q.lang || saved || (navigator.language || "en").slice(0, 2);
+  state.lang = WORDS[asked] ? asked : "en";
+  $("lang").value = state.lang;
+}
+
+function setLanguage(lang) {
+  state.lang = lang;
+  try { localStorage.setItem("jaxsolve-lang", lang); } catch { /* private mode */ }
+  translateStatic();
+  const g = currentGame();
+  if (g) {
+    const keep = { rules: values($("rules-options")), set: values($("play-fields")) };
+    $("rules-options").replaceChildren(...g.rules_options.map((p) => field(p, "rule")));
+    $("play-fields").replaceChildren(...(g.play || []).map((p) => field(p, "set")));
+    for (const [k, v] of Object.entries(keep.rules)) $(`rule-${k}`).value = String(v);
+    for (const [k, v] of Object.entries(keep.set)) $(`set-${k}`).value = String(v);
+    buildAdvisor();
+    $("advice").hidden = true;
+  }
+  state.said = new Map();
+  if (state.play) showGame(state.play);
+}
+
 async function start() {
+  const q = readUrl();
+  chooseLanguage(q);
+  translateStatic();
   state.games = await api("GET", "/api/games");
-  $("game").replaceChildren(...state.games.map((g) => el("option", { value: g.name, text: g.name })));
-  $("game").addEventListener("change", () => chooseGame($("game").value));
-  $("preset").addEventListener("change", () => { $("advice").hidden = true; });
-  $("tab-advise").addEventListener("click", () => setMode("advise"));
-  $("tab-play").addEventListener("click", () => setMode("play"));
+  $("game").replaceChildren(...state.games.map((g) => el("option", { value: g.name, text: g.display_name })));
+  $("game").addEventListener("change", () => guarded(async () => chooseGame($("game").value)));
+  $("preset").addEventListener("change", () => { $("advice").hidden = true; buildAdvisor(); writeUrl(); });
+  for (const tab of document.querySelectorAll("[role=tab]")) tab.addEventListener("click", () => setMode(tab.dataset.mode));
   $("advise-form").addEventListener("submit", (ev) => guarded(() => advise(ev)));
   $("play-form").addEventListener("submit", (ev) => guarded(() => newGame(ev)));
-  $("throw").addEventListener("click", () => guarded(() => move({ throw: null })));
-  $("typed-form").addEventListener("submit", (ev) => { ev.preventDefault(); guarded(async () => { await move({ throw: $("typed").value }); $("typed").value = ""; }); });
-  $("best").addEventListener("click", () => guarded(() => move({ choice: "best" })));
+  $("typed-form").addEventListener("submit", (ev) => { ev.preventDefault(); guarded(async () => { await move({ throw: $("typed").value }); $("typed").value = ""; }, "typed"); });
   $("undo").addEventListener("click", () => guarded(undo));
-  const asked = new URL(location.href).searchParams.get("game");
-  chooseGame(state.games.some((g) => g.name === asked) ? asked : state.games[0].name);
+  $("speed").addEventListener("change", () => state.play && theirTurnSoon(state.play));
+  $("lang").addEventListener("change", () => setLanguage($("lang").value));
+  $("help-open").addEventListener("click", toggleHelp);
+  $("help-close").addEventListener("click", () => $("help").close());
+  document.addEventListener("keydown", onKey);
+  const game = state.games.some((g) => g.name === q.game) ? q.game : state.games[0].name;
+  if (["advise", "play", "quiz"].includes(q.mode)) state.mode = q.mode;
+  chooseGame(game, q.rules);
+  applyUrlValues(q);
+  if (q.speed && ["click", "slow", "fast"].includes(q.speed)) $("speed").value = q.speed;
   document.body.dataset.ready = "1";
+  if (state.mode !== "advise" && currentGame().play) await newGame();
 }
 
 guarded(start);
