@@ -19,7 +19,8 @@ ENGLISH = {
     "four_of_a_kind": "Four of a kind", "five_of_a_kind": "Five of a kind", "one_pair": "One pair", "two_pairs": "Two pairs",
     "three_pairs": "Three pairs", "full_house": "Full house", "small_straight": "Small straight", "large_straight": "Large straight",
     "full_straight": "Full straight", "villa": "Villa", "tower": "Tower", "chance": "Chance", "yatzy": "Yatzy",
-    "maxi_yatzy": "Maxi Yatzy", "kniffel": "Yahtzee",
+    "maxi_yatzy": "Maxi Yatzy", "kniffel": "Yahtzee", "little_straight": "Little straight", "big_straight": "Big straight",
+    "choice": "Choice", "yacht": "Yacht",
 }
 GERMAN = {
     "aces": "Einser", "ones": "Einser", "twos": "Zweier", "threes": "Dreier", "fours": "Vierer", "fives": "Fünfer", "sixes": "Sechser",
@@ -27,6 +28,7 @@ GERMAN = {
     "five_of_a_kind": "Fünferpasch", "one_pair": "Ein Paar", "two_pairs": "Zwei Paare", "three_pairs": "Drei Paare",
     "full_house": "Full House", "small_straight": "Kleine Straße", "large_straight": "Große Straße", "full_straight": "Volle Straße",
     "villa": "Villa", "tower": "Turm", "chance": "Chance", "yatzy": "Yatzy", "maxi_yatzy": "Maxi Yatzy", "kniffel": "Kniffel",
+    "little_straight": "Kleine Straße", "big_straight": "Große Straße", "choice": "Chance", "yacht": "Yacht",
 }
 
 

@@ -67,4 +67,4 @@ def small() -> CategoryRules:
     return reduced(3, ("full_house", "choice", "yacht"), name="yacht-reduced-3-dice")
 
 
-GAME = category_game("yacht", "Yacht (12 boxes, no bonus), on the category engine", lambda: PRESETS, "yacht", small, bench_presets=("yacht",))
+GAME = category_game("yacht", "Yacht (12 boxes, no bonus), on the category engine", lambda: PRESETS, "yacht", small, bench_presets=("yacht",), display_name="Yacht")
