@@ -118,47 +118,67 @@ class TurnOps(NamedTuple):
 # One turn for a batch, given the write values S [B, H] and the bust values x [B]
 
 
+def scan_levels(S, x, top, ops: TurnOps, reach: int, busts: int):
+    """``V, slope [H * 7, B]`` (row ``p * 7 + n``, the batch last): the turn tables of
+    ``turn_tables`` for ``p < top``; the rows from ``top`` on hold ``S(p)`` and slope 0.
+
+    The batch is the last axis, so each option a level reads is one contiguous row of ``B``
+    values (a plain copy, where the batch-first layout gathers ``B`` scattered values), and the
+    best option of each class is a running maximum over its options in their order, the write
+    first: a later option replaces the best only when it is strictly larger, so ties go to the
+    write, then to the earlier option, as ``argmax`` picks the first maximum.
+    """
+    B, H = S.shape
+    dtype = S.dtype
+    neg = jnp.asarray(-jnp.inf, dtype)
+    St = S.T  # [H, B]
+    V = jnp.repeat(St, NDIM, axis=0)  # [H * 7, B]
+    D = jnp.zeros((H * NDIM, B), dtype)
+    bust_v = jnp.broadcast_to(x[None, :], (busts, B))
+    bust_d = jnp.ones((busts, B), dtype)
+    prob_t = ops.prob.T  # [6, C]
+
+    def level(i, carry):
+        V, D = carry
+        p = top - 1 - i
+        win_v = jax.lax.dynamic_slice_in_dim(V, (p + 1) * NDIM, reach * NDIM, axis=0)
+        win_d = jax.lax.dynamic_slice_in_dim(D, (p + 1) * NDIM, reach * NDIM, axis=0)
+        s_win = jax.lax.dynamic_slice_in_dim(St, p, reach + 1, axis=0)
+        vals, slopes = [], []
+        for write, index, valid in ops.groups:
+            best_v = s_win[write]  # [Cg, B]: the write
+            best_d = jnp.zeros_like(best_v)
+            cand_v, cand_d = win_v[index], win_d[index]  # [Cg, Ug, B]
+            for j in range(index.shape[1]):
+                c = jnp.where(valid[:, j, None], cand_v[:, j], neg)
+                better = c > best_v
+                best_v = jnp.where(better, c, best_v)
+                best_d = jnp.where(better, cand_d[:, j], best_d)
+            vals.append(best_v)
+            slopes.append(best_d)
+        e = prob_t @ jnp.concatenate(vals + [bust_v], axis=0)  # [6, B]: n = 1..6
+        d = prob_t @ jnp.concatenate(slopes + [bust_d], axis=0)
+        s_p = s_win[0]
+        write_now = s_p >= e[DICE - 1]
+        row_v = jnp.concatenate([jnp.where(write_now, s_p, e[DICE - 1])[None], e], axis=0)
+        row_d = jnp.concatenate([jnp.where(write_now, 0.0, d[DICE - 1])[None], d], axis=0)
+        V = jax.lax.dynamic_update_slice_in_dim(V, row_v, p * NDIM, axis=0)
+        D = jax.lax.dynamic_update_slice_in_dim(D, row_d, p * NDIM, axis=0)
+        return V, D
+
+    return jax.lax.fori_loop(0, top, level, (V, D))
+
+
 def turn_tables(S, x, top, ops: TurnOps, reach: int, busts: int):
     """``V, slope [B, H, 7]``: the value of every turn total ``p`` and dice ``n`` (``n = 0``: all
-    six used, write or throw six), scanned for ``p < top``; from ``top`` on the write value
-    ``S(top)`` is reached and throwing on is valued by ``_beyond``.
+    six used, write or throw six), scanned for ``p < top`` (``scan_levels``); from ``top`` on
+    the write value ``S(top)`` is reached and throwing on is valued by ``_beyond``.
 
     ``slope`` is ``dV / dx`` under the decisions taken (the probability to bust before writing).
     Ties between writing and throwing on go to writing.
     """
     B, H = S.shape
-    dtype = S.dtype
-    neg = jnp.asarray(-jnp.inf, dtype)
-    V = jnp.broadcast_to(S[:, :, None], (B, H, NDIM))
-    D = jnp.zeros((B, H, NDIM), dtype)
-    bust_v = jnp.broadcast_to(x[:, None], (B, busts))
-    bust_d = jnp.ones((B, busts), dtype)
-
-    def level(i, carry):
-        V, D = carry
-        p = top - 1 - i
-        flat_v, flat_d = V.reshape(B, H * NDIM), D.reshape(B, H * NDIM)
-        base = (p + 1) * NDIM
-        s_win = jax.lax.dynamic_slice_in_dim(S, p, reach + 1, axis=1)
-        vals, slopes = [], []
-        for write, index, valid in ops.groups:
-            cand = jnp.where(valid[None], flat_v[:, base + index], neg)
-            cand = jnp.concatenate([s_win[:, write][:, :, None], cand], axis=2)
-            dcand = jnp.concatenate([jnp.zeros(cand.shape[:2] + (1,), dtype), flat_d[:, base + index]], axis=2)
-            best = jnp.argmax(cand, axis=2)[:, :, None]
-            vals.append(jnp.take_along_axis(cand, best, axis=2)[:, :, 0])
-            slopes.append(jnp.take_along_axis(dcand, best, axis=2)[:, :, 0])
-        e = jnp.concatenate(vals + [bust_v], axis=1) @ ops.prob  # [B, 6]: n = 1..6
-        d = jnp.concatenate(slopes + [bust_d], axis=1) @ ops.prob
-        s_p = s_win[:, 0]
-        write_now = s_p >= e[:, DICE - 1]
-        row_v = jnp.concatenate([jnp.where(write_now, s_p, e[:, DICE - 1])[:, None], e], axis=1)
-        row_d = jnp.concatenate([jnp.where(write_now, 0.0, d[:, DICE - 1])[:, None], d], axis=1)
-        V = jax.lax.dynamic_update_slice_in_dim(V, row_v[:, None, :], p, axis=1)
-        D = jax.lax.dynamic_update_slice_in_dim(D, row_d[:, None, :], p, axis=1)
-        return V, D
-
-    V, D = jax.lax.fori_loop(0, top, level, (V, D))
+    V, D = (t.reshape(H, NDIM, B).transpose(2, 0, 1) for t in scan_levels(S, x, top, ops, reach, busts))
     return _beyond(V, D, S, x, top, ops.prob[ops.prob.shape[0] - busts :].sum(axis=0))
 
 
@@ -241,9 +261,9 @@ def duel_turn(W, idx, ops: TurnOps, geo: Geometry):
     ts, a, b = decode(idx, geo)
     S = write_values(W, ts, a, b, geo, ops.last)
     x = 1.0 - W[partner_index(idx, geo)]
-    top = geo.Gb - jnp.min(a)
-    V, D = turn_tables(S, x, top, ops, geo.reach, geo.busts)
-    return V[:, 0, DICE], D[:, 0, DICE]
+    top = geo.Gb - jnp.min(a)  # >= Gb - G + 1 >= 1: the row p = 0 is always scanned
+    V, D = scan_levels(S, x, top, ops, geo.reach, geo.busts)
+    return V[DICE], D[DICE]  # p = 0, n = 6
 
 
 def last_turn_table(ops: TurnOps, geo: Geometry, dtype):
