@@ -134,7 +134,7 @@ def solve_sweeps(key: Hashable, sweep: Callable, init, operands, *, tol, max_ite
 class Layers:
     """The turn-start states in layers of the banked sum, highest layer first.
 
-    ``index [L, B]``: flat index into ``W`` (short layers padded by repeating their first
+    ``index [L, B]``: flat index into ``W`` (short layers padded by repeating their last
     state, whose result is then written twice, identically); ``partner [L, B]``: position of
     each state's bust partner within its layer; ``size [L]``: real states per layer.
     """
@@ -143,24 +143,39 @@ class Layers:
     partner: np.ndarray
     size: np.ndarray
     guess: np.ndarray | None = None  # [L, B] flat index of a solved state whose value starts the inner fixpoint
+    guess_far: np.ndarray | None = None  # [L, B] one step further: the start is 2 W[guess] - W[guess_far] (clipped to [0, 1])
 
 
-def make_layers(states: np.ndarray, layer_of: np.ndarray, partner_of: np.ndarray, guess_of: np.ndarray | None = None) -> Layers:
+def make_layers(
+    states: np.ndarray,
+    layer_of: np.ndarray,
+    partner_of: np.ndarray,
+    guess_of: np.ndarray | None = None,
+    guess_far_of: np.ndarray | None = None,
+    cost_of: np.ndarray | None = None,
+) -> Layers:
     """Group flat states into layers (highest ``layer_of`` first) with their partners' positions.
 
     ``states``: flat indices of the turn-start states to solve; ``layer_of``: their layer (the
     banked sum); ``partner_of``: the flat index of each one's bust partner (same layer);
-    ``guess_of``: a state of a higher layer (or itself) whose solved value is a good first guess.
+    ``guess_of``: a state of a higher layer (or itself) whose solved value is a good first guess;
+    ``guess_far_of``: a state one more step away in the same direction (solved before), for the
+    linear extrapolation ``2 W[guess] - W[guess_far]`` (default: ``guess_of``, no extrapolation);
+    ``cost_of``: the order of the states within a layer (default: their flat index), so that
+    states whose turns cost alike (e.g. that scan the same turn totals) share a chunk.
+    Short layers are padded by repeating their last state.
     """
     states, layer_of, partner_of = (np.asarray(a, np.int64) for a in (states, layer_of, partner_of))
     guess_of = states if guess_of is None else np.asarray(guess_of, np.int64)
-    order = np.lexsort((states, -layer_of))
-    states, layer_of, partner_of, guess_of = states[order], layer_of[order], partner_of[order], guess_of[order]
+    far_of = guess_of if guess_far_of is None else np.asarray(guess_far_of, np.int64)
+    order = np.lexsort((states, -layer_of) if cost_of is None else (states, np.asarray(cost_of, np.int64), -layer_of))
+    states, layer_of, partner_of, guess_of, far_of = states[order], layer_of[order], partner_of[order], guess_of[order], far_of[order]
     keys, starts, counts = np.unique(-layer_of, return_index=True, return_counts=True)
     width = int(counts.max())
     index = np.zeros((len(keys), width), np.int32)
     partner = np.zeros((len(keys), width), np.int32)
     guess = np.zeros((len(keys), width), np.int32)
+    far = np.zeros((len(keys), width), np.int32)
     for row, (start, count) in enumerate(zip(starts, counts)):
         members = states[start : start + count]
         pos = {int(s): i for i, s in enumerate(members)}
@@ -169,8 +184,10 @@ def make_layers(states: np.ndarray, layer_of: np.ndarray, partner_of: np.ndarray
         except KeyError:
             raise JaxsolveError("a bust partner lies outside its layer: the game is not layered by the banked sum") from None
         index[row, :count], partner[row, :count], guess[row, :count] = members, part, guess_of[start : start + count]
-        index[row, count:], partner[row, count:], guess[row, count:] = members[0], part[0], guess_of[start]
-    return Layers(index, partner, counts.astype(np.int32), guess)
+        last = start + count - 1
+        index[row, count:], partner[row, count:], guess[row, count:] = members[-1], part[-1], guess_of[last]
+        far[row, :count], far[row, count:] = far_of[start : start + count], far_of[last]
+    return Layers(index, partner, counts.astype(np.int32), guess, far)
 
 
 class LayeredResult(NamedTuple):
@@ -179,43 +196,74 @@ class LayeredResult(NamedTuple):
     residual: jax.Array  # [L] last change per layer
 
 
-def layered(turn: Callable, W, index, partner, guess, operands, tol, max_rounds: int, batch_sharding=None) -> LayeredResult:
-    """Walk the layers (rows of ``index``) in order; inside each, turn + pair solve to ``tol``.
+def layered(
+    turn: Callable,
+    W,
+    rounds,
+    residual,
+    index,
+    partner,
+    guess,
+    far,
+    size,
+    operands,
+    tol,
+    first,
+    stop,
+    max_rounds: int,
+    chunk: int,
+    batch_sharding=None,
+) -> LayeredResult:
+    """Walk the layers ``first .. stop - 1`` (rows of ``index``) in order; inside each, turn +
+    pair solve to ``tol``. ``rounds`` and ``residual`` [L] get those layers' entries.
 
-    A layer starts from the values of its ``guess`` states (solved before it, or its own).
-    ``batch_sharding``: a sharding of the layer's states over a device mesh (``W`` and the
-    operands replicated); each device then evaluates the turns of its part of the layer and
-    the compiler gathers the new values into every copy of ``W``."""
-    n_layers = index.shape[0]
+    A layer's turns are evaluated in chunks of ``chunk`` states (``index``'s width is a
+    multiple of it), only the chunks that hold real states (``size``): a narrow layer costs
+    what its states cost, not the widest layer's width, and a game whose turn cost depends on
+    the state (the turn totals it scans) pays each chunk's own cost.
+
+    A layer starts from ``2 W[guess] - W[far]`` (clipped to the win probabilities' range
+    ``[0, 1]``), the linear extrapolation from two solved states (``far == guess``: the guess
+    itself, exactly). ``batch_sharding``: a sharding of the layer's states over a device mesh
+    (``W`` and the operands replicated); each device then evaluates the turns of its part of the
+    layer and the compiler gathers the new values into every copy of ``W``."""
 
     def constrain(x):
         return x if batch_sharding is None else jax.lax.with_sharding_constraint(x, batch_sharding)
 
+    width = index.shape[1]
+    n_chunks = -(-size // chunk)  # [L] chunks holding real states
+
     def one_layer(i, state):
         W, rounds, residual = state
         idx, part = index[i], partner[i]
-        W = W.at[idx].set(W[guess[i]])
+        W = W.at[idx].set(jnp.clip(2 * W[guess[i]] - W[far[i]], 0.0, 1.0))
+        live = jnp.arange(width) < n_chunks[i] * chunk  # positions of the chunks evaluated
+        put_at = jnp.where(live, idx, W.shape[0])  # the others are dropped from the update
 
         def cond(c):
             _, r, change = c
             return (change > tol) & (r < max_rounds)
 
+        def one_chunk(j, vs):
+            at = constrain(jax.lax.dynamic_slice_in_dim(idx, j * chunk, chunk))
+            value, slope = (constrain(v) for v in turn(vs[2], at, operands))
+            return (jax.lax.dynamic_update_slice_in_dim(vs[0], value, j * chunk, 0), jax.lax.dynamic_update_slice_in_dim(vs[1], slope, j * chunk, 0), vs[2])
+
         def body(c):
             W, r, _ = c
-            at = constrain(idx)
-            old = W[at]
-            value, slope = (constrain(v) for v in turn(W, at, operands))
+            old = W[idx]
+            zero = jnp.zeros(width, W.dtype)
+            value, slope, _ = jax.lax.fori_loop(0, n_chunks[i], one_chunk, (zero, zero, W))
             new = pair_solve(value, -slope, old[part], part)
-            return W.at[idx].set(new), r + 1, jnp.max(jnp.abs(new - old))
+            change = jnp.max(jnp.where(live, jnp.abs(new - old), 0.0))
+            return W.at[put_at].set(new, mode="drop"), r + 1, change
 
         inf = jnp.asarray(jnp.inf, W.dtype)
         W, r, change = jax.lax.while_loop(cond, body, (W, jnp.asarray(0, jnp.int32), inf))
         return W, rounds.at[i].set(r), residual.at[i].set(change)
 
-    rounds = jnp.zeros(n_layers, jnp.int32)
-    residual = jnp.zeros(n_layers, W.dtype)
-    W, rounds, residual = jax.lax.fori_loop(0, n_layers, one_layer, (W, rounds, residual))
-    return LayeredResult(W, rounds, residual)
+    return LayeredResult(*jax.lax.fori_loop(first, stop, one_layer, (W, rounds, residual)))
 
 
 class LayeredRun(NamedTuple):
@@ -228,16 +276,16 @@ class LayeredRun(NamedTuple):
 
 def pad_layers(layers: Layers, multiple: int) -> Layers:
     """The layers with their width padded to a multiple of ``multiple`` (each row repeats its
-    first state, as ``make_layers`` pads short layers)."""
+    last state, as ``make_layers`` pads short layers)."""
     width = layers.index.shape[1]
     extra = -width % multiple
     if not extra:
         return layers
 
-    def pad(a: np.ndarray) -> np.ndarray:
-        return np.concatenate([a, np.repeat(a[:, :1], extra, axis=1)], axis=1)
+    def pad(a: np.ndarray | None) -> np.ndarray | None:
+        return None if a is None else np.concatenate([a, np.repeat(a[:, -1:], extra, axis=1)], axis=1)
 
-    return Layers(pad(layers.index), pad(layers.partner), layers.size, None if layers.guess is None else pad(layers.guess))
+    return Layers(pad(layers.index), pad(layers.partner), layers.size, pad(layers.guess), pad(layers.guess_far))  # type: ignore[arg-type]
 
 
 def replicate(tree, sharding):
@@ -251,10 +299,38 @@ def replicate(tree, sharding):
     return jax.tree_util.tree_map(one, tree)
 
 
-def solve_layers(key: Hashable, turn: Callable, init, layers: Layers, operands, *, tol, max_rounds: int = 100, mesh=None) -> LayeredRun:
+def layer_blocks(n_layers: int, block: int | None) -> list[tuple[int, int]]:
+    """``(first, stop)`` of the blocks of layers run one call each (``block``: layers per call;
+    default about 1/64 of them)."""
+    block = max(1, -(-n_layers // 64)) if block is None else max(1, int(block))
+    return [(i, min(i + block, n_layers)) for i in range(0, n_layers, block)]
+
+
+def solve_layers(
+    key: Hashable,
+    turn: Callable,
+    init,
+    layers: Layers,
+    operands,
+    *,
+    tol,
+    max_rounds: int = 100,
+    mesh=None,
+    progress: Callable[[int, int], None] | None = None,
+    block: int | None = None,
+    chunk: int | None = None,
+) -> LayeredRun:
     """Run ``layered`` compiled once per ``key`` (naming ``turn``) and shapes. Raises
     ``NotConvergedError`` when a layer's inner fixpoint leaves a change above ``tol`` after
     ``max_rounds`` rounds.
+
+    The walk runs in blocks of ``block`` layers (``layer_blocks``), one call of the same compiled
+    program each (the first and last layer are arguments); ``progress(done, total)`` is called
+    with the layers done after each block (and ``(0, total)`` first). The next block is queued
+    before the last one is waited for, so the device does not idle between blocks.
+
+    ``chunk``: states per turn evaluation (``layered``; default the whole width of a layer),
+    rounded up to a multiple of the mesh's devices.
 
     ``mesh``: a one-axis ``jax.sharding.Mesh`` (of one process's devices or, under
     ``jax.distributed``, of all processes'): each layer's states are split over its devices and
@@ -263,31 +339,60 @@ def solve_layers(key: Hashable, turn: Callable, init, layers: Layers, operands, 
     """
     tol = check_tolerance(tol)
     guess = layers.index if layers.guess is None else layers.guess
-    host = (np.asarray(layers.index), np.asarray(layers.partner), np.asarray(guess))
+    far = guess if layers.guess_far is None else layers.guess_far
+    host = Layers(np.asarray(layers.index), np.asarray(layers.partner), np.asarray(layers.size), np.asarray(guess), np.asarray(far))
+    n_layers, width = host.index.shape
+    devices = 1 if mesh is None else mesh.size
+    chunk = -(-min(width if chunk is None else int(chunk), width) // devices) * devices  # a multiple of the devices
+    host = pad_layers(host, chunk)
     jit_options = {}
     batch_sharding = None
+    rounds0, residual0 = np.zeros(n_layers, np.int32), np.zeros(n_layers, init.dtype)
+    bounds = [np.asarray(i, np.int32) for i in range(n_layers + 1)]
+    put: Callable[[Any], Any]
     if mesh is None:
         tol_arr = jax.device_put(np.asarray(tol, init.dtype))
-        index, partner, guess = jax.device_put(host)
+        index, partner, guess, far, size, rounds, residual = jax.device_put((host.index, host.partner, host.guess, host.guess_far, host.size, rounds0, residual0))
+        put = jax.device_put
     else:
         from jax.sharding import NamedSharding, PartitionSpec
 
         rep = NamedSharding(mesh, PartitionSpec())
         batch_sharding = NamedSharding(mesh, PartitionSpec(mesh.axis_names[0]))
-        padded = pad_layers(Layers(host[0], host[1], np.asarray(layers.size), host[2]), mesh.size)
-        index, partner, guess, init, operands, tol_arr = replicate(
-            (padded.index, padded.partner, padded.guess, init, operands, np.asarray(tol, init.dtype)), rep
+        index, partner, guess, far, size, init, operands, tol_arr, rounds, residual = replicate(
+            (host.index, host.partner, host.guess, host.guess_far, host.size, init, operands, np.asarray(tol, init.dtype), rounds0, residual0), rep
         )
         jit_options["out_shardings"] = rep
 
-    def run(W, idx, part, first, ops, tolerance):
-        return layered(turn, W, idx, part, first, ops, tolerance, max_rounds, batch_sharding)
+        def put(x):
+            return replicate(x, rep)
 
-    specs = [abstract(x) for x in (init, index, partner, guess, operands, tol_arr)]
-    exe, compile_seconds = compiled(("race-layers", key, max_rounds), run, *specs, **jit_options)
+    def run(W, rounds, residual, idx, part, start, farther, sizes, ops, tolerance, first, stop):
+        return layered(turn, W, rounds, residual, idx, part, start, farther, sizes, ops, tolerance, first, stop, max_rounds, chunk, batch_sharding)
+
+    W = init
+    specs = [abstract(x) for x in (W, rounds, residual, index, partner, guess, far, size, operands, tol_arr)]
+    bound_spec = abstract(put(bounds[0]))
+    exe, compile_seconds = compiled(("race-layers", key, max_rounds, chunk), run, *specs, bound_spec, bound_spec, **jit_options)
+    blocks = layer_blocks(n_layers, block)
+    at = {i: put(bounds[i]) for i in sorted({i for b in blocks for i in b})}
     t0 = time.perf_counter()
-    out = jax.block_until_ready(exe(init, index, partner, guess, operands, tol_arr))
+    if progress is not None:
+        progress(0, n_layers)
+    out = LayeredResult(W, rounds, residual)
+    queued: list = []
+    for first, stop in blocks:
+        out = LayeredResult(*exe(*out, index, partner, guess, far, size, operands, tol_arr, at[first], at[stop]))
+        queued.append((stop, out.values))
+        if len(queued) > 1:  # the block before this one
+            done, values = queued.pop(0)
+            jax.block_until_ready(values)
+            if progress is not None:
+                progress(done, n_layers)
+    out = jax.block_until_ready(out)
     seconds = time.perf_counter() - t0
+    if progress is not None:
+        progress(n_layers, n_layers)
     if mesh is not None:  # replicated: this process's copy
         out = jax.tree_util.tree_map(lambda x: np.asarray(x.addressable_data(0)), out)
     residual = float(np.max(np.asarray(out.residual)))

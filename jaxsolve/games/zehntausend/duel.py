@@ -37,7 +37,7 @@ from __future__ import annotations
 
 import functools
 from dataclasses import dataclass
-from typing import NamedTuple
+from typing import Callable, NamedTuple
 
 import jax
 import jax.numpy as jnp
@@ -50,6 +50,7 @@ from jaxsolve.games.zehntausend.scoring import build_tables
 
 NDIM = DICE + 1  # n = 0..6
 _WIDTHS = (1, 2, 3, 4, 6, 8, 12, 16, 24, 32)
+CHUNK = 32  # turn-start states per turn evaluation: a layer's states in order of my banked level
 
 
 # ---------------------------------------------------------------------------------------------
@@ -280,9 +281,14 @@ def duel_layers(rules: DuelRules) -> Layers:
     ts, a, b = (x.ravel() for x in np.meshgrid(np.arange(T), np.arange(G), np.arange(G), indexing="ij"))
     flat = (ts * G + a) * G + b
     other = 1 - ts if rules.last_turn else ts
-    # first guess: the same player one level further (b + 1, else a + 1), solved in a higher layer
-    ga, gb = np.where(b + 1 < G, a, np.minimum(a + 1, G - 1)), np.where(b + 1 < G, b + 1, b)
-    return make_layers(flat, a + b, (other * G + b) * G + a, (ts * G + ga) * G + gb)
+    # first guess: the same player one level further (b + 1, else a + 1), solved in a higher
+    # layer, extrapolated linearly from the state one more level further (the same step again)
+    def further(a, b):
+        return np.where(b + 1 < G, a, np.minimum(a + 1, G - 1)), np.where(b + 1 < G, b + 1, b)
+
+    ga, gb = further(a, b)
+    fa, fb = further(ga, gb)
+    return make_layers(flat, a + b, (other * G + b) * G + a, (ts * G + ga) * G + gb, (ts * G + fa) * G + fb, cost_of=a)
 
 
 @functools.lru_cache(maxsize=8)
@@ -333,11 +339,22 @@ def default_tol(dtype) -> float:
     return 1e-13 if jnp.dtype(dtype) == jnp.float64 else 1e-6
 
 
-def solve(rules: DuelRules, *, tol: float | None = None, dtype=None, device=None, max_rounds: int = 100, mesh=None) -> DuelSolution:
+def solve(
+    rules: DuelRules,
+    *,
+    tol: float | None = None,
+    dtype=None,
+    device=None,
+    max_rounds: int = 100,
+    mesh=None,
+    progress: Callable[[int, int], None] | None = None,
+) -> DuelSolution:
     """Win probabilities of every turn-start state of the duel under optimal play by both.
 
     ``mesh``: a one-axis device mesh (``mesh_of``) over which each layer's states are split
-    (under ``jax.distributed``, the devices of all processes); same values as one device."""
+    (under ``jax.distributed``, the devices of all processes); same values as one device.
+    ``progress(done, total)``: called with the layers of the banked sum solved so far, as the
+    solve goes (``race.solve_layers``)."""
     from jaxsolve.core.arrays import float_dtype
 
     dtype = jnp.dtype(float_dtype(dtype))
@@ -348,7 +365,7 @@ def solve(rules: DuelRules, *, tol: float | None = None, dtype=None, device=None
         ops = jax.device_put(turn_ops(rules, dtype), device)
         W0 = jax.device_put(np.full(int(np.prod(rules.shape)), 0.5, dtype), device)
         turn = functools.partial(duel_turn, geo=geo)
-        run = solve_layers(("zehntausend-duel", rules), turn, W0, duel_layers(rules), ops, tol=tol, max_rounds=max_rounds, mesh=mesh)
+        run = solve_layers(("zehntausend-duel", rules), turn, W0, duel_layers(rules), ops, tol=tol, max_rounds=max_rounds, mesh=mesh, progress=progress, chunk=CHUNK)
     if mesh is not None:
         device = f"mesh of {mesh.size} {mesh.devices.flat[0].platform} devices in {jax.process_count()} process(es)"
     start = np.asarray(run.values).reshape(rules.shape)
