@@ -194,6 +194,7 @@ class LayeredResult(NamedTuple):
     values: jax.Array
     rounds: jax.Array  # [L] inner rounds per layer
     residual: jax.Array  # [L] last change per layer
+    evaluations: jax.Array  # [L] chunk turn evaluations per layer
 
 
 def layered(
@@ -201,6 +202,7 @@ def layered(
     W,
     rounds,
     residual,
+    evaluations,
     index,
     partner,
     guess,
@@ -220,7 +222,11 @@ def layered(
     A layer's turns are evaluated in chunks of ``chunk`` states (``index``'s width is a
     multiple of it), only the chunks that hold real states (``size``): a narrow layer costs
     what its states cost, not the widest layer's width, and a game whose turn cost depends on
-    the state (the turn totals it scans) pays each chunk's own cost.
+    the state (the turn totals it scans) pays each chunk's own cost. After the first round a
+    chunk is evaluated again only when the partner of one of its states moved by more than
+    ``tol`` in the last round (its bust outcome changed); the others keep their value and slope
+    with the partner value they were taken at, so the pair solve is the same Newton step as
+    if they had been evaluated again at that partner value.
 
     A layer starts from ``2 W[guess] - W[far]`` (clipped to the win probabilities' range
     ``[0, 1]``), the linear extrapolation from two solved states (``far == guess``: the guess
@@ -235,35 +241,45 @@ def layered(
     n_chunks = -(-size // chunk)  # [L] chunks holding real states
 
     def one_layer(i, state):
-        W, rounds, residual = state
+        W, rounds, residual, evaluations = state
         idx, part = index[i], partner[i]
         W = W.at[idx].set(jnp.clip(2 * W[guess[i]] - W[far[i]], 0.0, 1.0))
         live = jnp.arange(width) < n_chunks[i] * chunk  # positions of the chunks evaluated
         put_at = jnp.where(live, idx, W.shape[0])  # the others are dropped from the update
 
         def cond(c):
-            _, r, change = c
+            _, r, change, *_ = c
             return (change > tol) & (r < max_rounds)
 
-        def one_chunk(j, vs):
-            at = constrain(jax.lax.dynamic_slice_in_dim(idx, j * chunk, chunk))
-            value, slope = (constrain(v) for v in turn(vs[2], at, operands))
-            return (jax.lax.dynamic_update_slice_in_dim(vs[0], value, j * chunk, 0), jax.lax.dynamic_update_slice_in_dim(vs[1], slope, j * chunk, 0), vs[2])
-
         def body(c):
-            W, r, _ = c
+            W, r, _, value, slope, used, moved, count = c
             old = W[idx]
-            zero = jnp.zeros(width, W.dtype)
-            value, slope, _ = jax.lax.fori_loop(0, n_chunks[i], one_chunk, (zero, zero, W))
-            new = pair_solve(value, -slope, old[part], part)
-            change = jnp.max(jnp.where(live, jnp.abs(new - old), 0.0))
-            return W.at[put_at].set(new, mode="drop"), r + 1, change
+            stale = moved[part]  # the partner moved: the turn's bust outcome changed
+
+            def one_chunk(j, vsu):
+                def evaluate(vsu):
+                    vsu, count = vsu[:3], vsu[3]
+                    at = constrain(jax.lax.dynamic_slice_in_dim(idx, j * chunk, chunk))
+                    v, d = (constrain(t) for t in turn(W, at, operands))
+                    u = jax.lax.dynamic_slice_in_dim(old[part], j * chunk, chunk)
+                    return tuple(jax.lax.dynamic_update_slice_in_dim(a, b, j * chunk, 0) for a, b in zip(vsu, (v, d, u))) + (count + 1,)
+
+                need = jnp.any(jax.lax.dynamic_slice_in_dim(stale, j * chunk, chunk))
+                return jax.lax.cond(need, evaluate, lambda vsu: vsu, vsu)
+
+            value, slope, used, count = jax.lax.fori_loop(0, n_chunks[i], one_chunk, (value, slope, used, count))
+            new = pair_solve(value, -slope, used, part)
+            change = jnp.where(live, jnp.abs(new - old), 0.0)
+            return W.at[put_at].set(new, mode="drop"), r + 1, jnp.max(change), value, slope, used, change > tol, count
 
         inf = jnp.asarray(jnp.inf, W.dtype)
-        W, r, change = jax.lax.while_loop(cond, body, (W, jnp.asarray(0, jnp.int32), inf))
-        return W, rounds.at[i].set(r), residual.at[i].set(change)
+        zero = jnp.zeros(width, W.dtype)
+        none = jnp.asarray(0, jnp.int32)
+        start = (W, none, inf, zero, zero, zero, jnp.ones(width, bool), none)
+        W, r, change, *_, count = jax.lax.while_loop(cond, body, start)
+        return W, rounds.at[i].set(r), residual.at[i].set(change), evaluations.at[i].set(count)
 
-    return LayeredResult(*jax.lax.fori_loop(first, stop, one_layer, (W, rounds, residual)))
+    return LayeredResult(*jax.lax.fori_loop(first, stop, one_layer, (W, rounds, residual, evaluations)))
 
 
 class LayeredRun(NamedTuple):
@@ -272,6 +288,7 @@ class LayeredRun(NamedTuple):
     residual: float
     compile_seconds: float
     solve_seconds: float
+    evaluations: np.ndarray  # [L] chunk turn evaluations per layer
 
 
 def pad_layers(layers: Layers, multiple: int) -> Layers:
@@ -367,11 +384,11 @@ def solve_layers(
         def put(x):
             return replicate(x, rep)
 
-    def run(W, rounds, residual, idx, part, start, farther, sizes, ops, tolerance, first, stop):
-        return layered(turn, W, rounds, residual, idx, part, start, farther, sizes, ops, tolerance, first, stop, max_rounds, chunk, batch_sharding)
+    def run(W, rounds, residual, evaluations, idx, part, start, farther, sizes, ops, tolerance, first, stop):
+        return layered(turn, W, rounds, residual, evaluations, idx, part, start, farther, sizes, ops, tolerance, first, stop, max_rounds, chunk, batch_sharding)
 
     W = init
-    specs = [abstract(x) for x in (W, rounds, residual, index, partner, guess, far, size, operands, tol_arr)]
+    specs = [abstract(x) for x in (W, rounds, residual, rounds, index, partner, guess, far, size, operands, tol_arr)]
     bound_spec = abstract(put(bounds[0]))
     exe, compile_seconds = compiled(("race-layers", key, max_rounds, chunk), run, *specs, bound_spec, bound_spec, **jit_options)
     blocks = layer_blocks(n_layers, block)
@@ -379,7 +396,7 @@ def solve_layers(
     t0 = time.perf_counter()
     if progress is not None:
         progress(0, n_layers)
-    out = LayeredResult(W, rounds, residual)
+    out = LayeredResult(W, rounds, residual, rounds)
     queued: list = []
     for first, stop in blocks:
         out = LayeredResult(*exe(*out, index, partner, guess, far, size, operands, tol_arr, at[first], at[stop]))
@@ -398,4 +415,4 @@ def solve_layers(
     residual = float(np.max(np.asarray(out.residual)))
     if not residual <= tol:
         raise NotConvergedError(f"no convergence: a layer's inner fixpoint left a change of {residual:.3g} > tolerance {tol:.3g} after {max_rounds} rounds")
-    return LayeredRun(out.values, np.asarray(out.rounds), residual, compile_seconds, seconds)
+    return LayeredRun(out.values, np.asarray(out.rounds), residual, compile_seconds, seconds, np.asarray(out.evaluations))

@@ -50,7 +50,7 @@ from jaxsolve.games.zehntausend.scoring import build_tables
 
 NDIM = DICE + 1  # n = 0..6
 _WIDTHS = (1, 2, 3, 4, 6, 8, 12, 16, 24, 32)
-CHUNK = 32  # turn-start states per turn evaluation: a layer's states in order of my banked level
+CHUNK = 16  # turn-start states per turn evaluation: a layer's states in order of my banked level
 
 
 # ---------------------------------------------------------------------------------------------
@@ -110,7 +110,7 @@ def throw_classes(turn_rules) -> Classes:
 class TurnOps(NamedTuple):
     """Device arrays of the turn: the class groups, the class probabilities, the last-turn table."""
 
-    groups: tuple
+    groups: tuple  # per group (write [Cg], index [Cg, Ug]): ``Classes.groups``, unused slots repeating the first option
     prob: jax.Array
     last: jax.Array  # [D] L(d): best probability to end a turn with >= d levels (last-turn rule)
 
@@ -131,7 +131,6 @@ def scan_levels(S, x, top, ops: TurnOps, reach: int, busts: int):
     """
     B, H = S.shape
     dtype = S.dtype
-    neg = jnp.asarray(-jnp.inf, dtype)
     St = S.T  # [H, B]
     V = jnp.repeat(St, NDIM, axis=0)  # [H * 7, B]
     D = jnp.zeros((H * NDIM, B), dtype)
@@ -146,14 +145,13 @@ def scan_levels(S, x, top, ops: TurnOps, reach: int, busts: int):
         win_d = jax.lax.dynamic_slice_in_dim(D, (p + 1) * NDIM, reach * NDIM, axis=0)
         s_win = jax.lax.dynamic_slice_in_dim(St, p, reach + 1, axis=0)
         vals, slopes = [], []
-        for write, index, valid in ops.groups:
+        for write, index in ops.groups:
             best_v = s_win[write]  # [Cg, B]: the write
             best_d = jnp.zeros_like(best_v)
             cand_v, cand_d = win_v[index], win_d[index]  # [Cg, Ug, B]
             for j in range(index.shape[1]):
-                c = jnp.where(valid[:, j, None], cand_v[:, j], neg)
-                better = c > best_v
-                best_v = jnp.where(better, c, best_v)
+                better = cand_v[:, j] > best_v
+                best_v = jnp.where(better, cand_v[:, j], best_v)
                 best_d = jnp.where(better, cand_d[:, j], best_d)
             vals.append(best_v)
             slopes.append(best_d)
@@ -294,8 +292,12 @@ def duel_layers(rules: DuelRules) -> Layers:
 @functools.lru_cache(maxsize=8)
 def _class_ops(turn_rules, dtype_name: str) -> TurnOps:
     cls = throw_classes(turn_rules)
+    # a class's unused option slots repeat its first option (every scoring class has one): a
+    # repeated option never wins the running maximum (``scan_levels``), so no mask is needed
+    assert all(v[:, 0].all() for _, _, v in cls.groups)
+    filled = tuple((np.asarray(w), np.where(v, i, i[:, :1]).astype(np.int32)) for w, i, v in cls.groups)
     # explicit transfers: the tables are built on the host and moved once
-    groups = jax.device_put(tuple((np.asarray(w), np.asarray(i), np.asarray(v)) for w, i, v in cls.groups))
+    groups = jax.device_put(filled)
     return TurnOps(groups, jax.device_put(np.asarray(cls.prob, dtype_name)), jax.device_put(np.zeros(1, dtype_name)))
 
 
@@ -369,7 +371,9 @@ def solve(
     if mesh is not None:
         device = f"mesh of {mesh.size} {mesh.devices.flat[0].platform} devices in {jax.process_count()} process(es)"
     start = np.asarray(run.values).reshape(rules.shape)
-    return DuelSolution.of_run(run, rules=rules, start=start, tol=tol, dtype=dtype, device=device, last=np.asarray(ops.last), rounds=run.rounds)
+    sol = DuelSolution.of_run(run, rules=rules, start=start, tol=tol, dtype=dtype, device=device, last=np.asarray(ops.last), rounds=run.rounds)
+    object.__setattr__(sol, "evaluations", run.evaluations)  # chunk turn evaluations per layer (profiles)
+    return sol
 
 
 def mesh_of(devices=None):
