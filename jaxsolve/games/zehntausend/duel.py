@@ -50,7 +50,7 @@ from jaxsolve.games.zehntausend.scoring import build_tables
 
 NDIM = DICE + 1  # n = 0..6
 _WIDTHS = (1, 2, 3, 4, 6, 8, 12, 16, 24, 32)
-CHUNK = 16  # turn-start states per turn evaluation: a layer's states in order of my banked level
+CHUNK = 8  # turn-start states per turn evaluation: a layer's states in order of my banked level
 
 
 # ---------------------------------------------------------------------------------------------
