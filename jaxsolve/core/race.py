@@ -142,8 +142,8 @@ class Layers:
     index: np.ndarray
     partner: np.ndarray
     size: np.ndarray
-    guess: np.ndarray | None = None  # [L, B] flat index of a solved state whose value starts the inner fixpoint
-    guess_far: np.ndarray | None = None  # [L, B] one step further: the start is 2 W[guess] - W[guess_far] (clipped to [0, 1])
+    guess: np.ndarray | None = None  # [L, B, K] flat indices of solved states whose values start the inner fixpoint
+    guess_weight: np.ndarray | None = None  # [L, B, K]: the start is sum_k weight W[guess] (clipped to [0, 1])
 
 
 def make_layers(
@@ -151,31 +151,34 @@ def make_layers(
     layer_of: np.ndarray,
     partner_of: np.ndarray,
     guess_of: np.ndarray | None = None,
-    guess_far_of: np.ndarray | None = None,
+    guess_weight_of: np.ndarray | None = None,
     cost_of: np.ndarray | None = None,
 ) -> Layers:
     """Group flat states into layers (highest ``layer_of`` first) with their partners' positions.
 
     ``states``: flat indices of the turn-start states to solve; ``layer_of``: their layer (the
     banked sum); ``partner_of``: the flat index of each one's bust partner (same layer);
-    ``guess_of``: a state of a higher layer (or itself) whose solved value is a good first guess;
-    ``guess_far_of``: a state one more step away in the same direction (solved before), for the
-    linear extrapolation ``2 W[guess] - W[guess_far]`` (default: ``guess_of``, no extrapolation);
+    ``guess_of [N]`` or ``[N, K]``: states of higher layers (or the state itself) whose solved
+    values give the first guess ``sum_k guess_weight_of[:, k] W[guess_of[:, k]]`` (e.g. a linear
+    extrapolation; default weights: the first state's value alone);
     ``cost_of``: the order of the states within a layer (default: their flat index), so that
     states whose turns cost alike (e.g. that scan the same turn totals) share a chunk.
     Short layers are padded by repeating their last state.
     """
     states, layer_of, partner_of = (np.asarray(a, np.int64) for a in (states, layer_of, partner_of))
-    guess_of = states if guess_of is None else np.asarray(guess_of, np.int64)
-    far_of = guess_of if guess_far_of is None else np.asarray(guess_far_of, np.int64)
+    guess_of = (states if guess_of is None else np.asarray(guess_of, np.int64)).reshape(len(states), -1)
+    if guess_weight_of is None:
+        guess_weight_of = np.zeros(guess_of.shape)
+        guess_weight_of[:, 0] = 1.0
+    weight_of = np.asarray(guess_weight_of, np.float64).reshape(guess_of.shape)
     order = np.lexsort((states, -layer_of) if cost_of is None else (states, np.asarray(cost_of, np.int64), -layer_of))
-    states, layer_of, partner_of, guess_of, far_of = states[order], layer_of[order], partner_of[order], guess_of[order], far_of[order]
+    states, layer_of, partner_of, guess_of, weight_of = states[order], layer_of[order], partner_of[order], guess_of[order], weight_of[order]
     keys, starts, counts = np.unique(-layer_of, return_index=True, return_counts=True)
     width = int(counts.max())
     index = np.zeros((len(keys), width), np.int32)
     partner = np.zeros((len(keys), width), np.int32)
-    guess = np.zeros((len(keys), width), np.int32)
-    far = np.zeros((len(keys), width), np.int32)
+    guess = np.zeros((len(keys), width, guess_of.shape[1]), np.int32)
+    weight = np.zeros((len(keys), width, guess_of.shape[1]))
     for row, (start, count) in enumerate(zip(starts, counts)):
         members = states[start : start + count]
         pos = {int(s): i for i, s in enumerate(members)}
@@ -186,8 +189,8 @@ def make_layers(
         index[row, :count], partner[row, :count], guess[row, :count] = members, part, guess_of[start : start + count]
         last = start + count - 1
         index[row, count:], partner[row, count:], guess[row, count:] = members[-1], part[-1], guess_of[last]
-        far[row, :count], far[row, count:] = far_of[start : start + count], far_of[last]
-    return Layers(index, partner, counts.astype(np.int32), guess, far)
+        weight[row, :count], weight[row, count:] = weight_of[start : start + count], weight_of[last]
+    return Layers(index, partner, counts.astype(np.int32), guess, weight)
 
 
 class LayeredResult(NamedTuple):
@@ -206,7 +209,7 @@ def layered(
     index,
     partner,
     guess,
-    far,
+    weight,
     size,
     operands,
     tol,
@@ -228,9 +231,9 @@ def layered(
     with the partner value they were taken at, so the pair solve is the same Newton step as
     if they had been evaluated again at that partner value.
 
-    A layer starts from ``2 W[guess] - W[far]`` (clipped to the win probabilities' range
-    ``[0, 1]``), the linear extrapolation from two solved states (``far == guess``: the guess
-    itself, exactly). ``batch_sharding``: a sharding of the layer's states over a device mesh
+    A layer starts from ``sum_k weight[k] W[guess[k]]`` (clipped to the win probabilities'
+    range ``[0, 1]``), e.g. a linear extrapolation from solved states (a weight 1 and zeros:
+    one state's value, exactly). ``batch_sharding``: a sharding of the layer's states over a device mesh
     (``W`` and the operands replicated); each device then evaluates the turns of its part of the
     layer and the compiler gathers the new values into every copy of ``W``."""
 
@@ -243,7 +246,7 @@ def layered(
     def one_layer(i, state):
         W, rounds, residual, evaluations = state
         idx, part = index[i], partner[i]
-        W = W.at[idx].set(jnp.clip(2 * W[guess[i]] - W[far[i]], 0.0, 1.0))
+        W = W.at[idx].set(jnp.clip(jnp.sum(weight[i] * W[guess[i]], axis=1), 0.0, 1.0))
         live = jnp.arange(width) < n_chunks[i] * chunk  # positions of the chunks evaluated
         put_at = jnp.where(live, idx, W.shape[0])  # the others are dropped from the update
 
@@ -302,7 +305,7 @@ def pad_layers(layers: Layers, multiple: int) -> Layers:
     def pad(a: np.ndarray | None) -> np.ndarray | None:
         return None if a is None else np.concatenate([a, np.repeat(a[:, -1:], extra, axis=1)], axis=1)
 
-    return Layers(pad(layers.index), pad(layers.partner), layers.size, pad(layers.guess), pad(layers.guess_far))  # type: ignore[arg-type]
+    return Layers(pad(layers.index), pad(layers.partner), layers.size, pad(layers.guess), pad(layers.guess_weight))  # type: ignore[arg-type]
 
 
 def replicate(tree, sharding):
@@ -355,9 +358,9 @@ def solve_layers(
     array (the replicated result, read from this process's copy).
     """
     tol = check_tolerance(tol)
-    guess = layers.index if layers.guess is None else layers.guess
-    far = guess if layers.guess_far is None else layers.guess_far
-    host = Layers(np.asarray(layers.index), np.asarray(layers.partner), np.asarray(layers.size), np.asarray(guess), np.asarray(far))
+    guess = layers.index[:, :, None] if layers.guess is None else layers.guess
+    weight = np.ones(guess.shape) if layers.guess_weight is None else layers.guess_weight
+    host = Layers(np.asarray(layers.index), np.asarray(layers.partner), np.asarray(layers.size), np.asarray(guess), np.asarray(weight, init.dtype))
     n_layers, width = host.index.shape
     devices = 1 if mesh is None else mesh.size
     chunk = -(-min(width if chunk is None else int(chunk), width) // devices) * devices  # a multiple of the devices
@@ -369,26 +372,26 @@ def solve_layers(
     put: Callable[[Any], Any]
     if mesh is None:
         tol_arr = jax.device_put(np.asarray(tol, init.dtype))
-        index, partner, guess, far, size, rounds, residual = jax.device_put((host.index, host.partner, host.guess, host.guess_far, host.size, rounds0, residual0))
+        index, partner, guess, weight, size, rounds, residual = jax.device_put((host.index, host.partner, host.guess, host.guess_weight, host.size, rounds0, residual0))
         put = jax.device_put
     else:
         from jax.sharding import NamedSharding, PartitionSpec
 
         rep = NamedSharding(mesh, PartitionSpec())
         batch_sharding = NamedSharding(mesh, PartitionSpec(mesh.axis_names[0]))
-        index, partner, guess, far, size, init, operands, tol_arr, rounds, residual = replicate(
-            (host.index, host.partner, host.guess, host.guess_far, host.size, init, operands, np.asarray(tol, init.dtype), rounds0, residual0), rep
+        index, partner, guess, weight, size, init, operands, tol_arr, rounds, residual = replicate(
+            (host.index, host.partner, host.guess, host.guess_weight, host.size, init, operands, np.asarray(tol, init.dtype), rounds0, residual0), rep
         )
         jit_options["out_shardings"] = rep
 
         def put(x):
             return replicate(x, rep)
 
-    def run(W, rounds, residual, evaluations, idx, part, start, farther, sizes, ops, tolerance, first, stop):
-        return layered(turn, W, rounds, residual, evaluations, idx, part, start, farther, sizes, ops, tolerance, first, stop, max_rounds, chunk, batch_sharding)
+    def run(W, rounds, residual, evaluations, idx, part, start, weights, sizes, ops, tolerance, first, stop):
+        return layered(turn, W, rounds, residual, evaluations, idx, part, start, weights, sizes, ops, tolerance, first, stop, max_rounds, chunk, batch_sharding)
 
     W = init
-    specs = [abstract(x) for x in (W, rounds, residual, rounds, index, partner, guess, far, size, operands, tol_arr)]
+    specs = [abstract(x) for x in (W, rounds, residual, rounds, index, partner, guess, weight, size, operands, tol_arr)]
     bound_spec = abstract(put(bounds[0]))
     exe, compile_seconds = compiled(("race-layers", key, max_rounds, chunk), run, *specs, bound_spec, bound_spec, **jit_options)
     blocks = layer_blocks(n_layers, block)
@@ -399,7 +402,7 @@ def solve_layers(
     out = LayeredResult(W, rounds, residual, rounds)
     queued: list = []
     for first, stop in blocks:
-        out = LayeredResult(*exe(*out, index, partner, guess, far, size, operands, tol_arr, at[first], at[stop]))
+        out = LayeredResult(*exe(*out, index, partner, guess, weight, size, operands, tol_arr, at[first], at[stop]))
         queued.append((stop, out.values))
         if len(queued) > 1:  # the block before this one
             done, values = queued.pop(0)

@@ -279,14 +279,22 @@ def duel_layers(rules: DuelRules) -> Layers:
     ts, a, b = (x.ravel() for x in np.meshgrid(np.arange(T), np.arange(G), np.arange(G), indexing="ij"))
     flat = (ts * G + a) * G + b
     other = 1 - ts if rules.last_turn else ts
-    # first guess: the same player one level further (b + 1, else a + 1), solved in a higher
-    # layer, extrapolated linearly from the state one more level further (the same step again)
+    # first guess from solved states of higher layers: inside the table the bilinear
+    # extrapolation W(a + 1, b) + W(a, b + 1) - W(a + 1, b + 1) (exact for values affine in
+    # each score); on the edges the linear one from one and two levels further
     def further(a, b):
         return np.where(b + 1 < G, a, np.minimum(a + 1, G - 1)), np.where(b + 1 < G, b + 1, b)
 
+    def at(a, b):
+        return (ts * G + a) * G + b
+
     ga, gb = further(a, b)
     fa, fb = further(ga, gb)
-    return make_layers(flat, a + b, (other * G + b) * G + a, (ts * G + ga) * G + gb, (ts * G + fa) * G + fb, cost_of=a)
+    inside = (a + 1 < G) & (b + 1 < G)
+    a1, b1 = np.minimum(a + 1, G - 1), np.minimum(b + 1, G - 1)
+    guess = np.where(inside[:, None], np.stack([at(a1, b), at(a, b1), at(a1, b1)], 1), np.stack([at(ga, gb), at(fa, fb), at(fa, fb)], 1))
+    weight = np.where(inside[:, None], np.array([1.0, 1.0, -1.0]), np.array([2.0, -1.0, 0.0]))
+    return make_layers(flat, a + b, (other * G + b) * G + a, guess, weight, cost_of=a)
 
 
 @functools.lru_cache(maxsize=8)
