@@ -142,8 +142,7 @@ class Layers:
     index: np.ndarray
     partner: np.ndarray
     size: np.ndarray
-    guess: np.ndarray | None = None  # [L, B, K] flat indices of solved states whose values start the inner fixpoint
-    guess_weight: np.ndarray | None = None  # [L, B, K]: the start is sum_k weight W[guess] (clipped to [0, 1])
+    guess: np.ndarray | None = None  # [L, B, 3] flat indices (g, h, k) of solved states: the start is W[g] + (W[h] - W[k])
 
 
 def make_layers(
@@ -151,34 +150,29 @@ def make_layers(
     layer_of: np.ndarray,
     partner_of: np.ndarray,
     guess_of: np.ndarray | None = None,
-    guess_weight_of: np.ndarray | None = None,
     cost_of: np.ndarray | None = None,
 ) -> Layers:
     """Group flat states into layers (highest ``layer_of`` first) with their partners' positions.
 
     ``states``: flat indices of the turn-start states to solve; ``layer_of``: their layer (the
     banked sum); ``partner_of``: the flat index of each one's bust partner (same layer);
-    ``guess_of [N]`` or ``[N, K]``: states of higher layers (or the state itself) whose solved
-    values give the first guess ``sum_k guess_weight_of[:, k] W[guess_of[:, k]]`` (e.g. a linear
-    extrapolation; default weights: the first state's value alone);
+    ``guess_of [N]`` or ``[N, 3]``: states ``g`` or ``(g, h, k)`` of higher layers (or the state
+    itself) whose solved values give the first guess ``W[g] + (W[h] - W[k])``, an extrapolation
+    by a difference of solved values (``[N]``: ``h = k = g``, the value of ``g`` exactly);
     ``cost_of``: the order of the states within a layer (default: their flat index), so that
     states whose turns cost alike (e.g. that scan the same turn totals) share a chunk.
     Short layers are padded by repeating their last state.
     """
     states, layer_of, partner_of = (np.asarray(a, np.int64) for a in (states, layer_of, partner_of))
-    guess_of = (states if guess_of is None else np.asarray(guess_of, np.int64)).reshape(len(states), -1)
-    if guess_weight_of is None:
-        guess_weight_of = np.zeros(guess_of.shape)
-        guess_weight_of[:, 0] = 1.0
-    weight_of = np.asarray(guess_weight_of, np.float64).reshape(guess_of.shape)
+    guess_of = states if guess_of is None else np.asarray(guess_of, np.int64)
+    guess_of = np.repeat(guess_of[:, None], 3, axis=1) if guess_of.ndim == 1 else guess_of
     order = np.lexsort((states, -layer_of) if cost_of is None else (states, np.asarray(cost_of, np.int64), -layer_of))
-    states, layer_of, partner_of, guess_of, weight_of = states[order], layer_of[order], partner_of[order], guess_of[order], weight_of[order]
+    states, layer_of, partner_of, guess_of = states[order], layer_of[order], partner_of[order], guess_of[order]
     keys, starts, counts = np.unique(-layer_of, return_index=True, return_counts=True)
     width = int(counts.max())
     index = np.zeros((len(keys), width), np.int32)
     partner = np.zeros((len(keys), width), np.int32)
-    guess = np.zeros((len(keys), width, guess_of.shape[1]), np.int32)
-    weight = np.zeros((len(keys), width, guess_of.shape[1]))
+    guess = np.zeros((len(keys), width, 3), np.int32)
     for row, (start, count) in enumerate(zip(starts, counts)):
         members = states[start : start + count]
         pos = {int(s): i for i, s in enumerate(members)}
@@ -189,8 +183,7 @@ def make_layers(
         index[row, :count], partner[row, :count], guess[row, :count] = members, part, guess_of[start : start + count]
         last = start + count - 1
         index[row, count:], partner[row, count:], guess[row, count:] = members[-1], part[-1], guess_of[last]
-        weight[row, :count], weight[row, count:] = weight_of[start : start + count], weight_of[last]
-    return Layers(index, partner, counts.astype(np.int32), guess, weight)
+    return Layers(index, partner, counts.astype(np.int32), guess)
 
 
 class LayeredResult(NamedTuple):
@@ -209,7 +202,6 @@ def layered(
     index,
     partner,
     guess,
-    weight,
     size,
     operands,
     tol,
@@ -231,9 +223,10 @@ def layered(
     with the partner value they were taken at, so the pair solve is the same Newton step as
     if they had been evaluated again at that partner value.
 
-    A layer starts from ``sum_k weight[k] W[guess[k]]`` (clipped to the win probabilities'
-    range ``[0, 1]``), e.g. a linear extrapolation from solved states (a weight 1 and zeros:
-    one state's value, exactly). ``batch_sharding``: a sharding of the layer's states over a device mesh
+    A layer starts from ``W[g] + (W[h] - W[k])`` (``guess [L, B, 3]``; clipped to the win
+    probabilities' range ``[0, 1]``), an extrapolation from solved states (``h = k``: the value
+    of ``g`` exactly). Sums and differences only: no product the compiler could fuse into a
+    multiply-add in one program and not in another, so a mesh's walk starts from the same bits. ``batch_sharding``: a sharding of the layer's states over a device mesh
     (``W`` and the operands replicated); each device then evaluates the turns of its part of the
     layer and the compiler gathers the new values into every copy of ``W``."""
 
@@ -246,7 +239,8 @@ def layered(
     def one_layer(i, state):
         W, rounds, residual, evaluations = state
         idx, part = index[i], partner[i]
-        W = W.at[idx].set(jnp.clip(jnp.sum(weight[i] * W[guess[i]], axis=1), 0.0, 1.0))
+        g = W[guess[i]]
+        W = W.at[idx].set(jnp.clip(g[:, 0] + (g[:, 1] - g[:, 2]), 0.0, 1.0))
         live = jnp.arange(width) < n_chunks[i] * chunk  # positions of the chunks evaluated
         put_at = jnp.where(live, idx, W.shape[0])  # the others are dropped from the update
 
@@ -305,7 +299,7 @@ def pad_layers(layers: Layers, multiple: int) -> Layers:
     def pad(a: np.ndarray | None) -> np.ndarray | None:
         return None if a is None else np.concatenate([a, np.repeat(a[:, -1:], extra, axis=1)], axis=1)
 
-    return Layers(pad(layers.index), pad(layers.partner), layers.size, pad(layers.guess), pad(layers.guess_weight))  # type: ignore[arg-type]
+    return Layers(pad(layers.index), pad(layers.partner), layers.size, pad(layers.guess))  # type: ignore[arg-type]
 
 
 def replicate(tree, sharding):
@@ -358,9 +352,8 @@ def solve_layers(
     array (the replicated result, read from this process's copy).
     """
     tol = check_tolerance(tol)
-    guess = layers.index[:, :, None] if layers.guess is None else layers.guess
-    weight = np.ones(guess.shape) if layers.guess_weight is None else layers.guess_weight
-    host = Layers(np.asarray(layers.index), np.asarray(layers.partner), np.asarray(layers.size), np.asarray(guess), np.asarray(weight, init.dtype))
+    guess = np.repeat(np.asarray(layers.index)[:, :, None], 3, axis=2) if layers.guess is None else layers.guess
+    host = Layers(np.asarray(layers.index), np.asarray(layers.partner), np.asarray(layers.size), np.asarray(guess))
     n_layers, width = host.index.shape
     devices = 1 if mesh is None else mesh.size
     chunk = -(-min(width if chunk is None else int(chunk), width) // devices) * devices  # a multiple of the devices
@@ -372,26 +365,26 @@ def solve_layers(
     put: Callable[[Any], Any]
     if mesh is None:
         tol_arr = jax.device_put(np.asarray(tol, init.dtype))
-        index, partner, guess, weight, size, rounds, residual = jax.device_put((host.index, host.partner, host.guess, host.guess_weight, host.size, rounds0, residual0))
+        index, partner, guess, size, rounds, residual = jax.device_put((host.index, host.partner, host.guess, host.size, rounds0, residual0))
         put = jax.device_put
     else:
         from jax.sharding import NamedSharding, PartitionSpec
 
         rep = NamedSharding(mesh, PartitionSpec())
         batch_sharding = NamedSharding(mesh, PartitionSpec(mesh.axis_names[0]))
-        index, partner, guess, weight, size, init, operands, tol_arr, rounds, residual = replicate(
-            (host.index, host.partner, host.guess, host.guess_weight, host.size, init, operands, np.asarray(tol, init.dtype), rounds0, residual0), rep
+        index, partner, guess, size, init, operands, tol_arr, rounds, residual = replicate(
+            (host.index, host.partner, host.guess, host.size, init, operands, np.asarray(tol, init.dtype), rounds0, residual0), rep
         )
         jit_options["out_shardings"] = rep
 
         def put(x):
             return replicate(x, rep)
 
-    def run(W, rounds, residual, evaluations, idx, part, start, weights, sizes, ops, tolerance, first, stop):
-        return layered(turn, W, rounds, residual, evaluations, idx, part, start, weights, sizes, ops, tolerance, first, stop, max_rounds, chunk, batch_sharding)
+    def run(W, rounds, residual, evaluations, idx, part, start, sizes, ops, tolerance, first, stop):
+        return layered(turn, W, rounds, residual, evaluations, idx, part, start, sizes, ops, tolerance, first, stop, max_rounds, chunk, batch_sharding)
 
     W = init
-    specs = [abstract(x) for x in (W, rounds, residual, rounds, index, partner, guess, weight, size, operands, tol_arr)]
+    specs = [abstract(x) for x in (W, rounds, residual, rounds, index, partner, guess, size, operands, tol_arr)]
     bound_spec = abstract(put(bounds[0]))
     exe, compile_seconds = compiled(("race-layers", key, max_rounds, chunk), run, *specs, bound_spec, bound_spec, **jit_options)
     blocks = layer_blocks(n_layers, block)
@@ -402,7 +395,7 @@ def solve_layers(
     out = LayeredResult(W, rounds, residual, rounds)
     queued: list = []
     for first, stop in blocks:
-        out = LayeredResult(*exe(*out, index, partner, guess, weight, size, operands, tol_arr, at[first], at[stop]))
+        out = LayeredResult(*exe(*out, index, partner, guess, size, operands, tol_arr, at[first], at[stop]))
         queued.append((stop, out.values))
         if len(queued) > 1:  # the block before this one
             done, values = queued.pop(0)

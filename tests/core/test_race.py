@@ -46,7 +46,7 @@ def test_chunks_and_the_first_guess_do_not_change_the_values(rules):
     base = np.asarray(run(rules).values)
     assert np.max(np.abs(np.asarray(run(rules, chunk=3).values) - base)) < 1e-14
     layers = duel.duel_layers(rules)
-    plain = race.Layers(layers.index, layers.partner, layers.size, layers.guess[:, :, :1])  # the first state's value alone
+    plain = race.Layers(layers.index, layers.partner, layers.size, layers.guess[:, :, :1].repeat(3, axis=2))  # the first state's value alone
     assert np.max(np.abs(np.asarray(run(rules, plain).values) - base)) < 1e-14
 
 
@@ -59,17 +59,17 @@ def test_make_layers_orders_by_cost_and_pads_with_the_last_state():
     assert costly.index.tolist() == [[2, 1, 0], [3, 3, 3]] and costly.partner.tolist() == [[2, 1, 0], [0, 0, 0]]
     padded = race.pad_layers(plain, 2)
     assert padded.index.tolist() == [[0, 1, 2, 2], [3, 3, 3, 3]] and padded.guess[..., 0].tolist() == [[0, 1, 2, 2], [3, 3, 3, 3]]
-    assert plain.guess_weight.tolist() == [[[1.0]] * 3] * 2
 
 
 def test_the_first_guess_is_the_weighted_sum_of_solved_states():
-    """A duel layer's first guess: the bilinear extrapolation inside the table, the linear one
-    on its edges; weights summing to 1 (a constant table is guessed exactly)."""
+    """A duel layer's first guess W[g] + (W[h] - W[k]): the bilinear extrapolation inside the
+    table, the linear one on its edges (h = g)."""
     G = 6
     layers = duel.duel_layers(DuelRules("t", goal=G * 50))
-    assert np.allclose(layers.guess_weight.sum(axis=2), 1.0)
     ts, a, b = duel.decode(layers.index, duel.geometry(DuelRules("t", goal=G * 50)))
     ga, gb = layers.guess // G, layers.guess % G
     inside = (a + 1 < G) & (b + 1 < G)
     assert np.array_equal(ga[inside], np.stack([a + 1, a, a + 1], -1)[inside]) and np.array_equal(gb[inside], np.stack([b, b + 1, b + 1], -1)[inside])
+    edge = ~inside & (a + b < 2 * G - 2)
+    assert np.array_equal(layers.guess[edge][:, 0], layers.guess[edge][:, 1])
     assert np.all((ga + gb)[~inside & (a + b < 2 * G - 2)] > (a + b)[~inside & (a + b < 2 * G - 2)][:, None])  # edges: higher layers

@@ -113,6 +113,7 @@ class TurnOps(NamedTuple):
     groups: tuple  # per group (write [Cg], index [Cg, Ug]): ``Classes.groups``, unused slots repeating the first option
     prob: jax.Array
     last: jax.Array  # [D] L(d): best probability to end a turn with >= d levels (last-turn rule)
+    by_n: tuple = ()  # per n = 1..6: (classes [C_n], their probabilities [C_n]): the nonzeros of ``prob[:, n - 1]``
 
 
 # ---------------------------------------------------------------------------------------------
@@ -136,7 +137,6 @@ def scan_levels(S, x, top, ops: TurnOps, reach: int, busts: int):
     D = jnp.zeros((H * NDIM, B), dtype)
     bust_v = jnp.broadcast_to(x[None, :], (busts, B))
     bust_d = jnp.ones((busts, B), dtype)
-    prob_t = ops.prob.T  # [6, C]
 
     def level(i, carry):
         V, D = carry
@@ -155,8 +155,12 @@ def scan_levels(S, x, top, ops: TurnOps, reach: int, busts: int):
                 best_d = jnp.where(better, cand_d[:, j], best_d)
             vals.append(best_v)
             slopes.append(best_d)
-        e = prob_t @ jnp.concatenate(vals + [bust_v], axis=0)  # [6, B]: n = 1..6
-        d = prob_t @ jnp.concatenate(slopes + [bust_d], axis=0)
+        # [6, B]: n = 1..6, for each n the sum over its own classes in their order, for each state
+        # alone (a matrix product over all classes would add the zeros of the other n and may
+        # pick another kernel, another order of the sum, for a chunk split over devices)
+        all_v, all_d = jnp.concatenate(vals + [bust_v], axis=0), jnp.concatenate(slopes + [bust_d], axis=0)
+        e = jnp.stack([jnp.sum(pn[:, None] * all_v[rows], axis=0) for rows, pn in ops.by_n])
+        d = jnp.stack([jnp.sum(pn[:, None] * all_d[rows], axis=0) for rows, pn in ops.by_n])
         s_p = s_win[0]
         write_now = s_p >= e[DICE - 1]
         row_v = jnp.concatenate([jnp.where(write_now, s_p, e[DICE - 1])[None], e], axis=0)
@@ -280,8 +284,8 @@ def duel_layers(rules: DuelRules) -> Layers:
     flat = (ts * G + a) * G + b
     other = 1 - ts if rules.last_turn else ts
     # first guess from solved states of higher layers: inside the table the bilinear
-    # extrapolation W(a + 1, b) + W(a, b + 1) - W(a + 1, b + 1) (exact for values affine in
-    # each score); on the edges the linear one from one and two levels further
+    # extrapolation W(a + 1, b) + (W(a, b + 1) - W(a + 1, b + 1)) (exact for values affine in
+    # each score); on the edges the linear one from one and two levels further, W(g) + (W(g) - W(f))
     def further(a, b):
         return np.where(b + 1 < G, a, np.minimum(a + 1, G - 1)), np.where(b + 1 < G, b + 1, b)
 
@@ -292,9 +296,8 @@ def duel_layers(rules: DuelRules) -> Layers:
     fa, fb = further(ga, gb)
     inside = (a + 1 < G) & (b + 1 < G)
     a1, b1 = np.minimum(a + 1, G - 1), np.minimum(b + 1, G - 1)
-    guess = np.where(inside[:, None], np.stack([at(a1, b), at(a, b1), at(a1, b1)], 1), np.stack([at(ga, gb), at(fa, fb), at(fa, fb)], 1))
-    weight = np.where(inside[:, None], np.array([1.0, 1.0, -1.0]), np.array([2.0, -1.0, 0.0]))
-    return make_layers(flat, a + b, (other * G + b) * G + a, guess, weight, cost_of=a)
+    guess = np.where(inside[:, None], np.stack([at(a1, b), at(a, b1), at(a1, b1)], 1), np.stack([at(ga, gb), at(ga, gb), at(fa, fb)], 1))
+    return make_layers(flat, a + b, (other * G + b) * G + a, guess, cost_of=a)
 
 
 @functools.lru_cache(maxsize=8)
@@ -304,9 +307,11 @@ def _class_ops(turn_rules, dtype_name: str) -> TurnOps:
     # repeated option never wins the running maximum (``scan_levels``), so no mask is needed
     assert all(v[:, 0].all() for _, _, v in cls.groups)
     filled = tuple((np.asarray(w), np.where(v, i, i[:, :1]).astype(np.int32)) for w, i, v in cls.groups)
+    assert np.all((cls.prob > 0).sum(axis=1) == 1)  # a class has one number of dice
+    by_n = tuple((np.nonzero(cls.prob[:, n])[0].astype(np.int32), np.asarray(cls.prob[np.nonzero(cls.prob[:, n])[0], n], dtype_name)) for n in range(DICE))
     # explicit transfers: the tables are built on the host and moved once
     groups = jax.device_put(filled)
-    return TurnOps(groups, jax.device_put(np.asarray(cls.prob, dtype_name)), jax.device_put(np.zeros(1, dtype_name)))
+    return TurnOps(groups, jax.device_put(np.asarray(cls.prob, dtype_name)), jax.device_put(np.zeros(1, dtype_name)), jax.device_put(by_n))
 
 
 def turn_ops(rules: DuelRules, dtype) -> TurnOps:
