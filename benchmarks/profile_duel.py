@@ -6,6 +6,9 @@ CPU seconds are the steadier figure on a shared machine):
 * ``turn``: one turn evaluation of a chunk of ``--chunk`` states scanning all ``Gb`` turn
   totals (the widest scan), per turn-total level and per state-level;
 * ``pair``: one pair solve of a whole layer;
+* ``blocks`` (with ``--blocks GOAL``): a whole solve at that goal with the walk in one call,
+  in the default blocks and one layer per call (the cost of running blocks from Python for
+  the progress report), best of ``--repeats`` after one warm-up;
 * ``solve`` (with ``--solve``): the whole solve (compile, run), the inner rounds per layer,
   the chunk turn evaluations made and those every round would make without the skip of
   settled chunks, the sequential turn-total steps and state-levels of the latter (an upper
@@ -49,6 +52,7 @@ def main() -> None:
     ap.add_argument("--chunk", type=int, nargs="+", default=None, help="chunk widths to time (default: the solver's)")
     ap.add_argument("--repeats", type=int, default=3)
     ap.add_argument("--solve", action="store_true", help="also run the whole solve and count its steps")
+    ap.add_argument("--blocks", type=int, default=None, help="a goal: time its solve in one call, in blocks, one layer per call")
     ap.add_argument("--out", default=None)
     ap.add_argument("--label", default="")
     args = ap.parse_args()
@@ -91,6 +95,22 @@ def main() -> None:
     pair = jax.jit(pair_solve)
     wall, cpu = best(lambda: jax.block_until_ready(pair(v, k, pv, part_idx)), args.repeats)
     parts["pair solve of a layer"] = {"wall_s": wall, "cpu_s": cpu, "states": width}
+    if args.blocks:
+        from jaxsolve.core import race
+        from jaxsolve.games.zehntausend.duel_rules import DuelRules
+
+        small = DuelRules("blocks", goal=args.blocks)
+        sgeo, sops, slayers = duel.geometry(small), duel.turn_ops(small, jnp.float64), duel.duel_layers(small)
+        w_init = jax.device_put(np.full(int(np.prod(small.shape)), 0.5))
+        n_layers = slayers.index.shape[0]
+        for name, block in (("one call", n_layers), ("default blocks", None), ("one layer per call", 1)):
+
+            def solve_blocks(block=block):
+                turn_s = functools.partial(duel.duel_turn, geo=sgeo)
+                race.solve_layers(("profile-blocks", small), turn_s, w_init, slayers, sops, tol=1e-13, block=block, chunk=duel.CHUNK)
+
+            wall, cpu = best(solve_blocks, args.repeats)
+            parts[f"blocks goal {args.blocks}: {name}"] = {"wall_s": wall, "cpu_s": cpu, "layers": n_layers, "calls": len(race.layer_blocks(n_layers, block))}
     if args.solve:
         w0, c0 = time.perf_counter(), time.process_time()
         sol = duel.solve(rules)
