@@ -61,7 +61,7 @@ def test_make_layers_orders_by_cost_and_pads_with_the_last_state():
     assert padded.index.tolist() == [[0, 1, 2, 2], [3, 3, 3, 3]] and padded.guess[..., 0].tolist() == [[0, 1, 2, 2], [3, 3, 3, 3]]
 
 
-def test_the_first_guess_is_the_weighted_sum_of_solved_states():
+def test_the_first_guess_extrapolates_from_solved_states():
     """A duel layer's first guess W[g] + (W[h] - W[k]): the bilinear extrapolation inside the
     table, the linear one on its edges (h = g)."""
     G = 6
