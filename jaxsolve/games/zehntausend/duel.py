@@ -259,12 +259,20 @@ def partner_index(idx, geo: Geometry):
     return (other * geo.G + b) * geo.G + a
 
 
+def scan_top(ts, a, geo: Geometry):
+    """The turn total from which every write of ``(ts, a, .)`` is worth the same: the bound
+    ``Gb - a``, or the goal ``G - a`` for the player who did not start under the last-turn rule
+    (reaching the goal wins her the game at once: every write there is worth 1)."""
+    limit = jnp.where((ts == 1) & geo.last_turn, geo.G, geo.Gb) if isinstance(ts, jax.Array) else np.where((ts == 1) & geo.last_turn, geo.G, geo.Gb)
+    return limit - a
+
+
 def duel_turn(W, idx, ops: TurnOps, geo: Geometry):
     """The engine's ``turn``: turn-start values of the states ``idx`` and their bust slopes."""
     ts, a, b = decode(idx, geo)
     S = write_values(W, ts, a, b, geo, ops.last)
     x = 1.0 - W[partner_index(idx, geo)]
-    top = geo.Gb - jnp.min(a)  # >= Gb - G + 1 >= 1: the row p = 0 is always scanned
+    top = jnp.max(scan_top(ts, a, geo))  # >= 1: the row p = 0 is always scanned
     V, D = scan_levels(S, x, top, ops, geo.reach, geo.busts)
     return V[DICE], D[DICE]  # p = 0, n = 6
 
@@ -297,7 +305,8 @@ def duel_layers(rules: DuelRules) -> Layers:
     inside = (a + 1 < G) & (b + 1 < G)
     a1, b1 = np.minimum(a + 1, G - 1), np.minimum(b + 1, G - 1)
     guess = np.where(inside[:, None], np.stack([at(a1, b), at(a, b1), at(a1, b1)], 1), np.stack([at(ga, gb), at(ga, gb), at(fa, fb)], 1))
-    return make_layers(flat, a + b, (other * G + b) * G + a, guess, cost_of=a)
+    geo = geometry(rules)
+    return make_layers(flat, a + b, (other * G + b) * G + a, guess, cost_of=-scan_top(ts, a, geo))
 
 
 @functools.lru_cache(maxsize=8)
