@@ -37,7 +37,7 @@ from __future__ import annotations
 
 import functools
 from dataclasses import dataclass
-from typing import NamedTuple
+from typing import Callable, NamedTuple
 
 import jax
 import jax.numpy as jnp
@@ -50,6 +50,7 @@ from jaxsolve.games.zehntausend.scoring import build_tables
 
 NDIM = DICE + 1  # n = 0..6
 _WIDTHS = (1, 2, 3, 4, 6, 8, 12, 16, 24, 32)
+CHUNK = 8  # turn-start states per turn evaluation: a layer's states in order of my banked level
 
 
 # ---------------------------------------------------------------------------------------------
@@ -109,56 +110,78 @@ def throw_classes(turn_rules) -> Classes:
 class TurnOps(NamedTuple):
     """Device arrays of the turn: the class groups, the class probabilities, the last-turn table."""
 
-    groups: tuple
+    groups: tuple  # per group (write [Cg], index [Cg, Ug]): ``Classes.groups``, unused slots repeating the first option
     prob: jax.Array
     last: jax.Array  # [D] L(d): best probability to end a turn with >= d levels (last-turn rule)
+    by_n: tuple = ()  # per n = 1..6: (classes [C_n], their probabilities [C_n]): the nonzeros of ``prob[:, n - 1]``
 
 
 # ---------------------------------------------------------------------------------------------
 # One turn for a batch, given the write values S [B, H] and the bust values x [B]
 
 
+def scan_levels(S, x, top, ops: TurnOps, reach: int, busts: int):
+    """``V, slope [H * 7, B]`` (row ``p * 7 + n``, the batch last): the turn tables of
+    ``turn_tables`` for ``p < top``; the rows from ``top`` on hold ``S(p)`` and slope 0.
+
+    The batch is the last axis, so each option a level reads is one contiguous row of ``B``
+    values (a plain copy, where the batch-first layout gathers ``B`` scattered values), and the
+    best option of each class is a running maximum over its options in their order, the write
+    first: a later option replaces the best only when it is strictly larger, so ties go to the
+    write, then to the earlier option, as ``argmax`` picks the first maximum.
+    """
+    B, H = S.shape
+    dtype = S.dtype
+    St = S.T  # [H, B]
+    V = jnp.repeat(St, NDIM, axis=0)  # [H * 7, B]
+    D = jnp.zeros((H * NDIM, B), dtype)
+    bust_v = jnp.broadcast_to(x[None, :], (busts, B))
+    bust_d = jnp.ones((busts, B), dtype)
+
+    def level(i, carry):
+        V, D = carry
+        p = top - 1 - i
+        win_v = jax.lax.dynamic_slice_in_dim(V, (p + 1) * NDIM, reach * NDIM, axis=0)
+        win_d = jax.lax.dynamic_slice_in_dim(D, (p + 1) * NDIM, reach * NDIM, axis=0)
+        s_win = jax.lax.dynamic_slice_in_dim(St, p, reach + 1, axis=0)
+        vals, slopes = [], []
+        for write, index in ops.groups:
+            best_v = s_win[write]  # [Cg, B]: the write
+            best_d = jnp.zeros_like(best_v)
+            cand_v, cand_d = win_v[index], win_d[index]  # [Cg, Ug, B]
+            for j in range(index.shape[1]):
+                better = cand_v[:, j] > best_v
+                best_v = jnp.where(better, cand_v[:, j], best_v)
+                best_d = jnp.where(better, cand_d[:, j], best_d)
+            vals.append(best_v)
+            slopes.append(best_d)
+        # [6, B]: n = 1..6, for each n the sum over its own classes in their order, for each state
+        # alone (a matrix product over all classes would add the zeros of the other n and may
+        # pick another kernel, another order of the sum, for a chunk split over devices)
+        all_v, all_d = jnp.concatenate(vals + [bust_v], axis=0), jnp.concatenate(slopes + [bust_d], axis=0)
+        e = jnp.stack([jnp.sum(pn[:, None] * all_v[rows], axis=0) for rows, pn in ops.by_n])
+        d = jnp.stack([jnp.sum(pn[:, None] * all_d[rows], axis=0) for rows, pn in ops.by_n])
+        s_p = s_win[0]
+        write_now = s_p >= e[DICE - 1]
+        row_v = jnp.concatenate([jnp.where(write_now, s_p, e[DICE - 1])[None], e], axis=0)
+        row_d = jnp.concatenate([jnp.where(write_now, 0.0, d[DICE - 1])[None], d], axis=0)
+        V = jax.lax.dynamic_update_slice_in_dim(V, row_v, p * NDIM, axis=0)
+        D = jax.lax.dynamic_update_slice_in_dim(D, row_d, p * NDIM, axis=0)
+        return V, D
+
+    return jax.lax.fori_loop(0, top, level, (V, D))
+
+
 def turn_tables(S, x, top, ops: TurnOps, reach: int, busts: int):
     """``V, slope [B, H, 7]``: the value of every turn total ``p`` and dice ``n`` (``n = 0``: all
-    six used, write or throw six), scanned for ``p < top``; from ``top`` on the write value
-    ``S(top)`` is reached and throwing on is valued by ``_beyond``.
+    six used, write or throw six), scanned for ``p < top`` (``scan_levels``); from ``top`` on
+    the write value ``S(top)`` is reached and throwing on is valued by ``_beyond``.
 
     ``slope`` is ``dV / dx`` under the decisions taken (the probability to bust before writing).
     Ties between writing and throwing on go to writing.
     """
     B, H = S.shape
-    dtype = S.dtype
-    neg = jnp.asarray(-jnp.inf, dtype)
-    V = jnp.broadcast_to(S[:, :, None], (B, H, NDIM))
-    D = jnp.zeros((B, H, NDIM), dtype)
-    bust_v = jnp.broadcast_to(x[:, None], (B, busts))
-    bust_d = jnp.ones((B, busts), dtype)
-
-    def level(i, carry):
-        V, D = carry
-        p = top - 1 - i
-        flat_v, flat_d = V.reshape(B, H * NDIM), D.reshape(B, H * NDIM)
-        base = (p + 1) * NDIM
-        s_win = jax.lax.dynamic_slice_in_dim(S, p, reach + 1, axis=1)
-        vals, slopes = [], []
-        for write, index, valid in ops.groups:
-            cand = jnp.where(valid[None], flat_v[:, base + index], neg)
-            cand = jnp.concatenate([s_win[:, write][:, :, None], cand], axis=2)
-            dcand = jnp.concatenate([jnp.zeros(cand.shape[:2] + (1,), dtype), flat_d[:, base + index]], axis=2)
-            best = jnp.argmax(cand, axis=2)[:, :, None]
-            vals.append(jnp.take_along_axis(cand, best, axis=2)[:, :, 0])
-            slopes.append(jnp.take_along_axis(dcand, best, axis=2)[:, :, 0])
-        e = jnp.concatenate(vals + [bust_v], axis=1) @ ops.prob  # [B, 6]: n = 1..6
-        d = jnp.concatenate(slopes + [bust_d], axis=1) @ ops.prob
-        s_p = s_win[:, 0]
-        write_now = s_p >= e[:, DICE - 1]
-        row_v = jnp.concatenate([jnp.where(write_now, s_p, e[:, DICE - 1])[:, None], e], axis=1)
-        row_d = jnp.concatenate([jnp.where(write_now, 0.0, d[:, DICE - 1])[:, None], d], axis=1)
-        V = jax.lax.dynamic_update_slice_in_dim(V, row_v[:, None, :], p, axis=1)
-        D = jax.lax.dynamic_update_slice_in_dim(D, row_d[:, None, :], p, axis=1)
-        return V, D
-
-    V, D = jax.lax.fori_loop(0, top, level, (V, D))
+    V, D = (t.reshape(H, NDIM, B).transpose(2, 0, 1) for t in scan_levels(S, x, top, ops, reach, busts))
     return _beyond(V, D, S, x, top, ops.prob[ops.prob.shape[0] - busts :].sum(axis=0))
 
 
@@ -236,14 +259,22 @@ def partner_index(idx, geo: Geometry):
     return (other * geo.G + b) * geo.G + a
 
 
+def scan_top(ts, a, geo: Geometry):
+    """The turn total from which every write of ``(ts, a, .)`` is worth the same: the bound
+    ``Gb - a``, or the goal ``G - a`` for the player who did not start under the last-turn rule
+    (reaching the goal wins her the game at once: every write there is worth 1)."""
+    limit = jnp.where((ts == 1) & geo.last_turn, geo.G, geo.Gb) if isinstance(ts, jax.Array) else np.where((ts == 1) & geo.last_turn, geo.G, geo.Gb)
+    return limit - a
+
+
 def duel_turn(W, idx, ops: TurnOps, geo: Geometry):
     """The engine's ``turn``: turn-start values of the states ``idx`` and their bust slopes."""
     ts, a, b = decode(idx, geo)
     S = write_values(W, ts, a, b, geo, ops.last)
     x = 1.0 - W[partner_index(idx, geo)]
-    top = geo.Gb - jnp.min(a)
-    V, D = turn_tables(S, x, top, ops, geo.reach, geo.busts)
-    return V[:, 0, DICE], D[:, 0, DICE]
+    top = jnp.max(scan_top(ts, a, geo))  # >= 1: the row p = 0 is always scanned
+    V, D = scan_levels(S, x, top, ops, geo.reach, geo.busts)
+    return V[DICE], D[DICE]  # p = 0, n = 6
 
 
 def last_turn_table(ops: TurnOps, geo: Geometry, dtype):
@@ -260,17 +291,36 @@ def duel_layers(rules: DuelRules) -> Layers:
     ts, a, b = (x.ravel() for x in np.meshgrid(np.arange(T), np.arange(G), np.arange(G), indexing="ij"))
     flat = (ts * G + a) * G + b
     other = 1 - ts if rules.last_turn else ts
-    # first guess: the same player one level further (b + 1, else a + 1), solved in a higher layer
-    ga, gb = np.where(b + 1 < G, a, np.minimum(a + 1, G - 1)), np.where(b + 1 < G, b + 1, b)
-    return make_layers(flat, a + b, (other * G + b) * G + a, (ts * G + ga) * G + gb)
+    # first guess from solved states of higher layers: inside the table the bilinear
+    # extrapolation W(a + 1, b) + (W(a, b + 1) - W(a + 1, b + 1)) (exact for values affine in
+    # each score); on the edges the linear one from one and two levels further, W(g) + (W(g) - W(f))
+    def further(a, b):
+        return np.where(b + 1 < G, a, np.minimum(a + 1, G - 1)), np.where(b + 1 < G, b + 1, b)
+
+    def at(a, b):
+        return (ts * G + a) * G + b
+
+    ga, gb = further(a, b)
+    fa, fb = further(ga, gb)
+    inside = (a + 1 < G) & (b + 1 < G)
+    a1, b1 = np.minimum(a + 1, G - 1), np.minimum(b + 1, G - 1)
+    guess = np.where(inside[:, None], np.stack([at(a1, b), at(a, b1), at(a1, b1)], 1), np.stack([at(ga, gb), at(ga, gb), at(fa, fb)], 1))
+    geo = geometry(rules)
+    return make_layers(flat, a + b, (other * G + b) * G + a, guess, cost_of=-scan_top(ts, a, geo))
 
 
 @functools.lru_cache(maxsize=8)
 def _class_ops(turn_rules, dtype_name: str) -> TurnOps:
     cls = throw_classes(turn_rules)
+    # a class's unused option slots repeat its first option (every scoring class has one): a
+    # repeated option never wins the running maximum (``scan_levels``), so no mask is needed
+    assert all(v[:, 0].all() for _, _, v in cls.groups)
+    filled = tuple((np.asarray(w), np.where(v, i, i[:, :1]).astype(np.int32)) for w, i, v in cls.groups)
+    assert np.all((cls.prob > 0).sum(axis=1) == 1)  # a class has one number of dice
+    by_n = tuple((np.nonzero(cls.prob[:, n])[0].astype(np.int32), np.asarray(cls.prob[np.nonzero(cls.prob[:, n])[0], n], dtype_name)) for n in range(DICE))
     # explicit transfers: the tables are built on the host and moved once
-    groups = jax.device_put(tuple((np.asarray(w), np.asarray(i), np.asarray(v)) for w, i, v in cls.groups))
-    return TurnOps(groups, jax.device_put(np.asarray(cls.prob, dtype_name)), jax.device_put(np.zeros(1, dtype_name)))
+    groups = jax.device_put(filled)
+    return TurnOps(groups, jax.device_put(np.asarray(cls.prob, dtype_name)), jax.device_put(np.zeros(1, dtype_name)), jax.device_put(by_n))
 
 
 def turn_ops(rules: DuelRules, dtype) -> TurnOps:
@@ -313,11 +363,22 @@ def default_tol(dtype) -> float:
     return 1e-13 if jnp.dtype(dtype) == jnp.float64 else 1e-6
 
 
-def solve(rules: DuelRules, *, tol: float | None = None, dtype=None, device=None, max_rounds: int = 100, mesh=None, progress=None) -> DuelSolution:
+def solve(
+    rules: DuelRules,
+    *,
+    tol: float | None = None,
+    dtype=None,
+    device=None,
+    max_rounds: int = 100,
+    mesh=None,
+    progress: Callable[[int, int], None] | None = None,
+) -> DuelSolution:
     """Win probabilities of every turn-start state of the duel under optimal play by both.
 
     ``mesh``: a one-axis device mesh (``mesh_of``) over which each layer's states are split
-    (under ``jax.distributed``, the devices of all processes); same values as one device."""
+    (under ``jax.distributed``, the devices of all processes); same values as one device.
+    ``progress(done, total)``: called with the layers of the banked sum solved so far, as the
+    solve goes (``race.solve_layers``)."""
     from jaxsolve.core.arrays import float_dtype
 
     dtype = jnp.dtype(float_dtype(dtype))
@@ -328,11 +389,13 @@ def solve(rules: DuelRules, *, tol: float | None = None, dtype=None, device=None
         ops = jax.device_put(turn_ops(rules, dtype), device)
         W0 = jax.device_put(np.full(int(np.prod(rules.shape)), 0.5, dtype), device)
         turn = functools.partial(duel_turn, geo=geo)
-        run = solve_layers(("zehntausend-duel", rules), turn, W0, duel_layers(rules), ops, tol=tol, max_rounds=max_rounds, mesh=mesh)
+        run = solve_layers(("zehntausend-duel", rules), turn, W0, duel_layers(rules), ops, tol=tol, max_rounds=max_rounds, mesh=mesh, progress=progress, chunk=CHUNK)
     if mesh is not None:
         device = f"mesh of {mesh.size} {mesh.devices.flat[0].platform} devices in {jax.process_count()} process(es)"
     start = np.asarray(run.values).reshape(rules.shape)
-    return DuelSolution.of_run(run, rules=rules, start=start, tol=tol, dtype=dtype, device=device, last=np.asarray(ops.last), rounds=run.rounds)
+    sol = DuelSolution.of_run(run, rules=rules, start=start, tol=tol, dtype=dtype, device=device, last=np.asarray(ops.last), rounds=run.rounds)
+    object.__setattr__(sol, "evaluations", run.evaluations)  # chunk turn evaluations per layer (profiles)
+    return sol
 
 
 def mesh_of(devices=None):

@@ -192,6 +192,15 @@ def test_the_entry_minimum_costs_the_start_player():
     assert np.max(np.abs(free.start[0, 1:, 1:] - entry.start[0, 1:, 1:])) < 1e-12
 
 
+def test_solve_reports_progress_by_layers(small):
+    calls = []
+    sol = duel.solve(PRESETS["small"], progress=lambda done, total: calls.append((done, total)))
+    n = len(sol.rounds)
+    assert calls[0] == (0, n) and calls[-1] == (n, n) and len(calls) > 2
+    assert all(total == n for _, total in calls) and [d for d, _ in calls] == sorted(d for d, _ in calls)
+    assert np.array_equal(sol.start, small.start)  # reporting changes no value
+
+
 def test_layers_group_bust_pairs():
     layers = duel.duel_layers(DuelRules("t", goal=300, end="last-turn", bound=400))
     assert layers.index.shape == (11, 12) and list(layers.size[:3]) == [2, 4, 6]
