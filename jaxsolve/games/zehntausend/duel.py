@@ -407,18 +407,24 @@ def mesh_of(devices=None):
 
 def turn_values(sol: DuelSolution, ts: int, a: int, b: int) -> tuple[np.ndarray, np.ndarray]:
     """``V [H, 7]`` and ``S [H]`` of one turn-start state ``(ts, a, b)`` (levels): every turn
-    total and dice, and the write values."""
+    total and dice, and the write values. One compiled program (kept in the compilation cache),
+    so that an advisor answering from a cached table starts in a fraction of a second."""
     rules = sol.rules
     geo = geometry(rules)
     dtype = jnp.dtype(sol.start.dtype)
     ops = _class_ops(rules.turn_rules, dtype.name)._replace(last=jnp.asarray(sol.last, dtype))
     W = jnp.asarray(sol.start.reshape(-1), dtype)
-    idx = jnp.asarray([(ts * geo.G + a) * geo.G + b])
+    V, S = _one_state(W, jnp.asarray([(ts * geo.G + a) * geo.G + b]), ops, geo)
+    return np.asarray(V[0]), np.asarray(S[0])
+
+
+@functools.partial(jax.jit, static_argnums=(3,))
+def _one_state(W, idx, ops: TurnOps, geo: Geometry):
     t, aa, bb = decode(idx, geo)
     S = write_values(W, t, aa, bb, geo, ops.last)
     x = 1.0 - W[partner_index(idx, geo)]
-    V, _ = _turn_jit(S, x, geo.Gb - a, ops, geo.reach, geo.busts)
-    return np.asarray(V[0]), np.asarray(S[0])
+    V, _ = turn_tables(S, x, geo.Gb - aa[0], ops, geo.reach, geo.busts)
+    return V, S
 
 
 _turn_jit = jax.jit(turn_tables, static_argnums=(4, 5))
