@@ -241,7 +241,8 @@ def _read_lines(source: Path) -> list[str]:
         raise JaxsolveError(f"batch file {source} is not text (JSON lines expected)") from None
 
 
-QUESTION_KEYS = ("position", "state", "dice", "throws_left", "rolls_left")
+WIN_KEYS = ("opponents", "score", "ties", "win_method")
+QUESTION_KEYS = ("position", "state", "dice", "throws_left", "rolls_left", *WIN_KEYS)
 STATE_KEYS = ("filled", "upper", "all_same_held", "holds50")
 MAX_LINE = 10_000
 """Longest batch line read (characters); a question is well under 200."""
@@ -372,7 +373,12 @@ def answer_batch(rules, sol, lines: list[str], *, errors=None) -> list[dict]:
         try:
             if not line.strip():
                 raise JaxsolveError("empty line")
-            questions.append((i, *read_question(rules, line)))
+            asked = read_question(rules, line)
+            q = _parse_line(line)
+            if any(k in q for k in WIN_KEYS):
+                answers[i] = win_answer(rules, sol, q, asked)
+                continue
+            questions.append((i, *asked))
         except (JaxsolveError, ValueError, TypeError) as exc:
             answers[i] = {"error": f"line {i + 1}: {exc}"}
             if errors is not None:
@@ -384,6 +390,31 @@ def answer_batch(rules, sol, lines: list[str], *, errors=None) -> list[dict]:
         for n, i in enumerate(idx):
             answers[i] = {"rules": rules.name, "value": float(ov.value[n]), "options": table.ranked(ov, n)}
     return answers
+
+
+def win_answer(rules, sol, q: dict, asked: tuple) -> dict:
+    """A batch question with ``opponents`` (a list of ``"SHEET SCORE"`` texts, as ``--opponent``),
+    optional ``score`` (mine), ``ties`` and ``win_method``: the options ranked by P(finish first)."""
+    from jaxsolve.games.category import winning
+    from jaxsolve.games.category.position import parse_position, parse_state
+
+    opps = q.get("opponents")
+    if not isinstance(opps, list) or not opps or not all(isinstance(o, str) for o in opps):
+        raise JaxsolveError('opponents must be a non-empty array of "SHEET SCORE" texts, e.g. ["aces=3 twos=- 3"]')
+    score = q.get("score")
+    if score is not None:
+        score = _integer(score, "score", 0, 10_000)
+    ties, method = q.get("ties", "share"), q.get("win_method", "auto")
+    if ties not in winning.TIES or method not in winning.METHODS:
+        raise JaxsolveError(f"ties must be one of {', '.join(winning.TIES)} and win_method one of {', '.join(winning.METHODS)}")
+    f, u, h, faces, left = asked
+    if "state" in q:
+        names = ",".join(rules.box_names[b] for b in range(rules.num_boxes) if f >> b & 1) or "-"
+        pos = parse_state(f"filled={names} upper={u} all_same_held={h}", rules)
+    else:
+        pos = parse_position(q.get("position", "start"), rules)
+    advice = winning.advise_win(rules, pos, faces, left, [winning.parse_opponent(o, rules) for o in opps], score=score, ties=ties, method=method, sol=sol)
+    return {"rules": rules.name, **{k: v for k, v in advice.to_dict().items() if k != "rules"}}
 
 
 def apl_tables_command(rules, *, apl_rules, dtype, device, quiet, out) -> Report:
