@@ -96,3 +96,22 @@ def test_bad_input_is_one_clear_error():
     opp = W.parse_opponent("aces=3 twos=- kniffel=50 53", CategoryRules())
     assert opp.score == 53 and opp.position.scores[0] == 3
     assert W.parse_opponent("start 0", CategoryRules()).position.is_over is False
+
+
+@pytest.mark.slow
+def test_simulated_games_agree_with_the_predicted_win_probability():
+    """100,000 games of the win-probability policy from a late position, two opponents: the
+    share of games won is within 3 standard errors of the engine's P(finish first)."""
+    from jaxsolve.games.category import winning_simulate as S
+
+    rules, mine, score, opps, *_ = CASES[0]
+    pos = sheet(rules, mine)
+    finals = [W.final_distribution(rules, W.Opponent(sheet(rules, ob), s)) for ob, s in opps]
+    w = W.utility_of_points(rules, pos, score, W.win_utility(finals))
+    table = W.response_table(rules, pos.filled, w)
+    predicted = float(table.at(*pos.state(rules))[len(w) - 1])
+    games = 100_000
+    won = S.outcomes(score + S.play_table(table, pos.state(rules), len(w) - 1, games, seed=1).points, S.draw_finals(finals, games, seed=2))
+    se = won.std() / np.sqrt(games)
+    assert abs(won.mean() - predicted) < 3 * se
+    assert 0.5 < predicted < 0.9  # a real contest: neither certain nor hopeless
