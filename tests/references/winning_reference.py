@@ -55,14 +55,18 @@ class Response:
         self.rules = rules
         self.w = np.asarray(w, dtype=float)
         self.n = len(self.w)
+        # one cache per instance (each utility its own values)
+        self.state = lru_cache(maxsize=None)(self._state)
+        self.final = lru_cache(maxsize=None)(self._final)
+        self.keep = lru_cache(maxsize=None)(self._keep)
+        self.value = lru_cache(maxsize=None)(self._value)
 
     def _after(self, r, nxt):
         v = self.state(*nxt)
         idx = np.minimum(np.arange(self.n) + r, self.n - 1)
         return v[idx]
 
-    @lru_cache(maxsize=None)
-    def state(self, filled: frozenset, upper: int, all_same_held: bool) -> np.ndarray:
+    def _state(self, filled: frozenset, upper: int, all_same_held: bool) -> np.ndarray:
         """``V[p]`` at the start of a turn."""
         if len(filled) == 13:
             return self.w.copy()
@@ -70,13 +74,11 @@ class Response:
         throws = list(product(range(1, 7), repeat=n))
         return sum(self.first(filled, upper, all_same_held, tuple(sorted(t))) for t in throws) / len(throws)
 
-    @lru_cache(maxsize=None)
-    def final(self, filled, upper, all_same_held, dice, first_throw=False) -> dict:
+    def _final(self, filled, upper, all_same_held, dice, first_throw=False) -> dict:
         """{box: V[p]} of filling each legal box with ``dice``."""
         return {b: self._after(r, nxt) for b, r, nxt in _moves(self.rules, dice, filled, upper, all_same_held, first_throw)}
 
-    @lru_cache(maxsize=None)
-    def keep(self, filled, upper, all_same_held, kept, left) -> np.ndarray:
+    def _keep(self, filled, upper, all_same_held, kept, left) -> np.ndarray:
         outs = list(product(range(1, 7), repeat=self.rules.dice - len(kept)))
         return sum(self.value(filled, upper, all_same_held, tuple(sorted(kept + o)), left) for o in outs) / len(outs)
 
@@ -86,8 +88,7 @@ class Response:
         kept = {tuple(sorted(dice[i] for i in pos)) for size in range(n + 1) for pos in combinations(range(n), size)}
         return {k: self.keep(filled, upper, all_same_held, k, left - 1) for k in kept}
 
-    @lru_cache(maxsize=None)
-    def value(self, filled, upper, all_same_held, dice, left) -> np.ndarray:
+    def _value(self, filled, upper, all_same_held, dice, left) -> np.ndarray:
         if left == 0:
             return np.max(list(self.final(filled, upper, all_same_held, dice).values()), axis=0)
         return np.max(list(self.keeps(filled, upper, all_same_held, dice, left).values()), axis=0)

@@ -149,8 +149,6 @@ def advise_command(
     from jaxsolve.games.category.position import check_throws_left, parse_dice, parse_position
 
     if opponent:
-        from jaxsolve.games.category import winning
-
         if batch is not None or strategy == "heuristic" or scope == "turn" or (objective or "score") != "score" or table is not None:
             raise JaxsolveError("--opponent ranks by the probability to finish first: no --batch (give opponents in its lines), heuristic, turn scope, objective or table")
         return winning_advice(rules, game, setup, position, _dice_text(dice, more_dice), throws_left, opponent, score, ties, win_method)
@@ -396,7 +394,7 @@ def win_answer(rules, sol, q: dict, asked: tuple) -> dict:
     """A batch question with ``opponents`` (a list of ``"SHEET SCORE"`` texts, as ``--opponent``),
     optional ``score`` (mine), ``ties`` and ``win_method``: the options ranked by P(finish first)."""
     from jaxsolve.games.category import winning
-    from jaxsolve.games.category.position import parse_position, parse_state
+    from jaxsolve.games.category.position import Position, SheetState, parse_position, parse_state
 
     opps = q.get("opponents")
     if not isinstance(opps, list) or not opps or not all(isinstance(o, str) for o in opps):
@@ -408,6 +406,7 @@ def win_answer(rules, sol, q: dict, asked: tuple) -> dict:
     if ties not in winning.TIES or method not in winning.METHODS:
         raise JaxsolveError(f"ties must be one of {', '.join(winning.TIES)} and win_method one of {', '.join(winning.METHODS)}")
     f, u, h, faces, left = asked
+    pos: Position | SheetState
     if "state" in q:
         names = ",".join(rules.box_names[b] for b in range(rules.num_boxes) if f >> b & 1) or "-"
         pos = parse_state(f"filled={names} upper={u} all_same_held={h}", rules)

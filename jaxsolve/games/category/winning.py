@@ -31,6 +31,7 @@ import dataclasses
 import re
 import time
 from dataclasses import dataclass, field
+from typing import Any
 
 import numpy as np
 
@@ -78,7 +79,7 @@ def parse_opponent(text: str, rules: CategoryRules) -> Opponent:
     return Opponent(pos, score)
 
 
-_REMAINING: dict[tuple, object] = {}
+_REMAINING: dict[tuple, Any] = {}
 
 
 def remaining_distribution(rules: CategoryRules, position, sol=None, *, game: str | None = None) -> np.ndarray:
@@ -96,7 +97,7 @@ def remaining_distribution(rules: CategoryRules, position, sol=None, *, game: st
     key = (rules, f, id(sol))
     if key not in _REMAINING:
         _REMAINING[key] = (sol, D.distribution(rules, sol, dtype="float64", keep="start", prefilled=f))
-    return np.asarray(_REMAINING[key][1].at(f, u, h), np.float64)  # type: ignore[attr-defined]
+    return np.asarray(_REMAINING[key][1].at(f, u, h), np.float64)
 
 
 def final_distribution(rules: CategoryRules, opponent: Opponent, sol=None, *, game: str | None = None) -> np.ndarray:
@@ -156,14 +157,24 @@ def utility_of_points(rules: CategoryRules, position, score: int, u: np.ndarray)
 # ----------------------------------------------------------------------------- the engine's tables
 
 
-_TABLES: dict[tuple, object] = {}
+_TABLES: dict[tuple, Any] = {}
+
+
+_RESPONSES: dict[tuple, Any] = {}
 
 
 def response_table(rules: CategoryRules, filled: int, w: np.ndarray, *, chunk: int = 256, devices=1):
-    """The exact best response to ``w[k]`` over the subgame of ``filled`` (float64, every layer)."""
+    """The exact best response to ``w[k]`` over the subgame of ``filled`` (float64, every layer;
+    the last few are kept per process: the questions of one turn share one)."""
     from jaxsolve.games.category import target as TG
 
-    return TG.solve_target(rules, dtype="float64", chunk=chunk, devices=devices, keep="all", prefilled=int(filled), terminal=TG.utility_terminal(w))
+    w = np.asarray(w, np.float64)
+    key = (rules, int(filled), w.tobytes())
+    if key not in _RESPONSES:
+        while len(_RESPONSES) >= 4:
+            _RESPONSES.pop(next(iter(_RESPONSES)))
+        _RESPONSES[key] = TG.solve_target(rules, dtype="float64", chunk=chunk, devices=devices, keep="all", prefilled=int(filled), terminal=TG.utility_terminal(w))
+    return _RESPONSES[key]
 
 
 def target_table(rules: CategoryRules, filled: int, *, chunk: int = 256, devices=1):

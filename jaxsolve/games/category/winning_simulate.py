@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import functools
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 
@@ -106,7 +107,7 @@ def play_table(table, start: tuple[int, int, int], channel: int, games: int, see
             chunk = uniq[c0: c0 + CHUNK]
             pad = np.concatenate([chunk, np.repeat(chunk[:1], CHUNK - len(chunk))])
             f, u, h = (jnp.asarray(a, jnp.int32) for a in _decode(pad, rules))
-            arr = {k: (np.asarray(v) if not isinstance(v, list) else [np.asarray(x) for x in v]) for k, v in fn(rows, padded, f, u, h).items()}
+            arr: dict[str, Any] = {k: (np.asarray(v) if not isinstance(v, list) else [np.asarray(x) for x in v]) for k, v in fn(rows, padded, f, u, h).items()}
             for j in range(len(chunk)):
                 g = np.flatnonzero(inverse == c0 + j)
                 tg = t[g]
