@@ -44,6 +44,8 @@ from jaxsolve.games.category.rules import CategoryRules
 
 TIES = ("share", "win", "lose")
 METHODS = ("auto", "exact", "table")
+TRIM = 1e-15
+"""The utility over my points is cut where it stays within this of its largest value."""
 EXACT_MAX_OPEN = 9
 """``auto`` solves the exact best response with at most this many open boxes (about a minute
 on a 2-core CPU for 9), else answers from the target table."""
@@ -151,7 +153,11 @@ def utility_of_points(rules: CategoryRules, position, score: int, u: np.ndarray)
     layer = bin(int(position.state(rules)[0])).count("1")
     top = support_lengths(rules)[layer] - 1
     idx = np.minimum(score + np.arange(top + 1), len(u) - 1)
-    return np.asarray(u, np.float64)[idx]
+    w = np.asarray(u, np.float64)[idx]
+    # Past the point where w stays within TRIM of its last value, more points change nothing
+    # that float64 holds: the target channel needs only that many (terminal[0] = w[-1] beyond).
+    far = np.flatnonzero(w[-1] - w > TRIM)
+    return w[: int(far[-1]) + 2] if len(far) else w[:1]
 
 
 # ----------------------------------------------------------------------------- the engine's tables
