@@ -28,6 +28,7 @@ W. Holderied's Yahtzee program ("beat your opponent": summing over the opponent'
 from __future__ import annotations
 
 import dataclasses
+import functools
 import re
 import time
 from dataclasses import dataclass, field
@@ -219,13 +220,34 @@ class OptionVectors:
     keys: list  # the policy's tie preference of each option
 
 
+@functools.lru_cache(maxsize=16)
+def _situation_fn(rules: CategoryRules, width: int, first: bool, throws_left: int):
+    """Compiled: one situation's fill vectors ``[boxes, width]``, points ``[boxes]`` and keep
+    vectors ``[keeps, width]`` (zeros without a re-throw left)."""
+    import jax
+    import jax.numpy as jnp
+
+    from jaxsolve.games.category import solver
+    from jaxsolve.games.category import target as TG
+
+    sp = tables.space(rules.dice)
+
+    def fn(rows, padded, f, u, h, throw):
+        fills = TG.final_targets(rows, padded, f, u, h, rules, width, first)[:, throw, 0]
+        points = solver.moves(f, u, h, rules).points[:, throw, 0]
+        if throws_left == 0:
+            return fills, points, jnp.zeros((1, width), fills.dtype)
+        stages = TG.stage_targets(rows, padded, f, u, h, rules, width)
+        return fills, points, dicelib.expect_keeps(sp, stages[throws_left - 1])[:, 0]
+
+    return jax.jit(fn)
+
+
 def option_vectors(table, filled: int, upper: int, all_same_held: int, faces, throws_left: int) -> OptionVectors:
     """The vector of every option (each legal box; with a re-throw left, each keep of fewer
     than all dice) of one situation, from a target table (step or terminal) of its subgame."""
     import jax.numpy as jnp
 
-    from jaxsolve.games.category import solver
-    from jaxsolve.games.category import target as TG
     from jaxsolve.games.category.distribution import max_turn_reward
 
     rules = table.rules
@@ -242,8 +264,8 @@ def option_vectors(table, filled: int, upper: int, all_same_held: int, faces, th
     counts = sp.counts_of_faces(faces)
     throw = sp.throw_index(counts)
     first = rules.has_instant_bonus and throws_left == rules.throws - 1
-    fills = np.asarray(TG.final_targets(rows, padded, f, u, h, rules, width, first))[:, throw, 0]
-    points = np.asarray(solver.moves(f, u, h, rules).points)[:, throw, 0]
+    got = _situation_fn(rules, width, bool(first), int(throws_left))(rows, padded, f, u, h, jnp.asarray(throw, jnp.int32))
+    fills, points, keeps = (np.asarray(a) for a in got)
     opts, vecs, keys = [], [], []
     for b in range(rules.num_boxes):
         if fills[b, 0] >= 0:
@@ -251,8 +273,6 @@ def option_vectors(table, filled: int, upper: int, all_same_held: int, faces, th
             vecs.append(fills[b])
             keys.append((0, -rules.dice, b))
     if throws_left > 0:
-        stages = TG.stage_targets(rows, padded, f, u, h, rules, width)
-        keeps = np.asarray(dicelib.expect_keeps(sp, stages[throws_left - 1]))[:, 0]
         for k in sorted({int(k) for k in sp.subkeeps[throw]}):
             n = int(sp.keeps[k].sum())
             if n < rules.dice:
