@@ -2,6 +2,7 @@
 simulated games (standard Yahtzee rules, float64).
 
     python benchmarks/bench_winning.py speed [--out results/winning/speed-cpu.json]
+    python benchmarks/bench_winning.py table [--out results/winning/table-answer-cpu.json]
     python benchmarks/bench_winning.py simulate [--games 100000] [--out results/winning/simulate-cpu.json]
 
 ``speed``: exact advice (the best response solved over my remaining game) at positions with 6
@@ -102,6 +103,28 @@ def speed(rules, out):
     return rows
 
 
+def table_answer(rules, out):
+    """The table's answer at the late position (4 open boxes) from a kept step target table:
+    the first answer (compiling) and later answers of other situations."""
+    from jaxsolve.games.category import winning as W
+    from jaxsolve.games.category.position import parse_position
+
+    pos = parse_position(LATE_ME, rules)
+    opps = [W.parse_opponent(o, rules) for o in LATE_OPPS]
+    for o in opps:
+        W.final_distribution(rules, o)
+    t = _clock()
+    W.target_table(rules, pos.filled)
+    row = {"position": LATE_ME, "open_boxes": len(pos.open_boxes), "table_solve_wall_cpu_s": _since(t), "answers": []}
+    for dice, left in (((6, 6, 5, 2, 1), 2), ((4, 4, 3, 2, 1), 2), ((1, 2, 3, 4, 6), 1), ((5, 5, 5, 3, 3), 1), ((6, 5, 4, 3, 1), 0)):
+        t = _clock()
+        adv = W.advise_win(rules, pos, dice, left, opps, method="table")
+        row["answers"].append({"dice": list(dice), "throws_left": left, "best": adv.options[0].label, "value": adv.value, "wall_cpu_s": _since(t)})
+    row["load_average"] = os.getloadavg()
+    print(json.dumps(row), flush=True)
+    return [row]
+
+
 def simulate(rules, games, out):
     import numpy as np
 
@@ -142,7 +165,7 @@ def simulate(rules, games, out):
 
 def main() -> None:
     ap = argparse.ArgumentParser()
-    ap.add_argument("what", choices=("speed", "simulate"))
+    ap.add_argument("what", choices=("speed", "table", "simulate"))
     ap.add_argument("--games", type=int, default=100_000)
     ap.add_argument("--out", type=Path, default=None)
     args = ap.parse_args()
@@ -153,7 +176,12 @@ def main() -> None:
     from jaxsolve.games.category.rules import CategoryRules
 
     rules = CategoryRules()
-    rows = speed(rules, args.out) if args.what == "speed" else simulate(rules, args.games, args.out)
+    if args.what == "speed":
+        rows = speed(rules, args.out)
+    elif args.what == "table":
+        rows = table_answer(rules, args.out)
+    else:
+        rows = simulate(rules, args.games, args.out)
     if args.out:
         args.out.parent.mkdir(parents=True, exist_ok=True)
         args.out.write_text(json.dumps({"machine": machine_info(), "rules": rules.name, "rows": rows}, indent=1) + "\n")
