@@ -104,19 +104,21 @@ def score_distribution(rules, prefilled: frozenset, length: int) -> np.ndarray:
     return state(frozenset(prefilled), 0, False)[1]
 
 
-def target_table(rules, prefilled: frozenset, length: int) -> np.ndarray:
-    """``[length]``: max probability of scoring at least t points from the start, t = 0..length-1."""
+def target_table(rules, prefilled: frozenset, length: int, terminal=None) -> np.ndarray:
+    """``[length]``: max probability of scoring at least t points from the start, t = 0..length-1;
+    with ``terminal`` (a vector over t), the best expected ``terminal[max(t - points, 0)]``."""
     n = rules.dice
     ts = np.arange(length)
+    end = (ts <= 0).astype(float) if terminal is None else np.asarray(terminal, float)
 
     @lru_cache(maxsize=None)
     def state(filled, upper, all_same_held):
         if len(filled) == 13:
-            return (ts <= 0).astype(float)
+            return end
 
         def after(r, nxt):
             v = state(*nxt)
-            out = np.ones(length)
+            out = np.full(length, v[0])
             out[r:] = v[: length - r]
             return out
 

@@ -38,6 +38,16 @@ ADVISE_PARAMS = (
     Param("bot_strength", str, "strongest", "Heuristic: strongest, strong, medium or weak (forecast noise)."),
     Param("bot_seed", int, 0, "Heuristic: seed of the bot's forecast errors."),
     Param("batch", Path, None, "Answer many questions: JSON lines from this file ('-': standard input), one JSON line out per question."),
+    Param(
+        "opponent", list, None,
+        'An opponent\'s sheet and current score, e.g. "aces=3 twos=- 5" or "start 0" (repeat): rank by P(finish first) against players who play for expected points.',
+    ),
+    Param("score", int, None, "With --opponent: my current total (default: the sheet's total plus an upper bonus earned).", min=0),
+    Param("ties", str, "share", "With --opponent: a tie for first is shared (1/players tied), a win or a loss.", choices=("share", "win", "lose")),
+    Param(
+        "win_method", str, "auto", "With --opponent: exact (best response solved over my remaining game), table (target table, an upper bound) or auto (exact up to 9 open boxes).",
+        choices=("auto", "exact", "table"),
+    ),
 )
 TABLES_PARAMS = (Param("out", Path, Path("apl_tables.md"), "Markdown file to write (a .json is written beside it).", flags=("--out", "-o")),)
 
@@ -133,11 +143,19 @@ def _dice_text(dice, more):
 
 def advise_command(
     rules, *, game, rules_given, table, dtype, setup, quiet, more_dice, objective, position, dice, throws_left, scope, strategy,
-    heuristic_reading, bot_strength, bot_seed, batch,
+    heuristic_reading, bot_strength, bot_seed, batch, opponent=None, score=None, ties="share", win_method="auto",
 ):
-    """Every option of a turn ranked (optimal play, or the rating heuristic), or a batch of questions."""
+    """Every option of a turn ranked (optimal play, or the rating heuristic), or a batch of questions;
+    with ``opponent``, ranked by my probability to finish first (``winning.advise_win``)."""
     from jaxsolve.games.category import advisor, solutions
     from jaxsolve.games.category.position import check_throws_left, parse_dice, parse_position
+
+    if opponent:
+        if batch is not None or strategy == "heuristic" or scope == "turn" or (objective or "score") != "score" or table is not None:
+            raise JaxsolveError("--opponent ranks by the probability to finish first: no --batch (give opponents in its lines), heuristic, turn scope, objective or table")
+        return winning_advice(rules, game, setup, position, _dice_text(dice, more_dice), throws_left, opponent, score, ties, win_method)
+    if score is not None or ties != "share" or win_method != "auto":
+        raise JaxsolveError("--score, --ties and --win-method go with --opponent")
 
     if batch is not None:
         if strategy == "heuristic" or scope == "turn" or dice or more_dice or position != "start":
@@ -168,6 +186,23 @@ def advise_command(
     heading = (f"{rules.name}, {objective} ({scope}): {pos}", f"{advisor.describe_turn(faces, left)}")
     options = tuple(Ranked(o.label, o.value, o.regret, {k: v for k, v in o.to_dict().items() if k not in ("option", "value", "regret")}) for o in advice.options)
     return Advice(heading, options, unit(objective), advice.value, data)
+
+
+def winning_advice(rules, game, setup, position, dice_text, throws_left, opponents, score, ties, method) -> Advice:
+    """``advise --opponent``: every option ranked by P(finish first) (``winning.advise_win``)."""
+    from jaxsolve.games.category import winning
+    from jaxsolve.games.category.position import parse_dice, parse_position
+
+    pos = parse_position(position, rules)
+    faces = parse_dice(dice_text, rules)
+    if faces is None:
+        raise JaxsolveError("the advisor needs the dice showing (--dice 1 1 2 2 5)")
+    opps = [winning.parse_opponent(text, rules) for text in opponents]
+    setup()
+    advice = winning.advise_win(rules, pos, faces, throws_left, opps, score=score, ties=ties, method=method, game=game)
+    data = {k: v for k, v in advice.to_dict().items() if k not in ("value", "options")}
+    options = tuple(Ranked(o.label, o.value, o.regret, {k: v for k, v in o.to_dict().items() if k not in ("option", "value", "regret")}) for o in advice.options)
+    return Advice(winning.describe(advice), options, "P(finish first)", advice.value, data)
 
 
 def _heuristic(rules, position, dice_text, throws_left, reading, strength, seed) -> Advice:
@@ -206,7 +241,8 @@ def _read_lines(source: Path) -> list[str]:
         raise JaxsolveError(f"batch file {source} is not text (JSON lines expected)") from None
 
 
-QUESTION_KEYS = ("position", "state", "dice", "throws_left", "rolls_left")
+WIN_KEYS = ("opponents", "score", "ties", "win_method")
+QUESTION_KEYS = ("position", "state", "dice", "throws_left", "rolls_left", *WIN_KEYS)
 STATE_KEYS = ("filled", "upper", "all_same_held", "holds50")
 MAX_LINE = 10_000
 """Longest batch line read (characters); a question is well under 200."""
@@ -337,7 +373,12 @@ def answer_batch(rules, sol, lines: list[str], *, errors=None) -> list[dict]:
         try:
             if not line.strip():
                 raise JaxsolveError("empty line")
-            questions.append((i, *read_question(rules, line)))
+            asked = read_question(rules, line)
+            q = _parse_line(line)
+            if any(k in q for k in WIN_KEYS):
+                answers[i] = win_answer(rules, sol, q, asked)
+                continue
+            questions.append((i, *asked))
         except (JaxsolveError, ValueError, TypeError) as exc:
             answers[i] = {"error": f"line {i + 1}: {exc}"}
             if errors is not None:
@@ -349,6 +390,32 @@ def answer_batch(rules, sol, lines: list[str], *, errors=None) -> list[dict]:
         for n, i in enumerate(idx):
             answers[i] = {"rules": rules.name, "value": float(ov.value[n]), "options": table.ranked(ov, n)}
     return answers
+
+
+def win_answer(rules, sol, q: dict, asked: tuple) -> dict:
+    """A batch question with ``opponents`` (a list of ``"SHEET SCORE"`` texts, as ``--opponent``),
+    optional ``score`` (mine), ``ties`` and ``win_method``: the options ranked by P(finish first)."""
+    from jaxsolve.games.category import winning
+    from jaxsolve.games.category.position import Position, SheetState, parse_position, parse_state
+
+    opps = q.get("opponents")
+    if not isinstance(opps, list) or not opps or not all(isinstance(o, str) for o in opps):
+        raise JaxsolveError('opponents must be a non-empty array of "SHEET SCORE" texts, e.g. ["aces=3 twos=- 3"]')
+    score = q.get("score")
+    if score is not None:
+        score = _integer(score, "score", 0, 10_000)
+    ties, method = q.get("ties", "share"), q.get("win_method", "auto")
+    if ties not in winning.TIES or method not in winning.METHODS:
+        raise JaxsolveError(f"ties must be one of {', '.join(winning.TIES)} and win_method one of {', '.join(winning.METHODS)}")
+    f, u, h, faces, left = asked
+    pos: Position | SheetState
+    if "state" in q:
+        names = ",".join(rules.box_names[b] for b in range(rules.num_boxes) if f >> b & 1) or "-"
+        pos = parse_state(f"filled={names} upper={u} all_same_held={h}", rules)
+    else:
+        pos = parse_position(q.get("position", "start"), rules)
+    advice = winning.advise_win(rules, pos, faces, left, [winning.parse_opponent(o, rules) for o in opps], score=score, ties=ties, method=method, sol=sol)
+    return {"rules": rules.name, **{k: v for k, v in advice.to_dict().items() if k != "rules"}}
 
 
 def apl_tables_command(rules, *, apl_rules, dtype, device, quiet, out) -> Report:

@@ -116,6 +116,7 @@ class LayerTables:
     compile_seconds: float = 0.0
     device: str = ""
     timings: dict = field(default_factory=dict)
+    terminal: np.ndarray | None = None  # the target objective's terminal vector (None: the step)
 
     def at(self, filled: int = 0, upper: int = 0, all_same_held: int = 0) -> np.ndarray:
         """The vector of one state (start of a turn)."""
@@ -195,6 +196,8 @@ def layer_tables(
     shapes: str = "auto",
     prefilled: int = 0,
     on_layer: Callable[[int, int], None] | None,
+    lengths: tuple[int, ...] | None = None,
+    last_row: np.ndarray | None = None,
 ) -> LayerTables:
     """A vector per state, layer by layer, on the layered core (distribution and target objective).
 
@@ -205,6 +208,8 @@ def layer_tables(
     (largest support and row count: least compiling, for small games), ``auto`` picks
     ``uniform`` when its previous-layer table stays under 256 MiB. ``prefilled``: a mask of
     boxes closed from the start (a reduced game); only states with these boxes filled are solved.
+    ``lengths``: each layer's vector length (default ``support_lengths``); ``last_row``: the
+    vector of every finished game (default ``[1]``: nothing more to score).
     """
     if keep not in ("all", "start"):
         raise JaxsolveError(f"keep must be 'all' or 'start', got {keep!r}")
@@ -213,7 +218,7 @@ def layer_tables(
     dtype = jnp.dtype(dtype)
     mesh = make_mesh(devices)
     ndev = mesh.devices.size
-    lengths = support_lengths(rules)
+    lengths = support_lengths(rules) if lengths is None else tuple(int(n) for n in lengths)
     nb = rules.num_boxes
     if not 0 <= int(prefilled) < 1 << nb or int(prefilled) == (1 << nb) - 1:
         raise JaxsolveError(f"prefilled must be a mask of 0..{nb - 1} boxes leaving one open, got {prefilled}")
@@ -229,7 +234,10 @@ def layer_tables(
     flat_rows = jnp.asarray(rows)
     layers: list = [None] * (nb + 1)
     last = np.zeros((sizes[nb], lengths[nb]), dtype)
-    last[:, 0] = 1.0  # nothing more to score: P(0 more) = P(at least 0 more) = 1
+    if last_row is None:
+        last[:, 0] = 1.0  # nothing more to score: P(0 more) = P(at least 0 more) = 1
+    else:
+        last[:] = np.asarray(last_row, dtype)[None, : lengths[nb]]
     if keep == "all":
         layers[nb] = last
     held = {"prev": last}

@@ -204,6 +204,21 @@ class Table:
         keeps[unused | ~np.isfinite(keeps)] = np.nan
         return OptionValues(boxes, points, keeps, sp.keeps[subs], value)
 
+    def win_advice(self, position, dice, throws_left, opponents, **options):
+        """The options of one situation ranked by P(finish first) against ``opponents`` (texts
+        ``"SHEET SCORE"`` or ``winning.Opponent``) who play this ``score`` table's policy;
+        ``options``: those of ``winning.advise_win`` (score, ties, method)."""
+        from jaxsolve.games.category import winning
+
+        if self.objective != "score":
+            raise JaxsolveError("the opponents play for expected points: a score table is needed")
+        if isinstance(position, str):
+            from jaxsolve.games.category.position import parse_position
+
+            position = parse_position(position, self.rules)
+        opps = [o if isinstance(o, winning.Opponent) else winning.parse_opponent(o, self.rules) for o in opponents]
+        return winning.advise_win(self.rules, position, dice, throws_left, opps, sol=self.solution, **options)
+
     def ranked(self, option_values: OptionValues, i: int) -> list[dict]:
         """Situation ``i``'s options, best first, by the engine's tie rule (filling before
         re-throwing, then more dice kept, then sheet / keep order), each with its regret."""

@@ -73,10 +73,12 @@ def stage_targets(rows, prev_padded, filled, upper, all_same_held, rules: Catego
 
 
 def turn_target(values, rows, prev_padded, filled, upper, all_same_held, rules: CategoryRules, width: int):
-    """``[B, width]`` target values of a batch of states (``values`` unused: same signature as the distribution)."""
-    del values
+    """``[B, width]`` target values of a batch of states, clipped to ``values = [lowest, highest]``
+    (the terminal's range, which every value lies in: a turn's values are means and maxima of
+    the next layer's; clipping takes off the rounding, no 1.0000014 in float32)."""
     sp = tables.space(rules.dice)
-    return dice.throw_mean(sp, stage_targets(rows, prev_padded, filled, upper, all_same_held, rules, width)[-1])
+    got = dice.throw_mean(sp, stage_targets(rows, prev_padded, filled, upper, all_same_held, rules, width)[-1])
+    return jnp.clip(got, values[0], values[1])
 
 
 def target_bytes(rules: CategoryRules, width: int, itemsize: int) -> int:
@@ -92,6 +94,26 @@ def _pad_target(prev: np.ndarray, lead: int, width: int) -> np.ndarray:
     return out
 
 
+def _pad_terminal(prev: np.ndarray, lead: int, width: int) -> np.ndarray:
+    """``lead`` copies of the vector's first entry left of it: a box worth r takes t to
+    ``max(t - r, 0)`` (a general terminal; every layer as wide as the terminal)."""
+    return np.concatenate([np.repeat(prev[:, :1], lead, axis=1), prev, np.zeros((len(prev), max(0, width - prev.shape[1])), prev.dtype)], axis=1)
+
+
+def step_terminal(width: int) -> np.ndarray:
+    """The default terminal over ``width`` targets: ``V_end[t] = 1`` for t <= 0, else 0."""
+    out = np.zeros(int(width))
+    out[0] = 1.0
+    return out
+
+
+def utility_terminal(utility) -> np.ndarray:
+    """The terminal of a utility ``u[k]`` over the points k = 0..K scored from here on:
+    ``V_end[t] = u[K - t]`` (channel t = K - k), so a state's ``V[K]`` is the best expected
+    utility and ``V[K - s]`` that of a player who already has s of those points."""
+    return np.asarray(utility, np.float64)[::-1].copy()
+
+
 def solve_target(
     rules: CategoryRules,
     *,
@@ -103,18 +125,43 @@ def solve_target(
     shapes: str = "auto",
     prefilled: int = 0,
     on_layer: Callable[[int, int], None] | None = None,
+    terminal: np.ndarray | None = None,
 ) -> LayerTables:
     """``V[t]`` = max P(at least t more points) of every state; options as ``distribution.distribution``.
 
     ``layers[L][row, t]``; ``.at(filled, upper, all_same_held)[t]``. The chunk shrinks to fit
     ``max_memory`` (default 2 GiB: a state's working set is ~(4 throws + 2 keeps) x support).
+
+    ``terminal``: the value vector of a finished game over the channel t = 0..K (default: the
+    step, ``V_end[t] = 1`` for t <= 0 else 0, and each layer cut to the points it can still
+    score). A box worth r takes t to ``max(t - r, 0)``, so ``V[t]`` is the best expected
+    ``terminal[max(t - points scored from here on, 0)]``; with ``utility_terminal(u)`` that is
+    the best expected ``u(points)``. Every layer is then ``K + 1`` wide, and values are clipped
+    to the terminal's range.
+
+    A subgame from a position: ``prefilled`` (the boxes already filled) solves every state whose
+    filled boxes include them, every upper total and all-same flag, so the position's own state
+    is ``.at(prefilled, upper, all_same_held)`` and each ``layers[L]`` holds the layer's
+    reachable states of the subgame (``keep='all'``; the current score is not needed: fold it
+    into the terminal).
     """
     dtype = jnp.dtype(float_dtype(dtype))
-    size = int(np.prod(tables.state_shape(rules)))
-    return layer_tables(
-        "target", turn_target, target_bytes, rules, np.zeros(size), _pad_target,
+    if terminal is None:
+        return layer_tables(
+            "target", turn_target, target_bytes, rules, np.asarray([0.0, 1.0]), _pad_target,
+            dtype=dtype, chunk=chunk, devices=devices, max_memory=max_memory, keep=keep, shapes=shapes, prefilled=prefilled, on_layer=on_layer,
+        )
+    terminal = np.asarray(terminal, np.float64)
+    if terminal.ndim != 1 or len(terminal) < 1 or not np.all(np.isfinite(terminal)):
+        raise JaxsolveError(f"terminal must be a finite vector over t = 0..K, got shape {terminal.shape}")
+    bounds = np.asarray([terminal.min(), terminal.max()])
+    out = layer_tables(
+        "target", turn_target, target_bytes, rules, bounds, _pad_terminal,
         dtype=dtype, chunk=chunk, devices=devices, max_memory=max_memory, keep=keep, shapes=shapes, prefilled=prefilled, on_layer=on_layer,
+        lengths=(len(terminal),) * (rules.num_boxes + 1), last_row=terminal,
     )
+    out.terminal = terminal
+    return out
 
 
 @dataclass(frozen=True)
@@ -152,7 +199,7 @@ def target_options(table: LayerTables, filled: int, upper: int, all_same_held: i
     if target <= 0:
         return [TargetChoice("keep", "any", 1.0)]
     lead = max_turn_reward(rules)
-    padded = jnp.asarray(_pad_target(nxt, lead, width))
+    padded = jnp.asarray((_pad_target if table.terminal is None else _pad_terminal)(nxt, lead, width))
     rows = jnp.asarray(table.rows)
     f, u, h = (jnp.asarray([int(x)], jnp.int32) for x in (filled, min(upper, rules.upper_threshold), all_same_held))
     throw = sp.throw_index(sp.counts_of_faces(faces))

@@ -1,0 +1,396 @@
+"""Playing to finish first at a table: every option ranked by the probability of winning.
+
+The model: each opponent plays the rest of the game for expected points (the ``score``-optimal
+policy), so his final score is his current score plus the exact distribution of his remaining
+points from his sheet (``distribution.distribution``). Opponents are independent of each other
+and of me (they do not react to my score). My probability to finish first, given my final
+score f, is then a utility::
+
+    u(f) = E[ 1{every opponent's final <= f} * share(number of opponents at f) ]
+
+with the tie rule ``share`` (a tie among j + 1 players counts 1 / (j + 1)), ``win`` (a tie
+counts as a win) or ``lose``. The best response to the opponents maximises E[u(my final)]:
+the target objective's recursion with the terminal ``u(my score + k)`` over the points k scored
+from here on (``target.solve_target(terminal=...)``), solved exactly over my remaining game
+("exact"). Early in the game, where that solve takes longer than a player waits, the answer
+comes from the step target table (``V_option[k]`` = max P(at least k more points), one policy
+per k), weighted by the utility's increments::
+
+    P(win) ~ u(s) + sum_k (u(s + k) - u(s + k - 1)) V_option[k]        ("table")
+
+which is an upper bound of the exact value (each target is played for separately).
+
+References: J. Pawlewicz, "A Nearly Optimal Computer Player in Multi-player Yahtzee",
+Computers and Games 2010 (multi-player play from exact final-score distributions);
+W. Holderied's Yahtzee program ("beat your opponent": summing over the opponent's distribution).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import functools
+import re
+import time
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+
+from jaxsolve.core import dice as dicelib
+from jaxsolve.errors import JaxsolveError
+from jaxsolve.games.category import policy, tables
+from jaxsolve.games.category.advisor import Option
+from jaxsolve.games.category.position import Position, PositionError, SheetState, check_throws_left, format_dice, parse_position
+from jaxsolve.games.category.rules import CategoryRules
+
+TIES = ("share", "win", "lose")
+METHODS = ("auto", "exact", "table")
+TRIM = 1e-15
+"""The utility over my points is cut where it stays within this of its largest value."""
+EXACT_MAX_OPEN = 9
+"""``auto`` solves the exact best response with at most this many open boxes (about a minute
+on a 2-core CPU for 9), else answers from the target table."""
+
+
+# ----------------------------------------------------------------------------- opponents
+
+
+@dataclass(frozen=True)
+class Opponent:
+    """An opponent's sheet and his current score (bonuses included: what he has on the table)."""
+
+    position: Position | SheetState
+    score: int
+
+    def __str__(self) -> str:
+        return f"{self.position} ({self.score} points)"
+
+
+def parse_opponent(text: str, rules: CategoryRules) -> Opponent:
+    """``"SHEET SCORE"``: the sheet in the notation of ``--position`` and his current total last,
+    e.g. ``"aces=3 twos=- kniffel=50 53"`` or ``"start 0"``."""
+    parts = (text or "").strip().rsplit(None, 1)
+    if not parts or not re.fullmatch(r"\d+", parts[-1]):
+        raise PositionError(f"an opponent is his sheet then his score, e.g. \"aces=3 twos=- 3\" or \"start 0\"; got {text!r}")
+    score = int(parts[-1])
+    sheet = parts[0] if len(parts) == 2 else "start"
+    pos = parse_position(sheet, rules)
+    if pos.total is not None and score < pos.total:
+        raise PositionError(f"opponent score {score} is below the {pos.total} points on his sheet ({pos})")
+    if not pos.is_over:
+        pos.state(rules)  # the sheet order of the rules
+    return Opponent(pos, score)
+
+
+_REMAINING: dict[tuple, Any] = {}
+
+
+def remaining_distribution(rules: CategoryRules, position, sol=None, *, game: str | None = None) -> np.ndarray:
+    """``P(k more points)`` from a sheet under the ``score``-optimal policy (float64; the
+    subgame of its filled boxes is solved once per process)."""
+    from jaxsolve.games.category import distribution as D
+    from jaxsolve.games.category import solutions
+
+    if position.is_over:
+        return np.ones(1)
+    f, u, h = position.state(rules)
+    if sol is None:
+        sol = solutions.cached_solution(rules, "score", "float64", game=game) or solutions.cached_solution(rules, "score", "float32", game=game)
+        sol = sol or solutions.solution(rules, "score", game=game, dtype="float64")
+    key = (rules, f, id(sol))
+    if key not in _REMAINING:
+        _REMAINING[key] = (sol, D.distribution(rules, sol, dtype="float64", keep="start", prefilled=f))
+    return np.asarray(_REMAINING[key][1].at(f, u, h), np.float64)
+
+
+def final_distribution(rules: CategoryRules, opponent: Opponent, sol=None, *, game: str | None = None) -> np.ndarray:
+    """``P(final score = s)``, s = 0..: his score plus his remaining points."""
+    rest = remaining_distribution(rules, opponent.position, sol, game=game)
+    return np.concatenate([np.zeros(opponent.score), rest])
+
+
+def win_utility(finals: list[np.ndarray], ties: str = "share", length: int | None = None) -> np.ndarray:
+    """``u[f]`` = P(I finish first | my final score f), f = 0..length-1 (default: one past the
+    highest final any opponent can reach, where ``u`` is 1), opponents independent.
+
+    With ``a_i = P(X_i < f)`` and ``b_i = P(X_i = f)``, the coefficient of z^j in
+    ``prod_i (a_i + b_i z)`` is P(no opponent above f, j of them at f)."""
+    if ties not in TIES:
+        raise JaxsolveError(f"unknown tie rule {ties!r}; choose {', '.join(TIES)}")
+    if not finals:
+        raise JaxsolveError("give at least one opponent")
+    top = max(len(p) for p in finals)
+    length = top + 1 if length is None else int(length)
+    coef = np.zeros((len(finals) + 1, length))
+    coef[0] = 1.0
+    for p in finals:
+        p = np.pad(np.asarray(p, np.float64), (0, max(0, length - len(p))))[:length]
+        below = np.concatenate([[0.0], np.cumsum(p)[:-1]])
+        below = np.where(np.arange(length) >= len(p), 1.0, below)
+        new = coef * below
+        new[1:] += coef[:-1] * p
+        coef = new
+    j = np.arange(len(finals) + 1)[:, None]
+    weight = {"share": 1.0 / (1 + j), "win": np.ones_like(j, dtype=float), "lose": (j == 0).astype(float)}[ties]
+    return (coef * weight).sum(0)
+
+
+def my_score(rules: CategoryRules, position, score: int | None) -> int:
+    """My current total: given, or the sheet's total plus the upper bonus once earned."""
+    if score is not None:
+        if position.total is not None and score < position.total:
+            raise PositionError(f"my score {score} is below the {position.total} points on my sheet")
+        return int(score)
+    if position.total is None:
+        raise PositionError("a position given as a state has no total: give my score too (--score)")
+    earned = rules.upper_bonus if position.upper_total >= rules.upper_threshold else 0
+    return int(position.total + earned)
+
+
+def utility_of_points(rules: CategoryRules, position, score: int, u: np.ndarray) -> np.ndarray:
+    """``w[k] = u(score + k)`` over the points k = 0..K I can still score (K: the layer's bound)."""
+    from jaxsolve.games.category.distribution import support_lengths
+
+    layer = bin(int(position.state(rules)[0])).count("1")
+    top = support_lengths(rules)[layer] - 1
+    idx = np.minimum(score + np.arange(top + 1), len(u) - 1)
+    w = np.asarray(u, np.float64)[idx]
+    # Past the point where w stays within TRIM of its last value, more points change nothing
+    # that float64 holds: the target channel needs only that many (terminal[0] = w[-1] beyond).
+    far = np.flatnonzero(w[-1] - w > TRIM)
+    return w[: int(far[-1]) + 2] if len(far) else w[:1]
+
+
+# ----------------------------------------------------------------------------- the engine's tables
+
+
+_TABLES: dict[tuple, Any] = {}
+
+
+_RESPONSES: dict[tuple, Any] = {}
+
+
+def response_table(rules: CategoryRules, filled: int, w: np.ndarray, *, chunk: int = 256, devices=1):
+    """The exact best response to ``w[k]`` over the subgame of ``filled`` (float64, every layer;
+    the last few are kept per process: the questions of one turn share one)."""
+    from jaxsolve.games.category import target as TG
+
+    w = np.asarray(w, np.float64)
+    key = (rules, int(filled), w.tobytes())
+    if key not in _RESPONSES:
+        while len(_RESPONSES) >= 4:
+            _RESPONSES.pop(next(iter(_RESPONSES)))
+        _RESPONSES[key] = TG.solve_target(rules, dtype="float64", chunk=chunk, devices=devices, keep="all", prefilled=int(filled), terminal=TG.utility_terminal(w))
+    return _RESPONSES[key]
+
+
+def target_table(rules: CategoryRules, filled: int, *, chunk: int = 256, devices=1):
+    """The step target table (``V[k]`` = max P(at least k more)) over the subgame of ``filled``,
+    once per process (it serves every opponent and every score)."""
+    from jaxsolve.games.category import target as TG
+
+    key = (rules, int(filled))
+    if key not in _TABLES:
+        _TABLES[key] = TG.solve_target(rules, dtype="float64", chunk=chunk, devices=devices, keep="all", prefilled=int(filled))
+    return _TABLES[key]
+
+
+def adopt_target_table(table) -> None:
+    """Answer ``table``'s subgame from ``table`` (e.g. one read from disk) from now on."""
+    first = next(i for i, layer in enumerate(table.layers) if layer is not None)
+    f = tables.layer_states(table.rules, first)[0]
+    mask = int(np.bitwise_and.reduce(f.astype(np.int64))) if len(f) else 0
+    _TABLES[(table.rules, mask)] = table
+
+
+def _padded(nxt: np.ndarray, lead: int, width: int) -> np.ndarray:
+    """The next layer's vectors with ``lead`` copies of channel 0 on the left (a box worth r
+    takes t to max(t - r, 0)) and zeros on the right up to ``width`` (targets out of reach)."""
+    nxt = np.asarray(nxt)
+    right = np.zeros((len(nxt), max(0, width - nxt.shape[1])), nxt.dtype)
+    return np.concatenate([np.repeat(nxt[:, :1], lead, axis=1), nxt, right], axis=1)
+
+
+@dataclass
+class OptionVectors:
+    """Every option of a situation with its vector over the channel t (``[options, width]``)."""
+
+    options: list  # advisor.Option with value 0 (filled in by the caller)
+    vectors: np.ndarray
+    keys: list  # the policy's tie preference of each option
+
+
+@functools.lru_cache(maxsize=16)
+def _situation_fn(rules: CategoryRules, width: int, first: bool, throws_left: int):
+    """Compiled: one situation's fill vectors ``[boxes, width]``, points ``[boxes]`` and keep
+    vectors ``[keeps, width]`` (zeros without a re-throw left)."""
+    import jax
+    import jax.numpy as jnp
+
+    from jaxsolve.games.category import solver
+    from jaxsolve.games.category import target as TG
+
+    sp = tables.space(rules.dice)
+
+    def fn(rows, padded, f, u, h, throw):
+        fills = TG.final_targets(rows, padded, f, u, h, rules, width, first)[:, throw, 0]
+        points = solver.moves(f, u, h, rules).points[:, throw, 0]
+        if throws_left == 0:
+            return fills, points, jnp.zeros((1, width), fills.dtype)
+        stages = TG.stage_targets(rows, padded, f, u, h, rules, width)
+        return fills, points, dicelib.expect_keeps(sp, stages[throws_left - 1])[:, 0]
+
+    return jax.jit(fn)
+
+
+def option_vectors(table, filled: int, upper: int, all_same_held: int, faces, throws_left: int) -> OptionVectors:
+    """The vector of every option (each legal box; with a re-throw left, each keep of fewer
+    than all dice) of one situation, from a target table (step or terminal) of its subgame."""
+    import jax.numpy as jnp
+
+    from jaxsolve.games.category.distribution import max_turn_reward
+
+    rules = table.rules
+    sp = tables.space(rules.dice)
+    layer = bin(int(filled)).count("1")
+    nxt = table.layers[layer + 1] if layer + 1 < len(table.layers) else None
+    if nxt is None or table.layers[layer] is None:
+        raise JaxsolveError(f"the table does not hold layers {layer} and {layer + 1}")
+    width = table.layers[layer].shape[1]
+    lead = max_turn_reward(rules)
+    padded = jnp.asarray(_padded(nxt, lead, width))
+    rows = jnp.asarray(table.rows)
+    f, u, h = (jnp.asarray([int(x)], jnp.int32) for x in (filled, min(upper, rules.upper_threshold), all_same_held))
+    counts = sp.counts_of_faces(faces)
+    throw = sp.throw_index(counts)
+    first = rules.has_instant_bonus and throws_left == rules.throws - 1
+    got = _situation_fn(rules, width, bool(first), int(throws_left))(rows, padded, f, u, h, jnp.asarray(throw, jnp.int32))
+    fills, points, keeps = (np.asarray(a) for a in got)
+    opts, vecs, keys = [], [], []
+    for b in range(rules.num_boxes):
+        if fills[b, 0] >= 0:
+            opts.append(Option("box", 0.0, 0.0, box=rules.box_names[b], points=int(points[b])))
+            vecs.append(fills[b])
+            keys.append((0, -rules.dice, b))
+    if throws_left > 0:
+        for k in sorted({int(k) for k in sp.subkeeps[throw]}):
+            n = int(sp.keeps[k].sum())
+            if n < rules.dice:
+                opts.append(Option("keep", 0.0, 0.0, keep=tuple(sp.faces_of(sp.keeps[k])), rethrow=rules.dice - n))
+                vecs.append(keeps[k])
+                keys.append((1, -n, k))
+    return OptionVectors(opts, np.asarray(vecs, np.float64), keys)
+
+
+# ----------------------------------------------------------------------------- advice
+
+
+@dataclass
+class WinAdvice:
+    """Every option of a turn ranked by my probability to finish first, best first."""
+
+    rules: CategoryRules
+    position: object
+    dice: tuple
+    throws_left: int
+    score: int
+    opponents: list
+    ties: str
+    method: str
+    value: float
+    options: list = field(default_factory=list)
+    before_turn: float | None = None
+    seconds: float = 0.0
+
+    def to_dict(self) -> dict:
+        return {
+            "rules": self.rules.name,
+            "objective": "win",
+            "method": self.method,
+            "ties": self.ties,
+            "position": str(self.position),
+            "score": self.score,
+            "opponents": [{"position": str(o.position), "score": o.score} for o in self.opponents],
+            "dice": list(self.dice),
+            "throws_left": self.throws_left,
+            "value": self.value,
+            "seconds": self.seconds,
+            "options": [o.to_dict() for o in self.options],
+        }
+
+
+def advise_win(
+    rules: CategoryRules,
+    position,
+    dice,
+    throws_left: int | None,
+    opponents: list[Opponent],
+    *,
+    score: int | None = None,
+    ties: str = "share",
+    method: str = "auto",
+    sol=None,
+    game: str | None = None,
+    table=None,
+) -> WinAdvice:
+    """Rank every option of a turn by my probability to finish first against ``opponents``
+    (each playing the rest of his game for expected points).
+
+    ``method``: ``exact`` solves the best response over my remaining game; ``table`` weights
+    the step target table of my subgame (``table``, else solved and kept per process);
+    ``auto``: exact with at most ``EXACT_MAX_OPEN`` open boxes, else the table.
+    """
+    t0 = time.perf_counter()
+    if method not in METHODS:
+        raise JaxsolveError(f"unknown method {method!r}; choose {', '.join(METHODS)}")
+    if not opponents:
+        raise JaxsolveError("give at least one opponent")
+    faces = tuple(sorted(int(x) for x in dice))
+    if len(faces) != rules.dice or any(not 1 <= x <= 6 for x in faces):
+        raise PositionError(f"need {rules.dice} dice showing 1..6, got {list(dice)}")
+    left = check_throws_left(throws_left, rules, faces)
+    f, u, h = position.state(rules)
+    if f == rules.full_mask:
+        raise PositionError("the game is over: every box is filled")
+    mine = my_score(rules, position, score)
+    finals = [final_distribution(rules, o, sol, game=game) for o in opponents]
+    util = win_utility(finals, ties)
+    w = utility_of_points(rules, position, mine, util)
+    n_open = rules.num_boxes - bin(f).count("1")
+    if method == "auto":
+        method = "exact" if n_open <= EXACT_MAX_OPEN else "table"
+    if method == "exact":
+        tab = response_table(rules, f, w)
+        ov = option_vectors(tab, f, u, h, faces, left)
+        values = ov.vectors[:, len(w) - 1]
+        before = float(tab.at(f, u, h)[len(w) - 1])
+    else:
+        tab = table if table is not None else target_table(rules, f)
+        ov = option_vectors(tab, f, u, h, faces, left)
+        values = table_values(ov.vectors, w)
+        before = float(table_values(tab.at(f, u, h)[None, :], w)[0])
+    items = [(float(v), key, dataclasses.replace(o, value=float(v))) for v, key, o in zip(values, ov.keys, ov.options)]
+    ranked = policy.rank_with_ties(items, np.dtype(np.float64))
+    best = ranked[0].value
+    options = [Option(o.kind, o.value, max(best - o.value, 0.0), o.keep, o.rethrow, o.box, o.points) for o in ranked]
+    return WinAdvice(rules, position, faces, left, mine, list(opponents), ties, method, best, options, before, time.perf_counter() - t0)
+
+
+def table_values(vectors: np.ndarray, w: np.ndarray) -> np.ndarray:
+    """``w[0] + sum_k (w[k] - w[k-1]) V[k]``: E[w] if each target k were met with probability
+    ``V[k]`` (max P(at least k more points)); the table's answer, an upper bound of the exact one."""
+    vectors = np.asarray(vectors, np.float64)
+    n = min(vectors.shape[1], len(w))
+    dw = np.diff(np.asarray(w, np.float64)[:n])
+    return w[0] + vectors[:, 1:n] @ dw
+
+
+def describe(advice: WinAdvice) -> tuple[str, ...]:
+    """The heading lines of an answer."""
+    opp = "; ".join(f"{o.position} = {o.score}" for o in advice.opponents)
+    how = "exact best response" if advice.method == "exact" else "target table (upper bound)"
+    return (
+        f"{advice.rules.name}, P(finish first) vs {len(advice.opponents)} expected-score player(s), ties {advice.ties}, {how}",
+        f"me: {advice.position} = {advice.score}; opponents: {opp}",
+        f"dice {format_dice(advice.dice)}, {advice.throws_left} re-throw{'s' if advice.throws_left != 1 else ''} left",
+    )

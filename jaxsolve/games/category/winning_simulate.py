@@ -1,0 +1,158 @@
+"""Simulated games at a table: me playing a policy from a target table with a terminal (the best
+response to the win utility, or the expected-score policy), the opponents' final scores drawn
+from their exact distributions under the expected-score policy.
+
+My games are played die by die from a position: every throw is drawn, every keep and box is the
+argmax of the table's option vectors at my current channel t = K - points scored (ties: filling
+before re-throwing, the earlier box). The opponents do not react to me, so their games enter
+only through their final scores, drawn independently from ``winning.final_distribution``.
+The states met on a turn are answered in chunks (one compiled call per chunk).
+"""
+
+from __future__ import annotations
+
+import functools
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+
+from jaxsolve.core import dice as dicelib
+from jaxsolve.errors import JaxsolveError
+from jaxsolve.games.category import tables
+from jaxsolve.games.category.rules import CategoryRules
+
+CHUNK = 8  # states per compiled call (a state's arrays: boxes x throws x channels)
+
+
+@functools.lru_cache(maxsize=16)
+def _state_arrays_fn(rules: CategoryRules, width: int):
+    import jax
+
+    from jaxsolve.games.category import solver
+    from jaxsolve.games.category import target as TG
+
+    sp = tables.space(rules.dice)
+
+    def fn(rows, padded, f, u, h):
+        out = {}
+        out["fill"] = TG.final_targets(rows, padded, f, u, h, rules, width, False)  # [b, T, B, W]
+        mv = solver.moves(f, u, h, rules)
+        out["reward"] = mv.score(False)
+        out["next"] = mv.next_state
+        if rules.has_instant_bonus:
+            out["fill_first"] = TG.final_targets(rows, padded, f, u, h, rules, width, True)
+            out["reward_first"] = mv.score(True)
+        stages = TG.stage_targets(rows, padded, f, u, h, rules, width)
+        out["keep"] = [dicelib.expect_keeps(sp, stages[r]) for r in range(rules.throws - 1)]  # [K, B, W]
+        return out
+
+    return jax.jit(fn)
+
+
+def _decode(flat: np.ndarray, rules: CategoryRules):
+    cap = rules.upper_threshold + 1
+    return flat // (2 * cap), (flat // 2) % cap, flat % 2
+
+
+@dataclass
+class Played:
+    """My final points from the position (``points``, one per game)."""
+
+    points: np.ndarray
+
+
+def play_table(table, start: tuple[int, int, int], channel: int, games: int, seed: int) -> Played:
+    """``games`` games from state ``start`` played by the argmax of ``table`` (a target table with
+    a terminal, every layer kept) at channel ``channel`` (its K: the utility's last index)."""
+    import jax.numpy as jnp
+
+    from jaxsolve.games.category.distribution import max_turn_reward
+    from jaxsolve.games.category.winning import _padded
+
+    rules = table.rules
+    if getattr(table, "terminal", None) is None:
+        raise JaxsolveError("simulated play needs a table solved with a terminal (every layer as wide)")
+    sp = tables.space(rules.dice)
+    n = rules.dice
+    rng = np.random.default_rng(seed)
+    radix = (n + 1) ** np.arange(6)
+    lookup = np.full((n + 1) ** 6, -1, np.int64)
+    lookup[sp.throws @ radix] = np.arange(sp.num_throws)
+    subkeeps = np.asarray(sp.subkeeps)
+    keeps = np.asarray(sp.keeps)
+    lead = max_turn_reward(rules)
+    rows = jnp.asarray(table.rows)
+    f0, u0, h0 = start
+    state = np.full(games, int(tables.state_index(int(f0), min(int(u0), rules.upper_threshold), int(h0), rules)), np.int64)
+    t = np.full(games, int(channel), np.int64)
+    points = np.zeros(games, np.int64)
+
+    def roll(kept_counts):
+        m = n - kept_counts.sum(1)
+        faces = rng.integers(0, 6, (len(m), n))
+        counts = kept_counts.copy()
+        for d in range(n):
+            live = d < m
+            np.add.at(counts, (np.flatnonzero(live), faces[live, d]), 1)
+        return lookup[counts @ radix]
+
+    layer0 = bin(int(f0)).count("1")
+    for layer in range(layer0, rules.num_boxes):
+        width = table.layers[layer].shape[1]
+        padded = jnp.asarray(_padded(table.layers[layer + 1], lead, width))
+        fn = _state_arrays_fn(rules, width)
+        uniq, inverse = np.unique(state, return_inverse=True)
+        for c0 in range(0, len(uniq), CHUNK):
+            chunk = uniq[c0: c0 + CHUNK]
+            pad = np.concatenate([chunk, np.repeat(chunk[:1], CHUNK - len(chunk))])
+            f, u, h = (jnp.asarray(a, jnp.int32) for a in _decode(pad, rules))
+            arr: dict[str, Any] = {k: (np.asarray(v) if not isinstance(v, list) else [np.asarray(x) for x in v]) for k, v in fn(rows, padded, f, u, h).items()}
+            for j in range(len(chunk)):
+                g = np.flatnonzero(inverse == c0 + j)
+                tg = t[g]
+                x = roll(np.zeros((len(g), 6), np.int64))
+                done = np.zeros(len(g), bool)
+                box = np.zeros(len(g), np.int64)
+                first_flag = np.zeros(len(g), bool)
+                for left in range(rules.throws - 1, -1, -1):
+                    first = rules.has_instant_bonus and left == rules.throws - 1
+                    fills = arr["fill_first" if first else "fill"][:, :, j, :]  # [b, T, W]
+                    fv = fills[:, x, tg]  # [b, G]
+                    best_box = fv.argmax(0)
+                    if left == 0:
+                        stop = ~done
+                    else:
+                        subs = subkeeps[x]  # [G, S]
+                        kv = arr["keep"][left - 1][subs, j, tg[:, None]]  # [G, S]
+                        stop = ~done & (fv.max(0) >= kv.max(1) - 1e-12)
+                        go = ~done & ~stop
+                        pick = subs[np.arange(len(g)), kv.argmax(1)]
+                        if go.any():
+                            x[go] = roll(keeps[pick[go]])
+                    box[stop] = best_box[stop]
+                    first_flag[stop] = first
+                    done |= stop
+                reward = np.where(first_flag, arr["reward_first"][box, x, j] if rules.has_instant_bonus else 0, arr["reward"][box, x, j])
+                points[g] += reward
+                t[g] = np.maximum(tg - reward, 0)
+                state[g] = arr["next"][box, x, j]
+    return Played(points)
+
+
+def draw_finals(finals: list[np.ndarray], games: int, seed: int) -> np.ndarray:
+    """``[opponents, games]`` final scores drawn from each opponent's distribution."""
+    rng = np.random.default_rng(seed)
+    out = []
+    for p in finals:
+        p = np.clip(np.asarray(p, np.float64), 0, None)
+        out.append(rng.choice(len(p), size=games, p=p / p.sum()))
+    return np.asarray(out)
+
+
+def outcomes(mine: np.ndarray, opponents: np.ndarray, ties: str = "share") -> np.ndarray:
+    """Per game: 1 for a win, 0 for a loss, a tie for first shared / won / lost by ``ties``."""
+    top = opponents.max(0)
+    tied = (opponents == mine[None, :]).sum(0)
+    share = {"share": 1.0 / (1 + tied), "win": np.ones_like(mine, float), "lose": np.zeros_like(mine, float)}[ties]
+    return np.where(mine > top, 1.0, np.where(mine == top, share, 0.0))
