@@ -46,9 +46,10 @@ PLAYS = {
     "raab": "rules=piglet&seed=4",
     "zehntausend": "rules=peter-2013&seed=6&turns=2",
     "zehntausend-duel": "rules=small&seed=8",
+    "yacht": "rules=yacht&seed=11",
     PIG: "rules=d4-to-8&seed=9",
 }
-SLOW = {"kniffel", "yatzy"}  # 13 and 15 turns (about 30 s each); the default run plays the sheet on Maxi's reduced game
+SLOW = {"kniffel", "yatzy", "yacht"}  # 13, 15 and 12 turns (about 30 s each); the default run plays the sheet on Maxi's reduced game
 
 
 def axe_or_skip():

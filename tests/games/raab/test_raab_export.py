@@ -35,7 +35,7 @@ def test_the_registered_loader_gives_the_solved_game_back(tmp_path):
 
 def test_advise_from_a_table_answers_as_a_solve(tmp_path):
     out = tmp_path / "pig.npy"
-    solved = runner.invoke(app, ["solve", "raab", "--rules", "pig", *OPTIONS, "--out", str(out), "--json"])
+    solved = runner.invoke(app, ["solve", "raab", "--rules", "pig", *OPTIONS, "--out", str(out), "--json", "--quiet"])
     assert solved.exit_code == 0, solved.output
     assert json.loads(solved.output)["policy_out"] == str(tmp_path / "pig-policy.npy")
     position = ["--mine", "3", "--theirs", "7", "--turn", "4", "--json"]
