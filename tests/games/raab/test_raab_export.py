@@ -38,7 +38,7 @@ def test_advise_from_a_table_answers_as_a_solve(tmp_path):
     solved = runner.invoke(app, ["solve", "raab", "--rules", "pig", *OPTIONS, "--out", str(out), "--json", "--quiet"])
     assert solved.exit_code == 0, solved.output
     assert json.loads(solved.output)["policy_out"] == str(tmp_path / "pig-policy.npy")
-    position = ["--mine", "3", "--theirs", "7", "--turn", "4", "--json"]
+    position = ["--mine", "3", "--theirs", "7", "--turn", "4", "--json", "--quiet"]
     from_table = runner.invoke(app, ["advise", "raab", "--table", str(out), *position])
     from_solve = runner.invoke(app, ["advise", "raab", "--rules", "pig", *OPTIONS, *position])
     assert from_table.exit_code == 0 and from_solve.exit_code == 0, from_table.output + from_solve.output
