@@ -335,12 +335,11 @@ def target_options(table: LayerTables, filled: int, upper: int, all_same_held: i
     lead = max_turn_reward(rules)
     # only the next states this position reaches, renumbered (not the whole next layer padded)
     f_np, u_np, h_np = (np.asarray([int(x)], np.int32) for x in (filled, min(upper, cap), all_same_held))
-    reach = np.unique(np.asarray(solver.moves(f_np, u_np, h_np, rules, xp=np).next_state).reshape(-1))
-    reach = reach[table.rows[reach] >= 0]
+    mv = solver.moves(f_np, u_np, h_np, rules, xp=np)
+    reach = np.unique(np.asarray(mv.next_state)[np.asarray(mv.allowed)])  # a closed box's "next state" is this layer's
     sub_rows = np.full_like(table.rows, -1)
     sub_rows[reach] = np.arange(len(reach), dtype=sub_rows.dtype)
     padded = (_pad_target if table.terminal is None else _pad_terminal)(np.asarray(nxt[table.rows[reach]], np.float64), lead, width)
-    mv = solver.moves(f_np, u_np, h_np, rules, xp=np)
     nrow = np.maximum(sub_rows[mv.next_state[..., 0]], 0)
 
     def final(first_throw: bool):

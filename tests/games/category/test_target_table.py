@@ -41,9 +41,10 @@ def test_round_trip(tmp_path, table, store, tol):
 def test_advice_from_a_table_equals_the_solve(tmp_path, table):
     path = tmp_path / "t.npy"
     TG.save_table(path, table, game="kniffel")
-    sub = MASK | 1  # a later position of the same game: aces filled
-    part = TG.load_table(path, game="kniffel", layers=[bin(m).count("1") + 1 for m in (MASK, sub)])
-    for mask, throws_left in ((MASK, 2), (MASK, 0), (sub, 1)):
+    sub = MASK | 1  # later positions of the same game: aces filled, then threes too
+    last = sub | 4
+    part = TG.load_table(path, game="kniffel", layers=[bin(m).count("1") + 1 for m in (MASK, sub, last)])
+    for mask, throws_left in ((MASK, 2), (MASK, 0), (sub, 1), (last, 0), (last, 2)):
         a = TG.target_options(table, mask, 0, 0, [1, 6, 6], throws_left, 30)
         b = TG.target_options(part, mask, 0, 0, [1, 6, 6], throws_left, 30)
         assert {(c.kind, c.what): c.probability for c in a} == pytest.approx({(c.kind, c.what): c.probability for c in b}, abs=1e-6)
