@@ -60,7 +60,7 @@ ADVISE_TARGET_PARAMS = (
 TARGET_TABLE_PARAMS = (
     Param("out", Path, None, "The .npy to write (its layers beside it as NAME-layer_L.npy, one JSON sidecar).", flags=("--out", "-o"), required=True),
     FILLED,
-    Param("store", str, "float32", "float32, or uint16 (round(65535 p): half the bytes, error at most 7.6e-6).", choices=("float32", "uint16")),
+    Param("store", str, "float32", "float32, or uint16 (round(65535 p): half the bytes, error at most 7.7e-6).", choices=("float32", "uint16")),
     Param("at", list, None, "Report the start's P(final >= T) (repeat, or several values).", item=int, min=0),
     DEVICES,
     Param("max_memory", int, 2048, "MiB one device may use; chunks shrink to fit.", min=1),
