@@ -11,7 +11,7 @@ from jaxsolve.games.category.rules import CategoryRules
 from kniffel_dist_reference import target_states
 
 CASES = [
-    (CategoryRules(dice=3, throws=3, joker="forced", upper_threshold=6, extra_bonus=10), (0, 2, 8, 11, 12)),
+    (CategoryRules(dice=3, throws=3, joker="forced", upper_threshold=6, extra_bonus=10), (0, 2, 11, 12)),
     (CategoryRules(dice=3, throws=2, joker="kniffel", bonus_on_scratch=False, upper_threshold=6, instant_all_same=30, instant_other=5), (1, 6, 12)),
 ]
 
