@@ -507,14 +507,15 @@ def _read_checked(path: Path, meta: dict) -> bytes:
     return data
 
 
-def load_members(path: str | os.PathLike, meta: dict, keys: tuple[str, ...]) -> dict[str, np.ndarray]:
+def load_members(path: str | os.PathLike, meta: dict, keys: tuple[str, ...], *, some: bool = False) -> dict[str, np.ndarray]:
     """The member arrays ``keys`` of the export at ``path`` (its sidecar ``meta``, from
-    ``load``), each checked against the sidecar's record of it: file name, byte size, SHA-256,
-    shape and dtype. A member file of another export (or of an earlier write) is refused."""
+    ``load`` or ``read_metadata``), each checked against the sidecar's record of it: file name,
+    byte size, SHA-256, shape and dtype. A member file of another export (or of an earlier
+    write) is refused. ``some``: ``keys`` may be some of the members (the others not read)."""
     path = Path(path)
     side = sidecar_path(path)
     record = meta.get("members")
-    if not isinstance(record, dict) or sorted(record) != sorted(keys):
+    if not isinstance(record, dict) or (not set(keys) <= set(record) if some else sorted(record) != sorted(keys)):
         raise JaxsolveError(f"{side} does not name the member arrays {', '.join(keys)} of this export")
     out = {}
     for key in keys:

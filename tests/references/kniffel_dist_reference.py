@@ -107,6 +107,12 @@ def score_distribution(rules, prefilled: frozenset, length: int) -> np.ndarray:
 def target_table(rules, prefilled: frozenset, length: int, terminal=None) -> np.ndarray:
     """``[length]``: max probability of scoring at least t points from the start, t = 0..length-1;
     with ``terminal`` (a vector over t), the best expected ``terminal[max(t - points, 0)]``."""
+    return target_states(rules, length, terminal)(frozenset(prefilled), 0, False)
+
+
+def target_states(rules, length: int, terminal=None):
+    """``state(filled, upper, all_same_held) -> [length]``: ``target_table``'s vector of any
+    state (``filled`` a frozenset of boxes, ``upper`` capped at the threshold), memoised."""
     n = rules.dice
     ts = np.arange(length)
     end = (ts <= 0).astype(float) if terminal is None else np.asarray(terminal, float)
@@ -149,4 +155,4 @@ def target_table(rules, prefilled: frozenset, length: int, terminal=None) -> np.
         throws = list(product(range(1, 7), repeat=n))
         return sum(first(tuple(sorted(t))) for t in throws) / len(throws)
 
-    return state(frozenset(prefilled), 0, False)
+    return state

@@ -117,6 +117,7 @@ class LayerTables:
     device: str = ""
     timings: dict = field(default_factory=dict)
     terminal: np.ndarray | None = None  # the target objective's terminal vector (None: the step)
+    prefilled: int = 0  # the boxes every solved state has filled (a reduced game or a subgame)
 
     def at(self, filled: int = 0, upper: int = 0, all_same_held: int = 0) -> np.ndarray:
         """The vector of one state (start of a turn)."""
@@ -277,7 +278,7 @@ def layer_tables(
         chunk=chunk, mesh=mesh, begin_layer=begin_layer, end_layer=end_layer, on_layer=on_layer,
     )
     device = ", ".join(str(d) for d in mesh.devices.flat)
-    return LayerTables(rules, layers, rows, name, run.seconds, run.compile_seconds, device, run.timings)
+    return LayerTables(rules, layers, rows, name, run.seconds, run.compile_seconds, device, run.timings, prefilled=prefilled)
 
 
 # ----------------------------------------------------------------------------- public

@@ -53,8 +53,18 @@ ADVISE_TARGET_PARAMS = (
     Param("upper", int, 0, "Upper-section total so far.", min=0),
     Param("all_same_held", bool, False, "The all-same box (Kniffel, Yahtzee, Yatzy) holds its points.", flags=("--all-same-held",), aliases=("--holds50",)),
     Param("throws_left", int, 0, "Re-throws still allowed this turn (0: choose a box).", aliases=("--rerolls",), min=0),
+    Param("table", Path, None, "Answer from a `target-table` export (any position of the game it covers) instead of solving."),
     DEVICES,
-    CHUNK,
+    Param("chunk", int, 8, "Most states per compiled batch.", min=1, max=1 << 16),
+)
+TARGET_TABLE_PARAMS = (
+    Param("out", Path, None, "The .npy to write (its layers beside it as NAME-layer_L.npy, one JSON sidecar).", flags=("--out", "-o"), required=True),
+    FILLED,
+    Param("store", str, "float32", "float32, or uint16 (round(65535 p): half the bytes, error at most 7.7e-6).", choices=("float32", "uint16")),
+    Param("at", list, None, "Report the start's P(final >= T) (repeat, or several values).", item=int, min=0),
+    DEVICES,
+    Param("max_memory", int, 2048, "MiB one device may use; chunks shrink to fit.", min=1),
+    Param("chunk", int, 8, "Most states per compiled batch.", min=1, max=1 << 16),
 )
 SIMULATE_PARAMS = (
     Param("strategy", str, "optimal", "optimal, heuristic, heuristic:<strength> (strong, medium, weak), greedy, or several comma-separated.", flags=("--strategy", "-s")),
@@ -222,20 +232,61 @@ def distribution_command(rules, *, game, dtype, device, quiet, filled, at, targe
 # ----------------------------------------------------------------------------- advise-target
 
 
-def advise_target_command(rules, *, game, dtype, device, quiet, dice, target, filled, upper, all_same_held, throws_left, devices, chunk) -> Report:
-    """Every choice ranked by the probability of scoring at least ``target`` more points; solves
-    the rest of the game from the position's filled boxes (few open boxes: CPU; the whole
-    game: GPU-scale)."""
+def advise_target_command(rules, *, game, dtype, device, quiet, dice, target, filled, upper, all_same_held, throws_left, table, devices, chunk) -> Report:
+    """Every choice ranked by the probability of scoring at least ``target`` more points: from a
+    ``target-table`` export (``table``: reads the next layer only), or solving the rest of the
+    game from the position's filled boxes (few open boxes: seconds on a CPU)."""
     from jaxsolve.games.category import target as TG
 
     mask = _mask(filled, rules)
     check_sheet_state(rules, mask, upper, all_same_held)
     if len(dice) != rules.dice:
         raise JaxsolveError(f"need {rules.dice} dice, got {len(dice)}")
-    tab = TG.solve_target(rules, dtype=dtype, chunk=chunk, devices=_devices(devices, device), prefilled=mask)
+    if table is not None:
+        covered = TG.load_table(table, game=game, rules=rules, layers=()).prefilled  # the sidecar only
+        if mask & covered != covered:
+            closed = [n for b, n in enumerate(rules.box_names) if covered >> b & 1]
+            raise JaxsolveError(f"{table} covers only positions with the boxes {', '.join(closed)} filled")
+        tab = TG.load_table(table, game=game, rules=rules, layers=[bin(mask).count("1") + 1])
+    else:
+        tab = TG.solve_target(rules, dtype=dtype, chunk=chunk, devices=_devices(devices, device), prefilled=mask)
     choices = TG.target_options(tab, mask, upper, int(all_same_held), dice, throws_left, target)
     lines = [f"P(at least {target} more points) by choice, best first:", *(f"  {c.kind:4} {c.what:16} {c.probability:.6f}" for c in choices)]
     return Report(tuple(lines), [c.__dict__ for c in choices], result=choices)
+
+
+def target_table_command(rules, *, game, dtype, device, quiet, out, filled, store, at, devices, max_memory, chunk) -> Report:
+    """Solve the target objective for every state of the game (or of the subgame with ``filled``
+    boxes closed) and export every layer (``target.save_table``), for ``advise-target --table``."""
+    from jaxsolve.games.category import distribution as D
+    from jaxsolve.games.category import target as TG
+    from jaxsolve.io import export
+    from jaxsolve.core.progress import layer_bars
+
+    mask = _mask(filled, rules)
+    if mask == rules.full_mask:
+        raise JaxsolveError("every box is filled: the game is over")
+    export.check_writable(out)
+    sizes = {k: len(D.sub_layer_states(rules, k, mask)[0]) for k in range(rules.num_boxes)}
+    with layer_bars(sizes, quiet, label="target") as advance:
+        tab = TG.solve_target(
+            rules, dtype=dtype, chunk=chunk, devices=_devices(devices, device), max_memory=max_memory << 20, prefilled=mask, on_layer=advance
+        )
+    paths = TG.save_table(out, tab, game=game, store=store)
+    start = tab.at(mask)
+    points = sorted(set(at or [100, 200, 250, 300, 350, 400, 500]) | {0})
+    tail = {t: float(start[t]) if t < len(start) else 0.0 for t in points}
+    values = sum(int(a.size) for a in tab.layers if a is not None)
+    data = {
+        "rules": rules.name, "prefilled": mask, "file": str(out), "files": len(paths), "store": store, "values": values,
+        "seconds": tab.seconds, "compile_seconds": tab.compile_seconds, "device": tab.device, "p_at_least": {str(t): v for t, v in tail.items()},
+    }
+    lines = [
+        f"{rules.name}: target table of {values:,} state-target values in {tab.seconds:.1f} s (+{tab.compile_seconds:.1f} s compiling) on {tab.device}",
+        *(f"  max P(final >= {t}) = {v:.6f}" for t, v in tail.items()),
+        f"wrote {out} and {len(paths) - 1} layer files beside it",
+    ]
+    return Report(tuple(lines), data, result=tab)
 
 
 # ----------------------------------------------------------------------------- simulate

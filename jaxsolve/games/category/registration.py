@@ -58,8 +58,14 @@ def _family_commands(name: str, title: str) -> dict[str, Command]:
         "advise-target": Command(
             run(family_commands.advise_target_command), family_commands.ADVISE_TARGET_PARAMS,
             "Rank every choice by the probability of scoring at least --target more points.\n\nSolves the rest of the game from the "
-            "position's filled boxes (few open boxes: CPU; the whole game: GPU-scale).",
+            "position's filled boxes (few open boxes: seconds on a CPU), or answers from a `target-table` export (--table).",
             precision="fixed64", quiet_help=None, summary="Advise by the probability of reaching a score (the target objective).",
+        ),
+        "target-table": Command(
+            run(family_commands.target_table_command), family_commands.TARGET_TABLE_PARAMS,
+            f"Solve the target objective (max P(at least t more points), every t) for every state of {title} and export every "
+            "layer, for `advise-target --table`.\n\nThe whole Yahtzee table is 4.3 x 10^8 values (1.7 GB in float32).",
+            precision="fixed32", summary="Export the table of max P(final >= t) for every state and t.",
         ),
         "simulate": Command(
             run(family_commands.simulate_command), family_commands.SIMULATE_PARAMS,

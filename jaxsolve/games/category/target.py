@@ -5,15 +5,20 @@ A state's value is a vector ``V[t] = max P(at least t more points)`` over t = 0.
 per target: filling box b after throw x is worth ``V_next[t - reward]``; a keep is worth the
 mean over the re-thrown dice of the best throw values (``dice.reroll`` works per trailing
 channel, so the per-target max over contained keeps is ``dice.best_subkeep`` unchanged).
+A general ``terminal`` (the finished game's vector over t) gives best expected utilities
+(docs/target.md).
 
-The work per state is ``keeps x support`` per re-throw (versus ``keeps`` for the score): about
-10^9 values for the standard game, which is GPU work; reduced games run on a CPU. Layers,
-chunking, ``max_memory`` and sharding are those of ``distribution.layer_tables`` (the layered core).
+The work per state is ``keeps x support`` per re-throw (versus ``keeps`` for the score): the
+whole Yahtzee table is 4.3 x 10^8 state-target values, about 1 to 2 core-microseconds each on a
+CPU once each stage of the turn is computed apart (``stage_targets``) in chunks of 8 states.
+Layers, chunking, ``max_memory`` and sharding are those of ``distribution.layer_tables`` (the
+layered core); ``save_table`` / ``load_table`` export and read every layer.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Callable
 
 import jax.numpy as jnp
@@ -22,11 +27,14 @@ import numpy as np
 from jaxsolve.core import dice
 from jaxsolve.errors import JaxsolveError
 from jaxsolve.games.category import solver, tables
-from jaxsolve.games.category.distribution import LayerTables, layer_tables, max_turn_reward, shifted
+from jaxsolve.games.category.distribution import LayerTables, layer_rows, layer_tables, max_turn_reward, shifted, sub_layer_states, support_lengths
 from jaxsolve.games.category.rules import CategoryRules
 from jaxsolve.core.arrays import float_dtype
 
 DEFAULT_MAX_MEMORY = 2 << 30
+DEFAULT_CHUNK = 8
+"""States per compiled batch: a chunk's throws x targets stay in a CPU's caches (a few MiB),
+about three times faster per state than chunks of 64 or more on the 2-core CPU of results/target/."""
 
 
 def final_targets(rows, prev_padded, filled, upper, all_same_held, rules: CategoryRules, width: int, first_throw: bool):
@@ -62,13 +70,20 @@ def _best_final(rows, prev_padded, filled, upper, all_same_held, rules, width, f
 def stage_targets(rows, prev_padded, filled, upper, all_same_held, rules: CategoryRules, width: int):
     """``[throws, T, B, width]``: value of each throw with r re-throws left (r = 0..throws-1)."""
     sp = tables.space(rules.dice)
-    current = _best_final(rows, prev_padded, filled, upper, all_same_held, rules, width, rules.throws == 1)
+
+    def final(prev_padded, first_throw):
+        return _best_final(rows, prev_padded, filled, upper, all_same_held, rules, width, first_throw)
+
+    # each stage apart (``dice.computed``): a stage's consumers gather its rows, and XLA would
+    # otherwise fuse the stage into each of them and recompute it per gathered row (the 13-box
+    # choice six times per re-throw level: about 20 times slower on a CPU)
+    current = dice.computed(lambda p: final(p, rules.throws == 1), prev_padded)
     out = [current]
     for _ in range(rules.throws - 1):
-        current = dice.reroll(sp, current)
+        current = dice.computed(lambda c: dice.reroll(sp, c), current)
         out.append(current)
     if rules.throws > 1 and rules.has_instant_bonus:
-        out[-1] = jnp.maximum(out[-1], _best_final(rows, prev_padded, filled, upper, all_same_held, rules, width, True))
+        out[-1] = jnp.maximum(out[-1], dice.computed(lambda p: final(p, True), prev_padded))
     return out
 
 
@@ -118,7 +133,7 @@ def solve_target(
     rules: CategoryRules,
     *,
     dtype=None,
-    chunk: int = 256,
+    chunk: int = DEFAULT_CHUNK,
     devices=1,
     max_memory: int | None = DEFAULT_MAX_MEMORY,
     keep: str = "all",
@@ -164,6 +179,120 @@ def solve_target(
     return out
 
 
+def _layer_width(table: LayerTables, layer: int) -> int:
+    """The vector length of ``layer`` (its support, or the terminal's length)."""
+    return support_lengths(table.rules)[layer] if table.terminal is None else len(table.terminal)
+
+
+# ----------------------------------------------------------------------------- export
+
+STORES = ("float32", "uint16")
+"""How an export stores the probabilities: ``float32``, or ``uint16`` = round(65535 p) (half
+the bytes; error 0.5 / 65535 = 7.6e-6 plus float32 rounding: 7.66e-6 measured, for the step terminal's [0, 1] only)."""
+U16 = 65535.0
+
+
+def save_table(path, table: LayerTables, *, game: str, store: str = "float32") -> list:
+    """Write a target table, every layer: the first (start) layer to ``path``, each later layer
+    ``L`` as the member ``layer_L`` (``export.save_members``: atomic, one sidecar hashing all),
+    so a reader loads only the layers it needs. Returns the paths written."""
+    from jaxsolve.io import export
+
+    if store not in STORES:
+        raise JaxsolveError(f"store must be one of {', '.join(STORES)}, got {store!r}")
+    if table.kind != "target":
+        raise JaxsolveError("save_table needs a target table (solve_target)")
+    kept = [k for k, layer in enumerate(table.layers) if layer is not None]
+    first = kept[0]
+    if kept != list(range(first, table.rules.num_boxes + 1)):
+        raise JaxsolveError("a target table export needs every layer (solve with keep='all')")
+    if store == "uint16" and table.terminal is not None and (table.terminal.min() < 0 or table.terminal.max() > 1):
+        raise JaxsolveError("uint16 stores probabilities in [0, 1]; this terminal's values are not")
+
+    def stored(a):
+        a = np.asarray(a)
+        return np.rint(np.clip(a, 0.0, 1.0) * U16).astype(np.uint16) if store == "uint16" else a.astype(np.float32)
+
+    rules = table.rules
+    prefilled = int(table.prefilled)
+    meta = {
+        "game": game,
+        "rules": rules.to_dict(),
+        "objective": "target",
+        "value_meaning": "max over policies of P(at least t more points) at the start of a turn, t = column"
+        if table.terminal is None else "max over policies of E[terminal[max(t - points still to come, 0)]], t = column",
+        "store": store,
+        "scale": U16 if store == "uint16" else 1.0,
+        "solve_dtype": str(np.asarray(table.layers[first]).dtype),
+        "prefilled": prefilled,
+        "first_layer": first,
+        "layer_states": [int(len(table.layers[k])) for k in kept],
+        "layer_widths": [int(table.layers[k].shape[1]) for k in kept],
+        "terminal": None if table.terminal is None else [float(x) for x in table.terminal],
+        "rows": "row r of layer L is the r-th state of tables.layer_states(rules, L) whose filled boxes include prefilled",
+        "solve_seconds": float(table.seconds),
+        "compile_seconds": float(table.compile_seconds),
+        "device": table.device,
+    }
+    members = {f"layer_{k}": stored(table.layers[k]) for k in kept[1:]}
+    return export.save_members(path, stored(table.layers[first]), meta, members)
+
+
+def load_table(path, *, game: str, rules: CategoryRules | None = None, layers=None) -> LayerTables:
+    """Read a ``save_table`` export, checked: the sidecar's own hash, each layer read against
+    its recorded size and SHA-256, the game and (where given) these ``rules``, the layer sizes
+    and widths the rules imply, values finite, in the terminal's range and (step terminal)
+    non-increasing in t with ``V[0] = 1``. ``layers``: the layer indices to read (default all);
+    the others are ``None``. Probabilities come back as float32 (uint16 stores divided by 65535)."""
+    from jaxsolve.io import export
+
+    p = Path(path)
+    if not p.is_file():
+        raise JaxsolveError(f"no such target table: {p}")
+    meta = export.read_metadata(p)
+    export.check_binding(p, meta, game=game, rules=rules)
+    side = export.sidecar_path(p)
+    if meta.get("objective") != "target":
+        raise JaxsolveError(f"{side}: not a target table (objective {meta.get('objective')!r})")
+    rules = export.rules_from(p, meta, CategoryRules)
+    export.check_preset_name(p, game, rules, None)
+    try:
+        store, prefilled, first = str(meta["store"]), int(meta["prefilled"]), int(meta["first_layer"])
+        sizes, widths = [int(x) for x in meta["layer_states"]], [int(x) for x in meta["layer_widths"]]
+        terminal = None if meta["terminal"] is None else np.asarray(meta["terminal"], np.float64)
+    except (KeyError, TypeError, ValueError):
+        raise JaxsolveError(f"{side}: not a valid target table sidecar (layers, store or terminal missing)") from None
+    nb = rules.num_boxes
+    if store not in STORES or not 0 <= first < nb or len(sizes) != nb + 1 - first or len(widths) != len(sizes):
+        raise JaxsolveError(f"{side}: not a valid target table sidecar (store or layers)")
+    want_w = support_lengths(rules) if terminal is None else (len(terminal),) * (nb + 1)
+    for k, (n, w) in zip(range(first, nb + 1), zip(sizes, widths)):
+        if n != len(sub_layer_states(rules, k, prefilled)[0]) or w != want_w[k]:
+            raise JaxsolveError(f"{side}: layer {k} is {n} x {w}, the rules give {len(sub_layer_states(rules, k, prefilled)[0])} x {want_w[k]}")
+    wanted = range(first, nb + 1) if layers is None else sorted({int(k) for k in layers})
+    if any(not first <= k <= nb for k in wanted):
+        raise JaxsolveError(f"{p} holds layers {first}..{nb}")
+    got: dict[int, np.ndarray] = {}
+    if first in wanted:
+        got[first] = export.load(p, game=game)[0]
+    later = [k for k in wanted if k != first]
+    if later:
+        members = export.load_members(p, meta, tuple(f"layer_{k}" for k in later), some=True)
+        got.update({k: members[f"layer_{k}"] for k in later})
+    lo, hi = (0.0, 1.0) if terminal is None else (float(terminal.min()), float(terminal.max()))
+    out: list = [None] * (nb + 1)
+    for k, a in got.items():
+        if a.shape != (sizes[k - first], widths[k - first]) or str(a.dtype) != store:
+            raise JaxsolveError(f"{p}: layer {k} is {a.dtype} {a.shape}, its sidecar says {store} {(sizes[k - first], widths[k - first])}")
+        v = a.astype(np.float32) / np.float32(U16) if store == "uint16" else a
+        if not np.all(np.isfinite(v)) or v.min(initial=lo) < lo or v.max(initial=hi) > hi:
+            raise JaxsolveError(f"{p}: layer {k} holds values outside [{lo}, {hi}]")
+        if terminal is None and v.size and (np.any(np.abs(v[:, 0] - 1.0) > 1e-4) or np.any(np.diff(v, axis=1) > 1e-4)):
+            raise JaxsolveError(f"{p}: layer {k} is not a table of P(at least t more points) (not 1 at t = 0 or increasing in t)")
+        out[k] = v
+    return LayerTables(rules, out, layer_rows(rules, prefilled), "target", float(meta.get("solve_seconds", 0.0)), terminal=terminal, prefilled=prefilled)
+
+
 @dataclass(frozen=True)
 class TargetChoice:
     """One option of a position: a keep (dice to keep) or a box, and P(at least target more)."""
@@ -176,7 +305,8 @@ class TargetChoice:
 def target_options(table: LayerTables, filled: int, upper: int, all_same_held: int, faces, throws_left: int, target: int) -> list[TargetChoice]:
     """Every choice of a position ranked by P(at least ``target`` more points), best first.
 
-    ``faces``: the dice showing (e.g. ``[6, 6, 6, 2, 1]``); ``throws_left``: re-throws still
+    One state's turn in NumPy from the next layer's rows this position reaches (no compiling:
+    milliseconds, whatever the table's size). ``faces``: the dice showing (e.g. ``[6, 6, 6, 2, 1]``); ``throws_left``: re-throws still
     allowed this turn (0: choose a box). Needs the table of the next layer (``keep='all'``).
     """
     rules = table.rules
@@ -190,28 +320,45 @@ def target_options(table: LayerTables, filled: int, upper: int, all_same_held: i
         raise JaxsolveError(f"need {rules.dice} dice showing 1..6, got {list(faces)}")
     if not 0 <= throws_left < rules.throws:
         raise JaxsolveError(f"re-throws left must be 0..{rules.throws - 1}")
-    table.at(filled, upper, all_same_held)
+    cap = rules.upper_threshold
+    if not 0 <= int(filled) < 1 << rules.num_boxes or upper < 0 or all_same_held not in (0, 1):
+        raise JaxsolveError(f"not a state: filled={filled}, upper={upper}, all_same_held={all_same_held}")
+    if table.rows[int(tables.state_index(int(filled), min(int(upper), cap), int(all_same_held), rules))] < 0:
+        raise JaxsolveError(f"unreachable state: filled={filled}, upper={upper}, all_same_held={all_same_held}")
     nxt = table.layers[layer + 1]
     if nxt is None:
         raise JaxsolveError(f"layer {layer + 1} was not kept (solve with keep='all')")
-    width = table.layers[layer].shape[1]
+    width = table.layers[layer].shape[1] if table.layers[layer] is not None else _layer_width(table, layer)
     t = int(np.clip(target, 0, width))
     if target <= 0:
         return [TargetChoice("keep", "any", 1.0)]
     lead = max_turn_reward(rules)
-    padded = jnp.asarray((_pad_target if table.terminal is None else _pad_terminal)(nxt, lead, width))
-    rows = jnp.asarray(table.rows)
-    f, u, h = (jnp.asarray([int(x)], jnp.int32) for x in (filled, min(upper, rules.upper_threshold), all_same_held))
+    # only the next states this position reaches, renumbered (not the whole next layer padded)
+    f_np, u_np, h_np = (np.asarray([int(x)], np.int32) for x in (filled, min(upper, cap), all_same_held))
+    mv = solver.moves(f_np, u_np, h_np, rules, xp=np)
+    reach = np.unique(np.asarray(mv.next_state)[np.asarray(mv.allowed)])  # a closed box's "next state" is this layer's
+    sub_rows = np.full_like(table.rows, -1)
+    sub_rows[reach] = np.arange(len(reach), dtype=sub_rows.dtype)
+    padded = (_pad_target if table.terminal is None else _pad_terminal)(np.asarray(nxt[table.rows[reach]], np.float64), lead, width)
+    nrow = np.maximum(sub_rows[mv.next_state[..., 0]], 0)
+
+    def final(first_throw: bool):
+        """``[boxes, T, width]`` (NumPy, one state): each box's value after each throw, -1: not allowed."""
+        start = np.clip(lead - mv.score(first_throw)[..., 0].astype(np.int64), 0, lead)
+        got = padded[nrow[..., None], start[..., None] + np.arange(width)]
+        return np.where(mv.allowed[..., 0, None], got, -1.0)
+
     throw = sp.throw_index(sp.counts_of_faces(faces))
     boxes = []
     if throws_left == 0 or (throws_left == rules.throws - 1 and rules.has_instant_bonus):
-        first = throws_left == rules.throws - 1
-        opts = np.asarray(final_targets(rows, padded, f, u, h, rules, width, first))[:, throw, 0]
+        opts = final(throws_left == rules.throws - 1)[:, throw]
         val = opts[:, t] if t < width else np.where(opts[:, 0] >= 0, 0.0, -1.0)
         boxes = [TargetChoice("box", rules.box_names[b], float(val[b])) for b in range(rules.num_boxes) if val[b] >= 0]
     if throws_left > 0:
-        stages = stage_targets(rows, padded, f, u, h, rules, width)
-        keeps = np.asarray(dice.expect_keeps(sp, stages[throws_left - 1]))[:, 0]
+        current = final(rules.throws == 1).max(axis=0)
+        for _ in range(throws_left - 1):
+            current = dice.reroll(sp, current, xp=np)
+        keeps = dice.expect_keeps(sp, current, xp=np)
         cand = sorted(set(int(k) for k in sp.subkeeps[throw]))
         keep_val = [0.0 if t == width else float(keeps[k, t]) for k in cand]
         boxes += [TargetChoice("keep", " ".join(map(str, sp.faces_of(sp.keeps[k]))) or "(none)", v) for k, v in zip(cand, keep_val)]

@@ -1,0 +1,89 @@
+"""Target tables exported and read back: every layer, checked on reading; advice from a table."""
+
+import json
+
+import numpy as np
+import pytest
+from typer.testing import CliRunner
+
+from jaxsolve.cli import app
+from jaxsolve.errors import JaxsolveError
+from jaxsolve.games.category import solver
+from jaxsolve.games.category import target as TG
+from jaxsolve.games.category.rules import CategoryRules
+
+RULES = CategoryRules(dice=3, throws=3, joker="forced", upper_threshold=6, extra_bonus=10)
+OPEN = (0, 2, 8, 11, 12)
+MASK = solver.filled_mask(set(range(13)) - set(OPEN))
+runner = CliRunner()
+FILLED = [x for b in ("aces", "twos", "threes", "fours", "fives", "sixes", "three_kind", "four_kind", "full_house", "small_straight") for x in ("--filled", b)]
+
+
+@pytest.fixture(scope="module")
+def table():
+    return TG.solve_target(RULES, prefilled=MASK)
+
+
+@pytest.mark.parametrize("store, tol", [("float32", 1e-7), ("uint16", 0.5 / 65535 + 1e-7)])
+def test_round_trip(tmp_path, table, store, tol):
+    path = tmp_path / "t.npy"
+    files = TG.save_table(path, table, game="kniffel", store=store)
+    assert len(files) == 1 + RULES.num_boxes - bin(MASK).count("1")
+    back = TG.load_table(path, game="kniffel", rules=RULES)
+    for a, b in zip(table.layers, back.layers):
+        assert (a is None) == (b is None)
+        if a is not None:
+            assert np.abs(a - b).max() <= tol
+    one = TG.load_table(path, game="kniffel", layers=[12])
+    assert [k for k, a in enumerate(one.layers) if a is not None] == [12]
+
+
+def test_advice_from_a_table_equals_the_solve(tmp_path, table):
+    path = tmp_path / "t.npy"
+    TG.save_table(path, table, game="kniffel")
+    sub = MASK | 1  # later positions of the same game: aces filled, then threes too
+    last = sub | 4
+    part = TG.load_table(path, game="kniffel", layers=[bin(m).count("1") + 1 for m in (MASK, sub, last)])
+    for mask, throws_left in ((MASK, 2), (MASK, 0), (sub, 1), (last, 0), (last, 2)):
+        a = TG.target_options(table, mask, 0, 0, [1, 6, 6], throws_left, 30)
+        b = TG.target_options(part, mask, 0, 0, [1, 6, 6], throws_left, 30)
+        assert {(c.kind, c.what): c.probability for c in a} == pytest.approx({(c.kind, c.what): c.probability for c in b}, abs=1e-6)
+    # the best keep's probability is the state's own value at the start of a turn
+    start = TG.target_options(table, MASK, 0, 0, [1, 6, 6], 2, 30)[0].probability
+    assert start <= table.at(MASK)[30] + 1e-12
+
+
+def test_tampered_or_foreign_tables_are_refused(tmp_path, table):
+    path = tmp_path / "t.npy"
+    TG.save_table(path, table, game="kniffel")
+    with pytest.raises(JaxsolveError, match="kniffel"):
+        TG.load_table(path, game="yatzy")
+    with pytest.raises(JaxsolveError, match="not"):
+        TG.load_table(path, game="kniffel", rules=RULES.replace(extra_bonus=20))
+    member = tmp_path / "t-layer_12.npy"
+    data = bytearray(member.read_bytes())
+    data[-1] ^= 1
+    member.write_bytes(bytes(data))
+    with pytest.raises(JaxsolveError, match="layer_12"):
+        TG.load_table(path, game="kniffel", layers=[12])
+    TG.load_table(path, game="kniffel", layers=[11])  # the other layers still read
+    with pytest.raises(JaxsolveError, match="no such"):
+        TG.load_table(tmp_path / "none.npy", game="kniffel")
+
+
+def test_cli_target_table_and_advice(tmp_path):
+    out = tmp_path / "y.npy"
+    res = runner.invoke(app, ["target-table", "kniffel", "--rules", "yahtzee", *FILLED, "--out", str(out), "--at", "30", "--json", "--quiet"])
+    assert res.exit_code == 0, res.output
+    data = json.loads(res.stdout)
+    assert data["p_at_least"]["0"] == 1.0 and 0 < data["p_at_least"]["30"] < 1
+    args = ["advise-target", "kniffel", "6", "6", "6", "2", "1", "--target", "30", "--rerolls", "1", *FILLED, "--json"]
+    solved = runner.invoke(app, args)
+    read = runner.invoke(app, [*args, "--table", str(out)])
+    assert solved.exit_code == 0 and read.exit_code == 0, solved.output + read.output
+    a, b = json.loads(solved.stdout), json.loads(read.stdout)
+    assert {c["what"]: c["probability"] for c in a} == pytest.approx({c["what"]: c["probability"] for c in b}, abs=1e-6)
+    bad = runner.invoke(app, [*args[:-len(FILLED) - 1], "--json", "--table", str(out)])  # a position the table does not cover
+    assert bad.exit_code == 1 and "covers only" in bad.output and "Traceback" not in bad.output
+    bad = runner.invoke(app, [*args, "--table", str(tmp_path / "none.npy")])
+    assert bad.exit_code == 1 and "no such target table" in bad.output
