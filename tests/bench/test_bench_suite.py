@@ -3,6 +3,8 @@ registered game's small rules, so the suite cannot rot before an accelerator run
 
 import json
 
+import pytest
+
 from typer.testing import CliRunner
 
 from jaxsolve import games
@@ -11,6 +13,7 @@ from jaxsolve.cli import app
 runner = CliRunner()
 
 
+@pytest.mark.slow  # about 40 s: every game's quick suite
 def test_quick_suite_times_every_game(tmp_path):
     res = runner.invoke(app, ["bench", "--suite", "quick", "--device", "cpu", "--out", str(tmp_path)])
     assert res.exit_code == 0, res.output
