@@ -337,6 +337,7 @@ class Game:
 
             dtype = float_dtype().name
         return cache.solution(self, rules, dtype=str(dtype), device=device)
+
     display_name: str = ""
     board: str = ""
     words: Callable[[Any], dict[str, dict[str, str]]] | None = None

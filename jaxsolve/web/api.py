@@ -200,7 +200,7 @@ class Service:
                 return
             from jaxsolve.io import cache
 
-            cache.setup(self.cache_dir, enabled=self.use_cache, say=self._note)
+            cache.setup(self.cache_dir, enabled=self.use_cache, say=self._note, memory=True)
             self._configured = True
 
     def setup(self):
@@ -212,7 +212,7 @@ class Service:
                 from jaxsolve.io import cache
 
                 runtime.configure(x64=True)
-                cache.setup(self.cache_dir, enabled=self.use_cache, say=self._note, compilation=True)
+                cache.setup(self.cache_dir, enabled=self.use_cache, say=self._note, compilation=True, memory=True)
                 self._configured = True
                 self._device = runtime.get_device(self.device_name)
             return self._device
@@ -250,7 +250,9 @@ class Service:
         distribution is shared by every request for those rules. Checks nothing: a request this
         cannot read is refused by its own call."""
         try:
-            if kind in ("advise", "values", "play"):
+            if kind == "status":
+                return {"same": (kind, target, json.dumps(body, sort_keys=True, default=str))}
+            if kind in ("advise", "values", "play", "warm"):
                 g = self.game(target)
                 rules, _ = self.rules(g, body or {})
                 command = g.commands.get("advise")
@@ -266,8 +268,14 @@ class Service:
             return {}
 
     def close(self) -> int:
-        """Take no more work; return how many jobs are still running (they are not waited for)."""
-        return self._jobs.close()
+        """Take no more work and drop the tables kept in memory; return how many jobs are still
+        running (they are not waited for)."""
+        running = self._jobs.close()
+        if self._configured:
+            from jaxsolve.io import cache
+
+            cache.keep_in_memory(False)
+        return running
 
     # -------------------------------------------------------------- the registry
 
@@ -338,6 +346,45 @@ class Service:
             options.setdefault(p.name, p.default)
         dtype = _dtype(g.precision if command.precision is None else command.precision)
         return lambda: self._advise(g, command, rules, given, options, dtype)
+
+    def _table_dtype(self, g: Game) -> str:
+        """The precision of the table the game's advisor reads (as ``advise_call`` asks for it)."""
+        command = g.commands.get("advise")
+        return _dtype(g.precision if command is None or command.precision is None else command.precision)
+
+    def status_call(self, name: str, body: dict) -> Callable[[], dict]:
+        """Whether the table a question of these rules needs is solved already (in this server's
+        memory or the cache folder) and, if not, about how long its solve takes here: the page
+        says so before the first question and offers to solve it ahead (``warm_call``)."""
+        from jaxsolve.io import cache
+
+        g = self.game(name)
+        _check_keys(body, ("rules", "overrides"))
+        rules, _ = self.rules(g, body)
+        dtype = self._table_dtype(g)
+
+        def run() -> dict:
+            st = cache.status(g, rules, dtype=dtype)
+            return {"game": g.name, "rules": rules.name, "dtype": dtype, "cached": st.where is not None, "where": st.where, "estimate_seconds": st.estimate_seconds}
+
+        return run
+
+    def warm_call(self, name: str, body: dict) -> Callable[[], dict]:
+        """Solve and cache the table of these rules ahead of the first question (``jaxsolve cache
+        warm`` on the page); shared with any question that needs the same table meanwhile."""
+        g = self.game(name)
+        _check_keys(body, ("rules", "overrides"))
+        rules, _ = self.rules(g, body)
+        dtype = self._table_dtype(g)
+
+        def run() -> dict:
+            import time
+
+            start = time.perf_counter()
+            g.solution(rules, dtype=dtype, device=self.setup)
+            return {"game": g.name, "rules": rules.name, "dtype": dtype, "cached": True, "seconds": round(time.perf_counter() - start, 3)}
+
+        return run
 
     def _advise(self, g: Game, command, rules, given: bool, options: dict, dtype: str) -> dict:
         result = command.run(rules, rules_given=given, table=None, dtype=dtype, setup=self.setup, quiet=True, **options)

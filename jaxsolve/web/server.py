@@ -12,6 +12,9 @@ a 500 with the same shape, and the server goes on):
   new game in play; ``GET /api/play/{id}``, ``POST /api/play/{id}/move`` (``{"throw": dice or
   null}`` or ``{"choice": rank or name}``), ``POST /api/play/{id}/undo``,
   ``GET /api/play/{id}/review``.
+- ``POST /api/games/{game}/status``: ``{"rules", "overrides"}`` -> whether the table those rules
+  need is solved already (``where``: memory, disk or null) and else ``estimate_seconds``;
+  ``POST /api/games/{game}/warm``: solve and cache it ahead of the first question (a job).
 - ``GET /api/play/{id}/distribution``: the final score's distribution under optimal play (the
   rules of that game; the category games).
 - ``GET /api/jobs/{id}``: a request still being worked on (answered ``202`` with its job id):
@@ -273,7 +276,7 @@ def build_app(service: Service | None = None) -> Starlette:
         return Json(service.catalog())
 
     def game_route(kind: str):
-        calls = {"advise": service.advise_call, "values": service.values_call, "play": service.new_game_call}
+        calls = {"advise": service.advise_call, "values": service.values_call, "play": service.new_game_call, "status": service.status_call, "warm": service.warm_call}
 
         async def handler(request: Request) -> Response:
             name = request.path_params["game"]
@@ -325,7 +328,7 @@ def build_app(service: Service | None = None) -> Starlette:
     routes = [
         Route("/", index),
         Route("/api/games", games),
-        *(Route(f"/api/games/{{game}}/{kind}", game_route(kind), methods=["POST"]) for kind in ("advise", "values", "play")),
+        *(Route(f"/api/games/{{game}}/{kind}", game_route(kind), methods=["POST"]) for kind in ("advise", "values", "play", "status", "warm")),
         Route("/api/play/{pid}", play_route("state")),
         Route("/api/play/{pid}/move", play_route("move"), methods=["POST"]),
         Route("/api/play/{pid}/undo", play_route("undo"), methods=["POST"]),

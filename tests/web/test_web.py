@@ -263,3 +263,23 @@ def test_rules_overrides_beyond_the_rules_limits_are_refused(server, game, overr
 def test_positions_no_turn_reaches_are_refused_as_on_the_command_line(server, game, options, words):
     code, answer = server.post(f"/api/games/{game}/advise", {"rules": "small" if game == "zehntausend-duel" else None, "options": options})
     assert code == 400 and set(answer) == {"error"} and answer["error"].startswith(words), answer
+
+
+def test_status_says_an_unsolved_table_and_warm_solves_it_once(tmp_path):
+    """The page asks whether the chosen rules are solved (with the registered estimate of the
+    solve's seconds when not), can have them solved ahead, and then hears they are kept."""
+    running = Running(Service(wait=60, cache_dir=tmp_path))
+    try:
+        body = {"rules": "piglet"}
+        status, before = running.post("/api/games/raab/status", body)
+        assert status == 200 and before["cached"] is False and before["where"] is None
+        assert before["estimate_seconds"] == games.get_game("raab").solve_seconds["piglet"]
+        status, warmed = running.post("/api/games/raab/warm", body)
+        assert status == 200 and warmed["cached"] is True and warmed["rules"] == "piglet", warmed
+        status, after = running.post("/api/games/raab/status", body)
+        assert status == 200 and after["cached"] is True and after["where"] in ("memory", "disk")
+        assert any(p.suffix == ".npy" for p in (tmp_path / "tables" / "raab").iterdir())  # kept on disk too
+        status, err = running.post("/api/games/raab/status", {"rules": "nope"})
+        assert status == 400 and "unknown rules 'nope'" in err["error"]
+    finally:
+        running.stop()

@@ -52,6 +52,9 @@ const WORDS = {
     die: (i, f, held) => `die ${i}: ${f}${held ? ", held" : ""}`, dieEmpty: (i) => `die ${i}: not set`,
     announceBest: "a best move", working: "working", starting: "starting the game", distWorking: "computing the score distribution",
     progress: (what, s) => `${what} (the first answer for these rules solves the game once; later ones come from the cache) — ${s} s`,
+    notCached: (s) => `These rules are not solved on this computer yet: the first answer solves them once${s == null ? "" : `, about ${secondsText(s)}`}.`,
+    solveNow: "Solve now", solvedNow: "Solved: answers for these rules now come at once.",
+    layersLeft: (d, n, eta) => `${d} of ${n} layers done${eta == null ? "" : `, about ${secondsText(eta)} left`}`,
     cantKeepAll: "Keeping every die is no throw: fill a box.", noSuchMove: "That is not a move here.",
     fieldWords: {
       position: ["Score sheet", "The points in the filled boxes, e.g. aces=3 twos=- (typed: box=points)."],
@@ -103,6 +106,9 @@ const WORDS = {
     die: (i, f, held) => `Würfel ${i}: ${f}${held ? ", behalten" : ""}`, dieEmpty: (i) => `Würfel ${i}: leer`,
     announceBest: "ein bester Zug", working: "rechnet", starting: "Spiel startet", distWorking: "Verteilung wird berechnet",
     progress: (what, s) => `${what} (die erste Antwort für diese Regeln löst das Spiel einmal; spätere kommen aus dem Speicher) — ${s} s`,
+    notCached: (s) => `Diese Regeln sind auf diesem Rechner noch nicht gelöst: die erste Antwort löst sie einmal${s == null ? "" : `, etwa ${secondsText(s)}`}.`,
+    solveNow: "Jetzt lösen", solvedNow: "Gelöst: Antworten zu diesen Regeln kommen jetzt sofort.",
+    layersLeft: (d, n, eta) => `${d} von ${n} Schichten fertig${eta == null ? "" : `, noch etwa ${secondsText(eta)}`}`,
     cantKeepAll: "Alle Würfel behalten ist kein Wurf: ein Feld ausfüllen.", noSuchMove: "Das ist hier kein Zug.",
     fieldWords: {
       position: ["Spielblock", "Punkte der ausgefüllten Felder, z. B. aces=3 twos=- (getippt: Feld=Punkte)."],
@@ -281,8 +287,37 @@ function showProgress(job) {
   if (!job) { box.hidden = true; return; }
   box.hidden = false;
   const what = job.what.startsWith("play") ? t("starting") : job.what.startsWith("distribution") ? t("distWorking") : t("working");
-  $("progress-text").textContent = t("progress", what, job.seconds.toFixed(1));
+  const p = job.progress;
+  const layers = p && p.total ? ` — ${t("layersLeft", p.done, p.total, p.eta_seconds)}` : "";
+  $("progress-text").textContent = t("progress", what, job.seconds.toFixed(1)) + layers;
   $("progress-notes").textContent = (job.notes || []).join(" · ");
+}
+
+function secondsText(s) {
+  return s < 90 ? `${Math.max(1, Math.round(s))} s` : `${Math.round(s / 60)} min`;
+}
+
+// Whether the table of the chosen rules is solved already; if not, say how long the first answer
+// takes and offer to solve it now (the server's status and warm requests).
+async function checkCached() {
+  const note = $("cache-note");
+  const game = state.game;
+  note.hidden = true;
+  try {
+    const res = await fetch(`/api/games/${encodeURIComponent(game)}/status`, { method: "POST", headers: { "Content-Type": "application/json" }, body: JSON.stringify(rulesBody()) });
+    const st = await res.json();
+    if (!res.ok || st.cached || game !== state.game) return;
+    $("cache-text").textContent = t("notCached", st.estimate_seconds);
+    note.hidden = false;
+  } catch (err) { /* the note is a courtesy: a question asked anyway says what went wrong */ }
+}
+
+async function warmTable() {
+  await guarded(async () => {
+    await api("POST", `/api/games/${encodeURIComponent(state.game)}/warm`, rulesBody());
+    $("cache-note").hidden = true;
+    announce(t("solvedNow"));
+  });
 }
 
 async function guarded(fn, fieldId) {
@@ -366,6 +401,7 @@ function chooseGame(name, preset) {
   $("game-view").hidden = true;
   showError("");
   setMode(g.advise ? (g.play ? state.mode : "advise") : (state.mode === "quiz" ? "quiz" : "play"));
+  checkCached();
 }
 
 function buildAdvisor() {
@@ -1038,6 +1074,7 @@ function setLanguage(lang) {
     $("play-fields").replaceChildren(...(g.play || []).map((p) => field(p, "set")));
     for (const [k, v] of Object.entries(keep.rules)) $(`rule-${k}`).value = String(v);
     for (const [k, v] of Object.entries(keep.set)) $(`set-${k}`).value = String(v);
+    checkCached();
     buildAdvisor();
     $("advice").hidden = true;
   }
@@ -1052,7 +1089,8 @@ async function start() {
   state.games = await api("GET", "/api/games");
   $("game").replaceChildren(...state.games.map((g) => el("option", { value: g.name, text: g.display_name })));
   $("game").addEventListener("change", () => guarded(async () => chooseGame($("game").value)));
-  $("preset").addEventListener("change", () => { $("advice").hidden = true; buildAdvisor(); writeUrl(); });
+  $("preset").addEventListener("change", () => { $("advice").hidden = true; buildAdvisor(); writeUrl(); checkCached(); });
+  $("cache-warm").addEventListener("click", warmTable);
   for (const tab of document.querySelectorAll("[role=tab]")) tab.addEventListener("click", () => setMode(tab.dataset.mode));
   $("advise-form").addEventListener("submit", (ev) => guarded(() => advise(ev)));
   $("play-form").addEventListener("submit", (ev) => guarded(() => newGame(ev)));
