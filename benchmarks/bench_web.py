@@ -281,12 +281,19 @@ def during(args) -> None:
         f"The solve's job when the timed requests began: {before.get('seconds')} s, progress {before.get('progress') or 'none reported'}; "
         f"after the last answer: {after.get('seconds')} s, progress {after.get('progress') or 'none reported'}.",
         "",
-        f"Machine: {m['cpu']} ({m['cpu_count']} cores), {m['platform']}, Python {m['python']}, JAX {m['jax']}; "
-        f"load average {', '.join(f'{x:.2f}' for x in load_before)} before and {', '.join(f'{x:.2f}' for x in m['load_average'])} at the end "
-        f"(other jobs on the machine besides this benchmark when above about 2); {m['date']}.",
+        machine_line(m, load_before, "this benchmark"),
     ]
     (args.out / f"during_solve-{args.during}.md").write_text("\n".join(lines) + "\n")
     print("\n".join(lines))
+
+
+def machine_line(m: dict, load_before, what: str) -> str:
+    """The machine and its load before and after, for a results file."""
+    return (
+        f"Machine: {m['cpu']} ({m['cpu_count']} cores), {m['platform']}, Python {m['python']}, JAX {m['jax']}; "
+        f"load average {', '.join(f'{x:.2f}' for x in load_before)} before and {', '.join(f'{x:.2f}' for x in m['load_average'])} at the end "
+        f"(other jobs on the machine besides {what} when above about 2); {m['date']}."
+    )
 
 
 def gaps(t0: float, end: float) -> list[list[float]]:
@@ -363,9 +370,7 @@ def gil_probe(args) -> None:
         "",
         f"The longest gap only the thread saw: {worst:.0f} ms.",
         "",
-        f"Machine: {m['cpu']} ({m['cpu_count']} cores), {m['platform']}, Python {m['python']}, JAX {m['jax']}; "
-        f"load average {', '.join(f'{x:.2f}' for x in load_before)} before and {', '.join(f'{x:.2f}' for x in m['load_average'])} at the end "
-        f"(other jobs on the machine besides this probe when above about 2); {m['date']}.",
+        machine_line(m, load_before, "this probe"),
     ]
     (args.out / f"gil_probe-{args.gil}.md").write_text("\n".join(lines) + "\n")
     print("\n".join(lines))

@@ -160,6 +160,20 @@ def test_raab_values_and_policy_cut_anywhere(tmp_path, monkeypatch, call):
     assert temps(tmp_path) == []
 
 
+KILL_AT_RENAME = """
+real, count = os.replace, [0]
+
+def replace(src, dst):
+    count[0] += 1
+    if count[0] == kill_at:
+        os.kill(os.getpid(), signal.SIGKILL)
+    return real(src, dst)
+
+os.replace = replace
+"""
+"""A writer script's part that kills its process (SIGKILL) at the ``kill_at``-th rename."""
+
+
 RAAB_WRITER = """
 import json, os, signal, sys
 import numpy as np
@@ -172,16 +186,7 @@ rules = PigRules.from_dict(json.loads(str(data["rules"])))
 sol = solver.PigSolution(rules=rules, start=data["start"], residual=0.0, tol=1e-12, dtype="float64", device="cpu",
                          compile_seconds=0.0, solve_seconds=0.0, iterations=1)
 full = solver.FullSolution(rules, data["value"], data["value"], data["value"], data["policy"])  # solved beforehand: no JIT here
-real, count = os.replace, [0]
-
-def replace(src, dst):
-    count[0] += 1
-    if count[0] == kill_at:
-        os.kill(os.getpid(), signal.SIGKILL)
-    return real(src, dst)
-
-os.replace = replace
-table_io.save_export(path, sol, full)
+""" + KILL_AT_RENAME + """table_io.save_export(path, sol, full)
 """
 
 
@@ -291,16 +296,7 @@ from jaxsolve.games.zehntausend.duel_rules import DuelRules
 
 path, source, kill_at = sys.argv[1], sys.argv[2], int(sys.argv[3])
 data = np.load(source)
-real, count = os.replace, [0]
-
-def replace(src, dst):
-    count[0] += 1
-    if count[0] == kill_at:
-        os.kill(os.getpid(), signal.SIGKILL)
-    return real(src, dst)
-
-os.replace = replace
-rules = DuelRules.from_dict(__import__("json").loads(str(data["rules"])))
+""" + KILL_AT_RENAME + """rules = DuelRules.from_dict(__import__("json").loads(str(data["rules"])))
 sol = types.SimpleNamespace(rules=rules, start=data["start"], last=data["last"], facts=lambda: {"game_value": float(data["start"].flat[0])})
 duel_commands.save(path, sol)
 """

@@ -13,7 +13,7 @@ pytest.importorskip("uvicorn", reason="the page needs starlette and uvicorn (pip
 
 import onedie_pig  # noqa: E402
 from typer.testing import CliRunner  # noqa: E402
-from web_helpers import Running  # noqa: E402
+from web_helpers import Running, serving  # noqa: E402
 
 from jaxsolve import games  # noqa: E402
 from jaxsolve.web.api import Service  # noqa: E402
@@ -23,13 +23,8 @@ PIG = onedie_pig.GAME.name
 
 @pytest.fixture(scope="module")
 def server():
-    games.register(onedie_pig.GAME)
-    running = Running(Service(wait=60))
-    try:
+    with serving(Service(wait=60)) as running:
         yield running
-    finally:
-        running.stop()
-        games.unregister(PIG)
 
 
 def cli_advice(args: list[str]) -> dict:

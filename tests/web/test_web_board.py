@@ -24,7 +24,7 @@ pytest.importorskip("starlette", reason="the page needs starlette and uvicorn (p
 pytest.importorskip("selenium", reason="the browser tests need selenium (pip install -e .[test])")
 
 import onedie_pig  # noqa: E402
-from web_helpers import CHROMIUM, DRIVER, Page, Running, axe_script, chromium  # noqa: E402
+from web_helpers import CHROMIUM, DRIVER, Page, axe_script, browsing, serving  # noqa: E402
 
 from jaxsolve import games  # noqa: E402
 from jaxsolve.web.api import Service  # noqa: E402
@@ -63,22 +63,14 @@ def axe_or_skip():
 
 @pytest.fixture(scope="module")
 def server():
-    games.register(onedie_pig.GAME)
-    running = Running(Service())
-    try:
+    with serving(Service()) as running:
         yield running
-    finally:
-        running.stop()
-        games.unregister(PIG)
 
 
 @pytest.fixture(scope="module")
 def browser():
-    driver = chromium()
-    try:
+    with browsing() as driver:
         yield driver
-    finally:
-        driver.quit()
 
 
 @pytest.fixture()

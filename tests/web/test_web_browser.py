@@ -18,7 +18,7 @@ pytest.importorskip("selenium", reason="the browser tests need selenium (pip ins
 
 import onedie_pig  # noqa: E402
 from typer.testing import CliRunner  # noqa: E402
-from web_helpers import CHROMIUM, DRIVER, Page, Running, chromium  # noqa: E402
+from web_helpers import CHROMIUM, DRIVER, Page, browsing, serving  # noqa: E402
 
 from jaxsolve import games  # noqa: E402
 from jaxsolve.web.api import Service  # noqa: E402
@@ -33,22 +33,14 @@ PIG = onedie_pig.GAME.name
 
 @pytest.fixture(scope="module")
 def server():
-    games.register(onedie_pig.GAME)
-    running = Running(Service())
-    try:
+    with serving(Service()) as running:
         yield running
-    finally:
-        running.stop()
-        games.unregister(PIG)
 
 
 @pytest.fixture(scope="module")
 def browser():
-    driver = chromium(1100, 900)
-    try:
+    with browsing(1100, 900) as driver:
         yield driver
-    finally:
-        driver.quit()
 
 
 @pytest.fixture()

@@ -3,6 +3,7 @@ for the browser tests, the page driven by headless Chromium (``Page``) with axe-
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import shutil
@@ -69,6 +70,32 @@ def axe_script() -> Path | None:
             if path.is_file():
                 return path
     return None
+
+
+@contextlib.contextmanager
+def serving(service):
+    """``Running(service)`` with the test-only one-die Pig game registered, both undone after."""
+    import onedie_pig
+
+    from jaxsolve import games
+
+    games.register(onedie_pig.GAME)
+    running = Running(service)
+    try:
+        yield running
+    finally:
+        running.stop()
+        games.unregister(onedie_pig.GAME.name)
+
+
+@contextlib.contextmanager
+def browsing(width: int = 1280, height: int = 900):
+    """``chromium(width, height)``, quit after."""
+    driver = chromium(width, height)
+    try:
+        yield driver
+    finally:
+        driver.quit()
 
 
 def chromium(width: int = 1280, height: int = 900):
