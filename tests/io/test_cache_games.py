@@ -179,6 +179,7 @@ def test_solve_shows_layers_on_stderr_and_fills_the_cache(tmp_path, monkeypatch)
         return sol
 
     monkeypatch.setattr(duel, "solve", reporting)
+    monkeypatch.setitem(games.get_game(DUEL).solve_seconds, "small", 2 * cache.LONG_SOLVE_SECONDS)  # a solve long enough to be announced
     monkeypatch.setenv("JAXSOLVE_CACHE", str(tmp_path))
     cache.configure(None)
     solved = runner.invoke(app, ["solve", DUEL, "--rules", "small"])
