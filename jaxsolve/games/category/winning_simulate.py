@@ -68,6 +68,7 @@ def play_table(table, start: tuple[int, int, int], channel: int, games: int, see
     import jax.numpy as jnp
 
     from jaxsolve.games.category.distribution import max_turn_reward
+    from jaxsolve.games.category.simulate import throw_of
     from jaxsolve.games.category.winning import _padded
 
     rules = table.rules
@@ -76,9 +77,6 @@ def play_table(table, start: tuple[int, int, int], channel: int, games: int, see
     sp = tables.space(rules.dice)
     n = rules.dice
     rng = np.random.default_rng(seed)
-    radix = (n + 1) ** np.arange(6)
-    lookup = np.full((n + 1) ** 6, -1, np.int64)
-    lookup[sp.throws @ radix] = np.arange(sp.num_throws)
     subkeeps = np.asarray(sp.subkeeps)
     keeps = np.asarray(sp.keeps)
     lead = max_turn_reward(rules)
@@ -89,13 +87,10 @@ def play_table(table, start: tuple[int, int, int], channel: int, games: int, see
     points = np.zeros(games, np.int64)
 
     def roll(kept_counts):
+        """The throw index after throwing the dice not kept (``kept_counts``: [G, 6] face counts)."""
         m = n - kept_counts.sum(1)
         faces = rng.integers(0, 6, (len(m), n))
-        counts = kept_counts.copy()
-        for d in range(n):
-            live = d < m
-            np.add.at(counts, (np.flatnonzero(live), faces[live, d]), 1)
-        return lookup[counts @ radix]
+        return throw_of(faces, np.arange(n)[None, :] < m[:, None], kept_counts)
 
     layer0 = bin(int(f0)).count("1")
     for layer in range(layer0, rules.num_boxes):
