@@ -253,6 +253,22 @@ def save_table(path, table: LayerTables, *, game: str, store: str = "float32") -
     return export.save_members(path, stored(table.layers[first]), meta, members)
 
 
+def store_export(path, *, game: str, rules: CategoryRules | None = None) -> Path:
+    """Keep the whole-game export at ``path`` (``target-table --out``) in the solution store as
+    well (``store_path``): read and checked in full, written there, noted as checked. Returns
+    the stored path."""
+    tab = load_table(path, game=game, rules=rules)
+    if tab.prefilled:
+        raise JaxsolveError(f"{path} holds a subgame's table; the solution store keeps the whole game's")
+    from jaxsolve.io import export
+
+    out = store_path(game, tab.rules)
+    out.parent.mkdir(parents=True, exist_ok=True)
+    save_table(out, tab, game=game, store=str(export.read_metadata(path)["store"]))
+    seal_table(out)
+    return out
+
+
 def _seal(record: dict, st) -> str:
     """What a full check of a file notes beside it: its recorded SHA-256, its size and
     modification time (a file changed since no longer matches the note)."""

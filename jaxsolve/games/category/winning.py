@@ -11,14 +11,20 @@ score f, is then a utility::
 with the tie rule ``share`` (a tie among j + 1 players counts 1 / (j + 1)), ``win`` (a tie
 counts as a win) or ``lose``. The best response to the opponents maximises E[u(my final)]:
 the target objective's recursion with the terminal ``u(my score + k)`` over the points k scored
-from here on (``target.solve_target(terminal=...)``), solved exactly over my remaining game
-("exact"). Early in the game, where that solve takes longer than a player waits, the answer
-comes from the step target table (``V_option[k]`` = max P(at least k more points), one policy
-per k), weighted by the utility's increments::
+from here on (``target.solve_target(terminal=...)``), solved exactly over the states my game
+reaches from my position ("exact"; ``start=``: my upper total and all-same flag carried, a
+fraction of the subgame of my filled boxes; the opponents' distributions likewise from their
+states), in shapes bucketed so that one compiled step serves many positions. Early in the game,
+where that solve takes longer than a player waits, the answer comes from the step target table
+(``V_option[k]`` = max P(at least k more points), one policy per k), weighted by the utility's
+increments::
 
     P(win) ~ u(s) + sum_k (u(s + k) - u(s + k - 1)) V_option[k]        ("table")
 
-which is an upper bound of the exact value (each target is played for separately).
+which is an upper bound of the exact value (each target is played for separately). The table
+is the whole game's that ``jaxsolve target-table GAME`` keeps in the solution store where there
+is one (two layers memory-mapped, a few dozen rows read), else solved for my subgame. Either way
+the options of the situation come from one state's turn in NumPy (``target.situation``).
 
 References: J. Pawlewicz, "A Nearly Optimal Computer Player in Multi-player Yahtzee",
 Computers and Games 2010 (multi-player play from exact final-score distributions);
@@ -45,9 +51,11 @@ TIES = ("share", "win", "lose")
 METHODS = ("auto", "exact", "table")
 TRIM = 1e-15
 """The utility over my points is cut where it stays within this of its largest value."""
-CHUNK = 8
-"""States per compiled batch of the exact response and the opponents' distributions (the
-target engine's ``DEFAULT_CHUNK``: a chunk's throws x channel stay in a CPU's caches)."""
+CHUNK = 2
+"""States per compiled batch of the exact response and the opponents' distributions: a chunk's
+throws x channel in float64 (252 x ~900 x 8 bytes per state) stay in a CPU's caches. The
+response at 9 open boxes took 14 to 15 CPU s with chunks of 1 or 2 states, 18 with 4, about 30
+with 8 and 40 with 16 on the 2-core CPU of results/winning/ (compiling included)."""
 EXACT_MAX_OPEN = 9
 """``auto`` solves the exact best response with at most this many open boxes (about a minute
 on a 2-core CPU for 9), else answers from the target table."""
@@ -327,8 +335,9 @@ def advise_win(
     """Rank every option of a turn by my probability to finish first against ``opponents``
     (each playing the rest of his game for expected points).
 
-    ``method``: ``exact`` solves the best response over my remaining game; ``table`` weights
-    the step target table of my subgame (``table``, else solved and kept per process);
+    ``method``: ``exact`` solves the best response over the states my game reaches; ``table``
+    weights a step target table: ``table``, else the whole game's in the solution store
+    (``game``'s, ``stored_target_table``), else my subgame's, solved and kept per process;
     ``auto``: exact with at most ``EXACT_MAX_OPEN`` open boxes, else the table.
     """
     t0 = time.perf_counter()
