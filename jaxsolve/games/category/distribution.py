@@ -127,7 +127,8 @@ def layer_rows(rules: CategoryRules, prefilled: int = 0) -> np.ndarray:
 @functools.lru_cache(maxsize=8)
 def reach_rows(rules: CategoryRules, start: tuple[int, int, int]) -> np.ndarray:
     """``layer_rows`` of the states reached from ``start`` (``sub_layer_states(..., start=)``)."""
-    return _rows(rules, int(start[0]), tuple(int(x) for x in start))
+    f, u, h = start
+    return _rows(rules, int(f), (int(f), int(u), int(h)))
 
 
 @dataclass
@@ -276,7 +277,7 @@ def layer_tables(
     if not 0 <= int(prefilled) < 1 << nb or int(prefilled) == (1 << nb) - 1:
         raise JaxsolveError(f"prefilled must be a mask of 0..{nb - 1} boxes leaving one open, got {prefilled}")
     if start is not None:
-        start = tuple(int(x) for x in start)
+        start = (int(start[0]), int(start[1]), int(start[2]))
         prefilled = start[0]
     prefilled = int(prefilled)
     rows = layer_rows(rules, prefilled) if start is None else reach_rows(rules, start)
@@ -288,7 +289,9 @@ def layer_tables(
     widest = max(lengths[first:])
     height = max(sizes)
     if shapes == "bucket":
-        shapes, height, widest = "uniform", bucket(height, ROWS_FLOOR, fine=False), bucket(widest, WIDTH_FLOOR)
+        # the target objective's work grows with its channel (keeps x channel per state): fine
+        # steps; the distribution's hardly (throws x support): powers of two, fewer programs
+        shapes, height, widest = "uniform", bucket(height, ROWS_FLOOR, fine=False), bucket(widest, WIDTH_FLOOR, fine=name == "target")
     elif shapes == "auto":
         shapes = "uniform" if max(sizes) * (widest + lead) * dtype.itemsize <= 256 << 20 else "layer"
     flat_values = jnp.asarray(np.nan_to_num(values.reshape(-1), nan=0.0), dtype)

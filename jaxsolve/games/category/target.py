@@ -199,6 +199,7 @@ def store_path(game: str, rules: CategoryRules) -> Path:
 
     return cache.entry_path(game, rules, "target", "float32")
 
+
 STORES = ("float32", "uint16")
 """How an export stores the probabilities: ``float32``, or ``uint16`` = round(65535 p) (half
 the bytes; error 0.5 / 65535 = 7.6e-6 plus float32 rounding: 7.66e-6 measured, for the step terminal's [0, 1] only)."""
@@ -257,11 +258,11 @@ def store_export(path, *, game: str, rules: CategoryRules | None = None) -> Path
     """Keep the whole-game export at ``path`` (``target-table --out``) in the solution store as
     well (``store_path``): read and checked in full, written there, noted as checked. Returns
     the stored path."""
+    from jaxsolve.io import export
+
     tab = load_table(path, game=game, rules=rules)
     if tab.prefilled:
         raise JaxsolveError(f"{path} holds a subgame's table; the solution store keeps the whole game's")
-    from jaxsolve.io import export
-
     out = store_path(game, tab.rules)
     out.parent.mkdir(parents=True, exist_ok=True)
     save_table(out, tab, game=game, store=str(export.read_metadata(path)["store"]))
@@ -282,7 +283,7 @@ def seal_table(path) -> None:
 
     p = Path(path)
     meta = export.read_metadata(p)
-    members = meta.get("members") if isinstance(meta.get("members"), dict) else {}
+    members: dict = meta["members"] if isinstance(meta.get("members"), dict) else {}
     for file, record in [(p, meta)] + [(export.member_path(p, k), r) for k, r in sorted(members.items())]:
         cache.mark_sealed(file, _seal(record, file.stat()))
 
@@ -328,16 +329,17 @@ def load_table(path, *, game: str, rules: CategoryRules | None = None, layers=No
     lo, hi = (0.0, 1.0) if terminal is None else (float(terminal.min()), float(terminal.max()))
     out: list = [None] * (nb + 1)
     if mmap:
-        members = meta.get("members") if isinstance(meta.get("members"), dict) else {}
+        members: dict = meta["members"] if isinstance(meta.get("members"), dict) else {}
         for k in wanted:
             record = meta if k == first else members.get(f"layer_{k}")
             if not isinstance(record, dict):
                 raise JaxsolveError(f"{side} does not name the member array layer_{k} of this export")
             file = p if k == first else export.member_path(p, f"layer_{k}")
-            a = mapped_layer(
-                file, record, (sizes[k - first], widths[k - first]), store,
-                lambda v, k=k: _check_layer(p, k, _Scaled(v) if store == "uint16" else v, lo, hi, terminal is None),
-            )
+
+            def check(v: np.ndarray, k: int = k) -> None:
+                _check_layer(p, k, _Scaled(v) if store == "uint16" else v, lo, hi, terminal is None)
+
+            a = mapped_layer(file, record, (sizes[k - first], widths[k - first]), store, check)
             out[k] = _Scaled(a) if store == "uint16" else a
         return LayerTables(rules, out, layer_rows(rules, prefilled), "target", float(meta.get("solve_seconds", 0.0)), terminal=terminal, prefilled=prefilled)
     got: dict[int, np.ndarray] = {}

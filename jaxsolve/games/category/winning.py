@@ -102,7 +102,8 @@ def remaining_distribution(rules: CategoryRules, position, sol=None, *, game: st
 
     if position.is_over:
         return np.ones(1)
-    state = tuple(int(x) for x in position.state(rules))
+    f, u, h = position.state(rules)
+    state = (int(f), int(u), int(h))
     if sol is None:
         sol = solutions.cached_solution(rules, "score", "float64", game=game) or solutions.cached_solution(rules, "score", "float32", game=game)
         sol = sol or solutions.solution(rules, "score", game=game, dtype="float64")
@@ -192,7 +193,7 @@ def response_table(rules: CategoryRules, filled: int, w: np.ndarray, *, start: t
     from jaxsolve.games.category import target as TG
 
     w = np.asarray(w, np.float64)
-    start = None if start is None else tuple(int(x) for x in start)
+    start = None if start is None else (int(start[0]), int(start[1]), int(start[2]))
     key = (rules, int(filled), start, w.tobytes())
     if key not in _RESPONSES:
         while len(_RESPONSES) >= 4:

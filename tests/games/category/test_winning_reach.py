@@ -21,8 +21,8 @@ from jaxsolve.io import cache
 
 RULES = CategoryRules(dice=3, throws=3, joker="forced", upper_threshold=6, extra_bonus=10)
 # (filled boxes, upper total, all-same box holds): the upper total 4 and the all-same box (11)
-# holding its points; aces, threes, three of a kind, small straight and chance open
-START = (solver.filled_mask(set(range(13)) - {0, 2, 6, 9, 12}), 4, 1)
+# holding its points; aces, threes, three of a kind and small straight open
+START = (solver.filled_mask(set(range(13)) - {0, 2, 6, 9}), 4, 1)
 
 
 def reached_by_moves(rules, start):
