@@ -372,6 +372,7 @@ def advise_win(
         ov = option_vectors(tab, f, u, h, faces, left)
         values = table_values(ov.vectors, w)
         before = float(table_values(tab.at(f, u, h)[None, :], w)[0])
+    values = np.clip(values, 0.0, 1.0)  # probabilities: means and maxima of them, rounding taken off
     items = [(float(v), key, dataclasses.replace(o, value=float(v))) for v, key, o in zip(values, ov.keys, ov.options)]
     ranked = policy.rank_with_ties(items, np.dtype(np.float64))
     best = ranked[0].value
