@@ -57,8 +57,8 @@ throws x channel in float64 (252 x ~900 x 8 bytes per state) stay in a CPU's cac
 response at 9 open boxes took 14 to 15 CPU s with chunks of 1 or 2 states, 18 with 4, about 30
 with 8 and 40 with 16 on the 2-core CPU of results/winning/ (compiling included)."""
 EXACT_MAX_OPEN = 9
-"""``auto`` solves the exact best response with at most this many open boxes (about a minute
-on a 2-core CPU for 9), else answers from the target table."""
+"""``auto`` solves the exact best response with at most this many open boxes (with 9, 11 to
+16 CPU s on the 2-core CPU of results/winning/), else answers from the target table."""
 
 
 # ----------------------------------------------------------------------------- opponents
@@ -229,7 +229,9 @@ def stored_target_table(rules: CategoryRules, game: str | None, layers) -> Any:
     path = TG.store_path(game, rules)
     if not path.is_file():
         return None
-    return TG.load_table(path, game=game, rules=rules, layers=layers, mmap=True)
+    table = TG.load_table(path, game=game, rules=rules, layers=layers, mmap=True)
+    cache.note(f"using the target table {path}")
+    return table
 
 
 def adopt_target_table(table) -> None:
