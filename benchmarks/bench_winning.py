@@ -2,17 +2,27 @@
 simulated games (standard Yahtzee rules, float64).
 
     python benchmarks/bench_winning.py speed [--out results/winning/speed-cpu.json]
-    python benchmarks/bench_winning.py table [--out results/winning/table-answer-cpu.json]
+    python benchmarks/bench_winning.py table --table yahtzee-target.npy [--out results/winning/table-answer-cpu.json]
     python benchmarks/bench_winning.py simulate [--games 100000] [--out results/winning/simulate-cpu.json]
 
-``speed``: exact advice (the best response solved over my remaining game) at positions with 6
-and 9 open boxes against two opponents: the first question (the opponents' distributions and
-the response solved, compiling included) and a second question of the same turn; the table's
-answer (the step target table of the subgame solved once, then kept) and how far it is from the
-exact answer. ``simulate``: from late positions (4 open boxes each), 100,000 games of the
-win-probability player and of the expected-score player in the same seat against one and
-against three expected-score players; each rate beside the engine's prediction.
-Wall seconds and this process's CPU seconds are recorded with the load average (other jobs
+``speed``: exact advice (the best response solved over the states my game reaches) at positions
+with 6 and 9 open boxes against two opponents, each timed three ways: the first question in a
+new process on a fresh machine (empty compilation cache: imports, the score table read from the
+solution store, the opponents' distributions and the response solved, every program compiled),
+the first question in a new process once JAX's persistent compilation cache holds the programs,
+and, in one process, a question of another turn (programs compiled, opponents' distributions
+kept) and a second question of the same turn (response kept). ``table``: the table's answer from
+the whole game's step target table in the solution store (``--table``: an export to put there
+first), at the 6- and 9-open positions and a late one: the first answer in a new process, the
+one-time full check of a layer, and later answers in one process. ``simulate``: from late
+positions (4 open boxes each), 100,000 games of the win-probability player and of the
+expected-score player in the same seat against one and against three expected-score players;
+each rate beside the engine's prediction.
+
+The solution store and compilation cache used are a folder of their own (``--cache-dir``,
+default ``<tmp>/jaxsolve-bench-winning``; the Yahtzee score table is linked from the user's
+store when it is there, else solved once). Wall seconds and CPU seconds (of this process, or of
+the child process for a new process's figures) are recorded with the load average (other jobs
 share the machine).
 """
 
@@ -21,7 +31,11 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import resource
+import shutil
+import subprocess
 import sys
+import tempfile
 import time
 from pathlib import Path
 
@@ -39,6 +53,17 @@ LATE_OPPS = [
     "aces=3 twos=6 threes=6 fours=8 fives=15 sixes=24 three_kind=25 full_house=25 chance=21 133",
     "aces=1 twos=4 threes=9 fours=12 fives=20 sixes=24 four_kind=26 small_straight=30 kniffel=- 161",
 ]
+POSITIONS = {"6": ME6, "9": ME9, "late": LATE_ME}
+SITUATIONS = (((6, 6, 5, 2, 1), 2), ((4, 4, 3, 2, 1), 1), ((1, 2, 3, 4, 6), 1), ((5, 5, 5, 3, 3), 1), ((6, 5, 4, 3, 1), 0))
+GAME = "kniffel"
+DEFAULT_CACHE = Path(tempfile.gettempdir()) / "jaxsolve-bench-winning"
+
+
+def _rules():
+    """The Yahtzee preset (its tables are stored under its name)."""
+    from jaxsolve import games
+
+    return games.get_game(GAME).get_rules("yahtzee")
 
 
 def _clock():
@@ -50,79 +75,160 @@ def _since(t):
     return round(w - t[0], 3), round(c - t[1], 3)
 
 
-def speed(rules, out):
+def _setup(cache_dir: Path) -> None:
+    """float64, the solution store and JAX's persistent compilation cache in ``cache_dir``."""
+    import jax
+
+    jax.config.update("jax_enable_x64", True)
+    from jaxsolve.io import cache
+
+    cache.setup(cache_dir, compilation=True)
+
+
+def _score_table(rules, cache_dir: Path) -> None:
+    """The Yahtzee score table (float64) in ``cache_dir``'s store: linked from the user's store
+    when it holds it, else solved there once."""
+    from jaxsolve.io import cache
+
+    entry = cache.entry_path(GAME, rules, "score", "float64")
+    mine = cache_dir / cache.TABLES / GAME / entry.name
+    if not mine.is_file():
+        mine.parent.mkdir(parents=True, exist_ok=True)
+        user = cache.default_root() / cache.TABLES / GAME / entry.name
+        if user.is_file():
+            for f in (user, user.with_suffix(".json")):
+                shutil.copy2(f, mine.parent / f.name)
+    from jaxsolve.games.category import solutions
+
+    solutions.solution(rules, "score", game=GAME, dtype="float64")
+
+
+def question(args) -> dict:
+    """One question in this (new) process: what the parent times with a clock of its own."""
+    t = _clock()
+    _setup(args.cache_dir)
+    from jaxsolve.games.category import winning as W
+    from jaxsolve.games.category.position import parse_position
+    rules = _rules()
+    opps = [W.parse_opponent(o, rules) for o in (LATE_OPPS if args.position == "late" else OPPS)]
+    pos = parse_position(POSITIONS[args.position], rules)
+    dice, left = SITUATIONS[0]
+    adv = W.advise_win(rules, pos, dice, left, opps, method=args.method, game=GAME)
+    return {"value": adv.value, "best": adv.options[0].label, "in_process_wall_cpu_s": _since(t)}
+
+
+def _new_process(method: str, position: str, cache_dir: Path) -> dict:
+    """``question`` in a child process, timed from here (interpreter start and imports included)."""
+    env = {**os.environ, "PYTHONPATH": str(Path(__file__).resolve().parent.parent)}
+    before = resource.getrusage(resource.RUSAGE_CHILDREN)
+    t0 = time.perf_counter()
+    got = subprocess.run(
+        [sys.executable, __file__, "question", "--method", method, "--position", position, "--cache-dir", str(cache_dir)],
+        capture_output=True, text=True, env=env, check=True,
+    )
+    wall = time.perf_counter() - t0
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
+    cpu = (after.ru_utime + after.ru_stime) - (before.ru_utime + before.ru_stime)
+    return {**json.loads(got.stdout.strip().splitlines()[-1]), "process_wall_cpu_s": [round(wall, 3), round(cpu, 3)], "load_average": os.getloadavg()}
+
+
+def _fresh_copy(cache_dir: Path) -> Path:
+    """A store holding what ``cache_dir``'s does (linked), with an empty compilation cache: a
+    fresh machine once the tables are there."""
+    from jaxsolve.io import cache
+
+    fresh = Path(tempfile.mkdtemp(prefix="jaxsolve-bench-fresh-"))
+    shutil.copytree(cache_dir / cache.TABLES, fresh / cache.TABLES, copy_function=os.link)
+    return fresh
+
+
+def speed(rules, args):
     from jaxsolve.games.category import winning as W
     from jaxsolve.games.category.position import parse_position
 
+    _score_table(rules, args.cache_dir)
     opps = [W.parse_opponent(o, rules) for o in OPPS]
     rows = []
-    for text in (ME6, ME9):
+    for key in ("6", "9"):
+        text = POSITIONS[key]
         pos = parse_position(text, rules)
-        n_open = len(pos.open_boxes)
+        fresh = _fresh_copy(args.cache_dir)
+        row: dict = {"position": text, "open_boxes": len(pos.open_boxes), "score": W.my_score(rules, pos, None), "opponents": OPPS}
+        row["new_process_fresh_machine"] = _new_process("exact", key, fresh)
+        row["new_process_compilation_cached"] = _new_process("exact", key, fresh)
+        shutil.rmtree(fresh, ignore_errors=True)
+        (dice, left), (dice2, left2) = SITUATIONS[0], SITUATIONS[1]
         t = _clock()
-        first = W.advise_win(rules, pos, (6, 6, 5, 2, 1), 2, opps, method="exact")
-        cold = _since(t)
+        first = W.advise_win(rules, pos, dice, left, opps, method="exact", game=GAME)
+        row["first_question_in_this_process_wall_cpu_s"] = _since(t)
         t = _clock()
-        second = W.advise_win(rules, pos, (4, 4, 3, 2, 1), 1, opps, method="exact")
-        warm = _since(t)
-        W._RESPONSES.clear()
-        t = _clock()
-        W.advise_win(rules, pos, (6, 6, 5, 2, 1), 2, opps, method="exact")
-        solve = _since(t)
-        t = _clock()
-        W.target_table(rules, pos.filled)
-        table_solve = _since(t)
-        t = _clock()
-        tab1 = W.advise_win(rules, pos, (6, 6, 5, 2, 1), 2, opps, method="table")
-        table_answer = _since(t)
-        tab2 = W.advise_win(rules, pos, (4, 4, 3, 2, 1), 1, opps, method="table")
-        gaps = []
-        for ex, tb in ((first, tab1), (second, tab2)):
-            exact = {o.label: o.value for o in ex.options}
-            chosen = tb.options[0].label
-            gaps.append({
-                "dice": list(ex.dice), "throws_left": ex.throws_left,
-                "exact_best": ex.options[0].label, "exact_value": ex.value,
-                "table_best": chosen, "table_value": tb.value,
-                "table_minus_exact": tb.value - ex.value,
-                "loss_of_table_choice": ex.value - exact[chosen],
-                "before_turn_exact": ex.before_turn, "before_turn_table": tb.before_turn,
-            })
-        rows.append({
-            "position": text, "open_boxes": n_open, "score": first.score,
-            "opponents": OPPS,
-            "exact_first_question_wall_cpu_s": cold,
-            "exact_same_turn_question_wall_cpu_s": warm,
-            "exact_response_solve_compiled_wall_cpu_s": solve,
-            "target_table_solve_wall_cpu_s": table_solve,
-            "table_answer_from_kept_table_wall_cpu_s": table_answer,
-            "exact_vs_table": gaps,
-            "load_average": os.getloadavg(),
-        })
-        print(json.dumps(rows[-1]), flush=True)
+        W.advise_win(rules, pos, dice2, left2, opps, method="exact", game=GAME)
+        row["same_turn_question_wall_cpu_s"] = _since(t)
+        for extra in (3, 8):  # another turn: my score differs, so another utility and another response
+            t = _clock()
+            other = W.advise_win(rules, pos, dice, left, opps, method="exact", game=GAME, score=first.score + extra)
+            row[f"another_turn_question_score_plus_{extra}_wall_cpu_s"] = _since(t)
+        response = W.response_table(rules, pos.filled, W.utility_of_points(rules, pos, other.score, W.win_utility([W.final_distribution(rules, o) for o in opps])), start=pos.state(rules))
+        row["reached_states"] = [int(len(a)) for a in response.layers if a is not None]
+        row["channel_width"] = int(response.layers[-1].shape[1])
+        row["exact_value"], row["exact_best"] = first.value, first.options[0].label
+        row["load_average"] = os.getloadavg()
+        rows.append(row)
+        print(json.dumps(row), flush=True)
     return rows
 
 
-def table_answer(rules, out):
-    """The table's answer at the late position (4 open boxes) from a kept step target table:
-    the first answer (compiling) and later answers of other situations."""
+def table_answer(rules, args):
+    """The table's answer from the whole game's target table in the solution store."""
+    from jaxsolve.games.category import target as TG
     from jaxsolve.games.category import winning as W
     from jaxsolve.games.category.position import parse_position
+    from jaxsolve.io import cache
 
-    pos = parse_position(LATE_ME, rules)
-    opps = [W.parse_opponent(o, rules) for o in LATE_OPPS]
-    for o in opps:
-        W.final_distribution(rules, o)
-    t = _clock()
-    W.target_table(rules, pos.filled)
-    row = {"position": LATE_ME, "open_boxes": len(pos.open_boxes), "table_solve_wall_cpu_s": _since(t), "answers": []}
-    for dice, left in (((6, 6, 5, 2, 1), 2), ((4, 4, 3, 2, 1), 2), ((1, 2, 3, 4, 6), 1), ((5, 5, 5, 3, 3), 1), ((6, 5, 4, 3, 1), 0)):
+    _score_table(rules, args.cache_dir)
+    stored = TG.store_path(GAME, rules)
+    out: list = []
+    if not stored.is_file():
+        if args.table is None:
+            raise SystemExit(f"no target table in {stored}: give --table (a `jaxsolve target-table kniffel --out` export)")
         t = _clock()
-        adv = W.advise_win(rules, pos, dice, left, opps, method="table")
-        row["answers"].append({"dice": list(dice), "throws_left": left, "best": adv.options[0].label, "value": adv.value, "wall_cpu_s": _since(t)})
-    row["load_average"] = os.getloadavg()
-    print(json.dumps(row), flush=True)
-    return [row]
+        TG.store_export(args.table, game=GAME, rules=rules)
+        out.append({"stored_from": str(args.table), "store_wall_cpu_s": _since(t)})
+    for key in ("6", "9", "late"):
+        pos = parse_position(POSITIONS[key], rules)
+        layer = bin(pos.filled).count("1")
+        row: dict = {"position": POSITIONS[key], "open_boxes": len(pos.open_boxes), "layers_read": [layer, layer + 1]}
+        fresh = _fresh_copy(args.cache_dir)
+        row["new_process_fresh_machine"] = _new_process("table", key, fresh)
+        row["new_process_compilation_cached"] = _new_process("table", key, fresh)
+        shutil.rmtree(fresh, ignore_errors=True)
+        # the one-time full check of the layers this position reads (their notes removed first)
+        for k in (layer, layer + 1):
+            f = stored if k == 0 else stored.with_name(f"{stored.stem}-layer_{k}.npy")
+            f.with_suffix(cache.VERIFIED).unlink(missing_ok=True)
+        t = _clock()
+        TG.load_table(stored, game=GAME, rules=rules, layers=(layer, layer + 1), mmap=True)
+        row["full_check_of_both_layers_wall_cpu_s"] = _since(t)
+        row["layer_bytes"] = [(stored if k == 0 else stored.with_name(f"{stored.stem}-layer_{k}.npy")).stat().st_size for k in (layer, layer + 1)]
+        opps = [W.parse_opponent(o, rules) for o in (LATE_OPPS if key == "late" else OPPS)]
+        t = _clock()
+        for o in opps:
+            W.final_distribution(rules, o, game=GAME)
+        row["opponents_distributions_in_this_process_wall_cpu_s"] = _since(t)
+        row["answers"] = []
+        for dice, left in SITUATIONS:
+            t = _clock()
+            adv = W.advise_win(rules, pos, dice, left, opps, method="table", game=GAME)
+            row["answers"].append({"dice": list(dice), "throws_left": left, "best": adv.options[0].label, "value": adv.value, "wall_cpu_s": _since(t)})
+        if key != "late":
+            exact = W.advise_win(rules, pos, *SITUATIONS[0], opps, method="exact", game=GAME)
+            row["exact_value_first_situation"] = exact.value
+            row["exact_best_first_situation"] = exact.options[0].label
+            row["table_loss_first_situation"] = exact.value - {o.label: o.value for o in exact.options}[row["answers"][0]["best"]]
+        row["load_average"] = os.getloadavg()
+        out.append(row)
+        print(json.dumps(row), flush=True)
+    return out
 
 
 def simulate(rules, games, out):
@@ -165,21 +271,25 @@ def simulate(rules, games, out):
 
 def main() -> None:
     ap = argparse.ArgumentParser()
-    ap.add_argument("what", choices=("speed", "table", "simulate"))
+    ap.add_argument("what", choices=("speed", "table", "simulate", "question"))
     ap.add_argument("--games", type=int, default=100_000)
     ap.add_argument("--out", type=Path, default=None)
+    ap.add_argument("--cache-dir", type=Path, default=DEFAULT_CACHE, help="solution store and compilation cache of the benchmark")
+    ap.add_argument("--table", type=Path, default=None, help="table: a whole-game target table export to put into the store first")
+    ap.add_argument("--method", default="exact", help="question: exact or table")
+    ap.add_argument("--position", default="6", choices=tuple(POSITIONS), help="question: 6, 9 (open boxes) or late")
     args = ap.parse_args()
-    import jax
-
-    jax.config.update("jax_enable_x64", True)
+    if args.what == "question":
+        print(json.dumps(question(args)), flush=True)
+        return
+    _setup(args.cache_dir)
     from jaxsolve.bench import machine as machine_info
-    from jaxsolve.games.category.rules import CategoryRules
 
-    rules = CategoryRules()
+    rules = _rules()
     if args.what == "speed":
-        rows = speed(rules, args.out)
+        rows = speed(rules, args)
     elif args.what == "table":
-        rows = table_answer(rules, args.out)
+        rows = table_answer(rules, args)
     else:
         rows = simulate(rules, args.games, args.out)
     if args.out:

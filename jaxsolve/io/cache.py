@@ -260,6 +260,19 @@ def _write_seal(path: Path, seal: str) -> None:
         pass  # only the next load's full check is lost
 
 
+def sealed(path: str | os.PathLike, seal: str) -> bool:
+    """Whether the note beside ``path`` (``X.verified``) is ``seal``: what a full check of the
+    file noted (see ``_load``; a file read in part, e.g. memory-mapped, notes its hash, size and
+    modification time, so that a later read trusts it without hashing it again)."""
+    return _read_seal(Path(path)) == seal
+
+
+def mark_sealed(path: str | os.PathLike, seal: str) -> None:
+    """Note ``seal`` beside ``path`` once its full check has passed (nothing where the store is
+    read-only; a failed write costs only the next read's full check)."""
+    _write_seal(Path(path), seal)
+
+
 def cached(game: str, rules, *, objective: str, dtype: str, load: Callable) -> Any:
     """The solution of ``rules`` if the store is enabled and holds a valid entry, else None.
 

@@ -32,12 +32,28 @@ def category_cases(rules, quick: bool, dtype: str, devs) -> list[tuple[str, int,
     return out
 
 
+TARGET_AT = {False: 300, True: 60}
+"""The target s whose max P(final >= s) from the start the suite's target-table case reports
+(full suite: the whole game, 0.176019 for Yahtzee; quick: the 3-dice game from 7 boxes filled)."""
+
+
+def _target_memory(device) -> int:
+    """What the target table's solve may use on ``device``: half its memory where it says (a
+    GPU), else the target engine's default (2 GiB; the chunk shrinks to fit)."""
+    from jaxsolve.games.category import target as TG
+
+    stats = device.memory_stats() if hasattr(device, "memory_stats") else None
+    limit = (stats or {}).get("bytes_limit")
+    return int(limit) // 2 if limit else TG.DEFAULT_MAX_MEMORY
+
+
 def suite_cases(rules, quick: bool, dtype: str, device, *, saved: bool = False, sheet=None) -> list[tuple[str, Callable]]:
-    """A category game's cases of ``jaxsolve bench --suite`` beside its solve: the exact score
-    distribution of a game whose sheet (``sheet()``: the default rules) has 13 boxes (Yahtzee,
-    Kniffel; ``quick``: from a sheet with 7 boxes filled), and with ``saved`` the game with
-    saved throws, uncapped (``saved.useful_max_saved``: no throw is ever lost; Maxi Yatzy;
-    ``quick``: at most one saved throw)."""
+    """A category game's cases of ``jaxsolve bench --suite`` beside its solve: for a game whose
+    sheet (``sheet()``: the default rules) has 13 boxes (Yahtzee, Kniffel) the exact score
+    distribution and the target table (max P(final >= s) for every state and s, float32, the
+    start's value at ``TARGET_AT`` reported; ``quick``: both from a sheet with 7 boxes filled),
+    and with ``saved`` the game with saved throws, uncapped (``saved.useful_max_saved``: no
+    throw is ever lost; Maxi Yatzy; ``quick``: at most one saved throw)."""
     from jaxsolve.core.layered import chunk_for
     from jaxsolve.games.category import distribution as D
     from jaxsolve.games.category import saved as S
@@ -54,6 +70,17 @@ def suite_cases(rules, quick: bool, dtype: str, device, *, saved: bool = False, 
             return float(D.summarize(d.at(sub)).sd), d.compile_seconds
 
         out.append(("distribution (SD)" + (" from 7 boxes filled" if quick else ""), dist))
+
+        def target():
+            from jaxsolve.games.category import target as TG
+
+            tab = TG.solve_target(
+                rules, dtype="float32", chunk=chunk_for(device, TG.DEFAULT_CHUNK), devices=[device], max_memory=_target_memory(device), keep="start", prefilled=sub
+            )
+            v, s = tab.at(sub), TARGET_AT[quick]
+            return (float(v[s]) if s < len(v) else 0.0), tab.compile_seconds
+
+        out.append((f"target table (max P(final >= s), every state; float32), s = {TARGET_AT[quick]}" + (" from 7 boxes filled" if quick else ""), target))
     if saved:
         most = 1 if quick else S.useful_max_saved(rules)
 

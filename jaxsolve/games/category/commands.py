@@ -45,7 +45,9 @@ ADVISE_PARAMS = (
     Param("score", int, None, "With --opponent: my current total (default: the sheet's total plus an upper bonus earned).", min=0),
     Param("ties", str, "share", "With --opponent: a tie for first is shared (1/players tied), a win or a loss.", choices=("share", "win", "lose")),
     Param(
-        "win_method", str, "auto", "With --opponent: exact (best response solved over my remaining game), table (target table, an upper bound) or auto (exact up to 9 open boxes).",
+        "win_method", str, "auto",
+        "With --opponent: exact (best response solved over my remaining game), table (the target table `target-table GAME` keeps in the "
+        "solution store, else solved for my subgame; an upper bound) or auto (exact up to 9 open boxes).",
         choices=("auto", "exact", "table"),
     ),
 )
@@ -164,7 +166,7 @@ def advise_command(
         if sol is None:
             setup()
             sol = solutions.solution(rules, objective, game=game, dtype=dtype)
-        return Batch(tuple(answer_batch(rules, sol, _read_lines(batch), errors=_stderr_line)))
+        return Batch(tuple(answer_batch(rules, sol, _read_lines(batch), errors=_stderr_line, game=game)))
     dice_text = _dice_text(dice, more_dice)
     if strategy == "heuristic":
         return _heuristic(rules, position, dice_text, throws_left, heuristic_reading, bot_strength, bot_seed)
@@ -353,7 +355,7 @@ def read_question(rules, line: str):
     return f, u, h, faces, left
 
 
-def answer_batch(rules, sol, lines: list[str], *, errors=None) -> list[dict]:
+def answer_batch(rules, sol, lines: list[str], *, errors=None, game: str | None = None) -> list[dict]:
     """JSON lines in, one answer per line: every question in one batched evaluation.
 
     A question is ``{"position": "<sheet or state>", "dice": [1, 1, 2, 2, 5], "throws_left": 1}``
@@ -376,7 +378,7 @@ def answer_batch(rules, sol, lines: list[str], *, errors=None) -> list[dict]:
             asked = read_question(rules, line)
             q = _parse_line(line)
             if any(k in q for k in WIN_KEYS):
-                answers[i] = win_answer(rules, sol, q, asked)
+                answers[i] = win_answer(rules, sol, q, asked, game=game)
                 continue
             questions.append((i, *asked))
         except (JaxsolveError, ValueError, TypeError) as exc:
@@ -392,9 +394,10 @@ def answer_batch(rules, sol, lines: list[str], *, errors=None) -> list[dict]:
     return answers
 
 
-def win_answer(rules, sol, q: dict, asked: tuple) -> dict:
+def win_answer(rules, sol, q: dict, asked: tuple, *, game: str | None = None) -> dict:
     """A batch question with ``opponents`` (a list of ``"SHEET SCORE"`` texts, as ``--opponent``),
-    optional ``score`` (mine), ``ties`` and ``win_method``: the options ranked by P(finish first)."""
+    optional ``score`` (mine), ``ties`` and ``win_method``: the options ranked by P(finish first)
+    (``game``: where the solution store's target table is looked up for ``table``)."""
     from jaxsolve.games.category import winning
     from jaxsolve.games.category.position import Position, SheetState, parse_position, parse_state
 
@@ -414,7 +417,7 @@ def win_answer(rules, sol, q: dict, asked: tuple) -> dict:
         pos = parse_state(f"filled={names} upper={u} all_same_held={h}", rules)
     else:
         pos = parse_position(q.get("position", "start"), rules)
-    advice = winning.advise_win(rules, pos, faces, left, [winning.parse_opponent(o, rules) for o in opps], score=score, ties=ties, method=method, sol=sol)
+    advice = winning.advise_win(rules, pos, faces, left, [winning.parse_opponent(o, rules) for o in opps], score=score, ties=ties, method=method, sol=sol, game=game)
     return {"rules": rules.name, **{k: v for k, v in advice.to_dict().items() if k != "rules"}}
 
 

@@ -80,23 +80,55 @@ def max_turn_reward(rules: CategoryRules) -> int:
     return int(box_max_points(rules).max()) + rules.extra_bonus + rules.upper_bonus + max(rules.instant_all_same, rules.instant_other)
 
 
-def sub_layer_states(rules: CategoryRules, layer: int, prefilled: int = 0):
-    """Reachable states of a layer whose filled boxes include ``prefilled`` (a mask)."""
+@functools.lru_cache(maxsize=64)
+def _uppers_from(upper_threshold: int, dice: int, upper: int) -> np.ndarray:
+    """``[64, cap + 1]`` bool: the capped upper totals reachable from ``upper`` by filling each
+    set of upper boxes (``tables.reachable_uppers`` shifted by ``upper``)."""
+    from_zero = tables.reachable_uppers(upper_threshold, dice)
+    out = np.zeros_like(from_zero)
+    for total in range(upper_threshold + 1):
+        out[:, min(upper_threshold, upper + total)] |= from_zero[:, total]
+    return out
+
+
+def sub_layer_states(rules: CategoryRules, layer: int, prefilled: int = 0, start: tuple[int, int, int] | None = None):
+    """Reachable states of a layer whose filled boxes include ``prefilled`` (a mask); with
+    ``start`` = (filled, upper, all_same_held), only the states a game reaches from that state:
+    its filled boxes and more, the upper totals its further upper boxes can add to its own, its
+    all-same flag while that box stays filled (a set closed under every move)."""
     f, u, h = tables.layer_states(rules, layer)
+    if start is not None:
+        f0, u0, h0 = (int(x) for x in start)
+        extra = (f & ~f0) & 63  # the upper boxes filled since ``start``
+        sel = ((f & f0) == f0) & _uppers_from(rules.upper_threshold, rules.dice, min(u0, rules.upper_threshold))[extra, u]
+        if rules.all_same_box >= 0 and f0 >> rules.all_same_box & 1:
+            sel &= h == h0
+        return f[sel], u[sel], h[sel]
     if prefilled:
         sel = (f & prefilled) == prefilled
         f, u, h = f[sel], u[sel], h[sel]
     return f, u, h
 
 
+def _rows(rules: CategoryRules, prefilled: int, start: tuple[int, int, int] | None) -> np.ndarray:
+    rows = np.full(int(np.prod(tables.state_shape(rules))), -1, dtype=np.int32)
+    for layer in range(rules.num_boxes + 1):
+        f, u, h = sub_layer_states(rules, layer, prefilled, start)
+        rows[np.asarray(tables.state_index(f.astype(np.int64), u, h, rules))] = np.arange(len(f), dtype=np.int32)
+    return rows
+
+
 @functools.lru_cache(maxsize=32)
 def layer_rows(rules: CategoryRules, prefilled: int = 0) -> np.ndarray:
     """``[states]`` int32: row of each state within its layer's table (-1: unreachable or outside)."""
-    rows = np.full(int(np.prod(tables.state_shape(rules))), -1, dtype=np.int32)
-    for layer in range(rules.num_boxes + 1):
-        f, u, h = sub_layer_states(rules, layer, prefilled)
-        rows[np.asarray(tables.state_index(f.astype(np.int64), u, h, rules))] = np.arange(len(f), dtype=np.int32)
-    return rows
+    return _rows(rules, prefilled, None)
+
+
+@functools.lru_cache(maxsize=8)
+def reach_rows(rules: CategoryRules, start: tuple[int, int, int]) -> np.ndarray:
+    """``layer_rows`` of the states reached from ``start`` (``sub_layer_states(..., start=)``)."""
+    f, u, h = start
+    return _rows(rules, int(f), (int(f), int(u), int(h)))
 
 
 @dataclass
@@ -118,6 +150,7 @@ class LayerTables:
     timings: dict = field(default_factory=dict)
     terminal: np.ndarray | None = None  # the target objective's terminal vector (None: the step)
     prefilled: int = 0  # the boxes every solved state has filled (a reduced game or a subgame)
+    start: tuple[int, int, int] | None = None  # only the states reached from this one were solved
 
     def at(self, filled: int = 0, upper: int = 0, all_same_held: int = 0) -> np.ndarray:
         """The vector of one state (start of a turn)."""
@@ -181,6 +214,20 @@ def distribution_bytes(rules: CategoryRules, width: int, itemsize: int) -> int:
     return itemsize * (4 * width + 4 * rules.num_boxes * sp.num_throws + 2 * sp.num_keeps)
 
 
+SHAPES = ("auto", "layer", "uniform", "bucket")
+ROWS_FLOOR = 64
+WIDTH_FLOOR = 32
+
+
+def bucket(n: int, floor: int, fine: bool = True) -> int:
+    """``n`` (at least ``floor``) rounded up to a power of two, or with ``fine`` to the next of
+    4, 5, 6, 7 x 2^k (at most 25 % more): the few shapes ``shapes='bucket'`` compiles (vector
+    lengths fine, since the work grows with them; row counts to powers of two)."""
+    n = max(int(n), int(floor))
+    top = 1 << (n - 1).bit_length()  # the power of two >= n
+    return min(m * top // 8 for m in ((4, 5, 6, 7, 8) if fine else (8,)) if m * top // 8 >= n)
+
+
 def layer_tables(
     name: str,
     turn: Callable,
@@ -199,6 +246,7 @@ def layer_tables(
     on_layer: Callable[[int, int], None] | None,
     lengths: tuple[int, ...] | None = None,
     last_row: np.ndarray | None = None,
+    start: tuple[int, int, int] | None = None,
 ) -> LayerTables:
     """A vector per state, layer by layer, on the layered core (distribution and target objective).
 
@@ -206,16 +254,21 @@ def layer_tables(
     ``[B, width]`` vectors of a chunk from the next layer's (padded by ``pad_prev``); the core
     writes them into the layer's output rows. ``shapes``: ``layer`` compiles one step per layer
     (each layer's own support and row count: least work), ``uniform`` one step for all layers
-    (largest support and row count: least compiling, for small games), ``auto`` picks
-    ``uniform`` when its previous-layer table stays under 256 MiB. ``prefilled``: a mask of
-    boxes closed from the start (a reduced game); only states with these boxes filled are solved.
-    ``lengths``: each layer's vector length (default ``support_lengths``); ``last_row``: the
-    vector of every finished game (default ``[1]``: nothing more to score).
+    (largest support and row count: least compiling, for small games), ``bucket`` as
+    ``uniform`` with the row count and the vector length rounded up to a few sizes (``bucket``):
+    one compiled step serves many subgames, in this process and (JAX's persistent compilation
+    cache) the next; ``auto`` picks ``uniform`` when its previous-layer table stays under 256 MiB.
+    Padding is exact: a row past a layer's states is never read, and a vector entry past a
+    layer's length (t or k larger) reads only entries past it. ``prefilled``: a mask of boxes
+    closed from the start (a reduced game); only states with these boxes filled are solved.
+    ``start``: only the states reached from this one (``sub_layer_states``). ``lengths``: each
+    layer's vector length (default ``support_lengths``); ``last_row``: the vector of every
+    finished game (default ``[1]``: nothing more to score).
     """
     if keep not in ("all", "start"):
         raise JaxsolveError(f"keep must be 'all' or 'start', got {keep!r}")
-    if shapes not in ("auto", "layer", "uniform"):
-        raise JaxsolveError(f"shapes must be 'auto', 'layer' or 'uniform', got {shapes!r}")
+    if shapes not in SHAPES:
+        raise JaxsolveError(f"shapes must be one of {', '.join(SHAPES)}, got {shapes!r}")
     dtype = jnp.dtype(dtype)
     mesh = make_mesh(devices)
     ndev = mesh.devices.size
@@ -223,13 +276,23 @@ def layer_tables(
     nb = rules.num_boxes
     if not 0 <= int(prefilled) < 1 << nb or int(prefilled) == (1 << nb) - 1:
         raise JaxsolveError(f"prefilled must be a mask of 0..{nb - 1} boxes leaving one open, got {prefilled}")
+    if start is not None:
+        start = (int(start[0]), int(start[1]), int(start[2]))
+        prefilled = start[0]
     prefilled = int(prefilled)
-    rows = layer_rows(rules, prefilled)
+    rows = layer_rows(rules, prefilled) if start is None else reach_rows(rules, start)
+    if start is not None and (start[1] < 0 or start[2] not in (0, 1) or rows[int(tables.state_index(start[0], min(start[1], rules.upper_threshold), start[2], rules))] < 0):
+        raise JaxsolveError(f"unreachable state: filled={start[0]}, upper={start[1]}, all_same_held={start[2]}")
     lead = max_turn_reward(rules)
-    sizes = [len(sub_layer_states(rules, k, prefilled)[0]) for k in range(nb + 1)]
+    sizes = [len(sub_layer_states(rules, k, prefilled, start)[0]) for k in range(nb + 1)]
     first = bin(prefilled).count("1")
     widest = max(lengths[first:])
-    if shapes == "auto":
+    height = max(sizes)
+    if shapes == "bucket":
+        # the target objective's work grows with its channel (keeps x channel per state): fine
+        # steps; the distribution's hardly (throws x support): powers of two, fewer programs
+        shapes, height, widest = "uniform", bucket(height, ROWS_FLOOR, fine=False), bucket(widest, WIDTH_FLOOR, fine=name == "target")
+    elif shapes == "auto":
         shapes = "uniform" if max(sizes) * (widest + lead) * dtype.itemsize <= 256 << 20 else "layer"
     flat_values = jnp.asarray(np.nan_to_num(values.reshape(-1), nan=0.0), dtype)
     flat_rows = jnp.asarray(rows)
@@ -255,14 +318,14 @@ def layer_tables(
         del carry
         width = lengths[layer.index] if shapes == "layer" else widest
         padded = pad_prev(held["prev"], lead, width).astype(dtype)
-        height = max(sizes) if shapes == "uniform" else len(layer.states[0])
+        rows_out = height if shapes == "uniform" else len(layer.states[0])
         if shapes == "uniform":
-            padded = np.pad(padded, ((0, max(sizes) - padded.shape[0]), (0, widest + lead - padded.shape[1])))
-        out = jnp.zeros((height, width), dtype)
+            padded = np.pad(padded, ((0, height - padded.shape[0]), (0, widest + lead - padded.shape[1])))
+        out = jnp.zeros((rows_out, width), dtype)
         fixed = padded.nbytes + flat_values.nbytes + flat_rows.nbytes + out.nbytes
         size = plan_chunk(per_state_bytes(rules, width, dtype.itemsize), fixed, max_memory, chunk, ndev)
         if shapes == "layer":
-            size = min(size, -(-height // ndev) * ndev)
+            size = min(size, -(-rows_out // ndev) * ndev)
         return LayerSetup(out, (flat_values, flat_rows, jnp.asarray(padded)), size)
 
     def end_layer(layer: Layer, carry):
@@ -272,13 +335,13 @@ def layer_tables(
             layers[layer.index] = out
         return carry
 
-    plan = [Layer(k, sub_layer_states(rules, k, prefilled)) for k in range(nb - 1, first - 1, -1)]
+    plan = [Layer(k, sub_layer_states(rules, k, prefilled, start)) for k in range(nb - 1, first - 1, -1)]
     run = run_layers(
-        (name, rules, shapes, prefilled), step, plan, jnp.zeros((1, 1), dtype), (),
+        (name, rules, shapes), step, plan, jnp.zeros((1, 1), dtype), (),  # the step does not depend on the subgame: shapes alone tell programs apart
         chunk=chunk, mesh=mesh, begin_layer=begin_layer, end_layer=end_layer, on_layer=on_layer,
     )
     device = ", ".join(str(d) for d in mesh.devices.flat)
-    return LayerTables(rules, layers, rows, name, run.seconds, run.compile_seconds, device, run.timings, prefilled=prefilled)
+    return LayerTables(rules, layers, rows, name, run.seconds, run.compile_seconds, device, run.timings, prefilled=prefilled, start=start)
 
 
 # ----------------------------------------------------------------------------- public
@@ -301,6 +364,7 @@ def distribution(
     shapes: str = "auto",
     prefilled: int = 0,
     on_layer: Callable[[int, int], None] | None = None,
+    start: tuple[int, int, int] | None = None,
 ) -> LayerTables:
     """Exact distribution of the remaining score of every state under the ``score`` policy.
 
@@ -316,6 +380,8 @@ def distribution(
         keep: ``all`` layers, or only the ``start`` layer (two layers held at any time).
         shapes: ``layer``, ``uniform`` or ``auto`` compiled shapes (see ``layer_tables``).
         prefilled: mask of boxes closed from the start (a reduced game; ``solver.filled_mask``).
+        start: (filled, upper, all_same_held): only the states reached from this one (with
+            ``shapes='bucket'``: one compiled step for many positions).
     Returns:
         ``LayerTables`` with ``layers[L][row, k] = P(k more points)``; ``.at(filled, upper,
         all_same_held)`` gives one state's vector.
@@ -331,6 +397,7 @@ def distribution(
     return layer_tables(
         "distribution", turn_distribution, distribution_bytes, rules, solution.values, _pad_distribution,
         dtype=dtype, chunk=chunk, devices=devices, max_memory=max_memory, keep=keep, shapes=shapes, prefilled=prefilled, on_layer=on_layer,
+        start=start,
     )
 
 

@@ -58,7 +58,12 @@ ADVISE_TARGET_PARAMS = (
     Param("chunk", int, 8, "Most states per compiled batch.", min=1, max=1 << 16),
 )
 TARGET_TABLE_PARAMS = (
-    Param("out", Path, None, "The .npy to write (its layers beside it as NAME-layer_L.npy, one JSON sidecar).", flags=("--out", "-o"), required=True),
+    Param(
+        "out", Path, None,
+        "The .npy to write (its layers beside it as NAME-layer_L.npy, one JSON sidecar); default: the whole game's table into the "
+        "solution store, where `advise --opponent` answers table questions from.",
+        flags=("--out", "-o"),
+    ),
     FILLED,
     Param("store", str, "float32", "float32, or uint16 (round(65535 p): half the bytes, error at most 7.7e-6).", choices=("float32", "uint16")),
     Param("at", list, None, "Report the start's P(final >= T) (repeat, or several values).", item=int, min=0),
@@ -257,15 +262,28 @@ def advise_target_command(rules, *, game, dtype, device, quiet, dice, target, fi
 
 def target_table_command(rules, *, game, dtype, device, quiet, out, filled, store, at, devices, max_memory, chunk) -> Report:
     """Solve the target objective for every state of the game (or of the subgame with ``filled``
-    boxes closed) and export every layer (``target.save_table``), for ``advise-target --table``."""
+    boxes closed) and export every layer (``target.save_table``), for ``advise-target --table``;
+    without ``out``, the whole game's table into the solution store (``target.store_path``), for
+    ``advise --opponent`` (its layers noted there as checked: no first read hashes them)."""
     from jaxsolve.games.category import distribution as D
     from jaxsolve.games.category import target as TG
-    from jaxsolve.io import export
+    from jaxsolve.io import cache, export
     from jaxsolve.core.progress import layer_bars
 
     mask = _mask(filled, rules)
     if mask == rules.full_mask:
         raise JaxsolveError("every box is filled: the game is over")
+    in_store = out is None
+    if in_store:
+        if mask:
+            raise JaxsolveError("the solution store keeps the whole game's table: give --out for the table of a subgame (--filled)")
+        if not cache.enabled():
+            raise JaxsolveError("--no-cache: give --out for the table")
+        out = TG.store_path(game, rules)
+        try:
+            out.parent.mkdir(parents=True, exist_ok=True)
+        except OSError as exc:
+            raise JaxsolveError(f"cannot create {out.parent}: {exc.strerror or exc}") from None
     export.check_writable(out)
     sizes = {k: len(D.sub_layer_states(rules, k, mask)[0]) for k in range(rules.num_boxes)}
     with layer_bars(sizes, quiet, label="target") as advance:
@@ -273,6 +291,8 @@ def target_table_command(rules, *, game, dtype, device, quiet, out, filled, stor
             rules, dtype=dtype, chunk=chunk, devices=_devices(devices, device), max_memory=max_memory << 20, prefilled=mask, on_layer=advance
         )
     paths = TG.save_table(out, tab, game=game, store=store)
+    if in_store:
+        TG.seal_table(out)
     start = tab.at(mask)
     points = sorted(set(at or [100, 200, 250, 300, 350, 400, 500]) | {0})
     tail = {t: float(start[t]) if t < len(start) else 0.0 for t in points}

@@ -141,6 +141,7 @@ def solve_target(
     prefilled: int = 0,
     on_layer: Callable[[int, int], None] | None = None,
     terminal: np.ndarray | None = None,
+    start: tuple[int, int, int] | None = None,
 ) -> LayerTables:
     """``V[t]`` = max P(at least t more points) of every state; options as ``distribution.distribution``.
 
@@ -158,13 +159,16 @@ def solve_target(
     filled boxes include them, every upper total and all-same flag, so the position's own state
     is ``.at(prefilled, upper, all_same_held)`` and each ``layers[L]`` holds the layer's
     reachable states of the subgame (``keep='all'``; the current score is not needed: fold it
-    into the terminal).
+    into the terminal). ``start`` = (filled, upper, all_same_held) solves only the states a game
+    reaches from that state (its upper total and flag carried: a fraction of the subgame, the
+    same values); with ``shapes='bucket'`` one compiled step serves many positions.
     """
     dtype = jnp.dtype(float_dtype(dtype))
     if terminal is None:
         return layer_tables(
             "target", turn_target, target_bytes, rules, np.asarray([0.0, 1.0]), _pad_target,
             dtype=dtype, chunk=chunk, devices=devices, max_memory=max_memory, keep=keep, shapes=shapes, prefilled=prefilled, on_layer=on_layer,
+            start=start,
         )
     terminal = np.asarray(terminal, np.float64)
     if terminal.ndim != 1 or len(terminal) < 1 or not np.all(np.isfinite(terminal)):
@@ -173,7 +177,7 @@ def solve_target(
     out = layer_tables(
         "target", turn_target, target_bytes, rules, bounds, _pad_terminal,
         dtype=dtype, chunk=chunk, devices=devices, max_memory=max_memory, keep=keep, shapes=shapes, prefilled=prefilled, on_layer=on_layer,
-        lengths=(len(terminal),) * (rules.num_boxes + 1), last_row=terminal,
+        lengths=(len(terminal),) * (rules.num_boxes + 1), last_row=terminal, start=start,
     )
     out.terminal = terminal
     return out
@@ -185,6 +189,16 @@ def _layer_width(table: LayerTables, layer: int) -> int:
 
 
 # ----------------------------------------------------------------------------- export
+
+
+def store_path(game: str, rules: CategoryRules) -> Path:
+    """Where ``jaxsolve target-table GAME`` (without ``--out``) keeps the whole game's table in
+    the solution store (``<cache>/tables/<game>/<rules>-<hash>-target-float32.npy``, its layers
+    beside it); ``advise --opponent`` answers ``table`` questions from there."""
+    from jaxsolve.io import cache
+
+    return cache.entry_path(game, rules, "target", "float32")
+
 
 STORES = ("float32", "uint16")
 """How an export stores the probabilities: ``float32``, or ``uint16`` = round(65535 p) (half
@@ -202,6 +216,8 @@ def save_table(path, table: LayerTables, *, game: str, store: str = "float32") -
         raise JaxsolveError(f"store must be one of {', '.join(STORES)}, got {store!r}")
     if table.kind != "target":
         raise JaxsolveError("save_table needs a target table (solve_target)")
+    if table.start is not None:
+        raise JaxsolveError("save_table needs every state of a subgame, not only those reached from one state (solve without start)")
     kept = [k for k, layer in enumerate(table.layers) if layer is not None]
     first = kept[0]
     if kept != list(range(first, table.rules.num_boxes + 1)):
@@ -238,12 +254,50 @@ def save_table(path, table: LayerTables, *, game: str, store: str = "float32") -
     return export.save_members(path, stored(table.layers[first]), meta, members)
 
 
-def load_table(path, *, game: str, rules: CategoryRules | None = None, layers=None) -> LayerTables:
+def store_export(path, *, game: str, rules: CategoryRules | None = None) -> Path:
+    """Keep the whole-game export at ``path`` (``target-table --out``) in the solution store as
+    well (``store_path``): read and checked in full, written there, noted as checked. Returns
+    the stored path."""
+    from jaxsolve.io import export
+
+    tab = load_table(path, game=game, rules=rules)
+    if tab.prefilled:
+        raise JaxsolveError(f"{path} holds a subgame's table; the solution store keeps the whole game's")
+    out = store_path(game, tab.rules)
+    out.parent.mkdir(parents=True, exist_ok=True)
+    save_table(out, tab, game=game, store=str(export.read_metadata(path)["store"]))
+    seal_table(out)
+    return out
+
+
+def _seal(record: dict, st) -> str:
+    """What a full check of a file notes beside it: its recorded SHA-256, its size and
+    modification time (a file changed since no longer matches the note)."""
+    return f"{record['sha256']} {st.st_size} {st.st_mtime_ns}"
+
+
+def seal_table(path) -> None:
+    """Note every file of the export at ``path`` (in the solution store) as checked, as a full
+    check would (``mapped_layer``): for a table this process has just written from its solve."""
+    from jaxsolve.io import cache, export
+
+    p = Path(path)
+    meta = export.read_metadata(p)
+    members: dict = meta["members"] if isinstance(meta.get("members"), dict) else {}
+    for file, record in [(p, meta)] + [(export.member_path(p, k), r) for k, r in sorted(members.items())]:
+        cache.mark_sealed(file, _seal(record, file.stat()))
+
+
+def load_table(path, *, game: str, rules: CategoryRules | None = None, layers=None, mmap: bool = False) -> LayerTables:
     """Read a ``save_table`` export, checked: the sidecar's own hash, each layer read against
     its recorded size and SHA-256, the game and (where given) these ``rules``, the layer sizes
     and widths the rules imply, values finite, in the terminal's range and (step terminal)
     non-increasing in t with ``V[0] = 1``. ``layers``: the layer indices to read (default all);
-    the others are ``None``. Probabilities come back as float32 (uint16 stores divided by 65535)."""
+    the others are ``None``. Probabilities come back as float32 (uint16 stores divided by 65535).
+
+    ``mmap``: each layer memory-mapped read-only (``mapped_layer``), so a question reads only the
+    rows it needs; checked in full once, then trusted by the note of that check where the file
+    lies in the solution store (its hash, size and modification time; ``cache.sealed``)."""
     from jaxsolve.io import export
 
     p = Path(path)
@@ -272,25 +326,110 @@ def load_table(path, *, game: str, rules: CategoryRules | None = None, layers=No
     wanted = range(first, nb + 1) if layers is None else sorted({int(k) for k in layers})
     if any(not first <= k <= nb for k in wanted):
         raise JaxsolveError(f"{p} holds layers {first}..{nb}")
+    lo, hi = (0.0, 1.0) if terminal is None else (float(terminal.min()), float(terminal.max()))
+    out: list = [None] * (nb + 1)
+    if mmap:
+        members: dict = meta["members"] if isinstance(meta.get("members"), dict) else {}
+        for k in wanted:
+            record = meta if k == first else members.get(f"layer_{k}")
+            if not isinstance(record, dict):
+                raise JaxsolveError(f"{side} does not name the member array layer_{k} of this export")
+            file = p if k == first else export.member_path(p, f"layer_{k}")
+
+            def check(v: np.ndarray, k: int = k) -> None:
+                _check_layer(p, k, _Scaled(v) if store == "uint16" else v, lo, hi, terminal is None)
+
+            a = mapped_layer(file, record, (sizes[k - first], widths[k - first]), store, check)
+            out[k] = _Scaled(a) if store == "uint16" else a
+        return LayerTables(rules, out, layer_rows(rules, prefilled), "target", float(meta.get("solve_seconds", 0.0)), terminal=terminal, prefilled=prefilled)
     got: dict[int, np.ndarray] = {}
     if first in wanted:
         got[first] = export.load(p, game=game)[0]
     later = [k for k in wanted if k != first]
     if later:
-        members = export.load_members(p, meta, tuple(f"layer_{k}" for k in later), some=True)
-        got.update({k: members[f"layer_{k}"] for k in later})
-    lo, hi = (0.0, 1.0) if terminal is None else (float(terminal.min()), float(terminal.max()))
-    out: list = [None] * (nb + 1)
+        loaded = export.load_members(p, meta, tuple(f"layer_{k}" for k in later), some=True)
+        got.update({k: loaded[f"layer_{k}"] for k in later})
     for k, a in got.items():
         if a.shape != (sizes[k - first], widths[k - first]) or str(a.dtype) != store:
             raise JaxsolveError(f"{p}: layer {k} is {a.dtype} {a.shape}, its sidecar says {store} {(sizes[k - first], widths[k - first])}")
         v = a.astype(np.float32) / np.float32(U16) if store == "uint16" else a
-        if not np.all(np.isfinite(v)) or v.min(initial=lo) < lo or v.max(initial=hi) > hi:
-            raise JaxsolveError(f"{p}: layer {k} holds values outside [{lo}, {hi}]")
-        if terminal is None and v.size and (np.any(np.abs(v[:, 0] - 1.0) > 1e-4) or np.any(np.diff(v, axis=1) > 1e-4)):
-            raise JaxsolveError(f"{p}: layer {k} is not a table of P(at least t more points) (not 1 at t = 0 or increasing in t)")
+        _check_layer(p, k, v, lo, hi, terminal is None)
         out[k] = v
     return LayerTables(rules, out, layer_rows(rules, prefilled), "target", float(meta.get("solve_seconds", 0.0)), terminal=terminal, prefilled=prefilled)
+
+
+def _check_layer(path, k: int, v, lo: float, hi: float, step: bool, block: int = 1 << 14) -> None:
+    """A layer's values (rows of ``v``, a block at a time) finite and in [lo, hi]; for the step
+    terminal, 1 at t = 0 and non-increasing in t."""
+    for r0 in range(0, len(v), block):
+        b = np.asarray(v[r0: r0 + block], np.float32)
+        if not np.all(np.isfinite(b)) or b.min(initial=lo) < lo or b.max(initial=hi) > hi:
+            raise JaxsolveError(f"{path}: layer {k} holds values outside [{lo}, {hi}]")
+        if step and b.size and (np.any(np.abs(b[:, 0] - 1.0) > 1e-4) or np.any(np.diff(b, axis=1) > 1e-4)):
+            raise JaxsolveError(f"{path}: layer {k} is not a table of P(at least t more points) (not 1 at t = 0 or increasing in t)")
+
+
+class _Scaled:
+    """A memory-mapped uint16 layer read as probabilities: what it gives is float32, / 65535."""
+
+    dtype = np.dtype(np.float32)
+
+    def __init__(self, raw: np.ndarray):
+        self.raw = raw
+        self.shape = raw.shape
+
+    def __len__(self) -> int:
+        return len(self.raw)
+
+    def __getitem__(self, index) -> np.ndarray:
+        return np.asarray(self.raw[index], np.float32) / np.float32(U16)
+
+
+def mapped_layer(path: Path, record: dict, shape: tuple[int, int], dtype: str, check: Callable[[np.ndarray], None]) -> np.ndarray:
+    """The ``.npy`` file ``path`` memory-mapped read-only, refused unless it is the array its
+    sidecar's ``record`` names (file name, byte size, SHA-256) of ``shape`` and ``dtype``, with
+    values that pass ``check``. The hash and ``check`` read the whole file; where it lies in the
+    solution store, that full check is noted beside it (``cache.mark_sealed``: its hash, size and
+    modification time) and a later read of the same file trusts the note instead (a few
+    milliseconds instead of seconds for a Yahtzee layer of 417 MB)."""
+    import hashlib
+
+    from jaxsolve.io import cache, export
+
+    if record.get("file") != path.name or not isinstance(record.get("sha256"), str) or not isinstance(record.get("npy_bytes"), int):
+        raise JaxsolveError(f"{export.sidecar_path(path)} lacks a valid record of {path.name}")
+    try:
+        st = path.stat()
+    except OSError:
+        raise JaxsolveError(f"{path} is missing; export the target table again") from None
+    if st.st_size != record["npy_bytes"]:
+        raise JaxsolveError(f"{path} does not match its sidecar ({st.st_size:,} bytes, the sidecar says {record['npy_bytes']:,}): out of step; export again")
+    seal = _seal(record, st)
+    try:
+        in_store = path.resolve().is_relative_to((cache.root() / cache.TABLES).resolve())
+    except OSError:
+        in_store = False
+    known = in_store and cache.sealed(path, seal)
+    try:
+        if not known:
+            with open(path, "rb") as fh:
+                if not fh.read(len(export.NPY_MAGIC)) == export.NPY_MAGIC:
+                    raise JaxsolveError(f"{path} is not a .npy array")
+                fh.seek(0)
+                if hashlib.file_digest(fh, "sha256").hexdigest() != record["sha256"]:
+                    raise JaxsolveError(f"{path} does not match its sidecar (SHA-256 differs): out of step, e.g. an interrupted write; export again")
+        a = np.load(path, mmap_mode="r", allow_pickle=False)
+    except OSError as exc:
+        raise JaxsolveError(f"cannot read {path}: {exc.strerror or exc}") from None
+    except ValueError as exc:
+        raise JaxsolveError(f"{path} is not a readable .npy array: {exc}") from None
+    if a.shape != tuple(shape) or str(a.dtype) != dtype:
+        raise JaxsolveError(f"{path}: {a.dtype} {list(a.shape)}, its sidecar says {dtype} {list(shape)}")
+    if not known:
+        check(a)
+        if in_store:
+            cache.mark_sealed(path, seal)
+    return a
 
 
 @dataclass(frozen=True)
@@ -302,18 +441,32 @@ class TargetChoice:
     probability: float
 
 
-def target_options(table: LayerTables, filled: int, upper: int, all_same_held: int, faces, throws_left: int, target: int) -> list[TargetChoice]:
-    """Every choice of a position ranked by P(at least ``target`` more points), best first.
+@dataclass(frozen=True)
+class Situation:
+    """One state's options at one throw, as vectors over the channel t (NumPy, float64).
 
-    One state's turn in NumPy from the next layer's rows this position reaches (no compiling:
-    milliseconds, whatever the table's size). ``faces``: the dice showing (e.g. ``[6, 6, 6, 2, 1]``); ``throws_left``: re-throws still
-    allowed this turn (0: choose a box). Needs the table of the next layer (``keep='all'``).
-    """
+    ``fills[b]``: filling box b with this throw (-1 everywhere where b may not be filled);
+    ``points[b]``: the box's points; ``keeps[k]``: keeping keep k and re-throwing the rest (every
+    keep of the dice space; those of this throw are ``subkeeps[throw]``), None without a re-throw
+    left; ``throw``: the throw's index."""
+
+    throw: int
+    fills: np.ndarray
+    points: np.ndarray
+    keeps: np.ndarray | None
+
+
+def situation(table: LayerTables, filled: int, upper: int, all_same_held: int, faces, throws_left: int) -> Situation:
+    """Every option of one situation from a target table (step or terminal) of its subgame: one
+    state's turn in NumPy from the rows of the next layer this state reaches (a few dozen, read
+    as such from a memory-mapped layer; no compiling: milliseconds, whatever the table's size).
+    ``faces``: the dice showing (e.g. ``[6, 6, 6, 2, 1]``); ``throws_left``: re-throws still
+    allowed this turn (0: choose a box). Needs the table's next layer (``keep='all'``)."""
     rules = table.rules
     sp = tables.space(rules.dice)
     layer = bin(int(filled)).count("1")
     if table.kind != "target":
-        raise JaxsolveError("target_options needs a target table (solve_target)")
+        raise JaxsolveError("the options of a situation need a target table (solve_target)")
     if not 0 <= layer < rules.num_boxes:
         raise JaxsolveError("no box is open in this position")
     if len(faces) != rules.dice or any(not 1 <= int(x) <= 6 for x in faces):
@@ -329,37 +482,50 @@ def target_options(table: LayerTables, filled: int, upper: int, all_same_held: i
     if nxt is None:
         raise JaxsolveError(f"layer {layer + 1} was not kept (solve with keep='all')")
     width = table.layers[layer].shape[1] if table.layers[layer] is not None else _layer_width(table, layer)
-    t = int(np.clip(target, 0, width))
-    if target <= 0:
-        return [TargetChoice("keep", "any", 1.0)]
     lead = max_turn_reward(rules)
-    # only the next states this position reaches, renumbered (not the whole next layer padded)
     f_np, u_np, h_np = (np.asarray([int(x)], np.int32) for x in (filled, min(upper, cap), all_same_held))
     mv = solver.moves(f_np, u_np, h_np, rules, xp=np)
-    reach = np.unique(np.asarray(mv.next_state)[np.asarray(mv.allowed)])  # a closed box's "next state" is this layer's
-    sub_rows = np.full_like(table.rows, -1)
-    sub_rows[reach] = np.arange(len(reach), dtype=sub_rows.dtype)
+    nexts = np.asarray(mv.next_state)[..., 0]
+    allowed = np.asarray(mv.allowed)[..., 0]
+    reach = np.unique(nexts[allowed])  # only the next states this one reaches (a closed box's "next state" is this layer's)
+    nrow = np.minimum(np.searchsorted(reach, nexts), len(reach) - 1)
     padded = (_pad_target if table.terminal is None else _pad_terminal)(np.asarray(nxt[table.rows[reach]], np.float64), lead, width)
-    nrow = np.maximum(sub_rows[mv.next_state[..., 0]], 0)
+    channel = np.arange(width)
 
-    def final(first_throw: bool):
-        """``[boxes, T, width]`` (NumPy, one state): each box's value after each throw, -1: not allowed."""
-        start = np.clip(lead - mv.score(first_throw)[..., 0].astype(np.int64), 0, lead)
-        got = padded[nrow[..., None], start[..., None] + np.arange(width)]
-        return np.where(mv.allowed[..., 0, None], got, -1.0)
+    def final(first_throw: bool, throw=slice(None)):
+        """``[boxes, (T,) width]``: each box's value after each throw (or one), -1: not allowed."""
+        start = np.clip(lead - np.asarray(mv.score(first_throw))[..., 0].astype(np.int64), 0, lead)[:, throw]
+        got = padded[nrow[:, throw][..., None], start[..., None] + channel]
+        return np.where(allowed[:, throw][..., None], got, -1.0)
 
-    throw = sp.throw_index(sp.counts_of_faces(faces))
-    boxes = []
-    if throws_left == 0 or (throws_left == rules.throws - 1 and rules.has_instant_bonus):
-        opts = final(throws_left == rules.throws - 1)[:, throw]
-        val = opts[:, t] if t < width else np.where(opts[:, 0] >= 0, 0.0, -1.0)
-        boxes = [TargetChoice("box", rules.box_names[b], float(val[b])) for b in range(rules.num_boxes) if val[b] >= 0]
+    throw = int(sp.throw_index(sp.counts_of_faces(faces)))
+    fills = final(throws_left == rules.throws - 1, throw)
+    keeps = None
     if throws_left > 0:
         current = final(rules.throws == 1).max(axis=0)
         for _ in range(throws_left - 1):
             current = dice.reroll(sp, current, xp=np)
-        keeps = dice.expect_keeps(sp, current, xp=np)
-        cand = sorted(set(int(k) for k in sp.subkeeps[throw]))
-        keep_val = [0.0 if t == width else float(keeps[k, t]) for k in cand]
+        keeps = np.asarray(dice.expect_keeps(sp, current, xp=np))
+    return Situation(throw, fills, np.asarray(mv.points)[:, throw, 0], keeps)
+
+
+def target_options(table: LayerTables, filled: int, upper: int, all_same_held: int, faces, throws_left: int, target: int) -> list[TargetChoice]:
+    """Every choice of a position ranked by P(at least ``target`` more points), best first
+    (``situation``: one state's turn in NumPy, no compiling). A box is a choice after the last
+    throw (and after the first where the rules pay a bonus for filling on it)."""
+    rules = table.rules
+    sp = tables.space(rules.dice)
+    got = situation(table, filled, upper, all_same_held, faces, throws_left)
+    width = got.fills.shape[1]
+    if target <= 0:
+        return [TargetChoice("keep", "any", 1.0)]
+    t = int(np.clip(target, 0, width))
+    boxes = []
+    if throws_left == 0 or (throws_left == rules.throws - 1 and rules.has_instant_bonus):
+        val = got.fills[:, t] if t < width else np.where(got.fills[:, 0] >= 0, 0.0, -1.0)
+        boxes = [TargetChoice("box", rules.box_names[b], float(val[b])) for b in range(rules.num_boxes) if val[b] >= 0]
+    if got.keeps is not None:
+        cand = sorted(set(int(k) for k in sp.subkeeps[got.throw]))
+        keep_val = [0.0 if t == width else float(got.keeps[k, t]) for k in cand]
         boxes += [TargetChoice("keep", " ".join(map(str, sp.faces_of(sp.keeps[k]))) or "(none)", v) for k, v in zip(cand, keep_val)]
     return sorted(boxes, key=lambda c: -c.probability)

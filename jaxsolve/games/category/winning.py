@@ -11,14 +11,20 @@ score f, is then a utility::
 with the tie rule ``share`` (a tie among j + 1 players counts 1 / (j + 1)), ``win`` (a tie
 counts as a win) or ``lose``. The best response to the opponents maximises E[u(my final)]:
 the target objective's recursion with the terminal ``u(my score + k)`` over the points k scored
-from here on (``target.solve_target(terminal=...)``), solved exactly over my remaining game
-("exact"). Early in the game, where that solve takes longer than a player waits, the answer
-comes from the step target table (``V_option[k]`` = max P(at least k more points), one policy
-per k), weighted by the utility's increments::
+from here on (``target.solve_target(terminal=...)``), solved exactly over the states my game
+reaches from my position ("exact"; ``start=``: my upper total and all-same flag carried, a
+fraction of the subgame of my filled boxes; the opponents' distributions likewise from their
+states), in shapes bucketed so that one compiled step serves many positions. Early in the game,
+where that solve takes longer than a player waits, the answer comes from the step target table
+(``V_option[k]`` = max P(at least k more points), one policy per k), weighted by the utility's
+increments::
 
     P(win) ~ u(s) + sum_k (u(s + k) - u(s + k - 1)) V_option[k]        ("table")
 
-which is an upper bound of the exact value (each target is played for separately).
+which is an upper bound of the exact value (each target is played for separately). The table
+is the whole game's that ``jaxsolve target-table GAME`` keeps in the solution store where there
+is one (two layers memory-mapped, a few dozen rows read), else solved for my subgame. Either way
+the options of the situation come from one state's turn in NumPy (``target.situation``).
 
 References: J. Pawlewicz, "A Nearly Optimal Computer Player in Multi-player Yahtzee",
 Computers and Games 2010 (multi-player play from exact final-score distributions);
@@ -28,7 +34,6 @@ W. Holderied's Yahtzee program ("beat your opponent": summing over the opponent'
 from __future__ import annotations
 
 import dataclasses
-import functools
 import re
 import time
 from dataclasses import dataclass, field
@@ -36,7 +41,6 @@ from typing import Any
 
 import numpy as np
 
-from jaxsolve.core import dice as dicelib
 from jaxsolve.errors import JaxsolveError
 from jaxsolve.games.category import policy, tables
 from jaxsolve.games.category.advisor import Option
@@ -47,9 +51,14 @@ TIES = ("share", "win", "lose")
 METHODS = ("auto", "exact", "table")
 TRIM = 1e-15
 """The utility over my points is cut where it stays within this of its largest value."""
+CHUNK = 2
+"""States per compiled batch of the exact response and the opponents' distributions: a chunk's
+throws x channel in float64 (252 x ~900 x 8 bytes per state) stay in a CPU's caches. The
+response at 9 open boxes took 14 to 15 CPU s with chunks of 1 or 2 states, 18 with 4, about 30
+with 8 and 40 with 16 on the 2-core CPU of results/winning/ (compiling included)."""
 EXACT_MAX_OPEN = 9
-"""``auto`` solves the exact best response with at most this many open boxes (about a minute
-on a 2-core CPU for 9), else answers from the target table."""
+"""``auto`` solves the exact best response with at most this many open boxes (with 9, 11 to
+16 CPU s on the 2-core CPU of results/winning/), else answers from the target table."""
 
 
 # ----------------------------------------------------------------------------- opponents
@@ -94,13 +103,18 @@ def remaining_distribution(rules: CategoryRules, position, sol=None, *, game: st
     if position.is_over:
         return np.ones(1)
     f, u, h = position.state(rules)
+    state = (int(f), int(u), int(h))
     if sol is None:
         sol = solutions.cached_solution(rules, "score", "float64", game=game) or solutions.cached_solution(rules, "score", "float32", game=game)
         sol = sol or solutions.solution(rules, "score", game=game, dtype="float64")
-    key = (rules, f, id(sol))
+    key = (rules, state, id(sol))
     if key not in _REMAINING:
-        _REMAINING[key] = (sol, D.distribution(rules, sol, dtype="float64", keep="start", prefilled=f))
-    return np.asarray(_REMAINING[key][1].at(f, u, h), np.float64)
+        while len(_REMAINING) >= 64:
+            _REMAINING.pop(next(iter(_REMAINING)))
+        # only the states his game reaches from his own, in shapes one compiled step serves for many
+        dist = D.distribution(rules, sol, dtype="float64", chunk=CHUNK, keep="start", start=state, shapes="bucket")
+        _REMAINING[key] = (sol, np.asarray(dist.at(*state), np.float64))
+    return _REMAINING[key][1]
 
 
 def final_distribution(rules: CategoryRules, opponent: Opponent, sol=None, *, game: str | None = None) -> np.ndarray:
@@ -170,21 +184,29 @@ _TABLES: dict[tuple, Any] = {}
 _RESPONSES: dict[tuple, Any] = {}
 
 
-def response_table(rules: CategoryRules, filled: int, w: np.ndarray, *, chunk: int = 256, devices=1):
-    """The exact best response to ``w[k]`` over the subgame of ``filled`` (float64, every layer;
-    the last few are kept per process: the questions of one turn share one)."""
+def response_table(rules: CategoryRules, filled: int, w: np.ndarray, *, start: tuple[int, int, int] | None = None, chunk: int = CHUNK, devices=1):
+    """The exact best response to ``w[k]`` (float64, every layer): with ``start`` = (filled,
+    upper, all_same_held), over the states my game reaches from that state, in shapes one
+    compiled step serves for many positions (``shapes='bucket'``); else over the whole subgame
+    of ``filled`` (every upper total and flag). The last few are kept per process: the
+    questions of one turn share one."""
     from jaxsolve.games.category import target as TG
 
     w = np.asarray(w, np.float64)
-    key = (rules, int(filled), w.tobytes())
+    start = None if start is None else (int(start[0]), int(start[1]), int(start[2]))
+    key = (rules, int(filled), start, w.tobytes())
     if key not in _RESPONSES:
         while len(_RESPONSES) >= 4:
             _RESPONSES.pop(next(iter(_RESPONSES)))
-        _RESPONSES[key] = TG.solve_target(rules, dtype="float64", chunk=chunk, devices=devices, keep="all", prefilled=int(filled), terminal=TG.utility_terminal(w))
+        terminal = TG.utility_terminal(w)
+        if start is None:
+            _RESPONSES[key] = TG.solve_target(rules, dtype="float64", chunk=chunk, devices=devices, keep="all", prefilled=int(filled), terminal=terminal)
+        else:
+            _RESPONSES[key] = TG.solve_target(rules, dtype="float64", chunk=chunk, devices=devices, keep="all", start=start, shapes="bucket", terminal=terminal)
     return _RESPONSES[key]
 
 
-def target_table(rules: CategoryRules, filled: int, *, chunk: int = 256, devices=1):
+def target_table(rules: CategoryRules, filled: int, *, chunk: int = CHUNK, devices=1):
     """The step target table (``V[k]`` = max P(at least k more)) over the subgame of ``filled``,
     once per process (it serves every opponent and every score)."""
     from jaxsolve.games.category import target as TG
@@ -193,6 +215,23 @@ def target_table(rules: CategoryRules, filled: int, *, chunk: int = 256, devices
     if key not in _TABLES:
         _TABLES[key] = TG.solve_target(rules, dtype="float64", chunk=chunk, devices=devices, keep="all", prefilled=int(filled))
     return _TABLES[key]
+
+
+def stored_target_table(rules: CategoryRules, game: str | None, layers) -> Any:
+    """The whole game's step target table that ``jaxsolve target-table GAME`` keeps in the
+    solution store (``target.store_path``), its ``layers`` memory-mapped (a question reads the
+    few rows it needs); None where the store holds none."""
+    from jaxsolve.games.category import target as TG
+    from jaxsolve.io import cache
+
+    if game is None or not cache.enabled():
+        return None
+    path = TG.store_path(game, rules)
+    if not path.is_file():
+        return None
+    table = TG.load_table(path, game=game, rules=rules, layers=layers, mmap=True)
+    cache.note(f"using the target table {path}")
+    return table
 
 
 def adopt_target_table(table) -> None:
@@ -220,64 +259,27 @@ class OptionVectors:
     keys: list  # the policy's tie preference of each option
 
 
-@functools.lru_cache(maxsize=16)
-def _situation_fn(rules: CategoryRules, width: int, first: bool, throws_left: int):
-    """Compiled: one situation's fill vectors ``[boxes, width]``, points ``[boxes]`` and keep
-    vectors ``[keeps, width]`` (zeros without a re-throw left)."""
-    import jax
-    import jax.numpy as jnp
-
-    from jaxsolve.games.category import solver
-    from jaxsolve.games.category import target as TG
-
-    sp = tables.space(rules.dice)
-
-    def fn(rows, padded, f, u, h, throw):
-        fills = TG.final_targets(rows, padded, f, u, h, rules, width, first)[:, throw, 0]
-        points = solver.moves(f, u, h, rules).points[:, throw, 0]
-        if throws_left == 0:
-            return fills, points, jnp.zeros((1, width), fills.dtype)
-        stages = TG.stage_targets(rows, padded, f, u, h, rules, width)
-        return fills, points, dicelib.expect_keeps(sp, stages[throws_left - 1])[:, 0]
-
-    return jax.jit(fn)
-
-
 def option_vectors(table, filled: int, upper: int, all_same_held: int, faces, throws_left: int) -> OptionVectors:
     """The vector of every option (each legal box; with a re-throw left, each keep of fewer
-    than all dice) of one situation, from a target table (step or terminal) of its subgame."""
-    import jax.numpy as jnp
-
-    from jaxsolve.games.category.distribution import max_turn_reward
+    than all dice) of one situation, from a target table (step or terminal) of its subgame
+    (``target.situation``: one state's turn in NumPy, no compiling)."""
+    from jaxsolve.games.category import target as TG
 
     rules = table.rules
     sp = tables.space(rules.dice)
-    layer = bin(int(filled)).count("1")
-    nxt = table.layers[layer + 1] if layer + 1 < len(table.layers) else None
-    if nxt is None or table.layers[layer] is None:
-        raise JaxsolveError(f"the table does not hold layers {layer} and {layer + 1}")
-    width = table.layers[layer].shape[1]
-    lead = max_turn_reward(rules)
-    padded = jnp.asarray(_padded(nxt, lead, width))
-    rows = jnp.asarray(table.rows)
-    f, u, h = (jnp.asarray([int(x)], jnp.int32) for x in (filled, min(upper, rules.upper_threshold), all_same_held))
-    counts = sp.counts_of_faces(faces)
-    throw = sp.throw_index(counts)
-    first = rules.has_instant_bonus and throws_left == rules.throws - 1
-    got = _situation_fn(rules, width, bool(first), int(throws_left))(rows, padded, f, u, h, jnp.asarray(throw, jnp.int32))
-    fills, points, keeps = (np.asarray(a) for a in got)
+    got = TG.situation(table, filled, min(upper, rules.upper_threshold), all_same_held, faces, throws_left)
     opts, vecs, keys = [], [], []
     for b in range(rules.num_boxes):
-        if fills[b, 0] >= 0:
-            opts.append(Option("box", 0.0, 0.0, box=rules.box_names[b], points=int(points[b])))
-            vecs.append(fills[b])
+        if got.fills[b, 0] >= 0:
+            opts.append(Option("box", 0.0, 0.0, box=rules.box_names[b], points=int(got.points[b])))
+            vecs.append(got.fills[b])
             keys.append((0, -rules.dice, b))
-    if throws_left > 0:
-        for k in sorted({int(k) for k in sp.subkeeps[throw]}):
+    if got.keeps is not None:
+        for k in sorted({int(k) for k in sp.subkeeps[got.throw]}):
             n = int(sp.keeps[k].sum())
             if n < rules.dice:
                 opts.append(Option("keep", 0.0, 0.0, keep=tuple(sp.faces_of(sp.keeps[k])), rethrow=rules.dice - n))
-                vecs.append(keeps[k])
+                vecs.append(got.keeps[k])
                 keys.append((1, -n, k))
     return OptionVectors(opts, np.asarray(vecs, np.float64), keys)
 
@@ -336,8 +338,9 @@ def advise_win(
     """Rank every option of a turn by my probability to finish first against ``opponents``
     (each playing the rest of his game for expected points).
 
-    ``method``: ``exact`` solves the best response over my remaining game; ``table`` weights
-    the step target table of my subgame (``table``, else solved and kept per process);
+    ``method``: ``exact`` solves the best response over the states my game reaches; ``table``
+    weights a step target table: ``table``, else the whole game's in the solution store
+    (``game``'s, ``stored_target_table``), else my subgame's, solved and kept per process;
     ``auto``: exact with at most ``EXACT_MAX_OPEN`` open boxes, else the table.
     """
     t0 = time.perf_counter()
@@ -360,15 +363,18 @@ def advise_win(
     if method == "auto":
         method = "exact" if n_open <= EXACT_MAX_OPEN else "table"
     if method == "exact":
-        tab = response_table(rules, f, w)
+        tab = response_table(rules, f, w, start=(f, u, h))
         ov = option_vectors(tab, f, u, h, faces, left)
         values = ov.vectors[:, len(w) - 1]
         before = float(tab.at(f, u, h)[len(w) - 1])
     else:
-        tab = table if table is not None else target_table(rules, f)
+        layer = bin(f).count("1")
+        tab = table if table is not None else stored_target_table(rules, game, (layer, layer + 1))
+        tab = tab if tab is not None else target_table(rules, f)
         ov = option_vectors(tab, f, u, h, faces, left)
         values = table_values(ov.vectors, w)
         before = float(table_values(tab.at(f, u, h)[None, :], w)[0])
+    values = np.clip(values, 0.0, 1.0)  # probabilities: means and maxima of them, rounding taken off
     items = [(float(v), key, dataclasses.replace(o, value=float(v))) for v, key, o in zip(values, ov.keys, ov.options)]
     ranked = policy.rank_with_ties(items, np.dtype(np.float64))
     best = ranked[0].value
