@@ -717,7 +717,7 @@ def _win(p, view) -> dict | None:
         return {"available": False, "note": view.note, "from_open": p.win_from(), "boxes": p.rules.num_boxes}
     return {
         "available": True, "value": view.value, "best": view.best, "method": view.method, "seconds": view.seconds,
-        "options": {label: {"win": w, "loss": loss} for label, (w, loss) in view.win.items()},
+        "options": {label: {"win": w, "loss": loss} for label, (w, loss) in (view.win or {}).items()},
     }
 
 

@@ -33,6 +33,7 @@ def new(sol, **settings):
 
 def test_the_opponents_play_their_turns_after_yours_by_the_expected_score_advice(solution):
     g = new(solution, opponents=2)
+    g.win_on_demand = True  # no win probability here (the tests below)
     assert g.awaiting() == "dice" and g.mover() == "you" and len(g.state.others) == 2
     g.throw()
     g.choose("fill chance")
@@ -85,6 +86,9 @@ def test_the_win_probability_beside_the_options_and_the_loss_of_a_move(solution)
 
 def test_a_game_against_opponents_to_the_end_standings_and_a_save_that_replays(solution, tmp_path):
     g = new(solution, opponents=3, seed=5)
+    g.win_on_demand = True  # the win probability at the first decision only (each costs a solve of seconds)
+    g.throw()
+    first = g.win_advice()
     while not g.over:
         g.enter("")
     scores = [g.score] + [o.score for o in g.state.others]
@@ -96,8 +100,8 @@ def test_a_game_against_opponents_to_the_end_standings_and_a_save_that_replays(s
     top = [who for who, v in zip(["you", "opponent 1", "opponent 2", "opponent 3"], scores) if v == ranked[0]]
     assert lines[1] == (f"winner: {top[0]}" if len(top) == 1 else f"a tie for first: {' and '.join(top)}")
     measured = [m["info"]["win_regret"] for m in g.moves if "win_regret" in m.get("info", {})]
-    assert len(measured) == len(g.decisions())  # the reduced sheet has the win probability from the start
-    assert lines[3] == f"your loss in win probability: {sum(measured):.4f} over {len(measured)} decisions with the win probability beside"
+    assert measured == [first.win[first.best][1]] == [0.0]  # Enter plays the first by points: here also the best to win
+    assert lines[3] == "your loss in win probability: 0.0000 over 1 decisions with the win probability beside"
     save = tmp_path / "g.json"
     play.save_game(g, save)
     data = json.loads(save.read_text())
@@ -118,15 +122,22 @@ def test_no_opponents_is_the_game_as_before_and_bad_counts_are_refused(solution)
 
 
 def test_win_probability_is_offered_only_where_it_is_quick():
-    rules = games.get_game("kniffel").get_rules("yahtzee")
-    from jaxsolve.games.category.play import CategoryGame, WIN_KEEPS_OPEN
+    from jaxsolve.games.category import solutions
+    from jaxsolve.games.category.play import win_open_limit
 
-    assert WIN_KEEPS_OPEN == 64 * 462
-    g = CategoryGame.__new__(CategoryGame)
-    g.rules = rules
-    assert g.win_from() == 6  # Yahtzee: from 6 open boxes on (turn 8)
-    g.rules = TABLE
-    assert g.win_from() == 8  # the reduced sheet: from the start
+    assert win_open_limit(games.get_game("kniffel").get_rules("yahtzee")) == 6  # Yahtzee: from 6 open boxes on (turn 8)
+    assert win_open_limit(games.get_game("maxi").get_rules("maxi-reduced-4-dice")) == 7
+    assert win_open_limit(TABLE) == 8  # the reduced sheet: from the start
+    # 13 boxes and 3 dice: from 8 open boxes on; before, one line says so and nothing is solved for it
+    rules = games.get_game("kniffel").small()
+    g = play.new_game("kniffel", rules, solutions.solution(rules, "score"), seed=2, opponents=1)
+    g.throw()
+    view = g.win_advice()
+    assert view is not None and not view.available and view.win is None
+    assert view.note == "win probability from 8 open boxes on (turn 6); before that its exact answer takes too long to wait for"
+    assert g.win_column().every == view.note and g.win_column().beside == ()
+    g.choose("best")
+    assert [m for m in g.moves if "regret" in m][-1]["info"] == {"points_regret": 0.0}
 
 
 # ----------------------------------------------------------------------------- the command line
@@ -140,6 +151,20 @@ def run_cli(*args, stdin=""):
     return CliRunner().invoke(build_app(), ["play", *args], input=stdin)
 
 
+def test_the_command_line_shows_the_opponents_moves_and_your_win_probability():
+    """Your first turn (and the opponents' after it), then quit (the whole game: the slow test below)."""
+    with registered(GAME):
+        result = run_cli("kniffel-table", "--opponents", "2", "--seed", "4", "--plain", stdin="\n" * 4 + "q\n")
+    out = result.stdout
+    assert result.exit_code == 0, out[-2000:] + result.stderr
+    assert "opponents: opponent 1 0, opponent 2 0" in out
+    assert re.search(r"-> opponent 1 threw \d \d \d", out) and re.search(r"-> opponent 2 filled \w+ with \d+(?: \(\+\d+ bonus\))?: \d+ points", out)
+    assert re.search(r"P\(win\) \d\.\d{4} loss \d\.\d{4}  <- best to win", out) and "your win probability now: " in out
+    assert re.search(r"-> your move: (a best move to win|loss \d\.\d{4} in win probability)", out)
+    assert "leading: " not in out and "game not saved" in out
+
+
+@pytest.mark.slow
 def test_the_command_line_plays_a_whole_game_against_two_opponents_by_stdin(tmp_path):
     save = tmp_path / "table.json"
     with registered(GAME):
@@ -159,22 +184,8 @@ def test_the_command_line_plays_a_whole_game_against_two_opponents_by_stdin(tmp_
 
 def test_the_command_line_refuses_a_bad_count_in_one_line():
     with registered(GAME):
-        for bad in ("5", "-1", "two"):
+        for bad in ("5", "-1"):
             result = run_cli("kniffel-table", "--opponents", bad)
             assert result.exit_code != 0
             lines = (result.stderr or result.stdout).strip().splitlines()
-            assert len(lines) == 1 and "--opponents" in lines[0], result.stderr + result.stdout
-
-
-def test_the_win_note_where_it_is_not_offered():
-    """Yahtzee at the start: the note says from when on (no solve is started for it)."""
-    from jaxsolve.games.category.play import CategoryGame, CategoryState, Sheet
-    from jaxsolve.games.category.position import Position
-
-    rules = games.get_game("kniffel").get_rules("yahtzee")
-    g = CategoryGame.__new__(CategoryGame)
-    g.rules, g._wins, g.game = rules, {}, "kniffel"
-    s = CategoryState(Position.empty(rules), 0, (1, 2, 3, 4, 6), (), 2, others=(Sheet(Position.empty(rules)),))
-    view = g.win_advice(s)
-    assert view is not None and not view.available
-    assert view.note == "win probability from 6 open boxes on (turn 8); earlier its exact answer takes minutes on a CPU"
+            assert len(lines) == 1 and lines[0] == f"error: --opponents must be between 0 and 4, got {bad}", result.stderr + result.stdout

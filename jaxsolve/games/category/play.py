@@ -86,6 +86,13 @@ class WinView:
     seconds: float = 0.0
 
 
+def win_open_limit(rules: CategoryRules) -> int:
+    """The most open boxes at which the win probability is offered under ``rules``: their
+    sub-sheets times the keeps of the dice at most ``WIN_KEEPS_OPEN`` (Yahtzee: 6)."""
+    keeps = len(tables.space(rules.dice).keeps)
+    return max((k for k in range(rules.num_boxes + 1) if (1 << k) * keeps <= WIN_KEEPS_OPEN), default=0)
+
+
 def opponent_name(i: int) -> str:
     return f"opponent {i}"
 
@@ -445,18 +452,16 @@ class CategoryGame(PlayedGame):
 
     def win_method(self, s: CategoryState | None = None) -> str | None:
         """How your win probability is computed at a decision of yours (``exact``), or None where
-        it is not offered: too many open boxes for an answer in seconds (``WIN_KEEPS_OPEN``)."""
+        it is not offered: more open boxes than ``win_open_limit``."""
         s = s or self.state
         if not s.others or s.mover != 0 or s.dice is None:
             return None
         open_boxes = self.rules.num_boxes - bin(s.position.filled).count("1")
-        keeps = len(tables.space(self.rules.dice).keeps)
-        return "exact" if (1 << open_boxes) * keeps <= WIN_KEEPS_OPEN else None
+        return "exact" if open_boxes <= win_open_limit(self.rules) else None
 
     def win_from(self) -> int:
-        """The most open boxes at which ``win_method`` offers the win probability."""
-        keeps = len(tables.space(self.rules.dice).keeps)
-        return max((k for k in range(self.rules.num_boxes + 1) if (1 << k) * keeps <= WIN_KEEPS_OPEN), default=0)
+        """The most open boxes at which the win probability is offered (``win_open_limit``)."""
+        return win_open_limit(self.rules)
 
     def win_advice(self, s: CategoryState | None = None, *, compute: bool = True) -> WinView | None:
         """Your probability to finish first at a decision of yours (default: now), against the
@@ -472,7 +477,7 @@ class CategoryGame(PlayedGame):
         method = self.win_method(s)
         if method is None:
             n = self.win_from()
-            view = WinView(False, f"win probability from {n} open boxes on (turn {self.rules.num_boxes - n + 1}); earlier its exact answer takes minutes on a CPU")
+            view = WinView(False, f"win probability from {n} open boxes on (turn {self.rules.num_boxes - n + 1}); before that its exact answer takes too long to wait for")
         else:
             rivals = [winning.Opponent(o.position, o.score) for o in s.others]
             advice = winning.advise_win(self.rules, s.position, s.dice, s.throws_left, rivals, score=s.position.total + s.bonus, method=method, sol=self.solution, game=self.game)
