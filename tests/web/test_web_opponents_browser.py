@@ -41,13 +41,14 @@ def test_a_game_against_two_computer_opponents_on_the_page():
         violations = page.axe(axe_script()) if axe_script() is not None else []
         assert violations == [], violations
         # your move, then both computers' turns told one step after another in the feed and the live region
-        page.click_and_wait("best")
-        while page.play_state()[2] == "choice":
-            page.click_and_wait("best")
-        page.until(lambda d: page.js("return new Set([...document.querySelectorAll('#feed-list li')].map(e => e.dataset.player)).size === 2"))
+        for _ in range(6):  # to the end of your turn (a box filled)
+            if page.js("return document.querySelectorAll('#feed-list li').length > 0"):
+                break
+            page.click_and_wait("throw" if page.play_state()[2] == "dice" else "best")
+        page.until(lambda d: "Computer 2 fills" in page.js("return document.getElementById('live').textContent"))  # said once all is shown
         feed = page.js("return [...document.querySelectorAll('#feed-list li')].map(e => [e.dataset.player, e.dataset.action, e.textContent])")
         assert feed[0][:2] == ["1", "throw"] and feed[-1][:2] == ["2", "fill"] and feed[-1][2].startswith("Computer 2: fills ")
-        page.until(lambda d: "Computer 2 fills" in page.js("return document.getElementById('live').textContent"))
+        assert [f[0] for f in feed] == sorted(f[0] for f in feed) and {f[1] for f in feed} <= {"throw", "keep", "fill"}
         filled = page.js("return [...document.querySelectorAll('#sheet td.other')].filter(e => /\\d/.test(e.textContent)).length")
         assert filled >= 2 * 3  # each computer's box and his totals
         if page.by_id("feedback").get_attribute("data-win-regret") is not None:

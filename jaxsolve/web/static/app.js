@@ -1277,6 +1277,7 @@ async function start() {
   if (["advise", "play", "quiz"].includes(q.mode)) state.mode = q.mode;
   chooseGame(game, q.rules);
   applyUrlValues(q);
+  writeUrl();
   if (q.speed && ["click", "slow", "fast"].includes(q.speed)) $("speed").value = q.speed;
   document.body.dataset.ready = "1";
   if (state.mode !== "advise" && currentGame().play) await newGame();
