@@ -570,7 +570,7 @@ class Service:
                 "optimal": tied(last["regret"], last["value"] + last["regret"]), "fresh": fresh, "where": last["where"],
                 **{k: v for k, v in (last.get("info") or {}).items() if k in ("win", "win_best", "win_regret")},
             },
-            "win": _win(p, p.win_advice(compute=False)) if callable(getattr(p, "win_advice", None)) and getattr(s, "others", ()) else None,
+            "win": _win(p, p.win_advice(compute=False)) if callable(getattr(p, "win_advice", None)) and bool(getattr(s, "others", None)) else None,
             "moves": len(p.moves),
             "decisions": len(p.decisions()),
             "loss": p.regret,

@@ -427,7 +427,7 @@ class CategoryGame(PlayedGame):
         return Ratings("heuristic", beside, "; ".join(f"{r['option']} {r['value']:.2f}" for r in found))
 
     def summary(self) -> Summary:
-        lines = (f"score {self.score} (sheet {self.state.position.total} + bonus {self.state.bonus})",)
+        lines: tuple[str, ...] = (f"score {self.score} (sheet {self.state.position.total} + bonus {self.state.bonus})",)
         if self.state.others:
             lines += self.standings()
         return Summary(float(self.score), self.solution.game_value, self.regret, self.decisions(), self.unit, lines)
