@@ -124,6 +124,7 @@ def table_game(driver):
                 break
         else:
             click(driver, "best")
+    driver.execute_script("window.scrollTo(0, document.getElementById('play-stage').getBoundingClientRect().top + window.scrollY - 8)")  # the dice, the sheets and the moves with P(win)
 
 
 SHOTS = {

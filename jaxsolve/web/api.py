@@ -524,6 +524,7 @@ class Service:
         state, moves = p.state, len(p.moves)
 
         def run():
+            self.setup()  # JAX in float64 (the exact answer's digits), as every computing request
             view = _win(p, p.win_advice(state)) or {"available": False, "note": "no decision of yours against opponents here"}
             return plain({"id": pid, "moves": moves, **view})
 

@@ -398,7 +398,7 @@ class CategoryGame(PlayedGame):
             lines.append(f"value now: {v:.4f} points still to come")
         if s.others:
             lines.append("opponents: " + ", ".join(f"{opponent_name(i)} {o.score}" for i, o in enumerate(s.others, 1)))
-            win = self.win_advice() if s.dice is not None and s.mover == 0 else None
+            win = self.win_advice(compute=not self.win_on_demand) if s.dice is not None and s.mover == 0 else None
             if win is not None and win.available:
                 lines.append(f"your win probability now: {win.value:.4f} (the options stay ranked by points; P(win) beside, {win.method}, {win.seconds:.1f} s)")
         return lines
