@@ -158,7 +158,7 @@ def test_the_command_line_shows_the_opponents_moves_and_your_win_probability():
     out = result.stdout
     assert result.exit_code == 0, out[-2000:] + result.stderr
     assert "opponents: opponent 1 0, opponent 2 0" in out
-    assert re.search(r"-> opponent 1 threw \d \d \d", out) and re.search(r"-> opponent 2 filled \w+ with \d+(?: \(\+\d+ bonus\))?: \d+ points", out)
+    assert re.search(r"-> opponent 1 threw \d \d \d", out) and re.search(r"-> opponent 2 filled \w+ with \d+(?: \(\+\d+ bonus\))?: \d+ points?", out)
     assert re.search(r"P\(win\) \d\.\d{4} loss \d\.\d{4}  <- best to win", out) and "your win probability now: " in out
     assert re.search(r"-> your move: (a best move to win|loss \d\.\d{4} in win probability)", out)
     assert "leading: " not in out and "game not saved" in out
@@ -173,7 +173,7 @@ def test_the_command_line_plays_a_whole_game_against_two_opponents_by_stdin(tmp_
     assert result.exit_code == 0, out[-2000:] + result.stderr
     assert "opponents: opponent 1 0, opponent 2 0" in out
     assert re.search(r"-> opponent 1 threw \d \d \d", out) and re.search(r"-> opponent 2 kept|-> opponent 2 filled", out)
-    assert re.search(r"-> opponent 2 filled \w+ with \d+(?: \(\+\d+ bonus\))?: \d+ points", out)
+    assert re.search(r"-> opponent 2 filled \w+ with \d+(?: \(\+\d+ bonus\))?: \d+ points?", out)
     assert re.search(r"P\(win\) \d\.\d{4} loss \d\.\d{4}  <- best to win", out)
     assert "your win probability now: " in out
     assert re.search(r"-> your move: (a best move to win|loss \d\.\d{4} in win probability)", out)

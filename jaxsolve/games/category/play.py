@@ -334,7 +334,7 @@ class CategoryGame(PlayedGame):
         done = Sheet(sheet.position.fill(b, points), sheet.bonus + bonus)
         text = f"filled {rules.box_names[b]} with {points}" + (f" (+{bonus} bonus)" if bonus else "")
         if s.mover:
-            text = f"{opponent_name(s.mover)} {text}: {done.score} points"
+            text = f"{opponent_name(s.mover)} {text}: {done.score} point{'s' if done.score != 1 else ''}"
         mover = (s.mover + 1) % (len(s.others) + 1)
         turn = dict(dice=None, kept=(), throws_left=rules.throws - 1, keep_value=None, mover=mover)
         if s.mover == 0:
