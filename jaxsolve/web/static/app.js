@@ -1016,12 +1016,13 @@ function drawTable(s, before) {
   const box = $("table-feed");
   if (!atTable(s)) { box.hidden = true; return; }
   fetchWin(s);
+  const list = $("feed-list");
+  if (!box.hidden && !state.feed) list.scrollTop = list.scrollHeight; // the latest turn in view
   if (!before || before.id !== s.id || s.moves < before.moves) { stopFeed(); box.hidden = true; return; } // a new game, or a move taken back
   if (s.moves === before.moves) return;
   const moves = s.log.slice(before.log.length).filter((m) => m.by === "them");
   if (!moves.length) return;
   stopFeed();
-  const list = $("feed-list");
   list.replaceChildren();
   box.hidden = false;
   const lines = moves.map((m) => feedLine(m, s));
@@ -1031,6 +1032,7 @@ function drawTable(s, before) {
   const lead = $("feedback").hidden ? "" : `${$("feedback").textContent}. `;
   if (!step) {
     list.replaceChildren(...lines.map(([li]) => li));
+    list.scrollTop = list.scrollHeight;
     announce(lead + said);
     return;
   }
