@@ -113,6 +113,20 @@ def review(driver):
     driver.execute_script("document.getElementById('review').scrollIntoView({block: 'start'})")
 
 
+def table_game(driver):
+    """Turns with the best moves until your win probability stands beside the moves (reduced
+    Maxi Yatzy: from 7 open boxes on), the computers' turns in the feed."""
+    for _ in range(80):
+        if has(driver, "throw") and not has(driver, "best"):
+            click(driver, "throw")
+            wait(driver, lambda d: d.execute_script("const n = document.getElementById('win-note'); return n.hidden || n.getAttribute('aria-busy') !== 'true'"))
+            if driver.execute_script("return document.querySelectorAll('#play-table tr[data-win]').length > 0"):
+                break
+        else:
+            click(driver, "best")
+    driver.execute_script("window.scrollTo(0, document.getElementById('play-stage').getBoundingClientRect().top + window.scrollY - 8)")  # the dice, the sheets and the moves with P(win)
+
+
 SHOTS = {
     "sheet": ("/?game=kniffel&rules=yahtzee&mode=play&seed=11", sheet_game),
     "race": ("/?game=raab&rules=pig&mode=play&seed=5", race_game),
@@ -120,6 +134,7 @@ SHOTS = {
     "zehntausend": ("/?game=zehntausend&rules=peter-2013&mode=play&seed=4&turns=3", lambda d: click(d, "throw")),
     "quiz": ("/?game=kniffel&rules=yahtzee&mode=quiz&seed=21", quiz),
     "review": ("/?game=zehntausend&rules=peter-2013&mode=play&seed=2&turns=2", review),
+    "opponents": ("/?game=maxi&rules=maxi-reduced-4-dice&mode=play&seed=6&opponents=2&speed=fast", table_game),
     "advisor": ("/?game=kniffel&rules=kniffel&mode=advise&lang=de", None),
 }
 

@@ -130,6 +130,7 @@ class Screen:
         if played.awaiting() != "choice":
             return lines
         ratings = played.ratings() if heuristic else None
+        table = getattr(played, "win_column", lambda: None)()  # at a table (play --opponents): P(win) beside
         options = played.options()
         shown = options if every else options[: self.top]
         more = len(options) - len(shown)
@@ -141,11 +142,15 @@ class Screen:
             if ratings is not None:
                 beside = ratings.beside[i - 1] if i - 1 < len(ratings.beside) else ""
                 extra = f"  {ratings.name} {beside or '-'}"
+            if table is not None and table.beside:
+                extra += f"  {table.name} {table.beside[i - 1]}"
             lines.append(_line(f"{i:>3}. {o.label:<{width}}  value {o.value:10.4f}  regret {o.regret:8.4f}{extra}", "green" if i == 1 else None))
         if more:
             lines.append(_line(f"     ... {more} more (type all)", "dim"))
         if ratings is not None and ratings.every:
             lines.append(_line(f"{ratings.name} ratings: {ratings.every}", "magenta"))
+        if table is not None and table.every:
+            lines.append(_line(table.every, "magenta" if table.beside else "dim"))
         return lines
 
     def decisions(self, played) -> None:

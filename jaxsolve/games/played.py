@@ -442,7 +442,7 @@ def _plain_move(m: dict) -> dict:
     return {k: (float(v) if isinstance(v, (float, np.floating)) else v) for k, v in m.items()}
 
 
-_INFO = ("auto", "virtual", "label", "value", "best", "regret", "where")
+_INFO = ("auto", "virtual", "label", "value", "best", "regret", "where", "info")  # info: a game's own record of a decision
 
 
 def _action(m: dict) -> tuple:

@@ -260,6 +260,9 @@ class Service:
                 same = None if kind == "play" else (kind, target, json.dumps(body, sort_keys=True, default=str))
                 dtype = _dtype(precision)
                 return {"same": same, "key": (g.name, rules, dtype), "about": f"{g.title}, rules {rules.name} ({dtype})"}
+            if kind == "win":
+                p = self._played.get(target)
+                return {"same": ("win", target, None if p is None else len(p.moves))}
             if kind == "distribution":
                 p = self._played.get(target)
                 return {"same": None if p is None else (kind, p.game, p.rules)}
@@ -452,6 +455,8 @@ class Service:
 
         def run():
             played = play.new_game(g.name, rules, **settings)
+            if hasattr(played, "win_on_demand"):
+                played.win_on_demand = True  # the page asks for the win probability as a job of its own (``win_call``)
             played.warm()
             pid = f"g{next(self._ids)}"
             self._played[pid] = played
@@ -507,6 +512,24 @@ class Service:
     def state_call(self, pid: str) -> Callable[[], dict]:
         return lambda: self.play_state(pid)
 
+    def win_call(self, pid: str) -> Callable[[], dict]:
+        """Your probability to finish first at this decision of a game against computer
+        opponents (``play --opponents``), each option's beside its expected points
+        (``CategoryGame.win_advice``: ``winning.advise_win``), or why it is not offered here.
+        A job of its own, apart from the game's moves: the board is shown at once and the
+        column follows; the answer names the move it belongs to (``moves``)."""
+        p = self.played(pid)
+        if not callable(getattr(p, "win_advice", None)):
+            raise ApiError(f"{p.game} has no win probability at a table")
+        state, moves = p.state, len(p.moves)
+
+        def run():
+            self.setup()  # JAX in float64 (the exact answer's digits), as every computing request
+            view = _win(p, p.win_advice(state)) or {"available": False, "note": "no decision of yours against opponents here"}
+            return plain({"id": pid, "moves": moves, **view})
+
+        return run
+
     def play_state(self, pid: str) -> dict:
         """What the page shows of a game in play."""
         p = self.played(pid)
@@ -546,7 +569,9 @@ class Service:
             "last": None if last is None else {
                 "chosen": last["label"], "best": last["best"], "value": last["value"], "regret": last["regret"],
                 "optimal": tied(last["regret"], last["value"] + last["regret"]), "fresh": fresh, "where": last["where"],
+                **{k: v for k, v in (last.get("info") or {}).items() if k in ("win", "win_best", "win_regret")},
             },
+            "win": _win(p, p.win_advice(compute=False)) if callable(getattr(p, "win_advice", None)) and bool(getattr(s, "others", None)) else None,
             "moves": len(p.moves),
             "decisions": len(p.decisions()),
             "loss": p.regret,
@@ -653,8 +678,9 @@ def _board(kind: str, p) -> dict | None:
         upper = int(position.upper_total)
         upper_bonus = int(rules.upper_bonus) if upper >= rules.upper_threshold else 0
         total = int(position.total)
+        players = [_sheet_of(rules, o.position, o.bonus, f"opponent {i}") for i, o in enumerate(getattr(s, "others", ()), 1)]
         return {
-            "kind": "sheet", "rows": rows, "upper_total": upper, "upper_threshold": int(rules.upper_threshold),
+            "kind": "sheet", "rows": rows, "players": players, "mover_index": getattr(s, "mover", 0), "upper_total": upper, "upper_threshold": int(rules.upper_threshold),
             "upper_bonus": upper_bonus, "bonus_points": int(rules.upper_bonus), "other_bonus": int(s.bonus) - upper_bonus,
             "lower_total": total - upper, "total": total + int(s.bonus),
             "throws_left": getattr(s, "throws_left", None), "throws": getattr(rules, "throws", None),
@@ -669,6 +695,31 @@ def _board(kind: str, p) -> dict | None:
         turns = getattr(p, "turns", None)
         return {"kind": "turns", "turn": min(s.turn, turns) if turns else s.turn, "turns": turns, "total": s.total, "turn_total": s.points}
     return None
+
+
+def _sheet_of(rules, position, bonus: int, name: str) -> dict:
+    """An opponent's sheet as the page draws it beside yours: his boxes and totals."""
+    upper = int(position.upper_total)
+    upper_bonus = int(rules.upper_bonus) if upper >= rules.upper_threshold else 0
+    total = int(position.total)
+    return {
+        "name": name, "scores": list(position.scores), "upper_total": upper, "upper_bonus": upper_bonus,
+        "other_bonus": int(bonus) - upper_bonus, "lower_total": total - upper, "total": total + int(bonus),
+    }
+
+
+def _win(p, view) -> dict | None:
+    """A ``WinView`` as the page shows it: ``options`` (P(win) and loss by option label), ``best``
+    (the label of the best to win), ``value``; or ``note`` (and ``from_open``: the most open
+    boxes at which it is offered) where it is not offered; None where none is computed yet."""
+    if view is None:
+        return None
+    if not view.available:
+        return {"available": False, "note": view.note, "from_open": p.win_from(), "boxes": p.rules.num_boxes}
+    return {
+        "available": True, "value": view.value, "best": view.best, "method": view.method, "seconds": view.seconds,
+        "options": {label: {"win": w, "loss": loss} for label, (w, loss) in (view.win or {}).items()},
+    }
 
 
 def _logged(number: int, m: dict) -> dict:

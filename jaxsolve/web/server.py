@@ -17,6 +17,9 @@ a 500 with the same shape, and the server goes on):
   ``POST /api/games/{game}/warm``: solve and cache it ahead of the first question (a job).
 - ``GET /api/play/{id}/distribution``: the final score's distribution under optimal play (the
   rules of that game; the category games).
+- ``GET /api/play/{id}/win``: in a game against computer opponents (``settings.opponents``), your
+  probability to finish first at this decision, each option's by its label, or why it is not
+  offered (a job of its own: the board does not wait for it).
 - ``GET /api/jobs/{id}``: a request still being worked on (answered ``202`` with its job id):
   elapsed seconds, the solution store's notes, ``progress`` (``{done, total, label,
   eta_seconds}``: the layers the solve's progress bars have done of all, the layer, the
@@ -298,7 +301,7 @@ def build_app(service: Service | None = None) -> Starlette:
                 if kind == "move":
                     return service.move_call(pid, await read_body(request)), service.order(kind, pid, None)
                 service.known(pid)  # 404 at once for an unknown game
-                calls = {"undo": service.undo_call, "state": service.state_call, "review": service.review_call, "distribution": service.distribution_call}
+                calls = {"undo": service.undo_call, "state": service.state_call, "review": service.review_call, "distribution": service.distribution_call, "win": service.win_call}
                 return calls[kind](pid), service.order(kind, pid, None)
 
             return await answer(f"{kind} {pid}", make)
@@ -334,6 +337,7 @@ def build_app(service: Service | None = None) -> Starlette:
         Route("/api/play/{pid}/undo", play_route("undo"), methods=["POST"]),
         Route("/api/play/{pid}/review", play_route("review")),
         Route("/api/play/{pid}/distribution", play_route("distribution")),
+        Route("/api/play/{pid}/win", play_route("win")),
         Route("/api/jobs/{jid}", job),
         Mount("/static", StaticFiles(directory=STATIC), name="static"),
     ]

@@ -88,6 +88,33 @@ def serving(service):
         games.unregister(onedie_pig.GAME.name)
 
 
+def table_game():
+    """A reduced Kniffel sheet registered as a game of its own (``kniffel-table``, preset
+    ``table-mini``) for the tests of play against computer opponents: 3 dice, 2 throws a turn,
+    the upper section, the all-same box and chance (8 turns), an upper bonus of 10 from 20."""
+    from jaxsolve.core.rules import Presets
+    from jaxsolve.games.category.registration import category_game
+    from jaxsolve.games.category.rules import CategoryRules
+    from jaxsolve.games.category.sheet import KNIFFEL_SHEET
+
+    rules = CategoryRules(
+        name="table-mini", dice=3, throws=2, joker="none", extra_bonus=0, upper_threshold=20, upper_bonus=10, boxes=KNIFFEL_SHEET[:6] + KNIFFEL_SHEET[11:13]
+    )
+    return category_game("kniffel-table", "a reduced Kniffel sheet (tests of play against opponents)", lambda: Presets("table", {"table-mini": rules}), "table-mini", lambda: rules)
+
+
+@contextlib.contextmanager
+def registered(game):
+    """``game`` in the registry for the time of the block."""
+    from jaxsolve import games
+
+    games.register(game)
+    try:
+        yield game
+    finally:
+        games.unregister(game.name)
+
+
 @contextlib.contextmanager
 def browsing(width: int = 1280, height: int = 900):
     """``chromium(width, height)``, quit after."""

@@ -5,12 +5,22 @@ A turn: throw all dice; up to ``rules.throws - 1`` times keep some and re-throw 
 one open box (allowed at any throw). A value is the expected points still to come from this
 moment under optimal play (this turn's box and any bonus it earns included, the points on the
 sheet so far excluded); a regret is the best option's value minus the chosen one's.
+
+With ``opponents=N`` (1..4) the game is played at a table: after each of your turns N computer
+opponents play a turn each, in order, every one by the expected-score policy (the options of
+``advisor.advise`` on his own sheet, the best taken; his dice are the game's seeded virtual
+dice), and every throw, keep and fill of theirs is told (``news``). Your options stay ranked
+by expected points; beside them, where it is quick to compute (``win_method``), stands your
+probability to finish first (``winning.advise_win``: the opponents modelled as playing for
+expected points, which they do here), and each of your decisions records what it lost in win
+probability beside the points (``info``). The game ends when every sheet is full; the summary
+gives the standings.
 """
 
 from __future__ import annotations
 
 import functools
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import jax
 import jax.numpy as jnp
@@ -23,11 +33,34 @@ from jaxsolve.games.category.sheet import KNIFFEL_SHEET
 from jaxsolve.games.played import PlayError, PlayOption, PlayedGame, Ratings, Summary, fmt_faces, split_tokens, typed_faces
 
 
+MAX_OPPONENTS = 4
+WIN_KEEPS_OPEN = 64 * 462
+"""The win probability is offered where the open boxes' sub-sheets times the keeps of the dice
+are at most this: 6 open boxes of the 5-dice sheet (462 keeps), the size at which the exact
+answer (``winning.advise_win(method="exact")``) is aimed to take seconds (docs/winning.md says
+what it takes); earlier it takes minutes on a CPU, and the player is told so instead of made
+to wait."""
+
+
+@dataclass(frozen=True)
+class Sheet:
+    """An opponent's score sheet and the bonus points he has earned."""
+
+    position: Position
+    bonus: int = 0
+
+    @property
+    def score(self) -> int:
+        return self.position.total + self.bonus
+
+
 @dataclass(frozen=True)
 class CategoryState:
     """``dice``: showing (None: a throw is due); ``kept``: dice kept for the due throw;
     ``throws_left``: re-throws left after the dice showing (or after the due throw);
-    ``bonus``: bonus points earned so far (upper bonus, extra all-same bonuses, Im-Hieb)."""
+    ``bonus``: bonus points earned so far (upper bonus, extra all-same bonuses, Im-Hieb).
+    At a table: ``others`` the opponents' sheets, ``mover`` whose turn it is (0 you, i the
+    opponent ``others[i - 1]``); the dice, keeps and throws are the mover's."""
 
     position: Position
     bonus: int
@@ -35,6 +68,40 @@ class CategoryState:
     kept: tuple[int, ...]
     throws_left: int
     keep_value: float | None = None
+    others: tuple[Sheet, ...] = ()
+    mover: int = 0
+
+
+@dataclass(frozen=True)
+class WinView:
+    """Your probability to finish first at one decision: ``win[label]`` = (P(win), loss) of each
+    option (by the label of ``ranked_options``), ``best`` the label of the best for winning,
+    ``value`` P(win) with the best option; or ``note`` where it is not offered here."""
+
+    available: bool
+    note: str = ""
+    win: dict | None = None
+    best: str | None = None
+    value: float | None = None
+    method: str | None = None
+    seconds: float = 0.0
+
+
+def win_open_limit(rules: CategoryRules) -> int:
+    """The most open boxes at which the win probability is offered under ``rules``: their
+    sub-sheets times the keeps of the dice at most ``WIN_KEEPS_OPEN`` (Yahtzee: 6)."""
+    keeps = len(tables.space(rules.dice).keeps)
+    return max((k for k in range(rules.num_boxes + 1) if (1 << k) * keeps <= WIN_KEEPS_OPEN), default=0)
+
+
+def opponent_name(i: int) -> str:
+    return f"opponent {i}"
+
+
+def check_opponents(n) -> int:
+    if isinstance(n, bool) or not isinstance(n, (int, np.integer)) or not 0 <= int(n) <= MAX_OPPONENTS:
+        raise PlayError(f"opponents must be a whole number from 0 to {MAX_OPPONENTS}, got {n!r}")
+    return int(n)
 
 
 @functools.lru_cache(maxsize=8)
@@ -66,29 +133,46 @@ class CategoryGame(PlayedGame):
     unit = "points"
     rules_type = CategoryRules
 
-    def __init__(self, game: str, rules: CategoryRules, solution=None, *, seed=None, auto_roll=False):
+    def __init__(self, game: str, rules: CategoryRules, solution=None, *, seed=None, auto_roll=False, opponents: int = 0):
+        self.opponents = check_opponents(opponents)
         solution = solution if solution is not None else solutions.solution(rules, "score", game=game)
         if solution.rules != rules or solution.objective != "score":
             raise PlayError(f"the value table is for {solution.rules.name}/{solution.objective}, not {rules.name}/score")
         self._ratings: tuple[CategoryState, list[dict]] | None = None
+        self._wins: dict[CategoryState, WinView] = {}
+        self._replaying = False
         super().__init__(game, rules, solution, seed=seed, auto_roll=auto_roll)
+
+    def settings(self) -> dict:
+        return {"opponents": self.opponents} if self.opponents else {}
 
     # ------------------------------------------------------------------ state
 
     def initial_state(self) -> CategoryState:
-        return CategoryState(Position.empty(self.rules), 0, None, (), self.rules.throws - 1)
+        others = tuple(Sheet(Position.empty(self.rules)) for _ in range(self.opponents))
+        return CategoryState(Position.empty(self.rules), 0, None, (), self.rules.throws - 1, others=others)
 
     def awaiting(self) -> str:
-        if self.state.position.is_over:
+        s = self.state
+        if s.position.is_over and all(o.position.is_over for o in s.others):
             return "over"
-        return "dice" if self.state.dice is None else "choice"
+        return "dice" if s.dice is None else "choice"
+
+    def mover(self) -> str:
+        return "you" if self.state.mover == 0 else "them"
+
+    @staticmethod
+    def sheet_of(s: CategoryState) -> Sheet:
+        """The sheet of the player to move."""
+        return Sheet(s.position, s.bonus) if s.mover == 0 else s.others[s.mover - 1]
 
     def throw_size(self) -> int:
         return self.rules.dice - len(self.state.kept)
 
     @property
     def turn(self) -> int:
-        return sum(s is not None for s in self.state.position.scores) + 1
+        """The turn of the player to move (your turn off a table)."""
+        return sum(s is not None for s in self.sheet_of(self.state).position.scores) + 1
 
     @property
     def score(self) -> int:
@@ -116,7 +200,7 @@ class CategoryGame(PlayedGame):
 
     def advice(self) -> advisor.TurnAdvice:
         s = self.state
-        return advisor.advise(self.rules, s.position, s.dice, s.throws_left, "score", sol=self.solution)
+        return advisor.advise(self.rules, self.sheet_of(s).position, s.dice, s.throws_left, "score", sol=self.solution)
 
     def ranked_options(self) -> list[PlayOption]:
         out = []
@@ -127,7 +211,21 @@ class CategoryGame(PlayedGame):
 
     def advise_options(self) -> dict:
         s = self.state
-        return {"objective": "score", "position": str(s.position), "dice": " ".join(map(str, s.dice)), "throws_left": s.throws_left}
+        return {"objective": "score", "position": str(self.sheet_of(s).position), "dice": " ".join(map(str, s.dice)), "throws_left": s.throws_left}
+
+    def auto_move(self) -> dict | None:
+        """An opponent's turn, one move at a time: his virtual dice, then the best option of
+        the expected-score advice on his sheet."""
+        s = self.state
+        if s.mover == 0 or self.over:
+            return None
+        if s.dice is None:
+            return self._throw_move(self.virtual_throw(), True)
+        return dict(self.options()[0].move, by="them", player=s.mover)
+
+    def _throw_move(self, thrown: list[int], virtual: bool) -> dict:
+        move = super()._throw_move(thrown, virtual)
+        return move if self.state.mover == 0 else {**move, "player": self.state.mover}
 
     def help_choice(self) -> str:
         return "a number from the list, keep <dice> (e.g. keep 6 6), fill <box>, or b (Enter) for the best"
@@ -197,8 +295,8 @@ class CategoryGame(PlayedGame):
                 raise PlayError(f"a throw must show {rules.dice} faces 1..6, got {list(dice)}")
             if any(dice.count(f) < s.kept.count(f) for f in set(s.kept)):
                 raise PlayError(f"the dice {fmt_faces(dice)} do not include the kept {fmt_faces(s.kept)}")
-            who = "you threw" if not move.get("virtual") else "the virtual dice show"
-            return CategoryState(s.position, s.bonus, dice, (), s.throws_left), f"{who} {format_dice(dice)}"
+            who = ("you threw" if not move.get("virtual") else "the virtual dice show") if s.mover == 0 else f"{opponent_name(s.mover)} threw"
+            return replace(s, dice=dice, kept=(), keep_value=None), f"{who} {format_dice(dice)}"
         if s.dice is None:
             raise PlayError("a throw is due first")
         if action == "keep":
@@ -209,7 +307,8 @@ class CategoryGame(PlayedGame):
                 raise PlayError(f"cannot keep {fmt_faces(keep)} of {format_dice(s.dice)}")
             value = next((o.value for o in self.options() if o.move.get("keep") == list(keep)), None) if s is self.state else None
             n = rules.dice - len(keep)
-            return CategoryState(s.position, s.bonus, None, keep, s.throws_left - 1, value), f"kept {fmt_faces(keep)}, re-throw {n}"
+            who = "" if s.mover == 0 else f"{opponent_name(s.mover)} "
+            return replace(s, dice=None, kept=keep, throws_left=s.throws_left - 1, keep_value=value), f"{who}kept {fmt_faces(keep)}, re-throw {n}"
         if action == "fill":
             return self._fill(s, move.get("box"))
         raise PlayError(f"unknown move {action!r}")
@@ -220,21 +319,29 @@ class CategoryGame(PlayedGame):
             b = box_index(str(name), rules)
         except PositionError as exc:
             raise PlayError(str(exc)) from None
-        f, u, h = s.position.state(rules)
+        sheet = self.sheet_of(s)
+        f, u, h = sheet.position.state(rules)
         arr = lambda x: jnp.asarray([x], jnp.int32)  # noqa: E731
         mv = _moves_fn(rules)(arr(f), arr(u), arr(h))
         sp = tables.space(rules.dice)
         t = sp.throw_index(sp.counts_of_faces(s.dice))
         pick = lambda a: int(np.asarray(a)[b, t, 0])  # noqa: E731
         if not pick(mv.allowed):
-            why = "is already filled" if s.position.scores[b] is not None else "cannot take these dice now (joker rule)"
+            why = "is already filled" if sheet.position.scores[b] is not None else "cannot take these dice now (joker rule)"
             raise PlayError(f"box {rules.box_names[b]} {why}")
         points = pick(mv.points)
         first = rules.has_instant_bonus and s.throws_left == rules.throws - 1
         bonus = pick(mv.extra) + pick(mv.upper_bonus) + (pick(mv.instant) if first else 0)
-        position = s.position.fill(b, points)
+        done = Sheet(sheet.position.fill(b, points), sheet.bonus + bonus)
         text = f"filled {rules.box_names[b]} with {points}" + (f" (+{bonus} bonus)" if bonus else "")
-        return CategoryState(position, s.bonus + bonus, None, (), rules.throws - 1), text
+        if s.mover:
+            text = f"{opponent_name(s.mover)} {text}: {done.score} point{'s' if done.score != 1 else ''}"
+        mover = (s.mover + 1) % (len(s.others) + 1)
+        turn = dict(dice=None, kept=(), throws_left=rules.throws - 1, keep_value=None, mover=mover)
+        if s.mover == 0:
+            return replace(s, position=done.position, bonus=done.bonus, **turn), text
+        others = s.others[: s.mover - 1] + (done,) + s.others[s.mover :]
+        return replace(s, others=others, **turn), text
 
     # ------------------------------------------------------------------ display
 
@@ -258,12 +365,19 @@ class CategoryGame(PlayedGame):
         return list(zip(self.rules.box_names, self.state.position.scores))
 
     def board(self) -> list:
-        """The score sheet in one line: ``sheet: ones 3, twos ., ...`` (``.`` open, ``-`` a 0)."""
-        line: list[tuple[str, str | None]] = [("sheet: ", None)]
-        for i, (name, score) in enumerate(self.sheet()):
+        """The score sheet in one line: ``sheet: ones 3, twos ., ...`` (``.`` open, ``-`` a 0);
+        at a table one line more per opponent."""
+        lines = [self._sheet_line("sheet: ", self.state.position)]
+        for i, o in enumerate(self.state.others, 1):
+            lines.append(self._sheet_line(f"{opponent_name(i)} ({o.score} points): ", o.position))
+        return lines
+
+    def _sheet_line(self, head: str, position: Position) -> tuple:
+        line: list[tuple[str, str | None]] = [(head, None)]
+        for i, (name, score) in enumerate(zip(self.rules.box_names, position.scores)):
             line.append((f"{', ' if i else ''}{name} ", None))
             line.append(("." if score is None else ("-" if score == 0 else str(score)), "dim" if score is None else "bold"))
-        return [tuple(line)]
+        return tuple(line)
 
     def status(self) -> list[str]:
         s, rules = self.state, self.rules
@@ -283,6 +397,11 @@ class CategoryGame(PlayedGame):
         v = self.value_now()
         if v is not None:
             lines.append(f"value now: {v:.4f} points still to come")
+        if s.others:
+            lines.append("opponents: " + ", ".join(f"{opponent_name(i)} {o.score}" for i, o in enumerate(s.others, 1)))
+            win = self.win_advice(compute=not self.win_on_demand) if s.dice is not None and s.mover == 0 else None
+            if win is not None and win.available:
+                lines.append(f"your win probability now: {win.value:.4f} (the options stay ranked by points; P(win) beside, {win.method}, {win.seconds:.1f} s)")
         return lines
 
     def heuristic(self) -> list[dict]:
@@ -309,8 +428,118 @@ class CategoryGame(PlayedGame):
         return Ratings("heuristic", beside, "; ".join(f"{r['option']} {r['value']:.2f}" for r in found))
 
     def summary(self) -> Summary:
-        lines = (f"score {self.score} (sheet {self.state.position.total} + bonus {self.state.bonus})",)
+        lines: tuple[str, ...] = (f"score {self.score} (sheet {self.state.position.total} + bonus {self.state.bonus})",)
+        if self.state.others:
+            lines += self.standings()
         return Summary(float(self.score), self.solution.game_value, self.regret, self.decisions(), self.unit, lines)
+
+    def standings(self) -> tuple[str, ...]:
+        """The table's scores, highest first (the winner first, or the leader while the game
+        goes on), and what your decisions lost in win probability where it was measured."""
+        scores = [("you", self.score)] + [(opponent_name(i), o.score) for i, o in enumerate(self.state.others, 1)]
+        ranked = sorted(scores, key=lambda x: -x[1])
+        top = [who for who, v in ranked if v == ranked[0][1]]
+        if self.over:
+            head = f"winner: {top[0]}" if len(top) == 1 else f"a tie for first: {' and '.join(top)}"
+        else:
+            head = f"leading: {' and '.join(top)}"
+        lines = [head, "standings: " + ", ".join(f"{k}. {who} {v}" for k, (who, v) in enumerate(ranked, 1))]
+        measured = [m["info"]["win_regret"] for m in self.moves if isinstance(m.get("info"), dict) and "win_regret" in m["info"]]
+        if measured:
+            lines.append(f"your loss in win probability: {sum(measured):.4f} over {len(measured)} decisions with the win probability beside")
+        return tuple(lines)
+
+    # ------------------------------------------------------------------ at a table: the win probability
+
+    def win_method(self, s: CategoryState | None = None) -> str | None:
+        """How your win probability is computed at a decision of yours (``exact``), or None where
+        it is not offered: more open boxes than ``win_open_limit``."""
+        s = s or self.state
+        if not s.others or s.mover != 0 or s.dice is None:
+            return None
+        open_boxes = self.rules.num_boxes - bin(s.position.filled).count("1")
+        return "exact" if open_boxes <= win_open_limit(self.rules) else None
+
+    def win_from(self) -> int:
+        """The most open boxes at which the win probability is offered (``win_open_limit``)."""
+        return win_open_limit(self.rules)
+
+    def win_advice(self, s: CategoryState | None = None, *, compute: bool = True) -> WinView | None:
+        """Your probability to finish first at a decision of yours (default: now), against the
+        opponents as they stand, each option's beside the expected points; None where it is no
+        decision of yours at a table (or, with ``compute=False``, not computed yet). Kept per state."""
+        from jaxsolve.games.category import winning
+
+        s = s or self.state
+        if not s.others or s.mover != 0 or s.dice is None:
+            return None
+        if s in self._wins or not compute:
+            return self._wins.get(s)
+        method = self.win_method(s)
+        if method is None:
+            n = self.win_from()
+            view = WinView(False, f"win probability from {n} open boxes on (turn {self.rules.num_boxes - n + 1}); before that its exact answer takes too long to wait for")
+        else:
+            rivals = [winning.Opponent(o.position, o.score) for o in s.others]
+            advice = winning.advise_win(self.rules, s.position, s.dice, s.throws_left, rivals, score=s.position.total + s.bonus, method=method, sol=self.solution, game=self.game)
+            win = {o.label: (float(o.value), float(o.regret)) for o in advice.options}
+            view = WinView(True, win=win, best=advice.options[0].label, value=float(advice.value), method=advice.method, seconds=advice.seconds)
+        if len(self._wins) >= 64:
+            self._wins.clear()
+        self._wins[s] = view
+        return view
+
+    def win_column(self) -> Ratings | None:
+        """Your win probability beside each option (``P(win) 0.4123, loss 0.0112``, the best for
+        winning marked), or the note that says why it is not there; None off a table."""
+        if not self.state.others or self.awaiting() != "choice" or self.state.mover != 0:
+            return None
+        view = self.win_advice()
+        if view is None or not view.available or view.win is None:
+            return Ratings("P(win)", (), view.note if view is not None else "")
+        beside = []
+        for o in self.options():
+            p, loss = view.win.get(o.label, (float("nan"), float("nan")))
+            beside.append(f"{p:.4f} loss {loss:.4f}" + ("  <- best to win" if o.label == view.best else ""))
+        return Ratings("P(win)", tuple(beside), f"best to win: {view.best}")
+
+    def choose(self, choice=None) -> PlayOption:
+        """Play an option (``PlayedGame.choose``); at a table, a decision of yours also records
+        its loss in win probability (where it was computed for this decision) and in points
+        (``info``), and the news say both."""
+        s = self.state
+        if not s.others or s.mover != 0:
+            return super().choose(choice)
+        option = self.pick(choice)
+        best = self.options()[0]
+        view = None if self._replaying else self.win_advice(s, compute=not self.win_on_demand)
+        info: dict = {"points_regret": max(option.regret, 0.0)}
+        if view is not None and view.available and view.win is not None and option.label in view.win:
+            p, loss = view.win[option.label]
+            info.update(win=p, win_best=view.best, win_regret=max(loss, 0.0))
+        move = dict(option.move, by="you", label=option.label, value=option.value, best=best.label, regret=max(option.regret, 0.0), where=self.where(), info=info)
+        self.news = []
+        self._push(move)
+        if "win_regret" in info:
+            said = "a best move to win" if info["win_regret"] <= 0 else f"loss {info['win_regret']:.4f} in win probability (best to win: {info['win_best']})"
+            self.news.insert(1 if self.news else 0, f"your move: {said}; loss {info['points_regret']:.4f} in points")
+        return option
+
+    win_on_demand = False
+    """True where the win probability is asked for apart (the page asks for it as a job of its
+    own): a decision then records its loss in win probability only where the answer is there."""
+
+    def replay(self, moves: list, source: str) -> None:
+        """``PlayedGame.replay``, without computing win probabilities again: the decisions keep
+        the ``info`` the save file records."""
+        self._replaying = True
+        try:
+            super().replay(moves, source)
+        finally:
+            self._replaying = False
+        for mine, saved in zip(self.moves, moves):
+            if "regret" in mine and isinstance(saved.get("info"), dict):
+                mine["info"] = saved["info"]
 
     def warm(self) -> None:
         """Compile what an answer needs (advice at every re-throw count, a fill, the heuristic)."""

@@ -12,6 +12,9 @@ from jaxsolve.games.category.sheet import KNIFFEL_SHEET
 from jaxsolve.games.game import Command, Game, Param
 
 CACHE_NOTES = "No notes on stderr (which cached table is used)."
+OPPONENTS = Param(
+    "opponents", int, 0, "Computer opponents at the table (they play for expected points after you; your P(win) beside the options).", min=0, max=4
+)
 SHOW_HEURISTIC = Param(
     "show_heuristic", bool, False, "Show the rating heuristic's ratings (JaFuffy's) beside the options from the start (h toggles)."
 )
@@ -126,6 +129,7 @@ def category_game(
         load=load,
         commands=hooks,
         play_game=_play_game,
+        play_params=(OPPONENTS,),
         play_options=(SHOW_HEURISTIC,) if rated else (),
         bench_presets=bench_presets,
         bench_extra=_bench_cases,

@@ -56,6 +56,12 @@ const WORDS = {
     solveNow: "Solve now", solvedNow: "Solved: answers for these rules now come at once.",
     layersLeft: (d, n, eta) => `${d} of ${n} layers done${eta == null ? "" : `, about ${secondsText(eta)} left`}`,
     cantKeepAll: "Keeping every die is no throw: fill a box.", noSuchMove: "That is not a move here.",
+    computer: (i) => `Computer ${i}`, computerShort: (i) => `C${i}`, winCol: "win", winBest: "to win", winNow: (p) => `your win probability now: ${p}`,
+    winWorking: "computing your win probability …", winLoss: "win probability lost", winBestWas: "best to win",
+    winFrom: (n, turn) => `Win probability from ${n} open boxes on (turn ${turn}); before that its exact answer takes too long to wait for. The moves are ranked by expected points.`,
+    opponentsHead: "The computer's turns", oppThrew: "threw", oppKept: "keeps", oppFilled: (box, p) => `fills ${box} with ${p}`,
+    standings: "Standings", winner: (who) => `winner: ${who}`, tieFirst: (who) => `a tie for first: ${who}`,
+    winLossTotal: (loss, n) => `loss in win probability ${loss} over ${n} ${n === 1 ? "decision" : "decisions"}`,
     fieldWords: {
       position: ["Score sheet", "The points in the filled boxes, e.g. aces=3 twos=- (typed: box=points)."],
       dice: ["Dice", "The dice showing, e.g. 1 1 2 2 5."], throws_left: ["Throws left", "Re-throws still allowed this turn (empty: all but the first throw)."],
@@ -65,6 +71,7 @@ const WORDS = {
       points: ["Set aside this turn", "Points already set aside (a multiple of 50)."], seed: ["Seed", "Seed of the virtual dice (empty: random)."],
       turns: ["Turns", "Turns in the game."], opponent: ["Opponent", "bot: the computer plays them; human: you enter their moves."],
       first: ["Who starts", "you or them"],
+      opponents: ["Computer opponents", "They play for expected points after you; your win probability stands beside your moves."],
     },
   },
   de: {
@@ -110,6 +117,12 @@ const WORDS = {
     solveNow: "Jetzt lösen", solvedNow: "Gelöst: Antworten zu diesen Regeln kommen jetzt sofort.",
     layersLeft: (d, n, eta) => `${d} von ${n} Schichten fertig${eta == null ? "" : `, noch etwa ${secondsText(eta)}`}`,
     cantKeepAll: "Alle Würfel behalten ist kein Wurf: ein Feld ausfüllen.", noSuchMove: "Das ist hier kein Zug.",
+    computer: (i) => `Computer ${i}`, computerShort: (i) => `C${i}`, winCol: "Sieg", winBest: "zum Sieg", winNow: (p) => `deine Gewinnwahrscheinlichkeit jetzt: ${p}`,
+    winWorking: "Gewinnwahrscheinlichkeit wird berechnet …", winLoss: "Gewinnwahrscheinlichkeit verloren", winBestWas: "bester zum Sieg",
+    winFrom: (n, turn) => `Gewinnwahrscheinlichkeit ab ${n} offenen Feldern (Runde ${turn}); vorher dauert die exakte Antwort zu lange. Die Züge sind nach erwarteten Punkten geordnet.`,
+    opponentsHead: "Die Züge des Computers", oppThrew: "wirft", oppKept: "behält", oppFilled: (box, p) => `trägt ${p} in ${box} ein`,
+    standings: "Stand", winner: (who) => `Sieger: ${who}`, tieFirst: (who) => `gleichauf vorn: ${who}`,
+    winLossTotal: (loss, n) => `verlorene Gewinnwahrscheinlichkeit ${loss} in ${n} ${n === 1 ? "Entscheidung" : "Entscheidungen"}`,
     fieldWords: {
       position: ["Spielblock", "Punkte der ausgefüllten Felder, z. B. aces=3 twos=- (getippt: Feld=Punkte)."],
       dice: ["Würfel", "Die liegenden Würfel, z. B. 1 1 2 2 5."], throws_left: ["Würfe übrig", "Noch erlaubte Würfe in diesem Zug (leer: alle außer dem ersten)."],
@@ -119,6 +132,7 @@ const WORDS = {
       points: ["Rausgelegt in diesem Zug", "Schon rausgelegte Punkte (Vielfaches von 50)."], seed: ["Startwert", "Startwert der virtuellen Würfel (leer: zufällig)."],
       turns: ["Runden", "Runden im Spiel."], opponent: ["Gegner", "bot: der Computer spielt; human: du gibst ihre Züge ein."],
       first: ["Wer beginnt", "you (du) oder them (sie)"],
+      opponents: ["Computer-Gegner", "Sie spielen nach dir auf erwartete Punkte; deine Gewinnwahrscheinlichkeit steht neben deinen Zügen."],
     },
   },
 };
@@ -158,6 +172,8 @@ function el(tag, attrs = {}, ...children) {
   return e;
 }
 
+const MAX_OPPONENTS = 3;
+const WIN = "win probability";
 const unitWord = (unit) => (unit === "points" ? t("points") : unit);
 const isProb = (unit) => /probab/i.test(unit || "");
 function fmt(x, digits = 4) {
@@ -344,6 +360,12 @@ function field(p, prefix) {
     if (p.default === null) input.append(el("option", { value: "", text: `(${unset})` }));
     input.append(el("option", { value: "false", text: t("no") }), el("option", { value: "true", text: t("yes") }));
     input.value = p.default === null ? "" : String(p.default);
+  } else if (p.name === "opponents" && p.type === "int") {
+    // computer opponents at the table: a choice of 0 to MAX_OPPONENTS (the page has room for that many sheets)
+    input = el("select", { id, name: p.name });
+    for (let k = p.min ?? 0; k <= Math.min(p.max ?? MAX_OPPONENTS, MAX_OPPONENTS); k++) input.append(el("option", { value: String(k), text: String(k) }));
+    input.value = String(p.default ?? 0);
+    input.addEventListener("change", writeUrl);
   } else if (p.choices && p.choices.length) {
     input = el("select", { id, name: p.name });
     if (p.default === null) input.append(el("option", { value: "", text: `(${unset})` }));
@@ -437,6 +459,8 @@ function writeUrl() {
   url.searchParams.set("game", state.game);
   url.searchParams.set("rules", $("preset").value);
   url.searchParams.set("mode", state.mode);
+  const opp = $("set-opponents");
+  if (opp && opp.value && opp.value !== "0") url.searchParams.set("opponents", opp.value); else url.searchParams.delete("opponents");
   history.replaceState(null, "", url);
 }
 
@@ -602,7 +626,7 @@ function moveWords(o, words) {
 
 // ------------------------------------------------------------------ rankings
 
-function rankingRows(tbody, options, { unit, words, onPick = null, open = true }) {
+function rankingRows(tbody, options, { unit, words, onPick = null, open = true, win = undefined }) {
   const shownOptions = open ? options : [...options].sort((a, b) => moveWords(a, words).localeCompare(moveWords(b, words)));
   tbody.replaceChildren(...shownOptions.map((o, i) => {
     const cls = open ? [o.best ? "best" : "", o.tie ? "tie" : ""].join(" ").trim() : "";
@@ -614,10 +638,14 @@ function rankingRows(tbody, options, { unit, words, onPick = null, open = true }
       cell.append(b);
     } else cell.textContent = words_;
     if (open && o.best) cell.append(el("span", { class: "tag", text: o.tie ? ` ★ ${t("tie")}` : ` ★ ${t("bestTag")}` }));
+    const w = win && win.available ? win.options[o.option] : null;
+    if (open && w && win.best === o.option) cell.append(el("span", { class: "tag win", text: ` ♛ ${t("winBest")}` }));
     const attrs = { class: cls, "data-option": o.option, "data-move": JSON.stringify(moveOf(o)) };
     if (open) Object.assign(attrs, { "data-rank": o.rank, "data-value": String(o.value), "data-regret": String(o.regret) });
+    if (w) Object.assign(attrs, { "data-win": String(w.win), "data-win-loss": String(w.loss) });
+    const winCell = win === undefined ? null : open && w ? el("td", { class: "num adv win-col", text: shown(w.win, WIN), title: `${w.win} (${t("lossWord")} ${shownLoss(w.loss, WIN)})` }) : el("td", { class: "num adv win-col", text: open && win === null ? "…" : "" });
     return el("tr", attrs, el("td", { class: "num", text: open ? o.rank : i + 1 }), cell,
-      open ? numCell(o.value, unit) : el("td", { class: "num adv", text: "" }), open ? numCell(o.regret, unit, true) : el("td", { class: "num adv", text: "" }));
+      open ? numCell(o.value, unit) : el("td", { class: "num adv", text: "" }), open ? numCell(o.regret, unit, true) : el("td", { class: "num adv", text: "" }), winCell);
   }));
 }
 
@@ -655,10 +683,11 @@ function showGame(s) {
   drawChoices(s);
   drawSheet(s);
   drawLog(s);
+  drawTable(s, before);
   $("undo").disabled = !s.can_undo;
   $("running-loss").textContent = openMode() || s.over ? t("decisions", s.decisions, shownLoss(s.loss, s.unit)) : "";
   $("typed-box").hidden = s.awaiting !== "dice";
-  $("speed").closest("label").hidden = !(s.board && s.board.kind === "race");
+  $("speed").closest("label").hidden = !(s.board && (s.board.kind === "race" || (s.board.players || []).length));
   $("review").hidden = !s.over;
   if (s.over) {
     review().catch((err) => showError(err.message));
@@ -814,6 +843,11 @@ function drawFeedback(s) {
   fb.textContent = last.optimal
     ? `${t("yourMove")}: ${chosen} — ${t("aBest")} (${t("lossWord")} 0)`
     : `${t("yourMove")}: ${chosen} — ${t("bestWas")}: ${wordsOf(last.best)}, ${t("lossWord")} ${shownLoss(last.regret, s.unit)}`;
+  if (last.win_regret !== undefined) {
+    fb.textContent += last.win_regret > 1e-9 ? `; ${t("winLoss")}: ${shownLoss(last.win_regret, WIN)} (${t("winBestWas")}: ${wordsOf(last.win_best)})` : `; ${t("winLoss")}: 0`;
+    fb.dataset.winRegret = String(last.win_regret);
+    if (last.win_regret > 1e-9) fb.className = "feedback loss";
+  } else delete fb.dataset.winRegret;
   fb.dataset.regret = String(last.regret);
   fb.dataset.chosen = last.chosen;
   fb.dataset.best = last.best;
@@ -825,7 +859,12 @@ function drawChoices(s) {
   box.hidden = s.awaiting !== "choice";
   $("choice-head").textContent = s.mover === "them" ? t("theirChoice") : openMode() ? t("chooseHead") : t("chooseHeadQuiz");
   $("play-table").classList.toggle("quiz", !openMode());
-  rankingRows($("play-table").tBodies[0], s.options, { unit: s.unit, words: words(), open: openMode(), onPick: (o) => guarded(() => move({ choice: o.rank })) });
+  const table = atTable(s) && s.mover !== "them";
+  const win = table ? winOf(s) : undefined;
+  const column = win === null || (win && win.available) ? win : undefined; // a column while it is computed or there
+  $("win-head").hidden = column === undefined;
+  rankingRows($("play-table").tBodies[0], s.options, { unit: s.unit, words: words(), open: openMode(), onPick: (o) => guarded(() => move({ choice: o.rank })), win: column });
+  drawWinNote(s, win);
   if (s.awaiting === "choice" && openMode() && s.options[0]) announce(`${t("bestMove")}: ${moveWords(s.options[0], words())}`);
 }
 
@@ -836,7 +875,14 @@ function drawSheet(s) {
   if (b.kind !== "sheet") return;
   const fills = {};
   for (const o of s.options) { const m = moveOf(o); if (m.action === "fill") fills[m.box] = o; }
-  const row = (r) => {
+  const players = b.players || [];
+  // at a table: one column per player, yours first (the boxes you can fill are buttons), the computers' beside
+  const theirs = (r, i) => players.map((p) => {
+    const v = p.scores[i];
+    return v === null ? el("td", { class: "num open other", text: "·", "aria-label": `${t("computer", players.indexOf(p) + 1)}: ${t("open")}` })
+      : el("td", { class: "num other", text: String(v) });
+  });
+  const row = (r, i) => {
     const name = boxName(r.box, s.words);
     const o = fills[r.box];
     let cell;
@@ -846,17 +892,26 @@ function drawSheet(s) {
       btn.addEventListener("click", () => guarded(() => move({ choice: o.rank })));
       cell = el("td", { class: "num" }, btn);
     } else cell = el("td", { class: "num open", text: "·", "aria-label": t("open") });
-    return el("tr", { class: r.score === null ? "open" : "", "data-box": r.box }, el("th", { scope: "row", text: name }), cell);
+    return el("tr", { class: r.score === null ? "open" : "", "data-box": r.box }, el("th", { scope: "row", text: name }), cell, ...theirs(r, i));
   };
-  const total = (label, v, cls = "") => el("tr", { class: `total ${cls}` }, el("th", { scope: "row", text: label }), el("td", { class: "num", text: String(v) }));
-  const upper = b.rows.filter((r) => r.upper), lower = b.rows.filter((r) => !r.upper);
-  const up = el("table", { class: "sheet-table" }, el("tbody", {}, ...upper.map(row),
-    total(t("upperTotal"), `${b.upper_total} / ${b.upper_threshold}`, "sub"), total(t("bonus", b.upper_threshold, b.bonus_points), b.upper_bonus, "sub")));
-  const low = el("table", { class: "sheet-table" }, el("tbody", {}, ...lower.map(row),
-    b.other_bonus ? total(t("extraBonus"), b.other_bonus, "sub") : null,
-    total(t("lowerTotal"), b.lower_total + (b.other_bonus || 0), "sub"), total(t("grandTotal"), b.total, "grand")));
+  const total = (label, mine, others, cls = "") => el("tr", { class: `total ${cls}` }, el("th", { scope: "row", text: label }),
+    el("td", { class: "num", text: String(mine) }), ...others.map((v) => el("td", { class: "num other", text: String(v) })));
+  const head = () => players.length ? el("thead", {}, el("tr", {}, el("td"), el("th", { scope: "col", class: "num", text: t("you") }),
+    ...players.map((p, j) => el("th", { scope: "col", class: "num other", title: t("computer", j + 1) }, el("span", { "aria-hidden": "true", text: t("computerShort", j + 1) }), el("span", { class: "sr-only", text: t("computer", j + 1) }))))) : null;
+  const indexed = b.rows.map((r, i) => [r, i]);
+  const upper = indexed.filter(([r]) => r.upper), lower = indexed.filter(([r]) => !r.upper);
+  const otherBonus = b.other_bonus || players.some((p) => p.other_bonus);
+  const up = el("table", { class: "sheet-table" }, head(), el("tbody", {}, ...upper.map(([r, i]) => row(r, i)),
+    total(t("upperTotal"), `${b.upper_total} / ${b.upper_threshold}`, players.map((p) => p.upper_total), "sub"),
+    total(t("bonus", b.upper_threshold, b.bonus_points), b.upper_bonus, players.map((p) => p.upper_bonus), "sub")));
+  const low = el("table", { class: "sheet-table" }, head(), el("tbody", {}, ...lower.map(([r, i]) => row(r, i)),
+    otherBonus ? total(t("extraBonus"), b.other_bonus, players.map((p) => p.other_bonus), "sub") : null,
+    total(t("lowerTotal"), b.lower_total + (b.other_bonus || 0), players.map((p) => p.lower_total + (p.other_bonus || 0)), "sub"),
+    total(t("grandTotal"), b.total, players.map((p) => p.total), "grand")));
   $("sheet").replaceChildren(up, low);
+  $("sheet").classList.toggle("multi", players.length > 0);
   $("sheet").dataset.total = String(b.total);
+  $("sheet").dataset.players = String(players.length);
 }
 
 function drawLog(s) {
@@ -866,7 +921,7 @@ function drawLog(s) {
   const first = Math.max(0, all.length - 40);
   for (let j = first; j < all.length; j++) {
     const m = all[j], next = all[j + 1];
-    const who = m.by === "them" ? t("them") : t("you");
+    const who = m.by === "them" ? (m.player ? t("computer", m.player) : t("them")) : t("you");
     const li = el("li", { class: `by-${m.by}`, "data-action": m.action });
     li.append(el("span", { class: "who", text: who }));
     // a throw that no decision follows (another throw, the other player, the end) scored nothing
@@ -889,6 +944,110 @@ function drawLog(s) {
   log.replaceChildren(...entries);
   log.scrollTop = log.scrollHeight;
 }
+
+// ------------------------------------------------------------------ at a table: computer opponents
+
+function atTable(s) { return Boolean(s && s.board && (s.board.players || []).length); }
+
+function winOf(s) {
+  // Your win probability at this decision: in the state (computed before), fetched for it, or null while it is computed.
+  if (s.win) return s.win;
+  const w = state.win;
+  return w && w.id === s.id && w.moves === s.moves ? w : null;
+}
+
+function drawWinNote(s, win) {
+  const note = $("win-note");
+  const mine = atTable(s) && s.awaiting === "choice" && s.mover !== "them" && openMode();
+  note.hidden = !mine;
+  if (!mine) return;
+  note.setAttribute("aria-busy", win === null ? "true" : "false");
+  if (win === null) note.textContent = t("winWorking");
+  else if (win.available) note.textContent = t("winNow", shown(win.value, WIN));
+  else note.textContent = win.from_open != null ? t("winFrom", win.from_open, win.boxes - win.from_open + 1) : win.note;
+  note.dataset.available = win === null ? "" : String(win.available);
+}
+
+async function fetchWin(s) {
+  // The win probability is a job of its own on the server: the board is drawn at once, the column follows.
+  if (!atTable(s) || s.awaiting !== "choice" || s.mover === "them" || s.win) return;
+  const key = `${s.id}:${s.moves}`;
+  if (state.winAsked === key) return;
+  state.winAsked = key;
+  try {
+    let res = await fetch(`/api/play/${s.id}/win`);
+    let data = await res.json();
+    while (res.status === 202 && data.pending) {
+      await new Promise((r) => setTimeout(r, 300));
+      if (!state.play || state.play.id !== s.id || state.play.moves !== s.moves) return;
+      res = await fetch(`/api/jobs/${data.job}`);
+      data = await res.json();
+    }
+    if (!res.ok) { data = { available: false, note: data.error || `HTTP ${res.status}` }; }
+    state.win = { ...data, id: s.id, moves: s.moves };
+    if (state.play && state.play.id === s.id && state.play.moves === s.moves) {
+      drawChoices(state.play);
+      if (data.available) announce(t("winNow", shown(data.value, WIN)));
+    }
+  } catch (err) {
+    state.winAsked = "";
+  }
+}
+
+function feedLine(m, s) {
+  // One move of a computer opponent in words, with its dice.
+  const who = t("computer", m.player || 1);
+  const li = el("li", { class: "by-them", "data-action": m.action, "data-player": String(m.player || 1) }, el("span", { class: "who", text: `${who}: ` }));
+  let said;
+  if (m.action === "throw") { li.append(el("span", { text: `${t("oppThrew")} ` }), miniDice(m.dice)); said = `${who} ${t("oppThrew")} ${m.dice.join(" ")}`; }
+  else if (m.action === "keep") { said = `${who} ${t("oppKept")} ${(m.keep || []).join(" ") || "—"}`; li.append(el("span", { text: `${t("oppKept")} ${(m.keep || []).join(" ") || "—"}` })); }
+  else if (m.action === "fill") {
+    const p = (s.board.players || [])[(m.player || 1) - 1];
+    const i = s.board.rows.findIndex((r) => r.box === m.box);
+    const pts = p && i >= 0 ? p.scores[i] : "";
+    said = `${who} ${t("oppFilled", boxName(m.box, s.words), pts)}`;
+    li.append(el("span", { text: t("oppFilled", boxName(m.box, s.words), pts) }));
+  } else { said = `${who} ${m.action}`; li.append(el("span", { text: m.action })); }
+  return [li, said];
+}
+
+function drawTable(s, before) {
+  // The computers' turns since your last move, shown step by step (at the speed chosen) and announced.
+  const box = $("table-feed");
+  if (!atTable(s)) { box.hidden = true; return; }
+  fetchWin(s);
+  const list = $("feed-list");
+  if (!box.hidden && !state.feed) list.scrollTop = list.scrollHeight; // the latest turn in view
+  if (!before || before.id !== s.id || s.moves < before.moves) { stopFeed(); box.hidden = true; return; } // a new game, or a move taken back
+  if (s.moves === before.moves) return;
+  const moves = s.log.slice(before.log.length).filter((m) => m.by === "them");
+  if (!moves.length) return;
+  stopFeed();
+  list.replaceChildren();
+  box.hidden = false;
+  const lines = moves.map((m) => feedLine(m, s));
+  const said = lines.map(([, text]) => text).join(". ");
+  const speed = $("speed").value;
+  const step = speed === "slow" ? 700 : speed === "fast" ? 150 : 0;
+  const lead = $("feedback").hidden ? "" : `${$("feedback").textContent}. `;
+  if (!step) {
+    list.replaceChildren(...lines.map(([li]) => li));
+    list.scrollTop = list.scrollHeight;
+    announce(lead + said);
+    return;
+  }
+  let k = 0;
+  const next = () => {
+    list.append(lines[k][0]);
+    list.scrollTop = list.scrollHeight;
+    k += 1;
+    if (k < lines.length) state.feed = setTimeout(next, step);
+    else { state.feed = null; announce(lead + said); }
+  };
+  next();
+}
+
+function stopFeed() { if (state.feed) { clearTimeout(state.feed); state.feed = null; } }
 
 // ------------------------------------------------------------------ the computer's turn
 
@@ -920,7 +1079,9 @@ async function playTheirTurn() {
 async function newGame(ev) {
   if (ev) ev.preventDefault();
   stopTimer();
+  stopFeed();
   state.play = null;
+  state.win = null;
   const s = await api("POST", `/api/games/${encodeURIComponent(state.game)}/play`, { ...rulesBody(), settings: values($("play-fields")) });
   showGame(s);
   // the board in view: on a phone its top at the top of the screen
@@ -945,7 +1106,9 @@ async function review() {
   const r = await api("GET", `/api/play/${id}/review`);
   if (!state.play || state.play.id !== id) return;
   const prob = isProb(r.unit);
-  $("final").textContent = `${r.lines.join("; ")} — ${r.expected_label || t("expected")} ${prob ? shown(r.expected, r.unit) : fmt(r.expected, 2)}`;
+  const table = atTable(state.play) ? standings(state.play) : null;
+  const lines = table ? [r.lines[0], ...table] : r.lines; // at a table: the standings in the page's words
+  $("final").textContent = `${lines.join("; ")} — ${r.expected_label || t("expected")} ${prob ? shown(r.expected, r.unit) : fmt(r.expected, 2)}`;
   $("final").title = String(r.expected);
   $("review-summary").textContent = t("summary", r.count, r.optimal, shownLoss(r.loss, r.unit), shownLoss(r.mean_loss, r.unit));
   $("review").dataset.meanLoss = String(r.mean_loss);
@@ -964,6 +1127,17 @@ async function review() {
     $("distribution").append(button);
   }
   announce(`${t("gameOver")}. ${$("final").textContent}. ${$("review-summary").textContent}`);
+}
+
+function standings(s) {
+  // The table's final scores, highest first, and what your decisions lost in win probability.
+  const b = s.board;
+  const scores = [[t("you"), b.total], ...b.players.map((p, i) => [t("computer", i + 1), p.total])].sort((x, y) => y[1] - x[1]);
+  const top = scores.filter(([, v]) => v === scores[0][1]).map(([who]) => who);
+  const out = [top.length === 1 ? t("winner", top[0]) : t("tieFirst", top.join(" & ")), `${t("standings")}: ${scores.map(([who, v], k) => `${k + 1}. ${who} ${v}`).join(", ")}`];
+  const lost = s.log.filter((m) => m.info && m.info.win_regret !== undefined).map((m) => m.info.win_regret);
+  if (lost.length) out.push(t("winLossTotal", shownLoss(lost.reduce((a, x) => a + x, 0), WIN), lost.length));
+  return out;
 }
 
 function chart(dist, score) {
@@ -1105,6 +1279,7 @@ async function start() {
   if (["advise", "play", "quiz"].includes(q.mode)) state.mode = q.mode;
   chooseGame(game, q.rules);
   applyUrlValues(q);
+  writeUrl();
   if (q.speed && ["click", "slow", "fast"].includes(q.speed)) $("speed").value = q.speed;
   document.body.dataset.ready = "1";
   if (state.mode !== "advise" && currentGame().play) await newGame();
