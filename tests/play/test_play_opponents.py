@@ -134,7 +134,7 @@ def test_win_probability_is_offered_only_where_it_is_quick():
     g.throw()
     view = g.win_advice()
     assert view is not None and not view.available and view.win is None
-    assert view.note == "win probability from 8 open boxes on (turn 6); before that its exact answer takes too long to wait for"
+    assert view.note == "win probability from 8 open boxes on (turn 6); before that its exact answer takes too long to wait for (`jaxsolve target-table kniffel` gives the table's answer from the start)"
     assert g.win_column().every == view.note and g.win_column().beside == ()
     g.choose("best")
     assert [m for m in g.moves if "regret" in m][-1]["info"] == {"points_regret": 0.0}

@@ -458,7 +458,18 @@ class CategoryGame(PlayedGame):
         if not s.others or s.mover != 0 or s.dice is None:
             return None
         open_boxes = self.rules.num_boxes - bin(s.position.filled).count("1")
-        return "exact" if open_boxes <= win_open_limit(self.rules) else None
+        if open_boxes <= win_open_limit(self.rules):
+            return "exact"
+        return "table" if self._stored_target_table() else None
+
+    def _stored_target_table(self) -> bool:
+        """Whether the solution store holds the whole game's target table (``jaxsolve
+        target-table GAME``): then the win probability before ``win_open_limit`` is the table's
+        answer (an upper bound of the exact one; docs/winning.md)."""
+        from jaxsolve.games.category import target as TG
+        from jaxsolve.io import cache
+
+        return bool(self.game) and cache.enabled() and TG.store_path(self.game, self.rules).is_file()
 
     def win_from(self) -> int:
         """The most open boxes at which the win probability is offered (``win_open_limit``)."""
@@ -478,7 +489,7 @@ class CategoryGame(PlayedGame):
         method = self.win_method(s)
         if method is None:
             n = self.win_from()
-            view = WinView(False, f"win probability from {n} open boxes on (turn {self.rules.num_boxes - n + 1}); before that its exact answer takes too long to wait for")
+            view = WinView(False, f"win probability from {n} open boxes on (turn {self.rules.num_boxes - n + 1}); before that its exact answer takes too long to wait for (`jaxsolve target-table {self.game}` gives the table's answer from the start)")
         else:
             rivals = [winning.Opponent(o.position, o.score) for o in s.others]
             advice = winning.advise_win(self.rules, s.position, s.dice, s.throws_left, rivals, score=s.position.total + s.bonus, method=method, sol=self.solution, game=self.game)
