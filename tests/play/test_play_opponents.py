@@ -189,3 +189,36 @@ def test_the_command_line_refuses_a_bad_count_in_one_line():
             assert result.exit_code != 0
             lines = (result.stderr or result.stdout).strip().splitlines()
             assert len(lines) == 1 and lines[0] == f"error: --opponents must be between 0 and 4, got {bad}", result.stderr + result.stdout
+
+
+def test_before_the_exact_limit_the_win_probability_is_the_stored_target_tables_answer(solution, monkeypatch, tmp_path):
+    """With the whole game's target table in the solution store, a decision with more open boxes
+    than ``win_open_limit`` gets the table's answer (``advise_win(method="table")``) instead of
+    the note."""
+    from jaxsolve.games.category import play as category_play
+    from jaxsolve.games.category import tables
+    from jaxsolve.games.category import target as TG
+    from jaxsolve.io import cache
+
+    monkeypatch.setenv("JAXSOLVE_CACHE", str(tmp_path))
+    monkeypatch.setattr(category_play, "WIN_KEEPS_OPEN", 4 * len(tables.space(TABLE.dice).keeps))
+    assert category_play.win_open_limit(TABLE) == 2
+    g = new(solution, opponents=1)
+    g.throw()
+    assert g.win_method() is None  # 8 open boxes, no stored table: the note
+    tab = TG.solve_target(TABLE, dtype="float32", chunk=8)
+    path = TG.store_path("kniffel", TABLE)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    TG.save_table(path, tab, game="kniffel")
+    TG.seal_table(path)
+    assert cache.enabled() and path.is_file()
+    g = new(solution, opponents=1)
+    g.throw()
+    assert g.win_method() == "table"
+    view = g.win_advice()
+    assert view is not None and view.available and view.method == "table"
+    s = g.state
+    rivals = [winning.Opponent(o.position, o.score) for o in s.others]
+    direct = winning.advise_win(TABLE, s.position, s.dice, s.throws_left, rivals, score=s.position.total + s.bonus, method="table", table=tab)
+    assert view.value == pytest.approx(direct.value, abs=1e-6)
+    assert view.best == direct.options[0].label
