@@ -25,8 +25,8 @@ DUEL = "zehntausend-duel"
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)))))
 RULES = (
     PRESETS["small"],
-    PRESETS["small-entry"],
-    DuelRules("t-300-last", goal=300, end="last-turn", bound=400),
+    pytest.param(PRESETS["small-entry"], marks=pytest.mark.slow),
+    pytest.param(DuelRules("t-300-last", goal=300, end="last-turn", bound=400), marks=pytest.mark.slow),
     DuelRules("t-300-last-entry", goal=300, end="last-turn", bound=450, entry=100, scoring="three-pairs"),
 )
 
@@ -44,7 +44,7 @@ def edge_states(geo):
     return [(ts, a, b) for ts in range(geo.T) for a, b in sorted(corners) if a < G and b < G]
 
 
-@pytest.mark.parametrize("rules", RULES, ids=lambda r: r.name)
+@pytest.mark.parametrize("rules", RULES, ids=lambda r: getattr(r, "name", None))
 def test_the_numpy_turn_equals_the_jax_turn(rules):
     sol = solved(rules)
     geo = duel_numpy.geometry(rules)
@@ -61,7 +61,7 @@ def test_the_numpy_turn_equals_the_jax_turn(rules):
         np.testing.assert_array_equal(s, S)
 
 
-@pytest.mark.parametrize("rules", RULES, ids=lambda r: r.name)
+@pytest.mark.parametrize("rules", RULES, ids=lambda r: getattr(r, "name", None))
 def test_one_numpy_turn_gives_the_solution_back(rules):
     """Every turn-start state, one turn in NumPy from the solved values: the values again (the
     loader's check, ``duel_commands.bellman_check``), and the last-turn table of the JAX solve."""
