@@ -290,12 +290,9 @@ def plot_command(rules, *, rules_given=False, dtype, device, quiet, out, totals,
         raise JaxsolveError(f"--totals must be comma-separated multiples of 50, got {totals!r}")
     if table is None:
         _check_totals(points, rules)
-    from jaxsolve.core.arrays import precision
-
-    sol = _table_or_solve(table, rules, rules_given, dtype, device)
+    sol = cached_or_solve(table, rules, rules_given, dtype, lambda: device)  # device None: JAX set up by the store to solve
     _check_totals(points, sol.rules)
-    with precision(sol.start.dtype):
-        grid = duel_plot.decision_grid(sol, points)
+    grid = duel_plot.decision_grid(sol, points)  # the NumPy turn: no JAX
     path = duel_plot.decision_maps(sol, out, points, grid)
     away = duel_plot.departures(grid, points, sol.rules)
     lines = [f"wrote {path}"]

@@ -243,3 +243,35 @@ def turn_start_values(W: np.ndarray, last: np.ndarray, idx: np.ndarray, rules: D
     # one scan from the batch's highest top, as the solver's turn (``duel.duel_turn``) evaluates a chunk
     V = turn_tables(S, x, int(np.max(geo.Gb - a)), host_ops(rules.turn_rules), geo.reach)
     return V[:, 0, DICE]
+
+
+def row_turns(sol: DuelSolution, ts: int = 0):
+    """For each my-score level ``a``: ``(a, V [G, H, 7], S [G, H])``, the turn tables and write
+    values of the states ``(ts, a, b)`` for every ``b``, from one batched turn
+    (``duel.row_turns``, in float64 with NumPy)."""
+    geo = geometry(sol.rules)
+    W = np.asarray(sol.start, np.float64).reshape(-1)
+    last = np.asarray(sol.last, np.float64)
+    ops = host_ops(sol.rules.turn_rules)
+    b = np.arange(geo.G)
+    other = 1 - ts if geo.last_turn else ts
+    for a in range(geo.G):
+        S = write_values(W, np.full(geo.G, ts), np.full(geo.G, a), b, geo, last)
+        x = 1.0 - W[(other * geo.G + b) * geo.G + a]
+        yield a, turn_tables(S, x, geo.Gb - a, ops, geo.reach), S
+
+
+def decision_tables(sol: DuelSolution, levels, ts: int = 0, on_row=None):
+    """``V [G, G, len(levels), 7]`` and ``S [G, G, len(levels)]`` at the turn totals ``levels``
+    for every ``(a, b)`` (one batched turn per ``a``): throw on where ``V(p, n) > S(p)``
+    (``duel.decision_tables``, in float64 with NumPy)."""
+    geo = geometry(sol.rules)
+    levels = np.asarray(levels)
+    out_v = np.empty((geo.G, geo.G, len(levels), NDIM))
+    out_s = np.empty((geo.G, geo.G, len(levels)))
+    for a, V, S in row_turns(sol, ts):
+        out_v[a] = V[:, levels, :]
+        out_s[a] = S[:, levels]
+        if on_row is not None:
+            on_row(a)
+    return out_v, out_s

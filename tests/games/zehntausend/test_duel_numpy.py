@@ -187,3 +187,16 @@ def test_the_scoring_enumerates_the_sub_multisets_of_the_dice_space(n):
     space = dice_space(n)
     np.testing.assert_array_equal(throws, space.throws)
     np.testing.assert_array_equal(keeps[subs], space.keeps[space.subkeeps])
+
+
+@pytest.mark.parametrize("rules", [PRESETS["small"], RULES[3]], ids=lambda r: r.name)
+def test_the_numpy_decision_tables_equal_the_jax_ones(rules):
+    """The plot's and the simulation's tables (every state, one batched turn per my score):
+    NumPy against JAX to 1e-12, for each start flag."""
+    sol = solved(rules)
+    levels = [0, 3, 6, duel_numpy.geometry(rules).Gb - 1]
+    for ts in range(rules.shape[0]):
+        V, S = duel.decision_tables(sol, levels, ts)
+        v, s = duel_numpy.decision_tables(sol, levels, ts)
+        np.testing.assert_allclose(s, S, rtol=0, atol=1e-12)
+        np.testing.assert_allclose(v, V, rtol=0, atol=1e-12)
