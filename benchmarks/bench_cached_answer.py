@@ -8,7 +8,7 @@ process imported JAX (one more run per command under a wrapper that says so) and
 (that run is not timed here). Every timed run must say ``using the cached table`` and never
 ``solving``.
 
-    python benchmarks/bench_cached_answer.py --cache-dir /tmp/cw --repeats 7 --out results/cache/cached-answer
+    python benchmarks/bench_cached_answer.py --cache-dir /tmp/cw --repeats 7 --slow-repeats 3 --out results/cache/cached-answer
 """
 
 from __future__ import annotations
@@ -51,7 +51,7 @@ def commands(rules: str, games: int, folder: Path) -> dict[str, list[str]]:
         "advise": ["advise", GAME, *preset, *POSITION],
         "play": ["play", GAME, *preset, "--plain", "--seed", "1"],
         "plot": ["plot", GAME, *preset, "--totals", "300", "--out", str(folder)],
-        "simulate": ["simulate", GAME, *preset, "--games", str(games), "--slots", str(games), "--quiet"],
+        "simulate": ["simulate", GAME, *preset, "--games", str(games), "--slots", str(games)],
     }
 
 
@@ -85,7 +85,8 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--cache-dir", required=True, type=Path)
     parser.add_argument("--rules", default="first-to-10000", help="The duel's preset (default: first-to-10000, the default preset).")
-    parser.add_argument("--repeats", type=int, default=7)
+    parser.add_argument("--repeats", type=int, default=7, help="Runs of advise and play.")
+    parser.add_argument("--slow-repeats", type=int, default=3, help="Runs of plot and simulate (seconds each).")
     parser.add_argument("--games", type=int, default=1000, help="Games of the simulate command.")
     parser.add_argument("--only", nargs="*", default=None, help="Only these commands (advise, play, plot, simulate).")
     parser.add_argument("--out", type=Path, required=True, help="Path without suffix: writes .json and .md")
@@ -104,7 +105,8 @@ def main() -> None:
             prompt = name == "play"
             load_before = os.getloadavg()
             walls, cpus = [], []
-            for _ in range(opts.repeats):
+            repeats = opts.repeats if name in ("advise", "play") else opts.slow_repeats
+            for _ in range(repeats):
                 wall, cpu, out, err, code = run(args, env, prompt=prompt)
                 if code or "using the cached table" not in err or "solving" in err:
                     sys.exit(f"{name}: not answered from the cache (exit {code}):\n{err[-3000:]}")
@@ -116,6 +118,7 @@ def main() -> None:
             rows[name] = {
                 "command": "jaxsolve " + " ".join(args).replace(folder, "OUT"),
                 "measured": "wall seconds to the first prompt (then `q`)" if prompt else "wall seconds of the whole process (its output comes at the end)",
+                "repeats": repeats,
                 "wall_seconds": [round(w, 3) for w in walls],
                 "median_seconds": round(statistics.median(walls), 3),
                 "max_seconds": round(max(walls), 3),
@@ -130,15 +133,16 @@ def main() -> None:
     sys.path.insert(0, str(ROOT / "benchmarks"))
     from machine import describe
 
-    data = {"machine": describe(), "rules": opts.rules, "repeats": opts.repeats, "cache_dir": str(opts.cache_dir), "rows": rows}
+    data = {"machine": describe(), "rules": opts.rules, "repeats": opts.repeats, "slow_repeats": opts.slow_repeats, "cache_dir": str(opts.cache_dir), "rows": rows}
     opts.out.parent.mkdir(parents=True, exist_ok=True)
     opts.out.with_suffix(".json").write_text(json.dumps(data, indent=1) + "\n")
     m = data["machine"]
     md = [
         f"# The Zehntausend duel answered from the solution cache, in a new process ({opts.rules})",
         "",
-        f"`python benchmarks/bench_cached_answer.py --cache-dir {opts.cache_dir} --rules {opts.rules} --repeats {opts.repeats} --games {opts.games} --out {opts.out}`:",
-        f"each command {opts.repeats} times in a new process after `jaxsolve cache warm {GAME} --rules {opts.rules}`; every run said",
+        f"`python benchmarks/bench_cached_answer.py --cache-dir {opts.cache_dir} --rules {opts.rules} --repeats {opts.repeats} --slow-repeats {opts.slow_repeats} "
+        f"--games {opts.games} --out {opts.out}`: advise and play {opts.repeats} times, plot and simulate {opts.slow_repeats} times, each run",
+        f"in a new process after `jaxsolve cache warm {GAME} --rules {opts.rules}`; every run said",
         "`using the cached table` and none `solving`. CPU seconds: user + system of the process (`getrusage`), beside the wall",
         "seconds because other jobs share the 2 cores; the 1-minute load average before and after each row's runs.",
         "",
