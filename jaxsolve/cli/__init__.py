@@ -15,6 +15,14 @@ class OneLineErrors(Group):
     stderr with exit status 1, instead of a usage box with exit status 2."""
 
     def main(self, args=None, prog_name=None, complete_var=None, standalone_mode=True, **extra):
+        try:
+            return self._main(args, prog_name, complete_var, standalone_mode, **extra)
+        finally:  # a JAX setup a command deferred (``Run.setup(jax=False)``) ends with the command
+            from jaxsolve.io import cache
+
+            cache.defer_jax(None)
+
+    def _main(self, args, prog_name, complete_var, standalone_mode, **extra):
         if not standalone_mode:
             return super().main(args=args, prog_name=prog_name, complete_var=complete_var, standalone_mode=False, **extra)
         try:

@@ -12,7 +12,7 @@ from pathlib import Path
 
 import typer
 
-from jaxsolve.cli.common import Run, add_game_command, check_device, flush_stdout, group, rules_params
+from jaxsolve.cli.common import Run, add_game_command, flush_stdout, group, rules_params
 from jaxsolve.errors import JaxsolveError
 from jaxsolve.games.game import Advice, Batch, Param, Report
 
@@ -113,9 +113,9 @@ def _report_command(name: str):
         rules, given, own = _split(game, values)
         as_json = own.pop("as_json", False)
         command = game.commands[name]
-        device = run.setup() if command.jax else None
-        if not command.jax:
-            check_device(run.device.value, x64=run.x64)  # --device gpu is refused where none is visible, also here
+        # a command that answers without JAX: the store set up, JAX only where it must solve
+        # (``--device gpu`` is refused where none is visible, also here)
+        device = run.setup() if command.jax else run.setup(jax=False)
         if "rules_given" in inspect.signature(command.run).parameters:  # e.g. to check a --table against --rules
             own["rules_given"] = given
         report = command.run(rules, dtype=run.dtype, device=device, quiet=run.quiet or as_json, **own)

@@ -164,14 +164,17 @@ class Run:
         """Configure JAX (precision, caches) and return the chosen device; the solution store
         reports on stderr what it loads or writes (unless ``--quiet``). ``jax=False`` configures
         the solution store only (JAX is not imported; returns None): for a command that may
-        answer from a cached table with NumPy and calls ``setup()`` only if it must solve."""
+        answer from a cached table with NumPy and calls ``setup()`` only if it must solve (the
+        store calls it before a solve its caller did not set up: ``cache.defer_jax``)."""
         from jaxsolve.io import cache
 
         writable = self.no_cache or cache_writable(self.cache_dir)
         cache.setup(self.cache_dir, enabled=not self.no_cache, say=None if self.quiet else _note, writable=writable, compilation=jax)
         if not jax:
             check_device(self.device.value, x64=self.x64)
+            cache.defer_jax(self.setup, self.dtype)  # JAX set up by the store where it must solve
             return None
+        cache.defer_jax(None)
         from jaxsolve.core import runtime
 
         runtime.configure(x64=self.x64)

@@ -365,7 +365,7 @@ def play_interactively(
     screen = Screen(plain, top)
     t0 = time.perf_counter()
     data = play.read_save(resume) if resume is not None else None
-    run.setup()
+    run.setup(jax=not getattr(game.play_game(), "numpy_answers", False))  # a game answering with NumPy: JAX only to solve
     screen.line("solving (or loading) the game and compiling what each answer needs ...")
     screen.flush()
     if data is not None:

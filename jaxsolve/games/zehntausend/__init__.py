@@ -44,7 +44,8 @@ GAMES = (
                 "Play many games of optimal against optimal with real dice; the start player's win rate against the solved value.",
             ),
             "plot": Command(
-                duel_commands.plot_command, duel_commands.PLOT_PARAMS, "Maps of the write/throw decision over both banked scores, per turn total and dice.", json=False
+                duel_commands.plot_command, duel_commands.PLOT_PARAMS, "Maps of the write/throw decision over both banked scores, per turn total and dice.", json=False,
+                jax=False,  # drawn from the NumPy turn: JAX only to solve
             ),
         },
         play_params=(Param("first", str, "you", "Who starts: you or them.", choices=("you", "them")),),

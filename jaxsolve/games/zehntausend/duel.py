@@ -36,75 +36,22 @@ goal has its own exact value (the position's value, the best option's, is the wr
 from __future__ import annotations
 
 import functools
-from dataclasses import dataclass
 from typing import Callable, NamedTuple
 
 import jax
 import jax.numpy as jnp
 import numpy as np
 
-from jaxsolve.core.race import Layers, RaceSolution, make_layers, solve_layers
+from jaxsolve.core.race import Layers, make_layers, solve_layers
 from jaxsolve.games.zehntausend.duel_rules import DuelRules
-from jaxsolve.games.zehntausend.rules import DICE, STEP
-from jaxsolve.games.zehntausend.scoring import build_tables
+from jaxsolve.games.zehntausend.duel_numpy import NDIM, DuelSolution, Geometry, geometry, throw_classes
+from jaxsolve.games.zehntausend.rules import DICE
 
-NDIM = DICE + 1  # n = 0..6
-_WIDTHS = (1, 2, 3, 4, 6, 8, 12, 16, 24, 32)
 CHUNK = 8  # turn-start states per turn evaluation: a layer's states in order of my banked level
 
-
-# ---------------------------------------------------------------------------------------------
-# Throw classes (NumPy, once per scoring rule set)
-
-
-@dataclass(frozen=True, eq=False)
-class Classes:
-    """Throws merged by ``(n, W(w), options)``, grouped by the number of options.
-
-    ``groups``: per group ``(write [Cg], index [Cg, Ug], valid [Cg, Ug])`` where ``write`` is
-    ``W(w) / 50`` and ``index`` points into the flattened window ``V[p + 1 : p + 1 + reach, :]``
-    (``(W(u) / 50 - 1) * 7 + n - |u|``); ``prob [C, 6]``: each class's probability per number of
-    dice ``n`` (busts last, one class per ``n``); ``reach``: the largest ``W / 50``.
-    """
-
-    groups: tuple
-    prob: np.ndarray
-    busts: int
-    reach: int
-
-
-@functools.lru_cache(maxsize=None)
-def throw_classes(turn_rules) -> Classes:
-    tables = build_tables(turn_rules)
-    found: dict = {}
-    for r in range(len(tables.row_n)):
-        n, w = int(tables.row_n[r]), int(tables.write[r])
-        valid = tables.opt_valid[r]
-        opts = tuple(sorted({(int(p) // STEP, n - int(d)) for p, d in zip(tables.opt_points[r][valid], tables.opt_dice[r][valid])}))
-        key = (n, w // STEP, opts if w else ())
-        found[key] = found.get(key, 0.0) + float(tables.row_prob[r])
-    scoring = sorted((k for k in found if k[1] > 0), key=lambda k: (len(k[2]), k))
-    busts = sorted((k for k in found if k[1] == 0), key=lambda k: k[0])
-    reach = max(max(k[1], max(o[0] for o in k[2])) for k in scoring)
-    groups, order = [], []
-    start = 0
-    while start < len(scoring):
-        width = next(w for w in _WIDTHS if w >= len(scoring[start][2]))
-        members = [k for k in scoring[start:] if len(k[2]) <= width]
-        members = members[: len(members)]
-        index = np.zeros((len(members), width), np.int32)
-        valid = np.zeros((len(members), width), bool)
-        for i, (_, _, opts) in enumerate(members):
-            for j, (off, nxt) in enumerate(opts):
-                index[i, j], valid[i, j] = (off - 1) * NDIM + nxt, True
-        groups.append((np.array([k[1] for k in members], np.int32), index, valid))
-        order += members
-        start += len(members)
-    order += busts
-    prob = np.zeros((len(order), DICE))
-    for c, key in enumerate(order):
-        prob[c, key[0] - 1] = found[key]
-    return Classes(tuple(groups), prob, len(busts), reach)
+# The throw classes (``throw_classes``), the sizes (``geometry``) and the solved duel
+# (``DuelSolution``) live in ``duel_numpy``, which imports no JAX, with the same turn in NumPy for
+# answers from a solved table.
 
 
 class TurnOps(NamedTuple):
@@ -207,26 +154,6 @@ def _beyond(V, D, S, x, top, bust):
 
 # ---------------------------------------------------------------------------------------------
 # The duel: write values from W, the batched turn, the layers
-
-
-class Geometry(NamedTuple):
-    """Static sizes: ``T, G`` (flags, levels below the goal), ``Gb`` (bound level), ``H`` (table
-    height), ``reach``, ``busts``, ``entry`` (level), ``last_turn``."""
-
-    T: int
-    G: int
-    Gb: int
-    H: int
-    reach: int
-    busts: int
-    entry: int
-    last_turn: bool
-
-
-def geometry(rules: DuelRules) -> Geometry:
-    cls = throw_classes(rules.turn_rules)
-    G, Gb = rules.levels, rules.top // STEP
-    return Geometry(rules.shape[0], G, Gb, Gb + cls.reach + 1, cls.reach, cls.busts, rules.entry // STEP, rules.last_turn)
 
 
 def decode(idx, geo: Geometry):
@@ -333,30 +260,6 @@ def turn_ops(rules: DuelRules, dtype) -> TurnOps:
 
 # ---------------------------------------------------------------------------------------------
 # Public entry points
-
-
-@dataclass(frozen=True, eq=False)
-class DuelSolution(RaceSolution):
-    """Solved duel: turn-start win probabilities ``start [T, G, G]`` (``[ts, a, b]``, levels)."""
-
-    rules: DuelRules
-    last: np.ndarray
-    rounds: np.ndarray
-
-    def start_value(self, mine: int, theirs: int, *, they_started: bool = False) -> float:
-        """Turn-start win probability of the player to move at banked scores ``mine``, ``theirs``."""
-        return float(self.start[int(they_started and self.rules.last_turn), mine // STEP, theirs // STEP])
-
-    @property
-    def num_states(self) -> int:
-        """Decision states ``(ts, a, b, p, n)`` with a turn total below what the state can use."""
-        geo = geometry(self.rules)
-        a = np.arange(geo.G)
-        per_ab = (geo.Gb - a) * NDIM
-        return int(geo.T * geo.G * per_ab.sum())
-
-    def run_facts(self) -> dict:
-        return {"inner_rounds": int(self.rounds.sum()), "num_states": self.num_states}
 
 
 def default_tol(dtype) -> float:

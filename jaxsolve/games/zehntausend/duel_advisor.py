@@ -38,8 +38,9 @@ def check_position(rules: DuelRules, mine: int, theirs: int, turn: int, they_sta
 
 
 def tables_at(sol, mine: int, theirs: int, they_started: bool):
-    """``V [H, 7]``, ``S [H]`` of the turn at the banked scores (the last turn when they reached the goal)."""
-    from jaxsolve.games.zehntausend.duel import last_turn_values, turn_values
+    """``V [H, 7]``, ``S [H]`` of the turn at the banked scores (the last turn when they reached
+    the goal), in NumPy (``duel_numpy``: JAX is not imported)."""
+    from jaxsolve.games.zehntausend.duel_numpy import last_turn_values, turn_values
 
     if theirs >= sol.rules.goal:
         return last_turn_values(sol, (theirs - mine) // STEP + 1)

@@ -81,8 +81,8 @@ def load(path, verify: bool = True):
     the last-turn table recomputed from the rules, and one turn (``bellman_check``) of a sample
     of states. ``verify=False`` is for the solution cache, for files it has checked in full
     before (the same sidecar hash, so the same bytes)."""
+    from jaxsolve.games.zehntausend.duel_numpy import DuelSolution, geometry
     from jaxsolve.games.zehntausend.duel_rules import PRESETS, DuelRules
-    from jaxsolve.games.zehntausend.duel import DuelSolution, geometry
     from jaxsolve.io import export
 
     start, meta = export.load(path, game=GAME)
@@ -97,11 +97,8 @@ def load(path, verify: bool = True):
         raise JaxsolveError(f"{path}: values outside [0, 1]: not win probabilities")
     tol = meta.get("tol", 0.0)
     tol = float(tol) if isinstance(tol, (int, float)) and not isinstance(tol, bool) and math.isfinite(tol) and tol >= 0 else 0.0
-    from jaxsolve.core.arrays import precision
-
     if verify:
-        with precision(start.dtype):  # a float64 table is checked in float64
-            bellman_check(path, rules, start, last, tol)
+        bellman_check(path, rules, start, last, tol)
     return DuelSolution(
         rules=rules, start=start, last=last, rounds=np.zeros(0, np.int32), residual=float(meta.get("residual", 0.0)), tol=tol,
         dtype=str(start.dtype), device="file", compile_seconds=0.0, solve_seconds=0.0,
@@ -123,38 +120,25 @@ def sample_states(rules) -> np.ndarray:
 
 def bellman_check(path, rules, start: np.ndarray, last: np.ndarray, tol: float = 0.0) -> None:
     """Refuse tables that are not a solution of ``rules`` (those the sidecar names): the
-    last-turn table is computed again from the rules, and one turn of the solver
-    (``duel.duel_turn``) from the table's own values at ``sample_states`` must give those
-    values back, both within ``max(1e-9, 10 tol)`` (``max(1e-4, 10 tol)`` in float32; ``tol``:
-    the solve's tolerance, counted up to 1e-4). A sidecar rewritten whole with other rules
-    (another scoring, entry minimum, goal) fails here."""
-    import jax
-    import jax.numpy as jnp
+    last-turn table is computed again from the rules, and one turn of the solver's arithmetic
+    (``duel_numpy.turn_start_values``, in float64 with NumPy: no JAX) from the table's own values
+    at ``sample_states`` must give those values back, both within ``max(1e-9, 10 tol)``
+    (``max(1e-4, 10 tol)`` for a float32 table; ``tol``: the solve's tolerance, counted up to
+    1e-4). A sidecar rewritten whole with other rules (another scoring, entry minimum, goal)
+    fails here."""
+    from jaxsolve.games.zehntausend import duel_numpy
 
-    from jaxsolve.games.zehntausend import duel
-
-    dtype = start.dtype
-    bound = max(1e-9 if dtype == np.float64 else 1e-4, 10 * min(tol, 1e-4))
-    geo = duel.geometry(rules)
-    ops = duel.turn_ops(rules, dtype)
-    again = np.asarray(ops.last)
-    if rules.last_turn and not np.allclose(again, last, rtol=0.0, atol=bound):
-        d = int(np.argmax(np.abs(again - last)))
-        raise JaxsolveError(
-            f"{path}: the last-turn table is not that of the rules {rules.name} its sidecar names "
-            f"(at d = {d}: {last[d]:.6f} held, the rules give {again[d]:.6f})"
-        )
+    bound = max(1e-9 if start.dtype == np.float64 else 1e-4, 10 * min(tol, 1e-4))
+    if rules.last_turn:
+        again = duel_numpy.last_turn_table(rules)
+        if not np.allclose(again, last, rtol=0.0, atol=bound):
+            d = int(np.argmax(np.abs(again - last)))
+            raise JaxsolveError(
+                f"{path}: the last-turn table is not that of the rules {rules.name} its sidecar names "
+                f"(at d = {d}: {last[d]:.6f} held, the rules give {again[d]:.6f})"
+            )
     idx = sample_states(rules)
-    ops = ops._replace(last=jnp.asarray(last))
-    W = jnp.asarray(start.reshape(-1))
-    values = np.empty(len(idx), dtype)
-    for i, flat in enumerate(idx):  # one state at a time: the advisor's compiled turn (duel.turn_values)
-        one = jnp.asarray([int(flat)])
-        ts, a, b = duel.decode(one, geo)
-        S = duel.write_values(W, ts, a, b, geo, ops.last)
-        x = 1.0 - W[duel.partner_index(one, geo)]
-        V, _ = duel._turn_jit(S, x, geo.Gb - int(a[0]), ops, geo.reach, geo.busts)
-        values[i] = np.asarray(jax.device_get(V))[0, 0, duel.DICE]
+    values = duel_numpy.turn_start_values(start.reshape(-1).astype(np.float64), last.astype(np.float64), idx, rules)
     held = start.reshape(-1)[idx]
     diff = np.abs(values - held)
     if not diff.max() <= bound:
@@ -254,9 +238,26 @@ def _table_or_solve(table, rules, rules_given: bool, dtype, device):
     return get_game(GAME).solution(rules, dtype=dtype, device=device)
 
 
+def cached_or_solve(table, rules, rules_given: bool, dtype, setup):
+    """``_table_or_solve`` where JAX is set up (``setup()``, which returns the device) only to
+    solve: a table file or a table the solution cache holds is read and checked without JAX."""
+    if table is None:
+        from jaxsolve.games import get_game
+        from jaxsolve.io import cache
+
+        sol = cache.stored(get_game(GAME), rules, dtype=dtype)
+        if sol is not None:
+            return sol
+        return _table_or_solve(None, rules, rules_given, dtype, setup())
+    return _table_or_solve(table, rules, rules_given, dtype, None)
+
+
 def advise_command(rules, *, rules_given, table, dtype, setup, quiet, mine, theirs, turn, dice, they_started) -> Advice:
-    from jaxsolve.games.zehntausend import duel_advisor
+    """Every option of the throw ranked by win probability: answered with NumPy
+    (``duel_numpy``) from the table file or the solution cache's table; JAX is set up only when
+    the table must be solved first."""
     from jaxsolve.games.played import typed_faces
+    from jaxsolve.games.zehntausend import duel_advisor
 
     faces = typed_faces(dice)
     if table is None:
@@ -264,12 +265,8 @@ def advise_command(rules, *, rules_given, table, dtype, setup, quiet, mine, thei
 
         duel_advisor.check_position(rules, mine, theirs, turn, they_started)
         check_reachable(rules.turn_rules, turn, int(parse_throw(faces).sum()), "a turn total of")
-    from jaxsolve.core.arrays import precision
-
-    device = setup()  # the answer is computed with JAX: its settings and compilation cache in any case
-    sol = _table_or_solve(table, rules, rules_given, dtype, device)
-    with precision(sol.start.dtype):  # a float64 table answers in float64
-        choices = duel_advisor.advise(sol, mine, theirs, turn, faces, they_started)
+    sol = cached_or_solve(table, rules, rules_given, dtype, setup)
+    choices = duel_advisor.advise(sol, mine, theirs, turn, faces, they_started)
     best = choices[0].value
     ranked = tuple(Ranked(c.label, c.value, best - c.value, c.detail) for c in choices)
     heading = (
@@ -293,12 +290,9 @@ def plot_command(rules, *, rules_given=False, dtype, device, quiet, out, totals,
         raise JaxsolveError(f"--totals must be comma-separated multiples of 50, got {totals!r}")
     if table is None:
         _check_totals(points, rules)
-    from jaxsolve.core.arrays import precision
-
-    sol = _table_or_solve(table, rules, rules_given, dtype, device)
+    sol = cached_or_solve(table, rules, rules_given, dtype, lambda: device)  # device None: JAX set up by the store to solve
     _check_totals(points, sol.rules)
-    with precision(sol.start.dtype):
-        grid = duel_plot.decision_grid(sol, points)
+    grid = duel_plot.decision_grid(sol, points)  # the NumPy turn: no JAX
     path = duel_plot.decision_maps(sol, out, points, grid)
     away = duel_plot.departures(grid, points, sol.rules)
     lines = [f"wrote {path}"]

@@ -42,15 +42,22 @@ class DuelState:
 
 
 def _solve(rules: DuelRules):
+    """The solution cache's table of ``rules``; where the command line has not set JAX up (it
+    asked for a precision: ``cache.asked_dtype``), a table the cache holds is read without JAX
+    (the answers are NumPy's, ``duel_numpy``) and JAX is set up only to solve."""
     from jaxsolve.games import get_game
+    from jaxsolve.io import cache
 
-    return get_game("zehntausend-duel").solution(rules)
+    game, dtype = get_game("zehntausend-duel"), cache.asked_dtype()
+    held = cache.stored(game, rules, dtype=dtype) if dtype is not None else None
+    return held if held is not None else game.solution(rules, dtype=dtype)
 
 
 class DuelGame(RaceGame, AsideChoices):
     """One duel. ``solution`` defaults to the solution cache's table of ``rules`` (``Game.solution``)."""
 
     rules_type = DuelRules
+    numpy_answers = True  # answers from a solved table need no JAX (``cli.play`` sets it up only to solve)
 
     def __init__(self, game: str, rules: DuelRules, solution=None, *, first: str = "you", seed=None, auto_roll=False):
         self.first = check_first(first)

@@ -19,8 +19,9 @@ PETER_THRESHOLDS = {1: 300, 2: 250, 3: 400, 4: 1050, 5: 3050, 6: 11900}
 
 
 def decision_grid(sol, totals, on_row=None) -> np.ndarray:
-    """``[len(totals), 6, G, G]``: 1 throw on, 0 write, -1 writing not allowed (start player's view)."""
-    from jaxsolve.games.zehntausend.duel import decision_tables
+    """``[len(totals), 6, G, G]``: 1 throw on, 0 write, -1 writing not allowed (start player's
+    view), from the NumPy turn (``duel_numpy.decision_tables``: no JAX)."""
+    from jaxsolve.games.zehntausend.duel_numpy import decision_tables
 
     levels = [t // STEP for t in totals]
     V, S = decision_tables(sol, levels, on_row=on_row)

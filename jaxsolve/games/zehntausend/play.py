@@ -14,12 +14,24 @@ regret is the best option's value minus the chosen one's.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Callable
+from typing import TYPE_CHECKING, Callable
 
-from jaxsolve.games.zehntausend import advisor, scoring, solver
+from jaxsolve.games.zehntausend import scoring
 from jaxsolve.games.zehntausend.rules import DICE, ZehntausendRules
 from jaxsolve.errors import JaxsolveError
 from jaxsolve.games.played import PlayError, PlayOption, PlayedGame, Summary, fmt_faces, split_tokens
+
+if TYPE_CHECKING:
+    from jaxsolve.games.zehntausend import solver
+
+
+def _advise(*args):
+    """``advisor.advise``, imported on first use (the advisor's solver loads JAX; the duel's
+    play class, built on ``AsideChoices``, answers without it)."""
+    from jaxsolve.games.zehntausend import advisor
+
+    return advisor.advise(*args)
+
 
 MAX_TURNS = 1000
 
@@ -171,7 +183,7 @@ class ZehntausendGame(AsideChoices):
 
     def ranked_options(self) -> list[PlayOption]:
         s = self.state
-        return aside_options(advisor.advise(self.solution, s.points, list(s.throw)), lambda c: c.describe())
+        return aside_options(_advise(self.solution, s.points, list(s.throw)), lambda c: c.describe())
 
     def advise_options(self) -> dict:
         return {"points": self.state.points, "dice": " ".join(map(str, self.state.throw))}
@@ -193,7 +205,7 @@ class ZehntausendGame(AsideChoices):
             return TurnState(s.turn + 1, s.total + points, 0, DICE), f"wrote {points}: turn {s.turn} ends, total {s.total + points}"
         if action == "aside":
             want = sorted(str(f) for f in move.get("set_aside", []))
-            choices = advisor.advise(self.solution, s.points, list(s.throw))
+            choices = _advise(self.solution, s.points, list(s.throw))
             match = next((c for c in choices if c.action == "throw" and list(c.set_aside) == want), None)
             if match is None:
                 raise PlayError(f"{' '.join(want) or 'nothing'} is not a usable set-aside of {fmt_faces(s.throw)}")
@@ -228,5 +240,5 @@ class ZehntausendGame(AsideChoices):
         return Summary(float(self.state.total), expected, self.regret, self.decisions(), self.unit, lines)
 
     def warm(self) -> None:
-        advisor.advise(self.solution, 0, [1, 5, 5, 2, 3, 4])
+        _advise(self.solution, 0, [1, 5, 5, 2, 3, 4])
         scoring.write_points(self.rules, scoring.parse_throw([1, 5, 5, 2, 3, 4]))

@@ -1,6 +1,6 @@
 """Zehntausend's turn scoring: ``W(w)`` and the usable set-asides ``V(w)`` of every throw.
 
-ScoringTables (numpy, built once per rule set from ``jaxsolve.dice``):
+ScoringTables (numpy, built once per rule set from the multisets of 1..6 dice):
     rows: every throw of 1..6 dice (``R = 923`` multisets), with its probability and ``W(w)``;
     options: the distinct ``(W(u), |u|)`` of its usable subsets ``V(w)``, padded to ``U``.
 
@@ -16,7 +16,6 @@ from fractions import Fraction
 
 import numpy as np
 
-from jaxsolve.core.dice import dice_space
 from jaxsolve.errors import JaxsolveError
 from jaxsolve.games.zehntausend.rules import DICE, SIDES, STEP, ZehntausendRules
 
@@ -88,20 +87,44 @@ def _compact(valid: np.ndarray, *arrays: np.ndarray) -> tuple[np.ndarray, ...]:
     return (take(valid),) + tuple(take(a) for a in arrays)
 
 
+@functools.lru_cache(maxsize=None)
+def _count_vectors(most: int) -> np.ndarray:
+    """``[K, 6]``: every count vector of 0..``most`` dice, lexicographically ascending (the
+    empty one first)."""
+    grid = np.indices((most + 1,) * SIDES).reshape(SIDES, -1).T
+    return grid[grid.sum(axis=1) <= most]
+
+
+@functools.lru_cache(maxsize=None)
+def _sub_multisets(n: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """``keeps [K, 6]`` (every multiset of at most ``n`` dice), ``throws [T, 6]`` (every throw
+    of ``n`` dice, lexicographically descending, the order of ``jaxsolve.core.dice``) and
+    ``subs [T, S]``: the indices into ``keeps`` of every sub-multiset of each throw, in
+    ascending order (the empty one first; short rows repeat it). The same sets, in the same
+    order, as ``dice_space(n).subkeeps``, enumerated as arrays: the dice space's transition
+    tables, which the scoring does not need, take a tenth of a second to build."""
+    keeps = _count_vectors(n)
+    throws = keeps[keeps.sum(axis=1) == n][::-1]
+    inside = (keeps[None, :, :] <= throws[:, None, :]).all(axis=2)  # [T, K]
+    order = np.argsort(~inside, axis=1, kind="stable")
+    width = int(inside.sum(axis=1).max())
+    subs = np.where(np.take_along_axis(inside, order[:, :width], axis=1), order[:, :width], order[:, :1])
+    return keeps, throws, subs
+
+
 def _set_asides(rules: ZehntausendRules, n: int):
     """``V(w)`` for every throw of ``n`` dice at once, as padded arrays ``[T, V, ...]``.
 
-    Candidates are every sub-multiset of the throw (``dice_space(n).subkeeps``) times
-    ``m = 0..max_pseudo_ones`` pairs of 5s turned into ``1*``; a candidate is usable when all its
-    real dice score, the 5s suffice (``real 5s + 2 m <= 5s thrown``) and it is not empty.
+    Candidates are every sub-multiset of the throw (``_sub_multisets``) times ``m =
+    0..max_pseudo_ones`` pairs of 5s turned into ``1*``; a candidate is usable when all its real
+    dice score, the 5s suffice (``real 5s + 2 m <= 5s thrown``) and it is not empty.
     """
-    space = dice_space(n)
-    pts, ok = score_keeps(rules, space.keeps)
-    subs = space.subkeeps
+    keeps, throws, subs = _sub_multisets(n)
+    pts, ok = score_keeps(rules, keeps)
     padding = (np.arange(subs.shape[1]) > 0)[None, :] & (subs == subs[:, :1])
-    real = space.keeps[subs]
-    size = space.keep_size[subs]
-    fives = space.throws[:, 4][:, None]
+    real = keeps[subs]
+    size = keeps.sum(axis=1)[subs]
+    fives = throws[:, 4][:, None]
     parts = []
     for m in range(rules.max_pseudo_ones + 1):
         fits = ok[subs] & ~padding & (real[..., 4] + 2 * m <= fives) & (size + m > 0)
@@ -206,7 +229,7 @@ def build_tables(rules: ZehntausendRules) -> ScoringTables:
     per_n = [_set_asides(rules, n) for n in range(1, DICE + 1)]
     width = max(part[0].shape[1] for part in per_n)
     v_valid, v_real, v_pseudo, v_points, v_dice = (np.concatenate([_pad(part[i], width) for part in per_n]) for i in range(5))
-    row_counts = np.concatenate([dice_space(n).throws for n in range(1, DICE + 1)])
+    row_counts = np.concatenate([_sub_multisets(n)[1] for n in range(1, DICE + 1)])
     row_n = row_counts.sum(axis=1)
     row_weight = fact[row_n] // fact[row_counts].prod(axis=1)
     write = np.where(v_valid, v_points, 0).max(axis=1)
