@@ -104,6 +104,15 @@ def test_bad_input_is_one_clear_error():
         twoplayer.solve(rules, mine=mask(rules, ("ones",)), theirs=mask(rules, ("ones", "twos", "threes")))
     with pytest.raises(JaxsolveError, match="keep must be"):
         twoplayer.solve(rules, keep="some")
+    tiny = rules.replace(dice=1)
+    start = mask(tiny, ("ones", "twos"))
+    table = twoplayer.solve(tiny, mine=start, theirs=start)
+    with pytest.raises(JaxsolveError, match="was not kept"):
+        table.values((start, 0, 0), (start | 1, 0, 0))
+    with pytest.raises(JaxsolveError, match="the player to move has 7 boxes filled and the other 8"):
+        table.values((start | 1, 0, 0), (start, 0, 0))
+    with pytest.raises(JaxsolveError, match="not a sheet of this solve"):
+        table.values((mask(tiny, ("ones", "threes")), 0, 0), (start, 0, 0))
 
 
 def test_simulated_play_matches_the_solved_value():
