@@ -126,12 +126,14 @@ def test_simulated_play_matches_the_solved_value():
 
 
 @pytest.mark.slow
-def test_reduced_yacht_float32_and_simulation():
+def test_reduced_yacht_float32_simulation_and_regression_pin():
     """``yacht.small()`` (3 dice, 9 boxes), the whole two-player game: float32 within 1e-6 of
     float64 at the start, and 100,000 games of optimal against optimal within 3 standard errors
-    of the solved value (about a minute on 2 cores)."""
+    of the solved value (about a minute on 2 cores). The start value is a regression pin (this
+    engine's own float64 output, checked only against itself)."""
     rules = yacht.small()
     exact = twoplayer.solve(rules, keep="all", dtype="float64")
+    assert exact.start == pytest.approx(0.4961052134403267, abs=1e-12)  # regression pin
     single = twoplayer.solve(rules, dtype="float32")
     assert single.start == pytest.approx(exact.start, abs=1e-6)
     played = twoplayer.simulate(exact, 100_000, seed=2)
