@@ -1,0 +1,143 @@
+"""The two-player game (both play to win) of Yacht or a reduced Yacht, solved and timed.
+
+Solves every state (the two sheets and the lead of the player to move) from both sheets full
+back to the start (``twoplayer.solve``, float32 unless ``--float64``), and writes the start's
+value: the first player's P(win) + P(tie) / 2. Per layer (written to ``OUT.progress.json`` as
+each finishes, so a cut run leaves its evidence): the pairs of sheets, the leads kept, the
+state-lead values, the wall and CPU seconds (compiling included; the compile-free seconds per
+layer come with the end of the run) and the load. At the end: the run's seconds without
+compiling, the compile seconds, CPU seconds (``time.process_time``: every thread), peak RSS
+(``ru_maxrss``), values per second and the core-microseconds per value. ``--estimate`` only
+counts the values (nothing solved). ``--simulate N`` keeps every layer and plays N games of
+optimal against optimal from the tables (``twoplayer.simulate``), compared with the solved value.
+
+    python benchmarks/bench_twoplayer.py --preset small --out results/twoplayer/small
+    python benchmarks/bench_twoplayer.py --preset small --dice 2 --simulate 100000 --out /tmp/small2
+    python benchmarks/bench_twoplayer.py --preset yacht --estimate --out results/twoplayer/yacht-estimate
+    nice -n 10 python benchmarks/bench_twoplayer.py --preset yacht --out results/twoplayer/yacht
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import resource
+import sys
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+
+
+def load() -> str:
+    try:
+        return " ".join(Path("/proc/loadavg").read_text().split()[:3])
+    except OSError:
+        return "?"
+
+
+def main(argv=None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--preset", default="small", choices=("small", "yacht"), help="yacht.small() (3 dice, 9 boxes) or the whole game")
+    ap.add_argument("--dice", type=int, default=None, help="play with this many dice instead")
+    ap.add_argument("--open", nargs="*", default=None, help="only these boxes open for both players (the rest filled)")
+    ap.add_argument("--tie", default="share", choices=("share", "win", "lose"))
+    ap.add_argument("--chunk", type=int, default=8)
+    ap.add_argument("--max-memory", type=int, default=2048, help="MiB for a layer's tables and a chunk's working set")
+    ap.add_argument("--float64", action="store_true")
+    ap.add_argument("--estimate", action="store_true", help="count the pairs and values only")
+    ap.add_argument("--simulate", type=int, default=0, help="games of optimal against optimal (keeps every layer)")
+    ap.add_argument("--seed", type=int, default=1)
+    ap.add_argument("--out", type=Path, required=True, help="path without suffix: writes .json, .md and .progress.json")
+    args = ap.parse_args(argv)
+    if args.float64:
+        import jax
+
+        jax.config.update("jax_enable_x64", True)
+    import numpy as np
+
+    from jaxsolve.bench import machine
+    from jaxsolve.games.category import twoplayer, yacht
+
+    rules = yacht.small() if args.preset == "small" else yacht.get_rules("yacht")
+    if args.dice:
+        rules = rules.replace(dice=args.dice, name=f"{rules.name}-{args.dice}-dice")
+    mask = 0
+    if args.open:
+        mask = rules.full_mask & ~sum(1 << rules.box_names.index(b) for b in args.open)
+    sheets = (twoplayer.player_sheets(rules, mask), twoplayer.player_sheets(rules, mask))
+    plans = twoplayer.plan_layers(rules, sheets)
+    solved = plans[:-1]
+    values = sum(p.pairs * p.width for p in solved)
+    args.out.parent.mkdir(parents=True, exist_ok=True)
+    progress = args.out.with_suffix(".progress.json")
+    record: dict = {
+        "rules": rules.name, "dice": rules.dice, "boxes": list(rules.box_names), "open": args.open, "tie": args.tie, "chunk": args.chunk,
+        "dtype": "float64" if args.float64 else "float32", "pairs": sum(p.pairs for p in solved), "values": values,
+        "plan": [{"layer": p.n, "pairs": p.pairs, "leads": [-p.low, p.high], "values": p.pairs * p.width} for p in solved],
+        "machine": machine(), "load_start": load(), "layers": {},
+    }
+    if args.estimate:
+        args.out.with_suffix(".json").write_text(json.dumps(record, indent=1))
+        print(f"{rules.name}: {record['pairs']:,} pairs of sheets, {values:,} state-lead values, widest layer "
+              f"{max(p.pairs * p.width for p in solved) * 4 / 2**30:.2f} GiB in float32")
+        return 0
+    t_layer = [time.perf_counter(), time.process_time()]
+
+    def on_layer(index: int, n: int) -> None:
+        now = [time.perf_counter(), time.process_time()]
+        p = plans[index - plans[0].n]
+        record["layers"][str(index)] = {"pairs": n, "width": p.width, "values": n * p.width, "wall": round(now[0] - t_layer[0], 2),
+                                        "cpu": round(now[1] - t_layer[1], 2), "load": load(), "at": time.strftime("%H:%M:%S", time.gmtime())}
+        t_layer[:] = now
+        progress.write_text(json.dumps(record, indent=1))
+
+    w0, c0 = time.perf_counter(), time.process_time()
+    table = twoplayer.solve(rules, tie=args.tie, mine=mask, theirs=mask, dtype=np.float64 if args.float64 else np.float32,
+                            keep="all" if args.simulate else "start", chunk=args.chunk, max_memory=args.max_memory << 20, on_layer=on_layer)
+    wall, cpu = time.perf_counter() - w0, time.process_time() - c0
+    cores = min(os.cpu_count() or 1, len(os.sched_getaffinity(0)))
+    record.update(
+        start=table.start, run_seconds=table.seconds, compile_seconds=table.compile_seconds, wall_seconds=wall, cpu_seconds=cpu,
+        device=table.device, peak_rss_gib=resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 2**20, load_end=load(),
+        values_per_second=values / table.seconds, us_per_value_wall=table.seconds / values * 1e6,
+        core_us_per_value_cpu=cpu / values * 1e6, core_us_per_value_wall_x_cores=table.seconds * cores / values * 1e6,
+        layer_seconds_without_compile={str(k): v["seconds"] for k, v in table.timings.items()},
+    )
+    progress.write_text(json.dumps(record, indent=1))
+    lines = [
+        f"# Two-player {rules.name}" + (f" (open: {', '.join(args.open)})" if args.open else ""),
+        "",
+        f"{record['pairs']:,} pairs of sheets, {values:,} state-lead values ({record['dtype']}), chunk {args.chunk}, tie rule {args.tie}: "
+        f"{table.seconds:.1f} s run + {table.compile_seconds:.1f} s compiling, {cpu:.0f} CPU seconds, peak RSS {record['peak_rss_gib']:.2f} GiB.",
+        f"Machine: {record['machine']}. Load (1, 5, 15 min) at the start {record['load_start']}, at the end {record['load_end']}.",
+        f"Rate: {record['values_per_second']:.3g} values per second; {record['us_per_value_wall']:.3f} us per value (wall), "
+        f"{record['core_us_per_value_cpu']:.3f} core-us (this process's CPU seconds, compiling included).",
+        "",
+        f"The first player's P(win) + P(tie) / 2 (tie rule {args.tie}: a tie worth {twoplayer.TIES[args.tie]} to him): {table.start:.9f}",
+    ]
+    if args.simulate:
+        t = time.perf_counter()
+        played = twoplayer.simulate(table, args.simulate, seed=args.seed)
+        record["simulation"] = {"games": args.simulate, "seed": args.seed, "mean": played.mean, "standard_error": played.standard_error,
+                                "wins": played.wins, "ties": played.ties, "seconds": time.perf_counter() - t,
+                                "z": (played.mean - table.start) / played.standard_error}
+        s = record["simulation"]
+        lines += [
+            "",
+            f"Simulated, optimal against optimal: {args.simulate:,} games (seed {args.seed}) in {s['seconds']:.1f} s: the first player's mean "
+            f"{s['mean']:.5f} +- {s['standard_error']:.5f} (z = {s['z']:+.2f} against the solved value); he wins {s['wins']:.4%}, ties {s['ties']:.4%}.",
+        ]
+    lines += ["", "| layer | pairs | leads | values | seconds (no compiling) |", "|---|---|---|---|---|"]
+    for p in reversed(solved):
+        lines.append(f"| {p.n} | {p.pairs:,} | {-p.low}..{p.high} | {p.pairs * p.width:,} | {table.timings.get(p.n, {}).get('seconds', float('nan')):.2f} |")
+    args.out.with_suffix(".json").write_text(json.dumps(record, indent=1))
+    args.out.with_suffix(".md").write_text("\n".join(lines) + "\n")
+    print("\n".join(lines))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
