@@ -28,17 +28,12 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "benchmarks"))
 
+from machine import load  # noqa: E402
+
 TARGETS = (200, 250, 300, 350, 400, 500)
 DLANGK = {"states": 1.43e6, "targets": 384, "seconds": 346.0, "threads": 8, "machine": "Apple M1 Max, 8 threads"}
 """dlangk/yatzy's Scandinavian Yatzy target table as its README states it (1.43 M states x 384
 targets in 346 s on 8 threads of an M1 Max)."""
-
-
-def load() -> str:
-    try:
-        return " ".join(Path("/proc/loadavg").read_text().split()[:3])
-    except OSError:
-        return "?"
 
 
 def main(argv=None) -> int:
