@@ -143,8 +143,14 @@ def start(rules, k: int, games: int, out: Path, tables_dir: Path | None, log) ->
     row: dict = {"start": "start of the game", "opponents": k, "games": games, "load_start": os.getloadavg()}
     t = _clock()
     sol = solutions.solution(rules, "score", game="kniffel", dtype="float64")
-    opp = W.parse_opponent("start 0", rules)
-    final = W.final_distribution(rules, opp, sol, game="kniffel")
+    kept = None if tables_dir is None else tables_dir / "start-final-distribution.npy"
+    if kept is not None and kept.is_file():
+        final = np.load(kept)
+    else:
+        final = W.final_distribution(rules, W.parse_opponent("start 0", rules), sol, game="kniffel")
+        if kept is not None:
+            kept.parent.mkdir(parents=True, exist_ok=True)
+            np.save(kept, final)
     finals = [final] * k
     u = W.win_utility(finals)
     w = cut_utility(u, support_lengths(rules)[0] - 1)
@@ -185,10 +191,16 @@ def start(rules, k: int, games: int, out: Path, tables_dir: Path | None, log) ->
     log(f"{key}: {row['win_probability']}")
 
     t = _clock()
-    res = SIM.simulate(rules, "optimal", games, seed=SEED_ME, solution=sol, dtype=np.float64)
-    won = S.outcomes(np.asarray(res.scores, np.int64), drawn)
+    kept = None if tables_dir is None else tables_dir / f"start-optimal-scores-{games}-seed{SEED_ME}.npy"
+    if kept is not None and kept.is_file():  # the same games for every number of opponents
+        scores = np.load(kept)
+    else:
+        scores = np.asarray(SIM.simulate(rules, "optimal", games, seed=SEED_ME, solution=sol, dtype=np.float64).scores, np.int64)
+        if kept is not None:
+            np.save(kept, scores)
+    won = S.outcomes(scores, drawn)
     exact = float(final @ u[np.minimum(np.arange(len(final)), len(u) - 1)])
-    row["expected_score"] = {**_rate(won, games), "predicted": exact, "mean_final": float(res.scores.mean()), "play_wall_cpu_s": _since(t)}
+    row["expected_score"] = {**_rate(won, games), "predicted": exact, "mean_final": float(scores.mean()), "play_wall_cpu_s": _since(t)}
     for name in ("win_probability", "expected_score"):
         r = row[name]
         r["gap_in_se"] = (r["win_rate"] - r["predicted"]) / r["standard_error"]

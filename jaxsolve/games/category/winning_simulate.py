@@ -12,7 +12,7 @@ The states met on a turn are answered in chunks (one compiled call per chunk).
 own channel only, in NumPy, vectorised over a batch of games. Filling box b after throw x is
 worth the next state's value at ``max(t - points, 0)`` (one table look-up); a keep with r
 re-throws left is worth the mean over the re-thrown dice of the best option with r - 1 left at
-the same channel (``DiceSpace.dense`` times the throw values). From the start of a Yahtzee game
+the same channel (``dice.expect_keeps`` and ``dice.best_subkeep`` over the throws). From the start of a Yahtzee game
 100,000 games meet over a million distinct (state, channel) pairs; ``play_table`` would build
 a vector of every state met, ``play_channel`` builds 252 x 13 scalars per game and turn.
 """
@@ -213,13 +213,12 @@ def turn_values(table, states: np.ndarray, channels: np.ndarray) -> TurnValues:
 
     fill, reward = fills(False)
     fill_first, reward_first = fills(True) if rules.has_instant_bonus else (None, None)
-    dense = sp.dense
     stage = fill.max(0)  # [T, G]: the best box after a throw, no re-throw left
     keep = []
     for r in range(1, rules.throws):
-        keep.append(dense @ stage)  # [K, G]
+        keep.append(dicelib.expect_keeps(sp, stage, xp=np))  # [K, G]
         if r < rules.throws - 1:
-            stage = keep[-1][sp.subkeeps].max(1)
+            stage = dicelib.best_subkeep(sp, keep[-1], xp=np)
     return TurnValues(fill, fill_first, reward, reward_first, np.asarray(mv.next_state).astype(np.int64), keep)
 
 

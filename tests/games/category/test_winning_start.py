@@ -86,13 +86,13 @@ def test_option_values_match_the_brute_force():
 
 
 def test_games_agree_with_play_table_and_the_prediction():
-    """20,000 games from a late position against two opponents, played by ``play_channel`` and by
+    """10,000 games from a late position against two opponents, played by ``play_channel`` and by
     ``play_table`` (other dice): both win rates within 3 standard errors of the predicted win
     probability, and of each other within 3 standard errors of their difference."""
     open_boxes, score, _ = LATE
     pos, finals, w, table = response(*LATE)
     predicted = float(table.at(*pos.state(RULES))[len(w) - 1])
-    games = 20_000
+    games = 10_000
     drawn = S.draw_finals(finals, games, seed=2)
     fast = S.outcomes(score + S.play_channel(table, pos.state(RULES), len(w) - 1, games, seed=1).points, drawn)
     full = S.outcomes(score + S.play_table(table, pos.state(RULES), len(w) - 1, games, seed=3).points, drawn)
