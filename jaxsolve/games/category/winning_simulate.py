@@ -192,7 +192,9 @@ def turn_values(table, states: np.ndarray, channels: np.ndarray) -> TurnValues:
     sp = tables.space(rules.dice)
     states = np.asarray(states, np.int64)
     t = np.asarray(channels, np.int64)
-    f, u, h = _decode(states, rules)
+    uniq, inv = np.unique(states, return_inverse=True)  # games at one state share its moves
+    inv = inv.reshape(-1)
+    f, u, h = _decode(uniq, rules)
     layers = {bin(int(x)).count("1") for x in np.unique(f)}
     if len(layers) != 1:
         raise JaxsolveError(f"a batch of games must be at one layer, got layers {sorted(layers)}")
@@ -203,11 +205,12 @@ def turn_values(table, states: np.ndarray, channels: np.ndarray) -> TurnValues:
     width = nxt.shape[1]
     flat = np.asarray(nxt).reshape(-1)
     mv = solver.moves(f, u, h, rules, xp=np)
-    allowed = np.asarray(mv.allowed)
-    base = np.where(allowed, np.asarray(table.rows)[mv.next_state], 0).astype(np.int64) * width  # a closed box's "next state" is this layer's
+    allowed_u = np.asarray(mv.allowed)
+    allowed = allowed_u[:, :, inv]
+    base = (np.where(allowed_u, np.asarray(table.rows)[mv.next_state], 0).astype(np.int64) * width)[:, :, inv]  # a closed box's "next state" is this layer's
 
     def fills(first: bool):
-        reward = np.asarray(mv.score(first)).astype(np.int64)
+        reward = np.asarray(mv.score(first)).astype(np.int64)[:, :, inv]
         got = flat[base + np.clip(t - reward, 0, width - 1)].astype(np.float64)
         return np.where(allowed, got, -np.inf), reward
 
@@ -219,7 +222,7 @@ def turn_values(table, states: np.ndarray, channels: np.ndarray) -> TurnValues:
         keep.append(dicelib.expect_keeps(sp, stage, xp=np))  # [K, G]
         if r < rules.throws - 1:
             stage = dicelib.best_subkeep(sp, keep[-1], xp=np)
-    return TurnValues(fill, fill_first, reward, reward_first, np.asarray(mv.next_state).astype(np.int64), keep)
+    return TurnValues(fill, fill_first, reward, reward_first, np.asarray(mv.next_state).astype(np.int64)[:, :, inv], keep)
 
 
 def play_channel(table, start: tuple[int, int, int], channel: int, games: int, seed: int, *, batch: int = BATCH, on_turn=None) -> Played:
