@@ -12,7 +12,8 @@ The states met on a turn are answered in chunks (one compiled call per chunk).
 own channel only, in NumPy, vectorised over a batch of games. Filling box b after throw x is
 worth the next state's value at ``max(t - points, 0)`` (one table look-up); a keep with r
 re-throws left is worth the mean over the re-thrown dice of the best option with r - 1 left at
-the same channel (``dice.expect_keeps`` and ``dice.best_subkeep`` over the throws). ``play_table`` evaluates the whole vector (every channel) of every state its games meet, which
+the same channel (``dice.expect_keeps`` and ``dice.best_subkeep`` over the throws).
+``play_table`` evaluates the whole vector (every channel) of every state its games meet, which
 from the start of a game is a large share of the game's states; ``play_channel`` evaluates
 252 x 13 scalars per game and turn (Yahtzee), and the moves once per distinct state of a batch.
 """
