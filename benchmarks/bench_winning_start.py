@@ -24,7 +24,9 @@ the opponents' finals: ``draw_finals``. 100,000 games per player. Each row is wr
 ``--out`` as soon as it is done (a cut run leaves the rows it finished); wall and CPU seconds
 (this process, every thread), the peak resident memory and the load average are recorded
 (other jobs share the machine). ``--tables DIR`` keeps each solved table there
-(``target.save_table``) and reads it back on a later run instead of solving again.
+(``target.save_table``) and reads it back on a later run instead of solving again; the
+opponents' start-of-game distribution and the expected-score player's games (the same for
+every number of opponents) are kept there too.
 """
 
 from __future__ import annotations
