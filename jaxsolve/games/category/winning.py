@@ -42,7 +42,7 @@ from typing import Any
 import numpy as np
 
 from jaxsolve.errors import JaxsolveError
-from jaxsolve.games.category import policy, tables
+from jaxsolve.games.category import policy, solver, tables
 from jaxsolve.games.category.advisor import Option
 from jaxsolve.games.category.position import Position, PositionError, SheetState, check_throws_left, format_dice, parse_position
 from jaxsolve.games.category.rules import CategoryRules
@@ -204,6 +204,54 @@ def response_table(rules: CategoryRules, filled: int, w: np.ndarray, *, start: t
         else:
             _RESPONSES[key] = TG.solve_target(rules, dtype="float64", chunk=chunk, devices=devices, keep="all", start=start, shapes="bucket", terminal=terminal)
     return _RESPONSES[key]
+
+
+def response_numpy(rules: CategoryRules, w: np.ndarray, start: tuple[int, int, int]):
+    """``response_table(rules, start[0], w, start=start)`` in NumPy (float64, no compiling): the
+    target recursion with the terminal ``utility_terminal(w)`` over the states my game reaches
+    from ``start``, layer by layer, each layer's states at once. The turn is ``target.stage_targets``'
+    (the best box per target after each throw, ``dice.reroll`` per re-throw, the Im-Hieb fill
+    after the first throw, ``dice.throw_mean``) on ``solver.moves(..., xp=np)``; for the small
+    subgames of a late position, where compiling the JAX step costs more than the solve."""
+    from jaxsolve.core import dice
+    from jaxsolve.games.category import target as TG
+    from jaxsolve.games.category.distribution import LayerTables, max_turn_reward, reach_rows, sub_layer_states
+
+    start = (int(start[0]), int(start[1]), int(start[2]))
+    terminal = TG.utility_terminal(w)
+    lo, hi = float(terminal.min()), float(terminal.max())
+    width, lead, nb = len(terminal), max_turn_reward(rules), rules.num_boxes
+    sp = tables.space(rules.dice)
+    rows = reach_rows(rules, start)
+    first = bin(start[0]).count("1")
+    layers: list = [None] * (nb + 1)
+    layers[nb] = np.broadcast_to(terminal, (len(sub_layer_states(rules, nb, start[0], start)[0]), width)).copy()
+    channel = np.arange(width)
+    for layer in range(nb - 1, first - 1, -1):
+        f, u, h = (np.asarray(x, np.int32) for x in sub_layer_states(rules, layer, start[0], start))
+        padded = TG._pad_terminal(layers[layer + 1], lead, width)
+        mv = solver.moves(f, u, h, rules, xp=np)
+        nrow = np.clip(rows[np.asarray(mv.next_state)], 0, len(padded) - 1)  # a closed box's is not read
+        allowed = np.asarray(mv.allowed)
+
+        def final(first_throw: bool, mv=mv, nrow=nrow, allowed=allowed, padded=padded) -> np.ndarray:
+            """``[T, B, width]``: the best box per target after each throw."""
+            shift = np.clip(lead - np.asarray(mv.score(first_throw)).astype(np.int64), 0, lead)
+            best = None
+            for b in range(nb):
+                got = np.where(allowed[b][..., None], padded[nrow[b][..., None], shift[b][..., None] + channel], -1.0)
+                best = got if best is None else np.maximum(best, got)
+            return best
+
+        current = final(rules.throws == 1)
+        for _ in range(rules.throws - 1):
+            current = dice.reroll(sp, current, xp=np)
+        if rules.throws > 1 and rules.has_instant_bonus:
+            current = np.maximum(current, final(True))
+        layers[layer] = np.clip(dice.throw_mean(sp, current, xp=np), lo, hi)
+    out = LayerTables(rules, layers, rows, "target", prefilled=start[0], start=start, device="numpy")
+    out.terminal = terminal
+    return out
 
 
 def target_table(rules: CategoryRules, filled: int, *, chunk: int = CHUNK, devices=1):
