@@ -35,7 +35,7 @@ def test_numpy_response_equals_the_compiled_one(case):
     start = state_of(rules, mine, upper)
     w = W.utility_of_points(rules, _Sheet(start), score, utility(rules, mine, score, opps))
     got = W.response_numpy(rules, w, start)
-    ref = W.response_table(rules, start[0], w, start=start)
+    ref = W.response_table(rules, start[0], w, start=start, engine="jax")
     for a, b in zip(got.layers, ref.layers):
         assert (a is None) == (b is None)
         if a is not None:
@@ -50,3 +50,26 @@ class _Sheet:
 
     def state(self, rules):
         return self._state
+
+
+def test_auto_answers_small_subgames_in_numpy_and_matches_brute_force(monkeypatch):
+    rules, mine, upper, score, opps = CASES[0]
+    start = state_of(rules, mine, upper)
+    monkeypatch.setattr(W, "_COMPILED", set())  # a process that has not compiled the step
+    assert W.use_numpy(rules, start, 200)
+    assert not W.use_numpy(CategoryRules(), (0, 0, 0), 200)  # the whole game: compiled
+    w = utility(rules, mine, score, opps)[:60]
+    tab = W.response_numpy(rules, w, start)
+    closed = frozenset(range(13)) - set(mine)
+    ref = Response(rules, w).options(closed, (6, 6, 1), 2)
+    ov = W.option_vectors(tab, start[0], upper, 0, (1, 6, 6), 2)
+    got = {("box", o.box) if o.kind == "box" else ("keep", tuple(o.keep)): v for o, v in zip(ov.options, ov.vectors[:, len(w) - 1])}
+    names = {(("box", rules.box_names[k]) if kind == "box" else ("keep", k)): v for (kind, k), v in ref.items()}
+    assert set(got) == set(names)
+    for key, v in names.items():
+        assert got[key] == pytest.approx(v, abs=1e-12), key
+
+
+def test_bad_engine_is_one_clear_error():
+    with pytest.raises(W.JaxsolveError, match="engine must be"):
+        W.response_table(RULES3, 0, np.ones(3), engine="torch")
