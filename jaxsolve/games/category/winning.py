@@ -58,10 +58,6 @@ response at 9 open boxes took 14 to 15 CPU s with chunks of 1 or 2 states, 18 wi
 with 8 and 40 with 16 on the 2-core CPU of results/winning/ (compiling included)."""
 NUMPY_CHUNK_VALUES = 1 << 21
 """Throw x channel values per batch of the NumPy response (``response_numpy``): 16 MiB in float64."""
-NUMPY_MAX_VALUES = 100_000
-"""The largest response (reachable states x channel) solved in NumPy in a process without the
-compiled step: 96 x 727 with 6 open boxes of the speed position of results/winning/ (about 1.8
-CPU s in NumPy against 2.7 for tracing, loading and running the compiled step)."""
 EXACT_MAX_OPEN = 9
 """``auto`` solves the exact best response with at most this many open boxes (with 9, 11 to
 16 CPU s on the 2-core CPU of results/winning/), else answers from the target table."""
@@ -190,22 +186,20 @@ _TABLES: dict[tuple, Any] = {}
 _RESPONSES: dict[tuple, Any] = {}
 
 
-def response_table(rules: CategoryRules, filled: int, w: np.ndarray, *, start: tuple[int, int, int] | None = None, chunk: int = CHUNK, devices=1, engine: str = "auto"):
+def response_table(rules: CategoryRules, filled: int, w: np.ndarray, *, start: tuple[int, int, int] | None = None, chunk: int = CHUNK, devices=1, engine: str = "jax"):
     """The exact best response to ``w[k]`` (float64, every layer): with ``start`` = (filled,
     upper, all_same_held), over the states my game reaches from that state, in shapes one
     compiled step serves for many positions (``shapes='bucket'``); else over the whole subgame
     of ``filled`` (every upper total and flag). The last few are kept per process: the
-    questions of one turn share one. ``engine``: ``jax`` (the compiled step), ``numpy``
-    (``response_numpy``, with ``start``) or ``auto`` (``use_numpy``)."""
+    questions of one turn share one. ``engine``: ``jax`` (the compiled step) or ``numpy``
+    (``response_numpy``, with ``start``)."""
     from jaxsolve.games.category import target as TG
 
-    if engine not in ("auto", "jax", "numpy") or (engine == "numpy" and start is None):
-        raise JaxsolveError(f"engine must be auto, jax or numpy (numpy with a start state), got {engine!r}")
+    if engine not in ("jax", "numpy") or (engine == "numpy" and start is None):
+        raise JaxsolveError(f"engine must be jax or numpy (numpy with a start state), got {engine!r}")
 
     w = np.asarray(w, np.float64)
     start = None if start is None else (int(start[0]), int(start[1]), int(start[2]))
-    if start is not None and engine == "auto":
-        engine = "numpy" if use_numpy(rules, start, len(w)) else "jax"
     key = (rules, int(filled), start, w.tobytes(), engine)
     if key not in _RESPONSES:
         while len(_RESPONSES) >= 4:
@@ -217,23 +211,7 @@ def response_table(rules: CategoryRules, filled: int, w: np.ndarray, *, start: t
             _RESPONSES[key] = TG.solve_target(rules, dtype="float64", chunk=chunk, devices=devices, keep="all", prefilled=int(filled), terminal=terminal)
         else:
             _RESPONSES[key] = TG.solve_target(rules, dtype="float64", chunk=chunk, devices=devices, keep="all", start=start, shapes="bucket", terminal=terminal)
-            _COMPILED.add(rules)
     return _RESPONSES[key]
-
-
-_COMPILED: set = set()
-"""The rules whose compiled response step this process has run (its next ones take a fraction of a second)."""
-
-
-def use_numpy(rules: CategoryRules, start: tuple[int, int, int], width: int) -> bool:
-    """Solve the response in NumPy (``response_numpy``): a small subgame (at most
-    ``NUMPY_MAX_VALUES`` reachable states x channel) while this process has not compiled the
-    JAX step for these rules, whose tracing and loading cost a new process more than the solve."""
-    from jaxsolve.games.category.distribution import reach_rows
-
-    if rules in _COMPILED:
-        return False
-    return int((reach_rows(rules, start) >= 0).sum()) * int(width) <= NUMPY_MAX_VALUES
 
 
 def response_numpy(rules: CategoryRules, w: np.ndarray, start: tuple[int, int, int]):
@@ -242,7 +220,11 @@ def response_numpy(rules: CategoryRules, w: np.ndarray, start: tuple[int, int, i
     from ``start``, layer by layer, in batches of states. The turn is ``target.stage_targets``'
     (the best box per target after each throw, ``dice.reroll`` per re-throw, the Im-Hieb fill
     after the first throw, ``dice.throw_mean``) on ``solver.moves(..., xp=np)``; for the small
-    subgames of a late position, where compiling the JAX step costs more than the solve."""
+    subgames of a late position. Not chosen by ``advise_win``: at the 6-open speed position of
+    results/winning/ (96 states x 727 channels) it takes about 1.4 CPU s, what tracing and
+    loading the compiled step costs a new process, whose first answer stays about 6 s, most of
+    it the opponents' distributions (results/winning/first-answer-cpu.md); once compiled, the
+    JAX step answers in 0.2 to 0.4 s."""
     from jaxsolve.games.category import target as TG
     from jaxsolve.games.category.distribution import LayerTables, max_turn_reward, reach_rows, sub_layer_states
 

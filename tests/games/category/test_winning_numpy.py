@@ -52,14 +52,11 @@ class _Sheet:
         return self._state
 
 
-def test_auto_answers_small_subgames_in_numpy_and_matches_brute_force(monkeypatch):
+def test_numpy_response_matches_brute_force():
     rules, mine, upper, score, opps = CASES[0]
     start = state_of(rules, mine, upper)
-    monkeypatch.setattr(W, "_COMPILED", set())  # a process that has not compiled the step
-    assert W.use_numpy(rules, start, 200)
-    assert not W.use_numpy(CategoryRules(), (0, 0, 0), 200)  # the whole game: compiled
     w = utility(rules, mine, score, opps)[:60]
-    tab = W.response_numpy(rules, w, start)
+    tab = W.response_table(rules, start[0], w, start=start, engine="numpy")
     closed = frozenset(range(13)) - set(mine)
     ref = Response(rules, w).options(closed, (6, 6, 1), 2)
     ov = W.option_vectors(tab, start[0], upper, 0, (1, 6, 6), 2)
