@@ -42,7 +42,7 @@ from typing import Any
 import numpy as np
 
 from jaxsolve.errors import JaxsolveError
-from jaxsolve.games.category import policy, tables
+from jaxsolve.games.category import policy, solver, tables
 from jaxsolve.games.category.advisor import Option
 from jaxsolve.games.category.position import Position, PositionError, SheetState, check_throws_left, format_dice, parse_position
 from jaxsolve.games.category.rules import CategoryRules
@@ -56,6 +56,8 @@ CHUNK = 2
 throws x channel in float64 (252 x ~900 x 8 bytes per state) stay in a CPU's caches. The
 response at 9 open boxes took 14 to 15 CPU s with chunks of 1 or 2 states, 18 with 4, about 30
 with 8 and 40 with 16 on the 2-core CPU of results/winning/ (compiling included)."""
+NUMPY_CHUNK_VALUES = 1 << 21
+"""Throw x channel values per batch of the NumPy response (``response_numpy``): 16 MiB in float64."""
 EXACT_MAX_OPEN = 9
 """``auto`` solves the exact best response with at most this many open boxes (with 9, 11 to
 16 CPU s on the 2-core CPU of results/winning/), else answers from the target table."""
@@ -184,26 +186,99 @@ _TABLES: dict[tuple, Any] = {}
 _RESPONSES: dict[tuple, Any] = {}
 
 
-def response_table(rules: CategoryRules, filled: int, w: np.ndarray, *, start: tuple[int, int, int] | None = None, chunk: int = CHUNK, devices=1):
+def response_table(rules: CategoryRules, filled: int, w: np.ndarray, *, start: tuple[int, int, int] | None = None, chunk: int = CHUNK, devices=1, engine: str = "jax"):
     """The exact best response to ``w[k]`` (float64, every layer): with ``start`` = (filled,
     upper, all_same_held), over the states my game reaches from that state, in shapes one
     compiled step serves for many positions (``shapes='bucket'``); else over the whole subgame
     of ``filled`` (every upper total and flag). The last few are kept per process: the
-    questions of one turn share one."""
+    questions of one turn share one. ``engine``: ``jax`` (the compiled step) or ``numpy``
+    (``response_numpy``, with ``start``)."""
     from jaxsolve.games.category import target as TG
+
+    if engine not in ("jax", "numpy") or (engine == "numpy" and start is None):
+        raise JaxsolveError(f"engine must be jax or numpy (numpy with a start state), got {engine!r}")
 
     w = np.asarray(w, np.float64)
     start = None if start is None else (int(start[0]), int(start[1]), int(start[2]))
-    key = (rules, int(filled), start, w.tobytes())
+    key = (rules, int(filled), start, w.tobytes(), engine)
     if key not in _RESPONSES:
         while len(_RESPONSES) >= 4:
             _RESPONSES.pop(next(iter(_RESPONSES)))
         terminal = TG.utility_terminal(w)
-        if start is None:
+        if engine == "numpy" and start is not None:
+            _RESPONSES[key] = response_numpy(rules, w, start)
+        elif start is None:
             _RESPONSES[key] = TG.solve_target(rules, dtype="float64", chunk=chunk, devices=devices, keep="all", prefilled=int(filled), terminal=terminal)
         else:
             _RESPONSES[key] = TG.solve_target(rules, dtype="float64", chunk=chunk, devices=devices, keep="all", start=start, shapes="bucket", terminal=terminal)
     return _RESPONSES[key]
+
+
+def response_numpy(rules: CategoryRules, w: np.ndarray, start: tuple[int, int, int]):
+    """``response_table(rules, start[0], w, start=start)`` in NumPy (float64, no compiling): the
+    target recursion with the terminal ``utility_terminal(w)`` over the states my game reaches
+    from ``start``, layer by layer, in batches of states. The turn is ``target.stage_targets``'
+    (the best box per target after each throw, ``dice.reroll`` per re-throw, the Im-Hieb fill
+    after the first throw, ``dice.throw_mean``) on ``solver.moves(..., xp=np)``; for the small
+    subgames of a late position. Not chosen by ``advise_win``: at the 6-open speed position of
+    results/winning/ (96 states x 727 channels) it takes about 1.4 CPU s, what tracing and
+    loading the compiled step costs a new process, whose first answer stays about 6 s, most of
+    it the opponents' distributions (results/winning/first-answer-cpu.md); once compiled, the
+    JAX step answers in 0.2 to 0.4 s."""
+    from jaxsolve.games.category import target as TG
+    from jaxsolve.games.category.distribution import LayerTables, max_turn_reward, reach_rows, sub_layer_states
+
+    start = (int(start[0]), int(start[1]), int(start[2]))
+    terminal = TG.utility_terminal(w)
+    lo, hi = float(terminal.min()), float(terminal.max())
+    width, lead, nb = len(terminal), max_turn_reward(rules), rules.num_boxes
+    sp = tables.space(rules.dice)
+    rows = reach_rows(rules, start)
+    first = bin(start[0]).count("1")
+    layers: list = [None] * (nb + 1)
+    layers[nb] = np.broadcast_to(terminal, (len(sub_layer_states(rules, nb, start[0], start)[0]), width)).copy()
+    for layer in range(nb - 1, first - 1, -1):
+        states = [np.asarray(x, np.int32) for x in sub_layer_states(rules, layer, start[0], start)]
+        padded = TG._pad_terminal(layers[layer + 1], lead, width)
+        step = max(1, NUMPY_CHUNK_VALUES // (sp.num_throws * width))  # states per batch: a bounded working set
+        f, u, h = states
+        layers[layer] = np.concatenate([_turn_numpy(rules, rows, padded, f[i: i + step], u[i: i + step], h[i: i + step], lo, hi) for i in range(0, len(f), step)])
+    out = LayerTables(rules, layers, rows, "target", prefilled=start[0], start=start, device="numpy")
+    out.terminal = terminal
+    return out
+
+
+def _turn_numpy(rules: CategoryRules, rows: np.ndarray, padded: np.ndarray, f, u, h, lo: float, hi: float) -> np.ndarray:
+    """``[B, width]``: the target turn of a batch of states from the next layer's vectors
+    (``padded``: ``target._pad_terminal``), float64."""
+    from jaxsolve.core import dice
+    from jaxsolve.games.category.distribution import max_turn_reward
+
+    sp = tables.space(rules.dice)
+    lead = max_turn_reward(rules)
+    width = padded.shape[1] - lead
+    window = np.lib.stride_tricks.sliding_window_view(padded, width, axis=1)  # [rows, lead + 1, width]: row n from k
+    mv = solver.moves(f, u, h, rules, xp=np)
+    nrow = np.clip(rows[np.asarray(mv.next_state)], 0, len(padded) - 1)  # a closed box's is not read
+    allowed = np.asarray(mv.allowed)
+
+    def final(first_throw: bool) -> np.ndarray:
+        """``[T, B, width]``: the best box per target after each throw."""
+        shift = np.clip(lead - np.asarray(mv.score(first_throw)).astype(np.int64), 0, lead)
+        best = np.full(nrow.shape[1:] + (width,), -1.0)
+        for b in range(rules.num_boxes):
+            if allowed[b].any():
+                got = window[nrow[b], shift[b]]
+                got[~allowed[b]] = -1.0
+                np.maximum(best, got, out=best)
+        return best
+
+    current = final(rules.throws == 1)
+    for _ in range(rules.throws - 1):
+        current = dice.reroll(sp, current, xp=np)
+    if rules.throws > 1 and rules.has_instant_bonus:
+        current = np.maximum(current, final(True))
+    return np.clip(dice.throw_mean(sp, current, xp=np), lo, hi)
 
 
 def target_table(rules: CategoryRules, filled: int, *, chunk: int = CHUNK, devices=1):
