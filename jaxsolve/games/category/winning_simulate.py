@@ -71,14 +71,23 @@ class Played:
     points: np.ndarray
 
 
-def play_table(table, start: tuple[int, int, int], channel: int, games: int, seed: int) -> Played:
-    """``games`` games from state ``start`` played by the argmax of ``table`` (a target table with
-    a terminal, every layer kept) at channel ``channel`` (its K: the utility's last index)."""
-    import jax.numpy as jnp
+@dataclass
+class _Games:
+    """Games from one state: their states, channels and points, and their dice (``roll``)."""
 
-    from jaxsolve.games.category.distribution import max_turn_reward
+    state: np.ndarray
+    t: np.ndarray
+    points: np.ndarray
+    subkeeps: np.ndarray
+    keeps: np.ndarray
+    roll: Any
+
+
+def _games_at(table, start: tuple[int, int, int], channel: int, games: int, seed: int) -> _Games:
+    """``games`` games at state ``start`` and channel ``channel`` of ``table`` (a target table
+    with a terminal), with the dice of ``seed``: ``roll(kept_counts)`` throws the dice not kept
+    (``kept_counts``: [G, 6] face counts) and returns the throw indices."""
     from jaxsolve.games.category.simulate import throw_of
-    from jaxsolve.games.category.winning import _padded
 
     rules = table.rules
     if getattr(table, "terminal", None) is None:
@@ -86,20 +95,31 @@ def play_table(table, start: tuple[int, int, int], channel: int, games: int, see
     sp = tables.space(rules.dice)
     n = rules.dice
     rng = np.random.default_rng(seed)
-    subkeeps = np.asarray(sp.subkeeps)
-    keeps = np.asarray(sp.keeps)
-    lead = max_turn_reward(rules)
-    rows = jnp.asarray(table.rows)
     f0, u0, h0 = start
     state = np.full(games, int(tables.state_index(int(f0), min(int(u0), rules.upper_threshold), int(h0), rules)), np.int64)
-    t = np.full(games, int(channel), np.int64)
-    points = np.zeros(games, np.int64)
 
     def roll(kept_counts):
-        """The throw index after throwing the dice not kept (``kept_counts``: [G, 6] face counts)."""
         m = n - kept_counts.sum(1)
         faces = rng.integers(0, 6, (len(m), n))
         return throw_of(faces, np.arange(n)[None, :] < m[:, None], kept_counts)
+
+    return _Games(state, np.full(games, int(channel), np.int64), np.zeros(games, np.int64), np.asarray(sp.subkeeps).astype(np.int64), np.asarray(sp.keeps), roll)
+
+
+def play_table(table, start: tuple[int, int, int], channel: int, games: int, seed: int) -> Played:
+    """``games`` games from state ``start`` played by the argmax of ``table`` (a target table with
+    a terminal, every layer kept) at channel ``channel`` (its K: the utility's last index)."""
+    import jax.numpy as jnp
+
+    from jaxsolve.games.category.distribution import max_turn_reward
+    from jaxsolve.games.category.winning import _padded
+
+    rules = table.rules
+    gs = _games_at(table, start, channel, games, seed)
+    state, t, points, subkeeps, keeps, roll = gs.state, gs.t, gs.points, gs.subkeeps, gs.keeps, gs.roll
+    f0 = start[0]
+    lead = max_turn_reward(rules)
+    rows = jnp.asarray(table.rows)
 
     layer0 = bin(int(f0)).count("1")
     for layer in range(layer0, rules.num_boxes):
@@ -233,7 +253,6 @@ def play_channel(table, start: tuple[int, int, int], channel: int, games: int, s
     Reproducible by ``seed`` and ``batch``. ``on_turn(layer, seconds)`` after each turn."""
     import time
 
-    from jaxsolve.games.category.simulate import throw_of
 
     rules = table.rules
     if getattr(table, "terminal", None) is None:
@@ -242,22 +261,11 @@ def play_channel(table, start: tuple[int, int, int], channel: int, games: int, s
         raise JaxsolveError(f"games and batch must be positive, got {games} and {batch}")
     if not 0 <= int(channel) < len(table.terminal):
         raise JaxsolveError(f"channel {channel} is outside the table's 0..{len(table.terminal) - 1}")
-    sp = tables.space(rules.dice)
-    n = rules.dice
-    rng = np.random.default_rng(seed)
-    subkeeps = np.asarray(sp.subkeeps).astype(np.int64)
-    keeps = np.asarray(sp.keeps)
-    f0, u0, h0 = start
-    state = np.full(games, int(tables.state_index(int(f0), min(int(u0), rules.upper_threshold), int(h0), rules)), np.int64)
+    gs = _games_at(table, start, channel, games, seed)
+    state, t, points, subkeeps, keeps, roll = gs.state, gs.t, gs.points, gs.subkeeps, gs.keeps, gs.roll
+    f0 = start[0]
     if table.rows[state[0]] < 0:
         raise JaxsolveError(f"the table does not hold the state {start}")
-    t = np.full(games, int(channel), np.int64)
-    points = np.zeros(games, np.int64)
-
-    def roll(kept_counts):
-        m = n - kept_counts.sum(1)
-        faces = rng.integers(0, 6, (len(m), n))
-        return throw_of(faces, np.arange(n)[None, :] < m[:, None], kept_counts)
 
     for layer in range(bin(int(f0)).count("1"), rules.num_boxes):
         t0 = time.perf_counter()
