@@ -42,15 +42,40 @@ ADVISE_PARAMS = (
         "opponent", list, None,
         'An opponent\'s sheet and current score, e.g. "aces=3 twos=- 5" or "start 0" (repeat): rank by P(finish first) against players who play for expected points.',
     ),
-    Param("score", int, None, "With --opponent: my current total (default: the sheet's total plus an upper bonus earned).", min=0),
-    Param("ties", str, "share", "With --opponent: a tie for first is shared (1/players tied), a win or a loss.", choices=("share", "win", "lose")),
+    Param("score", int, None, "With --opponent or --against: my current total (default: the sheet's total plus an upper bonus earned).", min=0),
+    Param("ties", str, "share", "With --opponent or --against: a tie for first is shared (1/players tied), a win or a loss.", choices=("share", "win", "lose")),
     Param(
         "win_method", str, "auto",
         "With --opponent: exact (best response solved over my remaining game), table (the target table `target-table GAME` keeps in the "
         "solution store, else solved for my subgame; an upper bound) or auto (exact up to 9 open boxes).",
         choices=("auto", "exact", "table"),
     ),
+    Param(
+        "against", str, None,
+        'The other player\'s sheet and score, e.g. "ones=3 twos=- 5": rank by my P(win) against one player who plays to win too '
+        "(the two-player model, both playing to win; --opponent models players who play for expected points).",
+    ),
+    Param(
+        "i_started", bool, True, "With --against: who started the game (at my turn the other has as many boxes filled if I started, one more if he did).",
+        flags=("--i-started/--they-started",),
+    ),
 )
+PLAY_PARAMS = (
+    Param(
+        "against", str, "expected",
+        "expected: the opponents play for expected points; optimal: one opponent who plays to win against you (the two-player optimal strategy, "
+        "your P(win) and the loss of each move beside the options).",
+        choices=("expected", "optimal"),
+    ),
+    Param(
+        "start", str, None,
+        'With --against optimal: start from filled sheets, yours then his after a slash, e.g. "ones=3 twos=6 / ones=2 twos=8" '
+        "(an end game; both with as many boxes filled).",
+    ),
+    Param("they_start", bool, False, "With --against optimal: the opponent throws first."),
+    Param("ties", str, "share", "With --against optimal: a tie is shared (half a win), a win or a loss for you.", choices=("share", "win", "lose")),
+)
+"""The settings of ``play`` beside ``--opponents`` (``play.CategoryGame``)."""
 TABLES_PARAMS = (Param("out", Path, Path("apl_tables.md"), "Markdown file to write (a .json is written beside it).", flags=("--out", "-o")),)
 
 
@@ -145,13 +170,19 @@ def _dice_text(dice, more):
 
 def advise_command(
     rules, *, game, rules_given, table, dtype, setup, quiet, more_dice, objective, position, dice, throws_left, scope, strategy,
-    heuristic_reading, bot_strength, bot_seed, batch, opponent=None, score=None, ties="share", win_method="auto",
+    heuristic_reading, bot_strength, bot_seed, batch, opponent=None, score=None, ties="share", win_method="auto", against=None, i_started=True,
 ):
     """Every option of a turn ranked (optimal play, or the rating heuristic), or a batch of questions;
     with ``opponent``, ranked by my probability to finish first (``winning.advise_win``)."""
     from jaxsolve.games.category import advisor, solutions
     from jaxsolve.games.category.position import check_throws_left, parse_dice, parse_position
 
+    if against is not None:
+        if opponent or batch is not None or strategy == "heuristic" or scope == "turn" or (objective or "score") != "score" or table is not None or win_method != "auto":
+            raise JaxsolveError("--against ranks by P(win) against one player who plays to win: no --opponent, --batch, heuristic, turn scope, objective, table or --win-method")
+        return two_player_advice(rules, game, setup, position, _dice_text(dice, more_dice), throws_left, against, score, ties, i_started)
+    if not i_started:
+        raise JaxsolveError("--they-started goes with --against")
     if opponent:
         if batch is not None or strategy == "heuristic" or scope == "turn" or (objective or "score") != "score" or table is not None:
             raise JaxsolveError("--opponent ranks by the probability to finish first: no --batch (give opponents in its lines), heuristic, turn scope, objective or table")
@@ -205,6 +236,27 @@ def winning_advice(rules, game, setup, position, dice_text, throws_left, opponen
     data = {k: v for k, v in advice.to_dict().items() if k not in ("value", "options")}
     options = tuple(Ranked(o.label, o.value, o.regret, {k: v for k, v in o.to_dict().items() if k not in ("option", "value", "regret")}) for o in advice.options)
     return Advice(winning.describe(advice), options, "P(finish first)", advice.value, data)
+
+
+def two_player_advice(rules, game, setup, position, dice_text, throws_left, against, score, ties, i_started) -> Advice:
+    """``advise --against``: every option ranked by my P(win) against one player who plays to win
+    (``twoplayer_advice.advise``), the expected-score move named with its P(win)."""
+    from jaxsolve.games.category import twoplayer_advice
+    from jaxsolve.games.category.position import parse_dice
+
+    sides = twoplayer_advice.parse_sides(rules, position, score, against, i_started)
+    faces = parse_dice(dice_text, rules)
+    if faces is None:
+        raise JaxsolveError("the advisor needs the dice showing (--dice 1 1 2 2 5)")
+    setup()
+    advice = twoplayer_advice.advise(rules, sides, faces, throws_left, ties=ties, game=game)
+    data = {k: v for k, v in advice.to_dict().items() if k not in ("value", "options")}
+    expected = advice.expected.label if advice.expected is not None else None
+    options = tuple(
+        Ranked(o.label, o.value, o.regret, {**{k: v for k, v in o.to_dict().items() if k not in ("option", "value", "regret")}, "expected_score_move": o.label == expected})
+        for o in advice.options
+    )
+    return Advice(twoplayer_advice.describe(advice), options, "P(win)", advice.value, data)
 
 
 def _heuristic(rules, position, dice_text, throws_left, reading, strength, seed) -> Advice:

@@ -15,11 +15,20 @@ probability to finish first (``winning.advise_win``: the opponents modelled as p
 expected points, which they do here), and each of your decisions records what it lost in win
 probability beside the points (``info``). The game ends when every sheet is full; the summary
 gives the standings.
+
+With ``against="optimal"`` the one opponent plays to win against you: both players' moves come
+from the two-player table (``twoplayer_advice``: the whole game's table in the solution store,
+else the game from the starting sheets solved when the game begins), his each the best for his
+probability to win; beside your options stands your probability to win (``twoplayer_advice.
+option_values``) and each decision records its loss in it. ``start`` begins from filled sheets
+(an end game, where no whole table is stored), ``they_start`` lets him throw first, ``ties``
+says what a tie is worth to you.
 """
 
 from __future__ import annotations
 
 import functools
+import time
 from dataclasses import dataclass, replace
 
 import jax
@@ -133,8 +142,23 @@ class CategoryGame(PlayedGame):
     unit = "points"
     rules_type = CategoryRules
 
-    def __init__(self, game: str, rules: CategoryRules, solution=None, *, seed=None, auto_roll=False, opponents: int = 0):
+    def __init__(
+        self, game: str, rules: CategoryRules, solution=None, *, seed=None, auto_roll=False, opponents: int = 0,
+        against: str = "expected", start: str | None = None, they_start: bool = False, ties: str = "share",
+    ):
         self.opponents = check_opponents(opponents)
+        self.against, self.start, self.they_start, self.ties = against, start, bool(they_start), ties
+        self._start_sheets = self._read_start(rules)
+        self.two_player = None
+        if against == "optimal":
+            from jaxsolve.games.category import twoplayer_advice
+
+            starter, second = self._start_sheets[::-1] if self.they_start else self._start_sheets
+            tie = twoplayer_advice.starter_tie(ties, not self.they_start)
+            self.two_player, self.two_player_source = twoplayer_advice.table_for(
+                rules, tie, starter.position.filled, second.position.filled, game=game,
+                hint=", or play an end game from filled sheets (--start)",
+            )
         solution = solution if solution is not None else solutions.solution(rules, "score", game=game)
         if solution.rules != rules or solution.objective != "score":
             raise PlayError(f"the value table is for {solution.rules.name}/{solution.objective}, not {rules.name}/score")
@@ -144,11 +168,57 @@ class CategoryGame(PlayedGame):
         super().__init__(game, rules, solution, seed=seed, auto_roll=auto_roll)
 
     def settings(self) -> dict:
-        return {"opponents": self.opponents} if self.opponents else {}
+        out: dict = {"opponents": self.opponents} if self.opponents and self.against != "optimal" else {}
+        if self.against != "expected":
+            out["against"] = self.against
+        if self.start is not None:
+            out["start"] = self.start
+        if self.they_start:
+            out["they_start"] = True
+        if self.ties != "share":
+            out["ties"] = self.ties
+        return out
+
+    def _read_start(self, rules: CategoryRules) -> tuple[Sheet, Sheet]:
+        """The settings of the game against the optimal player checked; its two starting sheets
+        (yours, his: ``start``'s, else empty), a bonus earned on them counted."""
+        from jaxsolve.games.category.position import parse_position
+
+        if self.against not in ("expected", "optimal"):
+            raise PlayError(f"against must be expected or optimal, got {self.against!r}")
+        if self.ties not in ("share", "win", "lose"):
+            raise PlayError(f"ties must be share, win or lose, got {self.ties!r}")
+        if self.against == "expected":
+            if self.start is not None or self.they_start or self.ties != "share":
+                raise PlayError("start, they_start and ties go with against optimal (the opponent who plays to win)")
+            return Sheet(Position.empty(rules)), Sheet(Position.empty(rules))
+        if self.opponents > 1:
+            raise PlayError("against optimal is a game of two: one opponent (opponents 0 or 1)")
+        self.opponents = 1
+        sheets = []
+        parts = (self.start or "/").split("/")
+        if len(parts) != 2:
+            raise PlayError('start is your sheet, a slash, then his, e.g. "ones=3 twos=6 / ones=2 twos=8"')
+        for text in parts:
+            pos = parse_position(text.strip() or "start", rules)
+            if not isinstance(pos, Position):
+                raise PlayError("start takes score sheets (box=score), not states")
+            pos.state(rules)
+            earned = rules.upper_bonus if pos.upper_total >= rules.upper_threshold and rules.upper_bonus else 0
+            sheets.append(Sheet(pos, earned))
+        mine, his = sheets
+        if bin(mine.position.filled).count("1") != bin(his.position.filled).count("1"):
+            raise PlayError("start: both sheets have as many boxes filled (the game starts at the starter's turn)")
+        if mine.position.is_over:
+            raise PlayError("start: the sheets are full; nothing is left to play")
+        return mine, his
 
     # ------------------------------------------------------------------ state
 
     def initial_state(self) -> CategoryState:
+        if self.against == "optimal":
+            mine, his = self._start_sheets
+            return CategoryState(mine.position, mine.bonus, None, (), self.rules.throws - 1, others=(his,), mover=int(self.they_start))
         others = tuple(Sheet(Position.empty(self.rules)) for _ in range(self.opponents))
         return CategoryState(Position.empty(self.rules), 0, None, (), self.rules.throws - 1, others=others)
 
@@ -202,9 +272,21 @@ class CategoryGame(PlayedGame):
         s = self.state
         return advisor.advise(self.rules, self.sheet_of(s).position, s.dice, s.throws_left, "score", sol=self.solution)
 
+    def two_player_options(self, s: CategoryState) -> tuple[float, list]:
+        """``(value, options)`` of the player to move against the optimal player: each option
+        with his probability to win (``twoplayer_advice.option_values``), best first."""
+        from jaxsolve.games.category import twoplayer_advice
+
+        me, him = Sheet(s.position, s.bonus), s.others[0]
+        mover, other = (me, him) if s.mover == 0 else (him, me)
+        lead = mover.score - other.score
+        return twoplayer_advice.option_values(self.two_player, mover.position.state(self.rules), other.position.state(self.rules), lead, s.dice, s.throws_left)
+
     def ranked_options(self) -> list[PlayOption]:
         out = []
-        for o in self.advice().options:
+        s = self.state
+        options = self.two_player_options(s)[1] if self.two_player is not None and s.mover != 0 else self.advice().options
+        for o in options:
             move = {"action": "fill", "box": o.box} if o.kind == "box" else {"action": "keep", "keep": list(o.keep or ())}
             out.append(PlayOption(o.label, o.value, o.regret, move, o))
         return out
@@ -444,6 +526,8 @@ class CategoryGame(PlayedGame):
         else:
             head = f"leading: {' and '.join(top)}"
         lines = [head, "standings: " + ", ".join(f"{k}. {who} {v}" for k, (who, v) in enumerate(ranked, 1))]
+        if self.two_player is not None:
+            lines.append(f"against the optimal player (both playing to win, ties {self.ties}; table {self.two_player_source}): your win probability at the start {self.start_win():.4f}")
         measured = [m["info"]["win_regret"] for m in self.moves if isinstance(m.get("info"), dict) and "win_regret" in m["info"]]
         if measured:
             lines.append(f"your loss in win probability: {sum(measured):.4f} over {len(measured)} decisions with the win probability beside")
@@ -457,6 +541,8 @@ class CategoryGame(PlayedGame):
         s = s or self.state
         if not s.others or s.mover != 0 or s.dice is None:
             return None
+        if self.two_player is not None:
+            return "two-player"
         open_boxes = self.rules.num_boxes - bin(s.position.filled).count("1")
         if open_boxes <= win_open_limit(self.rules):
             return "exact"
@@ -472,8 +558,9 @@ class CategoryGame(PlayedGame):
         return bool(self.game) and cache.enabled() and TG.store_path(self.game, self.rules).is_file()
 
     def win_from(self) -> int:
-        """The most open boxes at which the win probability is offered (``win_open_limit``)."""
-        return win_open_limit(self.rules)
+        """The most open boxes at which the win probability is offered (``win_open_limit``;
+        against the optimal player, always)."""
+        return self.rules.num_boxes if self.two_player is not None else win_open_limit(self.rules)
 
     def win_advice(self, s: CategoryState | None = None, *, compute: bool = True) -> WinView | None:
         """Your probability to finish first at a decision of yours (default: now), against the
@@ -487,7 +574,12 @@ class CategoryGame(PlayedGame):
         if s in self._wins or not compute:
             return self._wins.get(s)
         method = self.win_method(s)
-        if method is None:
+        if method == "two-player":
+            t0 = time.perf_counter()
+            value, options = self.two_player_options(s)
+            win = {o.label: (float(o.value), float(o.regret)) for o in options}
+            view = WinView(True, win=win, best=options[0].label, value=float(value), method="two-player, both playing to win", seconds=time.perf_counter() - t0)
+        elif method is None:
             n = self.win_from()
             view = WinView(False, f"win probability from {n} open boxes on (turn {self.rules.num_boxes - n + 1}); before that its exact answer takes too long to wait for (`jaxsolve target-table {self.game}` gives the table's answer from the start)")
         else:
@@ -535,6 +627,14 @@ class CategoryGame(PlayedGame):
             said = "a best move to win" if info["win_regret"] <= 0 else f"loss {info['win_regret']:.4f} in win probability (best to win: {info['win_best']})"
             self.news.insert(1 if self.news else 0, f"your move: {said}; loss {info['points_regret']:.4f} in points")
         return option
+
+    def start_win(self) -> float:
+        """Your probability to win at the start, both playing to win (the two-player table)."""
+        mine, his = self._start_sheets
+        lead = mine.score - his.score
+        if self.they_start:
+            return 1.0 - self.two_player.value(his.position.state(self.rules), mine.position.state(self.rules), -lead)
+        return self.two_player.value(mine.position.state(self.rules), his.position.state(self.rules), lead)
 
     win_on_demand = False
     """True where the win probability is asked for apart (the page asks for it as a job of its

@@ -129,7 +129,7 @@ def category_game(
         load=load,
         commands=hooks,
         play_game=_play_game,
-        play_params=(OPPONENTS,),
+        play_params=(OPPONENTS, *commands.PLAY_PARAMS),
         play_options=(SHOW_HEURISTIC,) if rated else (),
         bench_presets=bench_presets,
         bench_extra=_bench_cases,

@@ -38,11 +38,11 @@ from jaxsolve.games.category.position import Position, PositionError, SheetState
 from jaxsolve.games.category.rules import CategoryRules
 
 TIES = ("share", "win", "lose")
-MAX_SUBGAME_VALUES = 40_000_000
+MAX_SUBGAME_VALUES = 8_000_000
 """The largest subgame (state-lead values over its layers, ``subgame_values``) solved on demand.
-Measured on the 2-core CPU of results/twoplayer/ (float64, every layer kept): see
-results/twoplayer/advice.md; at about 1 to 2 core-microseconds per value this is a wait of
-under a minute."""
+Measured on the 2-core CPU of results/twoplayer/advice.md (float64, every layer kept, compiling
+included): Yacht with 8 boxes open on each sheet is 6.8 M values in 30 CPU seconds, 7 each 1.6 M
+in 8; one step more (9 open on each sheet, about 28 M) would be two minutes and more."""
 _TABLES: dict[tuple, object] = {}
 
 
@@ -145,13 +145,15 @@ def subgame_values(rules: CategoryRules, mover_mask: int, other_mask: int) -> in
     return int(sum(p.pairs * p.width for p in twoplayer.plan_layers(rules, sheets)))
 
 
-def table_for(rules: CategoryRules, tie: str, mover_mask: int, other_mask: int, *, game: str | None = None, max_values: int | None = None):
+def table_for(
+    rules: CategoryRules, tie: str, mover_mask: int, other_mask: int, *, game: str | None = None, max_values: int | None = None, hint: str = ""
+):
     """``(table, source)``: a two-player table (every layer kept) holding every state whose
     sheets include ``mover_mask`` (the player to move's filled boxes) and ``other_mask``, tie
     rule ``tie`` (the starter's, ``twoplayer.TIES``). ``source``: ``stored`` (the whole game's
     table of the solution store) or ``solved`` (the subgame solved now, float64, kept per
     process); a clear error where the subgame is larger than ``max_values`` (default
-    ``MAX_SUBGAME_VALUES``) and no table is stored."""
+    ``MAX_SUBGAME_VALUES``) and no table is stored (``hint`` added to it)."""
     from jaxsolve.games.category import twoplayer
 
     stored = stored_table(rules, tie, game)
@@ -167,7 +169,7 @@ def table_for(rules: CategoryRules, tie: str, mover_mask: int, other_mask: int, 
         name = game or "GAME"
         raise JaxsolveError(
             f"the two-player game from these sheets ({open_boxes} open boxes on both, {size:,} state-lead values) is too large to solve "
-            f"while you wait (at most {limit:,}); build the whole game's table once with `jaxsolve twoplayer-table {name}`"
+            f"while you wait (at most {limit:,}); build the whole game's table once with `jaxsolve twoplayer-table {name}`{hint}"
         )
     from jaxsolve.core.arrays import precision
 
