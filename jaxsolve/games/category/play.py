@@ -481,7 +481,8 @@ class CategoryGame(PlayedGame):
             lines.append(f"value now: {v:.4f} points still to come")
         if s.others:
             lines.append("opponents: " + ", ".join(f"{opponent_name(i)} {o.score}" for i, o in enumerate(s.others, 1)))
-            win = self.win_advice(compute=not self.win_on_demand) if s.dice is not None and s.mover == 0 else None
+            quick = not self.win_on_demand or self.two_player is not None  # the two-player answer is one table read
+            win = self.win_advice(compute=quick) if s.dice is not None and s.mover == 0 else None
             if win is not None and win.available:
                 lines.append(f"your win probability now: {win.value:.4f} (the options stay ranked by points; P(win) beside, {win.method}, {win.seconds:.1f} s)")
         return lines
@@ -615,7 +616,7 @@ class CategoryGame(PlayedGame):
             return super().choose(choice)
         option = self.pick(choice)
         best = self.options()[0]
-        view = None if self._replaying else self.win_advice(s, compute=not self.win_on_demand)
+        view = None if self._replaying else self.win_advice(s, compute=not self.win_on_demand or self.two_player is not None)
         info: dict = {"points_regret": max(option.regret, 0.0)}
         if view is not None and view.available and view.win is not None and option.label in view.win:
             p, loss = view.win[option.label]
@@ -630,11 +631,14 @@ class CategoryGame(PlayedGame):
 
     def start_win(self) -> float:
         """Your probability to win at the start, both playing to win (the two-player table)."""
+        table = self.two_player
+        if table is None:
+            raise PlayError("no game against the optimal player")
         mine, his = self._start_sheets
         lead = mine.score - his.score
         if self.they_start:
-            return 1.0 - self.two_player.value(his.position.state(self.rules), mine.position.state(self.rules), -lead)
-        return self.two_player.value(mine.position.state(self.rules), his.position.state(self.rules), lead)
+            return 1.0 - table.value(his.position.state(self.rules), mine.position.state(self.rules), -lead)
+        return table.value(mine.position.state(self.rules), his.position.state(self.rules), lead)
 
     win_on_demand = False
     """True where the win probability is asked for apart (the page asks for it as a job of its

@@ -28,6 +28,7 @@ from __future__ import annotations
 
 import time
 from dataclasses import dataclass, field
+from typing import cast
 
 import numpy as np
 
@@ -301,7 +302,7 @@ def advise(
     value, options = option_values(table, mine, theirs, sides.lead, faces, left)
     if sol is None:
         sol = solutions.cached_solution(rules, "score", "float64", game=game) or solutions.solution(rules, "score", game=game, dtype="float64")
-    plain = advisor.advise(rules, sides.mine, faces, left, "score", sol=sol)
+    plain = advisor.advise(rules, cast(Position, sides.mine), faces, left, "score", sol=sol)  # a state reads as a sheet there
     label = plain.best.label
     expected = next((o for o in options if o.label == label), None)
     return TwoPlayerAdvice(rules, sides, ties, faces, left, value, options, expected, source, time.perf_counter() - t0)
