@@ -130,11 +130,15 @@ def stored_table(rules: CategoryRules, tie: str, game: str | None):
     or None where none is stored (or the store module is not there)."""
     if not game:
         return None
-    try:
-        from jaxsolve.games.category import twoplayer_store  # type: ignore[attr-defined]
-    except ImportError:
+    import importlib
+
+    try:  # the store module is looked up by its relative name until it is part of the tree
+        store = importlib.import_module(".twoplayer_store", __package__)
+    except ModuleNotFoundError as exc:
+        if not (exc.name or "").endswith(".twoplayer_store"):
+            raise
         return None
-    return twoplayer_store.load(rules, tie, game)
+    return store.load(rules, tie, game)
 
 
 def subgame_values(rules: CategoryRules, mover_mask: int, other_mask: int) -> int:
