@@ -103,6 +103,18 @@ def table_game():
     return category_game("kniffel-table", "a reduced Kniffel sheet (tests of play against opponents)", lambda: Presets("table", {"table-mini": rules}), "table-mini", lambda: rules)
 
 
+def yacht_small_game():
+    """The reduced Yacht (3 dice, 9 boxes) registered as a game of its own (``yacht-small``,
+    preset ``small``) for the tests of play against the two-player optimal opponent: its end
+    games solve in a second."""
+    from jaxsolve.core.rules import Presets
+    from jaxsolve.games.category import yacht
+    from jaxsolve.games.category.registration import category_game
+
+    rules = yacht.small().replace(name="small")
+    return category_game("yacht-small", "Yacht on 3 dice, 9 boxes (tests)", lambda: Presets("Yacht small", {"small": rules}), "small", lambda: rules)
+
+
 @contextlib.contextmanager
 def registered(game):
     """``game`` in the registry for the time of the block."""

@@ -14,23 +14,21 @@ import numpy as np
 import pytest
 from twoplayer_reference import TwoPlayer
 from typer.testing import CliRunner
-from web_helpers import registered
+from web_helpers import registered, yacht_small_game
 from yacht_reference import points as yacht_points
 
 from jaxsolve import play
 from jaxsolve.cli import app, build_app
-from jaxsolve.core.rules import Presets
 from jaxsolve.errors import JaxsolveError
 from jaxsolve.games.category import solutions, twoplayer, twoplayer_advice, yacht
 from jaxsolve.games.category.position import parse_position
-from jaxsolve.games.category.registration import category_game
 
 runner = CliRunner()
 TINY = yacht.small().replace(dice=2)
 """Yacht's scoring on two dice (nine boxes; a turn start leaves three open on each sheet here)."""
-SMALL = yacht.small().replace(name="small")
-GAME = category_game("yacht-small", "Yacht on 3 dice, 9 boxes (tests)", lambda: Presets("Yacht small", {"small": SMALL}), "small", lambda: SMALL)
+GAME = yacht_small_game()
 """The reduced Yacht as a registered game: the command line's advise and play on it."""
+SMALL = GAME.get_rules("small")
 
 
 def sides(rules, mine: str, my_score: int, theirs: str, their_score: int, i_started: bool) -> twoplayer_advice.Sides:
