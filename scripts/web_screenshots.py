@@ -15,7 +15,13 @@ import shutil
 import threading
 import time
 from pathlib import Path
+from urllib.parse import quote
 
+OPTIMAL_START = (
+    "ones=3 twos=6 threes=9 fours=12 fives=15 sixes=18 full_house=20 four_of_a_kind=24 little_straight=30"
+    " / ones=2 twos=6 threes=6 fours=16 fives=10 sixes=24 full_house=- four_of_a_kind=20 little_straight=30"
+)
+"""The end game played against the two-player optimal player (``optimal``): three boxes open on each sheet."""
 SIZES = {"desktop": (1280, 900, False), "phone": (390, 844, True)}
 
 
@@ -115,7 +121,8 @@ def review(driver):
 
 def table_game(driver):
     """Turns with the best moves until your win probability stands beside the moves (reduced
-    Maxi Yatzy: from 7 open boxes on), the computers' turns in the feed."""
+    Maxi Yatzy: from 7 open boxes on; against the optimal player: at once), the computers' turns
+    in the feed."""
     for _ in range(80):
         if has(driver, "throw") and not has(driver, "best"):
             click(driver, "throw")
@@ -127,6 +134,19 @@ def table_game(driver):
     driver.execute_script("window.scrollTo(0, document.getElementById('play-stage').getBoundingClientRect().top + window.scrollY - 8)")  # the dice, the sheets and the moves with P(win)
 
 
+def optimal_game(driver):
+    """Against the optimal player: your turn with the best moves, his turn told in the feed, then
+    your next throw with your win probability beside the moves."""
+    for _ in range(20):
+        if driver.execute_script("return document.querySelectorAll('#feed-list li').length > 0") and has(driver, "throw"):
+            break
+        click(driver, "throw" if has(driver, "throw") and not has(driver, "best") else "best")
+    time.sleep(1.5)  # the feed shown step by step
+    click(driver, "throw")
+    wait(driver, lambda d: d.execute_script("return document.querySelectorAll('#play-table tr[data-win]').length > 0"))
+    driver.execute_script("window.scrollTo(0, document.getElementById('play-stage').getBoundingClientRect().top + window.scrollY - 8)")
+
+
 SHOTS = {
     "sheet": ("/?game=kniffel&rules=yahtzee&mode=play&seed=11", sheet_game),
     "race": ("/?game=raab&rules=pig&mode=play&seed=5", race_game),
@@ -136,6 +156,7 @@ SHOTS = {
     "review": ("/?game=zehntausend&rules=peter-2013&mode=play&seed=2&turns=2", review),
     "opponents": ("/?game=maxi&rules=maxi-reduced-4-dice&mode=play&seed=6&opponents=2&speed=fast", table_game),
     "advisor": ("/?game=kniffel&rules=kniffel&mode=advise&lang=de", None),
+    "optimal": (f"/?game=yacht&rules=yacht&mode=play&seed=3&against=optimal&speed=fast&start={quote(OPTIMAL_START)}", optimal_game),
 }
 
 

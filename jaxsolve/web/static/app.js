@@ -57,6 +57,7 @@ const WORDS = {
     layersLeft: (d, n, eta) => `${d} of ${n} layers done${eta == null ? "" : `, about ${secondsText(eta)} left`}`,
     cantKeepAll: "Keeping every die is no throw: fill a box.", noSuchMove: "That is not a move here.",
     computer: (i) => `Computer ${i}`, computerShort: (i) => `C${i}`, winCol: "win", winBest: "to win", winNow: (p) => `your win probability now: ${p}`,
+    winNowOptimal: (p) => `your win probability now: ${p} (against the optimal player: both play to win)`,
     winWorking: "computing your win probability …", winLoss: "win probability lost", winBestWas: "best to win",
     winFrom: (n, turn) => `Win probability from ${n} open boxes on (turn ${turn}); before that its exact answer takes too long to wait for (“jaxsolve target-table” gives the table's answer from the start). The moves are ranked by expected points.`,
     opponentsHead: "The computer's turns", oppThrew: "threw", oppKept: "keeps", oppFilled: (box, p) => `fills ${box} with ${p}`,
@@ -118,6 +119,7 @@ const WORDS = {
     layersLeft: (d, n, eta) => `${d} von ${n} Schichten fertig${eta == null ? "" : `, noch etwa ${secondsText(eta)}`}`,
     cantKeepAll: "Alle Würfel behalten ist kein Wurf: ein Feld ausfüllen.", noSuchMove: "Das ist hier kein Zug.",
     computer: (i) => `Computer ${i}`, computerShort: (i) => `C${i}`, winCol: "Sieg", winBest: "zum Sieg", winNow: (p) => `deine Gewinnwahrscheinlichkeit jetzt: ${p}`,
+    winNowOptimal: (p) => `deine Gewinnwahrscheinlichkeit jetzt: ${p} (gegen den optimalen Spieler: beide spielen auf Sieg)`,
     winWorking: "Gewinnwahrscheinlichkeit wird berechnet …", winLoss: "Gewinnwahrscheinlichkeit verloren", winBestWas: "bester zum Sieg",
     winFrom: (n, turn) => `Gewinnwahrscheinlichkeit ab ${n} offenen Feldern (Runde ${turn}); vorher dauert die exakte Antwort zu lange („jaxsolve target-table“ liefert die Antwort der Tabelle schon ab dem Start). Die Züge sind nach erwarteten Punkten geordnet.`,
     opponentsHead: "Die Züge des Computers", oppThrew: "wirft", oppKept: "behält", oppFilled: (box, p) => `trägt ${p} in ${box} ein`,
@@ -371,6 +373,7 @@ function field(p, prefix) {
     if (p.default === null) input.append(el("option", { value: "", text: `(${unset})` }));
     for (const c of p.choices) input.append(el("option", { value: c, text: c }));
     input.value = p.default === null ? "" : p.default;
+    if (prefix === "set" && p.name === "against") input.addEventListener("change", () => { oneOpponent(); writeUrl(); });
   } else {
     input = el("input", { id, name: p.name, type: "text", autocomplete: "off", inputMode: p.type === "int" || p.type === "float" ? "numeric" : "text" });
     input.placeholder = p.default === null ? (p.required ? "required" : prefix === "rule" ? unset : "") : String(p.default);
@@ -454,13 +457,24 @@ function setMode(mode) {
   writeUrl();
 }
 
+function oneOpponent() {
+  // Against the optimal player (the two-player strategy) the game is one of two: one computer sheet.
+  const against = $("set-against"), opp = $("set-opponents");
+  if (!against || !opp) return;
+  const optimal = against.value === "optimal";
+  if (optimal) opp.value = "1";
+  opp.disabled = optimal;
+}
+
 function writeUrl() {
   const url = new URL(location.href);
   url.searchParams.set("game", state.game);
   url.searchParams.set("rules", $("preset").value);
   url.searchParams.set("mode", state.mode);
   const opp = $("set-opponents");
-  if (opp && opp.value && opp.value !== "0") url.searchParams.set("opponents", opp.value); else url.searchParams.delete("opponents");
+  if (opp && opp.value && opp.value !== "0" && !opp.disabled) url.searchParams.set("opponents", opp.value); else url.searchParams.delete("opponents");
+  const against = $("set-against");
+  if (against && against.value === "optimal") url.searchParams.set("against", "optimal"); else url.searchParams.delete("against");
   history.replaceState(null, "", url);
 }
 
@@ -963,7 +977,7 @@ function drawWinNote(s, win) {
   if (!mine) return;
   note.setAttribute("aria-busy", win === null ? "true" : "false");
   if (win === null) note.textContent = t("winWorking");
-  else if (win.available) note.textContent = t("winNow", shown(win.value, WIN));
+  else if (win.available) note.textContent = t(String(win.method || "").startsWith("two-player") ? "winNowOptimal" : "winNow", shown(win.value, WIN));
   else note.textContent = win.from_open != null ? t("winFrom", win.from_open, win.boxes - win.from_open + 1) : win.note;
   note.dataset.available = win === null ? "" : String(win.available);
 }
@@ -1248,6 +1262,7 @@ function setLanguage(lang) {
     $("play-fields").replaceChildren(...(g.play || []).map((p) => field(p, "set")));
     for (const [k, v] of Object.entries(keep.rules)) $(`rule-${k}`).value = String(v);
     for (const [k, v] of Object.entries(keep.set)) $(`set-${k}`).value = String(v);
+    oneOpponent();
     checkCached();
     buildAdvisor();
     $("advice").hidden = true;
@@ -1279,6 +1294,7 @@ async function start() {
   if (["advise", "play", "quiz"].includes(q.mode)) state.mode = q.mode;
   chooseGame(game, q.rules);
   applyUrlValues(q);
+  oneOpponent();
   writeUrl();
   if (q.speed && ["click", "slow", "fast"].includes(q.speed)) $("speed").value = q.speed;
   document.body.dataset.ready = "1";
