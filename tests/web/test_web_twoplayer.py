@@ -72,3 +72,13 @@ def test_a_game_too_large_to_solve_is_one_clear_error(site):
     assert status == 400 and "twoplayer-table yacht-small" in data["error"] and "--start" in data["error"], data
     status, data = post(site, "/api/games/yacht-small/play", {"rules": "small", "settings": {"against": "optimal", "start": "ones=1 / start"}})
     assert status == 400 and "as many boxes filled" in data["error"]
+
+
+def test_the_advisor_against_the_optimal_player(site):
+    """The page's advisor takes ``against`` (and ``i_started``) as ``advise --against`` does."""
+    sheet = "ones=1 twos=4 threes=6 fours=8 fives=10 sixes=12 full_house=-"
+    options = {"position": sheet, "dice": "3 3 5", "throws_left": 1, "against": f"{sheet} choice=12 56", "i_started": False}
+    status, got = post(site, "/api/games/yacht-small/advise", {"rules": "small", "options": options})
+    assert status == 200, got
+    assert got["unit"] == "P(win)" and got["data"]["lead"] == -15 and got["data"]["expected_move"] in [o["option"] for o in got["options"]]
+    assert any("both playing to win" in line for line in got["heading"])
