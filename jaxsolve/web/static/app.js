@@ -73,6 +73,12 @@ const WORDS = {
       turns: ["Turns", "Turns in the game."], opponent: ["Opponent", "bot: the computer plays them; human: you enter their moves."],
       first: ["Who starts", "you or them"],
       opponents: ["Computer opponents", "They play for expected points after you; your win probability stands beside your moves."],
+      "set-against": ["Opponents play", "expected: for expected points; optimal: one opponent who plays to win against you (the two-player optimal strategy)."],
+      "set-start": ["Start from sheets", "Against the optimal player: yours / his, e.g. ones=3 twos=6 / ones=2 twos=8 (an end game; as many boxes filled on both)."],
+      "set-they_start": ["The computer starts", "Against the optimal player: he throws first."],
+      "set-ties": ["A tie is", "Against the optimal player: share (half a win), win or lose for you."],
+      "adv-against": ["Against one player who plays to win", "His sheet and score, e.g. ones=3 twos=- 5: your moves ranked by your win probability, both playing to win."],
+      "adv-i_started": ["I started", "With a player who plays to win: who started the game."],
     },
   },
   de: {
@@ -135,6 +141,12 @@ const WORDS = {
       turns: ["Runden", "Runden im Spiel."], opponent: ["Gegner", "bot: der Computer spielt; human: du gibst ihre Züge ein."],
       first: ["Wer beginnt", "you (du) oder them (sie)"],
       opponents: ["Computer-Gegner", "Sie spielen nach dir auf erwartete Punkte; deine Gewinnwahrscheinlichkeit steht neben deinen Zügen."],
+      "set-against": ["Gegner spielen", "expected: auf erwartete Punkte; optimal: ein Gegner, der gegen dich auf Sieg spielt (die optimale Zwei-Spieler-Strategie)."],
+      "set-start": ["Start mit Spielblöcken", "Gegen den optimalen Spieler: deiner / seiner, z. B. ones=3 twos=6 / ones=2 twos=8 (ein Endspiel; gleich viele Felder gefüllt)."],
+      "set-they_start": ["Der Computer beginnt", "Gegen den optimalen Spieler: er würfelt zuerst."],
+      "set-ties": ["Ein Gleichstand ist", "Gegen den optimalen Spieler: share (ein halber Sieg), win oder lose für dich."],
+      "adv-against": ["Gegen einen Spieler, der auf Sieg spielt", "Sein Spielblock und seine Punkte, z. B. ones=3 twos=- 5: deine Züge nach deiner Gewinnwahrscheinlichkeit, beide spielen auf Sieg."],
+      "adv-i_started": ["Ich habe angefangen", "Gegen einen Spieler, der auf Sieg spielt: wer das Spiel begonnen hat."],
     },
   },
 };
@@ -346,15 +358,16 @@ async function guarded(fn, fieldId) {
 
 // ------------------------------------------------------------------ forms from Params
 
-function fieldWords(p) {
-  const w = t("fieldWords")[p.name];
+function fieldWords(p, prefix) {
+  const words = t("fieldWords");
+  const w = words[`${prefix}-${p.name}`] || words[p.name]; // a name two forms use differently: by form first
   const help = (p.help || "").replace(/--[a-z][a-z0-9-]*\s*/g, "");
   return w ? [w[0], w[1] || help] : [p.label, help];
 }
 
 function field(p, prefix) {
   const id = `${prefix}-${p.name}`;
-  const [label, help] = fieldWords(p);
+  const [label, help] = fieldWords(p, prefix);
   let input;
   const unset = prefix === "rule" ? t("presetsValue") : t("default");
   if (p.type === "bool") {
@@ -434,7 +447,7 @@ function buildAdvisor() {
   const main = [], more = [];
   for (const p of (g.advise ? g.advise.options : [])) {
     if (p.name === "position" && currentTable().boxes) { main.unshift(field(p, "adv")); continue; }
-    (p.choices.length || p.help.startsWith("Heuristic") || p.name === "bot_seed" ? more : main).push(field(p, "adv"));
+    (p.choices.length || p.help.startsWith("Heuristic") || ["bot_seed", "against", "i_started"].includes(p.name) ? more : main).push(field(p, "adv"));
   }
   $("advise-fields").replaceChildren(...main);
   $("advise-more").replaceChildren(...more);
