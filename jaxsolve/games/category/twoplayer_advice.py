@@ -42,8 +42,8 @@ TIES = ("share", "win", "lose")
 MAX_SUBGAME_VALUES = 8_000_000
 """The largest subgame (state-lead values over its layers, ``subgame_values``) solved on demand.
 Measured on the 2-core CPU of results/twoplayer/advice.md (float64, every layer kept, compiling
-included): Yacht with 8 boxes open on each sheet is 6.8 M values in 30 CPU seconds, 7 each 1.6 M
-in 8; one step more (9 open on each sheet, about 28 M) would be two minutes and more."""
+included): Yacht with 8 boxes open on each sheet is 6.8 M values in 30 to 33 CPU seconds, 7 each
+1.6 M in 8; one step more (9 open on each sheet, 28.6 M) would be two minutes and more."""
 _TABLES: dict[tuple, object] = {}
 
 
@@ -74,11 +74,6 @@ def starter_tie(ties: str, i_started: bool) -> str:
     if ties not in TIES:
         raise JaxsolveError(f"ties must be one of {', '.join(TIES)}, got {ties!r}")
     return ties if i_started or ties == "share" else {"win": "lose", "lose": "win"}[ties]
-
-
-def tie_worth(ties: str) -> float:
-    """What a tie is worth to me under ``ties``."""
-    return {"share": 0.5, "win": 1.0, "lose": 0.0}[ties]
 
 
 def _filled(position) -> int:
@@ -292,7 +287,7 @@ def advise(
 
     t0 = time.perf_counter()
     check_sides(rules, sides)
-    faces = parse_dice(dice, rules) if not isinstance(dice, tuple) else dice
+    faces = parse_dice(dice, rules)
     if faces is None:
         raise PositionError("the advisor needs the dice showing (--dice)")
     left = check_throws_left(throws_left, rules, faces)
