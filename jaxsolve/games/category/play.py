@@ -310,13 +310,21 @@ class CategoryGame(PlayedGame):
         return move if self.state.mover == 0 else {**move, "player": self.state.mover}
 
     def help_choice(self) -> str:
-        return "a number from the list, keep <dice> (e.g. keep 6 6), fill <box>, or b (Enter) for the best"
+        to_win = ", w for the best to win" if self.two_player is not None else ""
+        return f"a number from the list, keep <dice> (e.g. keep 6 6), fill <box>{to_win}, or b (Enter) for the best"
 
     def named_option(self, text: str, options: list[PlayOption]) -> PlayOption:
         tokens = split_tokens(text.lower())
         if not tokens:
             return options[0]
         word, rest = tokens[0], tokens[1:]
+        if tokens in (["w"], ["win"]) and self.two_player is not None and self.state.mover == 0:
+            view = self.win_advice()
+            best = view.best if view is not None and view.available else None
+            for o in options:
+                if o.label == best:
+                    return o
+            raise PlayError("no win probability at this moment")
         if word in ("keep", "k", "hold"):
             return self._keep_option(rest, options)
         if word in ("fill", "f", "score", "write"):
@@ -481,6 +489,8 @@ class CategoryGame(PlayedGame):
             lines.append(f"value now: {v:.4f} points still to come")
         if s.others:
             lines.append("opponents: " + ", ".join(f"{opponent_name(i)} {o.score}" for i, o in enumerate(s.others, 1)))
+            if self.two_player is not None:
+                lines.append(f"{opponent_name(1)} plays to win against you (the two-player optimal strategy; a tie counts {self.ties} for you)")
             quick = not self.win_on_demand or self.two_player is not None  # the two-player answer is one table read
             win = self.win_advice(compute=quick) if s.dice is not None and s.mover == 0 else None
             if win is not None and win.available:

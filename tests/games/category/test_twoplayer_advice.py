@@ -238,9 +238,10 @@ def test_play_against_optimal_scripted_with_save_and_resume(tmp_path):
     with registered(GAME):
         small_app = build_app()
         args = ["play", "yacht-small", "--plain", "--against", "optimal", "--start", START, "--seed", "2"]
-        first = runner.invoke(small_app, [*args, "--save", str(saved)], input="\n\n\nq\n")
+        first = runner.invoke(small_app, [*args, "--save", str(saved)], input="\nw\n\nq\n")
         assert first.exit_code == 0, first.output
         assert "your win probability now" in first.output and "P(win)" in first.output
+        assert "your move: a best move to win" in first.output  # w: the best to win
         resumed = runner.invoke(small_app, ["play", "yacht-small", "--plain", "--resume", str(saved)], input="\n" * 40)
         assert resumed.exit_code == 0, resumed.output
         assert "game over" in resumed.output and "against the optimal player" in resumed.output
