@@ -247,3 +247,16 @@ def test_play_against_optimal_scripted_with_save_and_resume(tmp_path):
         assert "game over" in resumed.output and "against the optimal player" in resumed.output
         bad = runner.invoke(small_app, ["play", "yacht-small", "--plain", "--against", "optimal", "--start", "ones=1 / start"])
         assert bad.exit_code == 1 and "as many boxes filled" in bad.output and "Traceback" not in bad.output
+
+
+def test_a_stored_whole_game_table_is_used_before_any_solve(monkeypatch):
+    """``table_for`` asks the solution store first (``stored_table``: the whole game's table of
+    ``jaxsolve twoplayer-table``) and solves nothing when it answers, whatever the size."""
+    asked = []
+    stored = object()
+    monkeypatch.setattr(twoplayer_advice, "stored_table", lambda rules, tie, game: asked.append((rules.name, tie, game)) or stored)
+    monkeypatch.setattr(twoplayer, "solve", lambda *a, **k: pytest.fail("solved although a table is stored"))
+    assert twoplayer_advice.table_for(TINY, "lose", 0, 0, game="yacht", max_values=1) == (stored, "stored")
+    assert asked == [(TINY.name, "lose", "yacht")]
+    monkeypatch.undo()
+    assert twoplayer_advice.stored_table(TINY, "share", None) is None
