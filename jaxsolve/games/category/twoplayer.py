@@ -28,7 +28,9 @@ Sheets are one-player states of ``tables.layer_states``, one per class of states
 same from here on (``tables.canonical``; without an upper bonus the upper total is dropped
 too). Pairs of a layer are the product of the two players' sheet lists, row ``i_other *
 n_mover + i_mover``, so a chunk of consecutive rows shares the other's sheet and the chunks are
-independent (they could be sharded over devices like the one-player layers).
+independent: they are spread over a device mesh like the one-player layers, and under
+``jax.distributed`` dealt to the processes in contiguous runs (``process_share``), each layer
+gathered to every process when done (``gather_shares``).
 
 References: J. Glenn, "An Optimal Strategy for Yahtzee", CS-TR-0002, Loyola College in
 Maryland (2006), section 8 (the size of two-player Yahtzee); J. Pawlewicz, "A Nearly Optimal
