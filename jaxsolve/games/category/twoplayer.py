@@ -294,8 +294,8 @@ def padded_complement(values: np.ndarray, pad: int, width: int, dtype, rows: int
 
 
 def local_devices(devices) -> list:
-    """This process's devices a solve under ``jax.distributed`` uses: ``devices`` (a list as
-    given, a count of the first local ones, or None: all local ones)."""
+    """This process's devices a solve under ``jax.distributed`` uses: ``devices`` (a list of
+    this process's devices, as given; a count of the first local ones; None: all local ones)."""
     import jax
 
     if isinstance(devices, (list, tuple)):
@@ -489,7 +489,7 @@ def solve(
                          begin_layer=begin_layer, end_layer=end_layer, on_layer=whole(on_layer))
     if held["operand"] is not None:
         held["operand"].delete()
-    device = ", ".join(str(d) for d in mesh.devices.flat) + (f" in each of {processes} processes" if processes > 1 else "")
+    device = ", ".join(str(d) for d in mesh.devices.flat) + (f" (process {rank} of {processes})" if processes > 1 else "")
     return TwoPlayerTables(rules, tie, sheets, plans, layers, run.seconds, run.compile_seconds, device, run.timings)
 
 

@@ -89,6 +89,7 @@ def test_two_processes_equal_one_process_in_every_layer(tmp_path, x32):
         assert p.returncode == 0, err[-3000:]
     rows = [json.loads(o.strip().splitlines()[-1]) for o, _ in results]
     assert [r["process"] for r in rows] == [0, 1] and all(r["processes"] == 2 for r in rows)
+    assert [r["device"].split(" (")[1] for r in rows] == ["process 0 of 2)", "process 1 of 2)"]
     rules, filled = twoplayer_distributed.rules_of(twoplayer_distributed.parse(["--dice", "2", "--open", *OPEN]))
     one = twoplayer.solve(rules, mine=filled, theirs=filled, keep="all", dtype="float32" if x32 else "float64")
     assert rows[0]["digest"] == rows[1]["digest"] == twoplayer_distributed.digest(one.layers)  # every process holds every layer
