@@ -17,9 +17,9 @@ from jaxsolve.games.category import twoplayer, twoplayer_distributed
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)))))
 OPEN = ("twos", "fives", "choice", "yacht")
-"""The reduced game of these tests: Yacht's scoring on 2 dice, these 4 boxes open for both
-players (126 pairs of sheets over 9 layers; the start layer's single pair leaves the second
-process an empty share)."""
+"""The reduced game of these tests: Yacht's scoring on 1 or 2 dice, these 4 boxes open for
+both players (126 pairs of sheets over 9 layers; the start layer's single pair leaves the
+second process an empty share)."""
 
 MESH_SCRIPT = r"""
 import json, sys, jax
