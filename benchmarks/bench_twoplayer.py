@@ -11,10 +11,17 @@ compiling, the compile seconds, CPU seconds (``time.process_time``: every thread
 counts the values (nothing solved). ``--simulate N`` keeps every layer and plays N games of
 optimal against optimal from the tables (``twoplayer.simulate``), compared with the solved value.
 
+``--devices N`` spreads each layer's chunks over N devices (on a CPU, N virtual CPU devices of
+this process: ``jax_num_cpu_devices``). ``--processes N`` starts N processes of this script on
+localhost under ``jax.distributed`` (gloo), each solving its share of every layer's chunks on
+``--devices`` devices of its own (``twoplayer.solve``); process 0 writes the files, with the
+CPU seconds of all the processes (``getrusage`` of the children) beside its own.
+
     python benchmarks/bench_twoplayer.py --preset small --out results/twoplayer/small
     python benchmarks/bench_twoplayer.py --preset small --dice 2 --simulate 100000 --out /tmp/small2
     python benchmarks/bench_twoplayer.py --preset yacht --estimate --out results/twoplayer/yacht-estimate
     nice -n 10 python benchmarks/bench_twoplayer.py --preset yacht --out results/twoplayer/yacht
+    python benchmarks/bench_twoplayer.py --preset small --processes 2 --out /tmp/small-2p
 """
 
 from __future__ import annotations
@@ -46,12 +53,24 @@ def main(argv=None) -> int:
     ap.add_argument("--estimate", action="store_true", help="count the pairs and values only")
     ap.add_argument("--simulate", type=int, default=0, help="games of optimal against optimal (keeps every layer)")
     ap.add_argument("--seed", type=int, default=1)
+    ap.add_argument("--devices", type=int, default=1, help="devices each layer's chunks are spread over (per process)")
+    ap.add_argument("--processes", type=int, default=1, help="processes on localhost under jax.distributed")
+    ap.add_argument("--coordinator", default=None, help=argparse.SUPPRESS)  # set by the parent of --processes
+    ap.add_argument("--process-id", type=int, default=None, help=argparse.SUPPRESS)
     ap.add_argument("--out", type=Path, required=True, help="path without suffix: writes .json, .md and .progress.json")
     args = ap.parse_args(argv)
-    if args.float64:
-        import jax
+    if args.devices < 1 or args.processes < 1:
+        ap.error("--devices and --processes must be at least 1")
+    if args.processes > 1 and args.process_id is None:
+        return _launch(args, argv if argv is not None else sys.argv[1:])
+    import jax
 
+    if args.float64:
         jax.config.update("jax_enable_x64", True)
+    if args.devices > 1 and jax.config.jax_platforms in (None, "", "cpu"):
+        jax.config.update("jax_num_cpu_devices", args.devices)
+    if args.process_id is not None:
+        jax.distributed.initialize(coordinator_address=args.coordinator, num_processes=args.processes, process_id=args.process_id)
     import numpy as np
 
     from jaxsolve.bench import machine
@@ -92,12 +111,18 @@ def main(argv=None) -> int:
 
     w0, c0 = time.perf_counter(), time.process_time()
     table = twoplayer.solve(rules, tie=args.tie, mine=mask, theirs=mask, dtype=np.float64 if args.float64 else np.float32,
-                            keep="all" if args.simulate else "start", chunk=args.chunk, max_memory=args.max_memory << 20, on_layer=on_layer)
+                            keep="all" if args.simulate else "start", chunk=args.chunk, max_memory=args.max_memory << 20, on_layer=on_layer,
+                            devices=args.devices)
     wall, cpu = time.perf_counter() - w0, time.process_time() - c0
+    if args.process_id is not None:
+        print(json.dumps({"process": args.process_id, "wall_seconds": wall, "cpu_seconds": cpu, "run_seconds": table.seconds,
+                          "compile_seconds": table.compile_seconds, "start": table.start}), flush=True)
+        if args.process_id != 0:
+            return 0
     cores = min(os.cpu_count() or 1, len(os.sched_getaffinity(0)))
     record.update(
         start=table.start, run_seconds=table.seconds, compile_seconds=table.compile_seconds, wall_seconds=wall, cpu_seconds=cpu,
-        device=table.device, peak_rss_gib=resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 2**20, load_end=load(),
+        devices=args.devices, processes=args.processes, device=table.device, peak_rss_gib=resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 2**20, load_end=load(),
         values_per_second=values / table.seconds, us_per_value_wall=table.seconds / values * 1e6,
         core_us_per_value_cpu=cpu / values * 1e6, core_us_per_value_wall_x_cores=table.seconds * cores / values * 1e6,
         layer_seconds_without_compile={str(k): v["seconds"] for k, v in table.timings.items()},
@@ -106,6 +131,7 @@ def main(argv=None) -> int:
     lines = [
         f"# Two-player {rules.name}" + (f" (open: {', '.join(args.open)})" if args.open else ""),
         "",
+        f"Devices: {table.device}" + (f" ({args.processes} processes under jax.distributed; this process's figures)" if args.processes > 1 else "") + ".",
         f"{record['pairs']:,} pairs of sheets, {values:,} state-lead values ({record['dtype']}), chunk {args.chunk}, tie rule {args.tie}: "
         f"{table.seconds:.1f} s run + {table.compile_seconds:.1f} s compiling, {cpu:.0f} CPU seconds, peak RSS {record['peak_rss_gib']:.2f} GiB.",
         f"Machine: {record['machine']}. Load (1, 5, 15 min) at the start {record['load_start']}, at the end {record['load_end']}.",
@@ -132,6 +158,41 @@ def main(argv=None) -> int:
     args.out.with_suffix(".json").write_text(json.dumps(record, indent=1))
     args.out.with_suffix(".md").write_text("\n".join(lines) + "\n")
     print("\n".join(lines))
+    return 0
+
+
+def _launch(args, argv) -> int:
+    """Start ``args.processes`` copies of this script on localhost (``jax.distributed``), wait for
+    them, and add the processes' wall and CPU seconds (all of them) to process 0's files."""
+    import socket
+    import subprocess
+
+    with socket.socket() as s:
+        s.bind(("localhost", 0))
+        port = s.getsockname()[1]
+    w0, r0 = time.perf_counter(), resource.getrusage(resource.RUSAGE_CHILDREN)
+    procs = [
+        subprocess.Popen([sys.executable, __file__, *argv, "--coordinator", f"localhost:{port}", "--process-id", str(i)], stdout=subprocess.PIPE, text=True)
+        for i in range(args.processes)
+    ]
+    outs = [p.communicate()[0] for p in procs]
+    wall = time.perf_counter() - w0
+    r1 = resource.getrusage(resource.RUSAGE_CHILDREN)
+    if any(p.returncode for p in procs):
+        print(f"error: a process failed (exit {[p.returncode for p in procs]})", file=sys.stderr)
+        return 1
+    rows = [json.loads(next(ln for ln in o.splitlines() if ln.startswith('{"process"'))) for o in outs]
+    print(outs[0], end="")
+    out = args.out.with_suffix(".json")
+    record = json.loads(out.read_text())
+    cpu = (r1.ru_utime - r0.ru_utime) + (r1.ru_stime - r0.ru_stime)
+    record["all_processes"] = {"processes": rows, "wall_seconds": wall, "cpu_seconds": cpu, "core_us_per_value_cpu": cpu / record["values"] * 1e6}
+    out.write_text(json.dumps(record, indent=1))
+    line = (f"All {args.processes} processes (started, solved, gathered; their CPU seconds from getrusage of the children, "
+            f"jax.distributed start and compiling included): {wall:.1f} s wall, {cpu:.1f} CPU seconds, {cpu / record['values'] * 1e6:.3f} core-us per value.")
+    md = args.out.with_suffix(".md")
+    md.write_text(md.read_text() + "\n" + line + "\n")
+    print(line)
     return 0
 
 

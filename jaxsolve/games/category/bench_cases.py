@@ -81,6 +81,8 @@ def suite_cases(rules, quick: bool, dtype: str, device, *, saved: bool = False, 
             return (float(v[s]) if s < len(v) else 0.0), tab.compile_seconds
 
         out.append((f"target table (max P(final >= s), every state; float32), s = {TARGET_AT[quick]}" + (" from 7 boxes filled" if quick else ""), target))
+    if _two_player_fits(sheet() if sheet is not None else rules):
+        out.append(two_player_case(rules, quick, dtype, device))
     if saved:
         most = 1 if quick else S.useful_max_saved(rules)
 
@@ -90,3 +92,38 @@ def suite_cases(rules, quick: bool, dtype: str, device, *, saved: bool = False, 
 
         out.append((f"saved throws, at most {most}" + ("" if quick else " (uncapped)"), uncapped))
     return out
+
+
+TWO_PLAYER_OPEN = {True: 5, False: 8}
+"""Boxes open for both players (the sheet's last ones; the rest filled) in the suite's
+two-player case: quick, the small rules' game from 5 open boxes (about 70,000 state-lead
+values, 2 s on a CPU core); full, the game's from 8 (Yacht: about 5 x 10^6 values, about 15 s
+on a CPU core)."""
+TWO_PLAYER_GPU_CHUNK = 4096
+"""Pairs of sheets per chunk on an accelerator (a 5-dice pair's working set is about 2 MB in
+float32 at 300 leads: 4,096 pairs are 8 GB, well inside a GPU)."""
+
+
+def _two_player_fits(sheet) -> bool:
+    """Whether the suite runs a category game's two-player case: a sheet of at most 12 boxes
+    and no bonus (a sheet is its filled boxes, so the two-player game of the whole sheet is a
+    GPU's job, not a cluster's; docs/twoplayer.md)."""
+    return sheet.num_boxes <= 12 and not (sheet.upper_bonus or sheet.extra_bonus or sheet.has_instant_bonus)
+
+
+def two_player_case(rules, quick: bool, dtype: str, device) -> tuple[str, Callable]:
+    """The two-player game (both playing to win, ``twoplayer.solve``) from the sheet's last
+    ``TWO_PLAYER_OPEN[quick]`` boxes open for both players, on ``device``; it reports the
+    starter's P(win) + P(tie) / 2."""
+    from jaxsolve.core.layered import chunk_for
+    from jaxsolve.games.category import twoplayer
+
+    k = min(TWO_PLAYER_OPEN[quick], rules.num_boxes)
+    filled = rules.full_mask & ~sum(1 << b for b in range(rules.num_boxes - k, rules.num_boxes))
+    size = min(chunk_for(device, twoplayer.DEFAULT_CHUNK), TWO_PLAYER_GPU_CHUNK)
+
+    def run():
+        tab = twoplayer.solve(rules, mine=filled, theirs=filled, dtype=dtype, chunk=size, devices=[device], max_memory=max(_target_memory(device) // 2, twoplayer.DEFAULT_MAX_MEMORY))
+        return float(tab.start), tab.compile_seconds
+
+    return f"two-player (both play to win), the last {k} boxes open", run

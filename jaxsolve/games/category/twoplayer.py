@@ -28,7 +28,9 @@ Sheets are one-player states of ``tables.layer_states``, one per class of states
 same from here on (``tables.canonical``; without an upper bonus the upper total is dropped
 too). Pairs of a layer are the product of the two players' sheet lists, row ``i_other *
 n_mover + i_mover``, so a chunk of consecutive rows shares the other's sheet and the chunks are
-independent (they could be sharded over devices like the one-player layers).
+independent: they are spread over a device mesh like the one-player layers, and under
+``jax.distributed`` dealt to the processes in contiguous runs (``process_share``), each layer
+gathered to every process when done (``gather_shares``).
 
 References: J. Glenn, "An Optimal Strategy for Yahtzee", CS-TR-0002, Loyola College in
 Maryland (2006), section 8 (the size of two-player Yahtzee); J. Pawlewicz, "A Nearly Optimal
@@ -288,6 +290,48 @@ def padded_complement(values: np.ndarray, pad: int, width: int, dtype, rows: int
     return out
 
 
+# ----------------------------------------------------------------------------- processes
+
+
+def local_devices(devices) -> list:
+    """This process's devices a solve under ``jax.distributed`` uses: ``devices`` (a list of
+    this process's devices, as given; a count of the first local ones; None: all local ones)."""
+    import jax
+
+    if isinstance(devices, (list, tuple)):
+        return list(devices)
+    local = jax.local_devices()
+    n = len(local) if devices is None else int(devices)
+    if not 1 <= n <= len(local):
+        raise JaxsolveError(f"asked for {n} devices in this process, {len(local)} visible")
+    return local[:n]
+
+
+def process_share(pairs: int, chunk: int, processes: int, rank: int) -> tuple[int, int, int]:
+    """``(first, stop, rows)``: the pairs ``first:stop`` of a layer that process ``rank`` of
+    ``processes`` solves, and the rows every process's share is sized for. The layer's chunks
+    (``chunk`` pairs each, as one process cuts them) are dealt in contiguous runs of
+    ``ceil(chunks / processes)``, so a process computes exactly one process's chunks; a
+    process past the layer's end has an empty share (``first == stop``)."""
+    chunks = -(-pairs // chunk)
+    run = -(-chunks // processes) * chunk
+    first = min(pairs, rank * run)
+    return first, min(pairs, first + run), run
+
+
+def gather_shares(share: np.ndarray, where: tuple[int, int, int], pairs: int, width: int) -> np.ndarray:
+    """``[pairs, width]``: every process's rows of a layer (``process_share``), this process's
+    given as ``share`` (its first rows, columns from the first), gathered across the processes
+    (``multihost_utils.process_allgather``: each process sends its share, ``rows x width``
+    values, and receives the others')."""
+    from jax.experimental import multihost_utils
+
+    first, stop, rows = where
+    mine = np.zeros((rows, width), share.dtype)
+    mine[: stop - first] = share[: stop - first, :width]
+    return np.asarray(multihost_utils.process_allgather(mine)).reshape(-1, width)[:pairs]
+
+
 # ----------------------------------------------------------------------------- solve
 
 
@@ -318,7 +362,15 @@ def solve(
     (``uniform`` while its tables stay under 256 MiB). ``on_layer(n, pairs)`` when a layer is
     done; ``progress`` shows bars on stderr (``core.progress``). ``max_memory``: the chunk
     shrinks so a chunk's working set and the layer's tables fit.
+
+    ``devices``: how many devices (or which) the chunks of a layer are spread over (the layered
+    core's mesh). Under ``jax.distributed`` with several processes (every process calls
+    ``solve`` alike), each process solves its own contiguous share of every layer's chunks on
+    ``devices`` of its own devices, and the shares are gathered after each layer
+    (``process_share``): every process ends with every layer, the values bit for bit those of
+    one process (the same chunks, computed by the same program).
     """
+    import jax
     import jax.numpy as jnp
 
     from jaxsolve.core.layered import Layer, LayerSetup, SplitStep, make_mesh, plan_chunk, run_layers
@@ -342,13 +394,32 @@ def solve(
     if max(p.pairs for p in plans) > MAX_ROWS:
         raise JaxsolveError(f"{max(p.pairs for p in plans):,} pairs in a layer do not fit an int32 row")
     pad = max_turn_reward(rules)
-    mesh = make_mesh(devices)
+    processes, rank = jax.process_count(), jax.process_index()
+    mesh = make_mesh(local_devices(devices) if processes > 1 else devices)
     ndev = mesh.devices.size
     solved = plans[:-1]
     widest = max(p.width for p in plans)
     tallest = max(p.pairs for p in plans)
     if shapes == "auto":
         shapes = "uniform" if tallest * (widest + pad) * dtype.itemsize <= 256 << 20 else "layer"
+
+    def chunk_of(p: LayerPlan) -> int:
+        """The layer's chunk size: a chunk's working set beside the layer's tables (the whole
+        layer's, also where a process holds a share of it) within ``max_memory``."""
+        q = plans[p.n + 1 - plans[0].n]
+        width, height = (p.width, p.pairs) if shapes == "layer" else (widest, tallest)
+        columns = pad + max(width, q.width) if shapes == "layer" else widest + pad
+        fixed = ((q.pairs if shapes == "layer" else tallest) * columns + height * width) * dtype.itemsize + sheets[p.mover].index.nbytes
+        size = plan_chunk(pair_bytes(rules, width, dtype.itemsize), fixed, max_memory, chunk, ndev)
+        return min(size, -(-height // ndev) * ndev) if shapes == "layer" else size
+
+    sizes = {p.n: chunk_of(p) for p in solved}
+    shares = {p.n: process_share(p.pairs, sizes[p.n], processes, rank) for p in solved}
+    share_height = max(rows for _, _, rows in shares.values())
+
+    def whole(told: Callable[[int, int], None] | None) -> Callable[[int, int], None] | None:
+        """``told`` with each layer's pairs (a process's share done means the whole layer gathered)."""
+        return None if told is None else (lambda n, count: told(n, plans[n - plans[0].n].pairs))
     last = plans[-1]
     end = np.zeros((last.pairs, last.width), dtype)
     end[:, last.low] = TIES[tie]  # both sheets full: the mover is the starter, lead 0 is the tie
@@ -366,10 +437,9 @@ def solve(
 
     def layer_states(p: LayerPlan) -> tuple:
         s = sheets[p.mover]
-        return (
-            np.tile(s.filled[p.a], p.others), np.tile(s.upper[p.a], p.others), np.tile(s.held[p.a], p.others),
-            np.repeat(np.arange(p.others, dtype=np.int32), p.movers),
-        )
+        first, stop, _ = shares[p.n]
+        rows = np.arange(first, max(stop, first + 1)) % p.pairs  # this process's share (an empty one computes a row for nothing)
+        return s.filled[p.a][rows % p.movers], s.upper[p.a][rows % p.movers], s.held[p.a][rows % p.movers], (rows // p.movers).astype(np.int32)
 
     def begin_layer(layer: Layer, carry) -> LayerSetup:
         del carry
@@ -378,6 +448,8 @@ def solve(
             held["operand"].delete()  # the layer below's table: its layer is done, free it now
         width = p.width if shapes == "layer" else widest
         height = p.pairs if shapes == "layer" else tallest
+        if processes > 1:
+            height = shares[p.n][2] if shapes == "layer" else share_height
         prev = padded_complement(held.pop("prev"), pad, width, dtype, rows=None if shapes == "layer" else tallest)
         if shapes == "uniform":
             prev = np.pad(prev, ((0, 0), (0, widest + pad - prev.shape[1])))
@@ -386,14 +458,12 @@ def solve(
         held["operand"] = operand
         next_index = jnp.asarray(sheets[p.mover].index)
         out = jnp.zeros((height, width), dtype)
-        fixed = operand.nbytes + next_index.nbytes + out.nbytes
-        size = plan_chunk(pair_bytes(rules, width, dtype.itemsize), fixed, max_memory, chunk, ndev)
-        if shapes == "layer":
-            size = min(size, -(-height // ndev) * ndev)
-        return LayerSetup(out, (operand, next_index, jnp.asarray(p.others, jnp.int32)), size)
+        return LayerSetup(out, (operand, next_index, jnp.asarray(p.others, jnp.int32)), sizes[p.n])
 
     def end_layer(layer: Layer, carry):
         p = plans[layer.index - plans[0].n]
+        if processes > 1:
+            carry = gather_shares(np.asarray(carry), shares[p.n], p.pairs, p.width)
         v = np.ascontiguousarray(np.asarray(carry)[: p.pairs, : p.width][:, ::-1])  # over the deficit -> over the lead
         held["prev"] = v
         if keep == "all" or p is plans[0]:
@@ -413,13 +483,13 @@ def solve(
                     on_layer(n, pairs)
 
             run = run_layers(("twoplayer", rules, shapes), step, work, jnp.zeros((1, 1), dtype), (), chunk=chunk, mesh=mesh,
-                             begin_layer=begin_layer, end_layer=end_layer, on_layer=told)
+                             begin_layer=begin_layer, end_layer=end_layer, on_layer=whole(told))
     else:
         run = run_layers(("twoplayer", rules, shapes), step, work, jnp.zeros((1, 1), dtype), (), chunk=chunk, mesh=mesh,
-                         begin_layer=begin_layer, end_layer=end_layer, on_layer=on_layer)
+                         begin_layer=begin_layer, end_layer=end_layer, on_layer=whole(on_layer))
     if held["operand"] is not None:
         held["operand"].delete()
-    device = ", ".join(str(d) for d in mesh.devices.flat)
+    device = ", ".join(str(d) for d in mesh.devices.flat) + (f" (process {rank} of {processes})" if processes > 1 else "")
     return TwoPlayerTables(rules, tie, sheets, plans, layers, run.seconds, run.compile_seconds, device, run.timings)
 
 
