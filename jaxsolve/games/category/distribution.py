@@ -56,8 +56,8 @@ def support_lengths(rules: CategoryRules) -> tuple[int, ...]:
         if len(f) == 0 or layer == nb:
             out.append(1)
             continue
-        pairs = np.unique(np.stack([f.astype(np.int64), h.astype(np.int64)], 1), axis=0)
-        mask, holds = pairs[:, 0], pairs[:, 1]
+        pairs = np.unique(f.astype(np.int64) * 2 + h)  # the (filled, all_same_held) pairs: the bound depends on nothing else
+        mask, holds = pairs >> 1, pairs & 1
         is_open = ((mask[:, None] >> np.arange(nb)[None, :]) & 1) == 0
         n_open = is_open.sum(1)
         bound = (is_open * top[None, :]).sum(1)
