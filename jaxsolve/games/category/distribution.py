@@ -213,21 +213,29 @@ def turn_distribution(values, rows, prev_padded, filled, upper, all_same_held, r
 
 def turn_distribution_numpy(values, rows, prev_padded, filled, upper, all_same_held, rules: CategoryRules, width: int) -> np.ndarray:
     """``turn_distribution`` in NumPy (float64, eagerly): the same policy (``turn_policy`` with
-    ``xp=numpy``) and moves; each throw's shifted next-state vector read from a sliding window
-    over ``prev_padded`` instead of a scan of dynamic slices."""
+    ``xp=numpy``) and moves, for the whole batch at once; each throw's shifted next-state vector
+    read from a sliding window over ``prev_padded`` instead of a scan of dynamic slices, in
+    blocks of ``NUMPY_CHUNK_VALUES`` throw x support values."""
     lead = max_turn_reward(rules)
     window = np.lib.stride_tricks.sliding_window_view(prev_padded, width, axis=1)  # [rows, lead + 1, width]: row n from k
     acc = np.zeros((filled.shape[0], width), prev_padded.dtype)
+    step = max(1, NUMPY_CHUNK_VALUES // (tables.space(rules.dice).num_throws * width))
     for q, box, first in turn_policy(values, filled, upper, all_same_held, rules, xp=np):
         mv = solver.chosen_moves(box, filled, upper, all_same_held, rules, xp=np)
         start = np.clip(lead - np.asarray(mv.score(first)).astype(np.int64), 0, lead)
         nrow = np.clip(rows[np.asarray(mv.next_state)], 0, len(prev_padded) - 1)
-        acc += np.einsum("tb,tbk->bk", q, window[nrow, start])
+        for i in range(0, len(acc), step):
+            part = slice(i, i + step)
+            acc[part] += np.einsum("tb,tbk->bk", q[:, part], window[nrow[:, part], start[:, part]])
     return acc
 
 
-NUMPY_CHUNK_VALUES = 1 << 21
-"""Throw x support values per batch of ``distribution_numpy``: 16 MiB in float64."""
+NUMPY_CHUNK_VALUES = 1 << 19
+"""Throw x support values per block of ``turn_distribution_numpy``: 4 MiB in float64 (the
+6,528 states of a 9-open sheet of results/winning/ took 0.96 CPU s in blocks of 2^19 values,
+0.94 to 1.0 in 2^17 to 2^20, 1.7 in 2^21)."""
+NUMPY_BATCH_STATES = 4096
+"""States per batch of ``distribution_numpy`` (the policy's ``[keeps, states]`` arrays of a batch held at once)."""
 
 
 def distribution_numpy(rules: CategoryRules, solution: solver.Solution, start: tuple[int, int, int]) -> LayerTables:
@@ -246,7 +254,6 @@ def distribution_numpy(rules: CategoryRules, solution: solver.Solution, start: t
         raise JaxsolveError(f"unreachable state: filled={start[0]}, upper={start[1]}, all_same_held={start[2]}")
     values = solutions.host_values(solution, rules, np.float64)
     lengths, lead, nb = support_lengths(rules), max_turn_reward(rules), rules.num_boxes
-    num_throws = tables.space(rules.dice).num_throws
     first = bin(start[0]).count("1")
     prev = np.zeros((len(sub_layer_states(rules, nb, start[0], start)[0]), lengths[nb]))
     prev[:, 0] = 1.0  # nothing more to score
@@ -254,7 +261,7 @@ def distribution_numpy(rules: CategoryRules, solution: solver.Solution, start: t
         f, u, h = (np.asarray(x, np.int32) for x in sub_layer_states(rules, layer, start[0], start))
         width = lengths[layer]
         padded = _pad_distribution(prev, lead, width)
-        step = max(1, NUMPY_CHUNK_VALUES // (num_throws * width))
+        step = NUMPY_BATCH_STATES
         prev = np.concatenate([
             turn_distribution_numpy(values, rows, padded, f[i: i + step], u[i: i + step], h[i: i + step], rules, width) for i in range(0, len(f), step)
         ])

@@ -56,19 +56,24 @@ CHUNK = 2
 throws x channel in float64 (252 x ~900 x 8 bytes per state) stay in a CPU's caches. The
 response at 9 open boxes took 14 to 15 CPU s with chunks of 1 or 2 states, 18 with 4, about 30
 with 8 and 40 with 16 on the 2-core CPU of results/winning/ (compiling included)."""
-NUMPY_CHUNK_VALUES = 1 << 21
-"""Throw x channel values per batch of the NumPy response (``response_numpy``): 16 MiB in float64."""
+NUMPY_CHUNK_VALUES = 1 << 18
+"""Throw x channel values per batch of the NumPy response (``response_numpy``): 2 MiB in float64, which
+stays in a core's caches: the 6-open response of results/winning/ took 0.18 CPU s in batches of 2^17 or
+2^18 values, 0.33 in 2^19, 0.55 in 2^21, 0.93 in 2^22."""
 ENGINES = ("auto", "numpy", "jax")
-NUMPY_MAX_OPPONENT_STATES = 2048
-"""``auto`` computes an opponent's distribution in NumPy where his game reaches at most this
-many states, else with the compiled step: two opponents with 6 open boxes (96 and 984 states)
-took about 0.7 CPU s in NumPy against about 3 s of tracing and running in a new process; 6,528
-states (9 open) 2.5 CPU s in NumPy, 5.5 with JAX (results/winning/first-answer-cpu.md)."""
-NUMPY_MAX_RESPONSE_STATES = 256
-"""``auto`` solves my exact response in NumPy (``response_numpy``, the reached channels) where my
-game reaches at most this many states (at 6 open boxes 94 to 100 or so: about 0.65 CPU s),
-else with the compiled step (at 9 open boxes 7,296 states: 11 to 16 CPU s compiled, far more in
-NumPy)."""
+NUMPY_MAX_OPPONENT_STATES = 8192
+"""``auto`` computes an opponent's distribution in NumPy (``distribution.distribution_numpy``)
+where his game reaches at most this many states, else with the compiled step. On the 2-core CPU
+of results/winning/ (loaded): 96 and 984 states (the two 6-open opponents there) 0.03 and 0.12
+CPU s, 6,528 states (9 open) 0.96 CPU s, against 3.1 to 6.6 s with JAX in a new process."""
+NUMPY_MAX_RESPONSE_WORK = 1 << 17
+"""``auto`` solves my exact response in NumPy (``response_numpy``, the reached channels) where
+it computes at most this many state-channel values (``response_work``), else with the compiled
+step. NumPy took 7.5 to 8.7 CPU microseconds per value on the loaded 2-core CPU of
+results/winning/ (20,924 values at the 6-open speed position: 0.18 s; 108,883 at a 6-open
+position with the upper boxes filled but 3: 0.95 s; 295,567 at 8 open: 2.5 s; 1.1 million at 6
+open with every upper box open: 8.3 s; 2.5 million at 9 open: 20.7 s), the compiled step 11 to
+16 CPU s at 9 open with its compiling and 0.2 to 0.4 s at 6 open once compiled."""
 EXACT_MAX_OPEN = 9
 """``auto`` solves the exact best response with at most this many open boxes (with 9, 11 to
 16 CPU s on the 2-core CPU of results/winning/), else answers from the target table."""
@@ -241,17 +246,16 @@ def response_table(
     of ``filled`` (every upper total and flag). The last few are kept per process: the
     questions of one turn share one. ``engine``: ``jax`` (the compiled step), ``numpy``
     (``response_numpy`` with the reached channels only, with ``start``) or ``auto`` (NumPy where
-    my game reaches at most ``NUMPY_MAX_RESPONSE_STATES`` states from ``start``). ``jax_setup``:
+    that is at most ``NUMPY_MAX_RESPONSE_WORK`` state-channel values, ``response_work``). ``jax_setup``:
     called before JAX is first used."""
     from jaxsolve.games.category import target as TG
-    from jaxsolve.games.category.distribution import reach_size
 
     if engine not in ENGINES or (engine == "numpy" and start is None):
         raise JaxsolveError(f"engine must be one of {', '.join(ENGINES)} (numpy with a start state), got {engine!r}")
     start = None if start is None else (int(start[0]), int(start[1]), int(start[2]))
-    if engine == "auto":
-        engine = "numpy" if start is not None and reach_size(rules, start) <= NUMPY_MAX_RESPONSE_STATES else "jax"
     w = np.asarray(w, np.float64)
+    if engine == "auto":
+        engine = "numpy" if start is not None and response_work(rules, start, len(w) - 1) <= NUMPY_MAX_RESPONSE_WORK else "jax"
     key = (rules, int(filled), start, w.tobytes(), engine)
     if key not in _RESPONSES:
         while len(_RESPONSES) >= 4:
@@ -313,6 +317,20 @@ def response_numpy(rules: CategoryRules, w: np.ndarray, start: tuple[int, int, i
     out_table = LayerTables(rules, layers, rows, "target", prefilled=start[0], start=start, device="numpy")
     out_table.terminal = terminal
     return out_table
+
+
+def response_work(rules: CategoryRules, start: tuple[int, int, int], top: int) -> int:
+    """How many state-channel values ``response_numpy(..., channels='reached')`` computes for a
+    utility over the points 0..``top`` (its work: about 8 CPU microseconds each on the 2-core CPU
+    of results/winning/)."""
+    from jaxsolve.games.category.distribution import sub_layer_states
+
+    start = (int(start[0]), int(start[1]), int(start[2]))
+    work = 0
+    for layer in range(bin(start[0]).count("1"), rules.num_boxes):
+        f, u, h = sub_layer_states(rules, layer, start[0], start)
+        work += int(np.minimum(most_points(rules, start, f, u, h) + 1, top + 1).sum())
+    return work
 
 
 def most_points(rules: CategoryRules, start: tuple[int, int, int], filled, upper, all_same_held) -> np.ndarray:
@@ -507,7 +525,7 @@ def advise_win(
     ``auto``: exact with at most ``EXACT_MAX_OPEN`` open boxes, else the table.
 
     ``engine``: how the opponents' distributions and my exact response are computed: ``auto``
-    (NumPy for small games, ``NUMPY_MAX_OPPONENT_STATES`` and ``NUMPY_MAX_RESPONSE_STATES``,
+    (NumPy for small games, ``NUMPY_MAX_OPPONENT_STATES`` and ``NUMPY_MAX_RESPONSE_WORK``,
     else JAX), ``numpy`` or ``jax``. Where everything is NumPy, with the score table in the
     solution store (and, for ``table``, the whole game's target table there), JAX is not even
     imported. ``jax_setup``: called once before JAX is first used (the command line's deferred
