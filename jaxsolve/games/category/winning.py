@@ -449,7 +449,7 @@ def option_vectors(table, filled: int, upper: int, all_same_held: int, faces, th
     got = TG.situation(table, filled, min(upper, rules.upper_threshold), all_same_held, faces, throws_left)
     opts, vecs, keys = [], [], []
     for b in range(rules.num_boxes):
-        if got.fills[b, 0] >= 0:
+        if got.fills[b, -1] >= 0:  # channel K, which every table holds (a response of the reached channels only: NaN below)
             opts.append(Option("box", 0.0, 0.0, box=rules.box_names[b], points=int(got.points[b])))
             vecs.append(got.fills[b])
             keys.append((0, -rules.dice, b))
