@@ -61,11 +61,14 @@ NUMPY_CHUNK_VALUES = 1 << 18
 stays in a core's caches: the 6-open response of results/winning/ took 0.18 CPU s in batches of 2^17 or
 2^18 values, 0.33 in 2^19, 0.55 in 2^21, 0.93 in 2^22."""
 ENGINES = ("auto", "numpy", "jax")
-NUMPY_MAX_OPPONENT_STATES = 8192
+NUMPY_MAX_OPPONENT_STATES = 1 << 14
 """``auto`` computes an opponent's distribution in NumPy (``distribution.distribution_numpy``)
 where his game reaches at most this many states, else with the compiled step. On the 2-core CPU
-of results/winning/ (loaded): 96 and 984 states (the two 6-open opponents there) 0.03 and 0.12
-CPU s, 6,528 states (9 open) 0.96 CPU s, against 3.1 to 6.6 s with JAX in a new process."""
+of results/winning/ (loaded), about 0.15 CPU ms per state: 96 and 984 states (the two 6-open
+opponents there) 0.03 and 0.12 CPU s, 6,528 states (9 open) 0.96, 33,528 (9 open, every upper
+box open) 5.6; with JAX in a new process 3.1 to 6.6 s for the first three (tracing the step),
+25 CPU s for the last (compiling it). A running process with the step compiled is faster than
+NumPy on the large ones."""
 NUMPY_MAX_RESPONSE_WORK = 1 << 17
 """``auto`` solves my exact response in NumPy (``response_numpy``, the reached channels) where
 it computes at most this many state-channel values (``response_work``), else with the compiled
