@@ -56,10 +56,11 @@ CHUNK = 2
 throws x channel in float64 (252 x ~900 x 8 bytes per state) stay in a CPU's caches. The
 response at 9 open boxes took 14 to 15 CPU s with chunks of 1 or 2 states, 18 with 4, about 30
 with 8 and 40 with 16 on the 2-core CPU of results/winning/ (compiling included)."""
-NUMPY_CHUNK_VALUES = 1 << 18
-"""Throw x channel values per batch of the NumPy response (``response_numpy``): 2 MiB in float64, which
-stays in a core's caches: the 6-open response of results/winning/ took 0.18 CPU s in batches of 2^17 or
-2^18 values, 0.33 in 2^19, 0.55 in 2^21, 0.93 in 2^22."""
+NUMPY_CHUNK_VALUES = 1 << 17
+"""Throw x channel values per batch of the NumPy response (``response_numpy``): 1 MiB in float64,
+which stays in a core's caches. The 6-open response of results/winning/ took 0.14 to 0.18 CPU s
+in batches of 2^17 values, 0.17 to 0.23 in 2^18, 0.40 to 0.43 in 2^19, 0.76 to 0.91 in 2^21
+(loaded 2-core CPU)."""
 ENGINES = ("auto", "numpy", "jax")
 NUMPY_MAX_OPPONENT_STATES = 1 << 14
 """``auto`` computes an opponent's distribution in NumPy (``distribution.distribution_numpy``)
