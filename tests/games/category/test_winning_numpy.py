@@ -232,3 +232,24 @@ def test_advise_in_a_new_process_imports_no_jax(store, method):
     assert got["method"] == method
     assert [o["option"] for o in got["options"]] == [o.label for o in ref.options]
     assert [o["value"] for o in got["options"]] == pytest.approx([o.value for o in ref.options], abs=1e-12)
+
+
+@pytest.mark.parametrize("n", [pytest.param(3, marks=pytest.mark.slow), 5])
+def test_the_numpy_dice_operators_equal_the_jax_ones(n):
+    """``dice.best_subkeep_arg`` (integer values: many exact ties, decided by the number of dice
+    kept) and ``dice.rethrow_mass`` with ``xp=numpy`` against JAX, float64."""
+    import jax
+
+    from jaxsolve.core import dice
+
+    sp = dice.dice_space(n)
+    rng = np.random.default_rng(n)
+    keep_values = rng.integers(0, 4, (sp.num_keeps, 7)).astype(np.float64)
+    best, arg = dice.best_subkeep_arg(sp, keep_values, 1e-9, xp=np)
+    best_ref, arg_ref = jax.jit(lambda v: dice.best_subkeep_arg(sp, v, 1e-9))(keep_values)
+    np.testing.assert_array_equal(arg, np.asarray(arg_ref))
+    np.testing.assert_array_equal(best, np.asarray(best_ref))
+    mass = rng.dirichlet(np.ones(sp.num_keeps), 3).T
+    got = dice.rethrow_mass(sp, mass, xp=np)
+    np.testing.assert_allclose(got, np.asarray(jax.jit(lambda m: dice.rethrow_mass(sp, m))(mass)), rtol=0, atol=1e-15)
+    np.testing.assert_allclose(got, sp.dense.T @ mass, rtol=0, atol=1e-15)  # the transpose of the keep -> throw operator
