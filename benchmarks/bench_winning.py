@@ -4,6 +4,7 @@ simulated games (standard Yahtzee rules, float64).
     python benchmarks/bench_winning.py speed [--out results/winning/speed-cpu.json]
     python benchmarks/bench_winning.py table --table yahtzee-target.npy [--out results/winning/table-answer-cpu.json]
     python benchmarks/bench_winning.py simulate [--games 100000] [--out results/winning/simulate-cpu.json]
+    python benchmarks/bench_winning.py first-answer [--table yahtzee-target.npy] [--repeats 5] [--out results/winning/first-answer-cpu.json]
 
 ``speed``: exact advice (the best response solved over the states my game reaches) at positions
 with 6 and 9 open boxes against two opponents, each timed three ways: the first question in a
@@ -17,7 +18,11 @@ first), at the 6- and 9-open positions and a late one: the first answer in a new
 one-time full check of a layer, and later answers in one process. ``simulate``: from late
 positions (4 open boxes each), 100,000 games of the win-probability player and of the
 expected-score player in the same seat against one and against three expected-score players;
-each rate beside the engine's prediction.
+each rate beside the engine's prediction. ``first-answer``: the command line's ``advise kniffel
+--opponent`` at the 6-open position against the two 6-open opponents, exact and table (the
+whole game's target table in the store: ``--table`` puts an export there first), each in a new
+process ``--repeats`` times: wall and CPU seconds of the whole process (interpreter start and
+imports included), and whether it imported JAX.
 
 The solution store and compilation cache used are a folder of their own (``--cache-dir``,
 default ``<tmp>/jaxsolve-bench-winning``; the Yahtzee score table is linked from the user's
@@ -269,9 +274,56 @@ def simulate(rules, games, out):
     return rows
 
 
+NO_JAX = (
+    "import sys\n"
+    "from jaxsolve.__main__ import main\n"
+    "sys.argv = ['jaxsolve', *sys.argv[1:]]\n"
+    "try:\n"
+    "    main()\n"
+    "finally:\n"
+    "    sys.stderr.write('jax imported\\n' if 'jax' in sys.modules else 'no jax\\n')\n"
+)
+
+
+def first_answer(rules, args) -> dict:
+    """``advise kniffel --opponent`` in new processes: the 6-open position, dice 6 6 5 2 1 with two
+    re-throws left, the two 6-open opponents; exact and table, ``args.repeats`` times each."""
+    from jaxsolve.games.category import target as TG
+
+    _score_table(rules, args.cache_dir)
+    if not TG.store_path(GAME, rules).is_file():
+        if args.table is None:
+            raise SystemExit(f"no target table in {TG.store_path(GAME, rules)}: give --table (a `jaxsolve target-table kniffel --out` export)")
+        TG.store_export(args.table, game=GAME, rules=rules)
+    (dice, left) = SITUATIONS[0]
+    command = ["advise", GAME, "--rules", "yahtzee", "--position", ME6, "--dice", *map(str, dice), "--throws-left", str(left), "--json"]
+    command += [x for o in OPPS for x in ("--opponent", o)]
+    env = {**os.environ, "PYTHONPATH": str(Path(__file__).resolve().parent.parent)}
+    out: dict = {"command": "python -m jaxsolve " + " ".join(command + ["--win-method", "METHOD", "--cache-dir", "CACHE"]), "runs": {}}
+    for method in ("exact", "table"):
+        runs = []
+        for _ in range(args.repeats):
+            before = resource.getrusage(resource.RUSAGE_CHILDREN)
+            load = os.getloadavg()[0]
+            t0 = time.perf_counter()
+            got = subprocess.run([sys.executable, "-c", NO_JAX, *command, "--win-method", method, "--cache-dir", str(args.cache_dir)], capture_output=True, text=True, env=env, check=True)
+            wall = time.perf_counter() - t0
+            after = resource.getrusage(resource.RUSAGE_CHILDREN)
+            answer = json.loads(got.stdout)
+            runs.append({
+                "wall_s": round(wall, 3), "user_s": round(after.ru_utime - before.ru_utime, 3), "sys_s": round(after.ru_stime - before.ru_stime, 3),
+                "load_average_1min": [round(load, 2), round(os.getloadavg()[0], 2)], "jax_imported": got.stderr.splitlines()[-1] != "no jax",
+                "value": answer["value"], "best": answer["options"][0]["option"],
+            })
+            print(json.dumps({"method": method, **runs[-1]}), flush=True)
+        out["runs"][method] = runs
+    return out
+
+
 def main() -> None:
     ap = argparse.ArgumentParser()
-    ap.add_argument("what", choices=("speed", "table", "simulate", "question"))
+    ap.add_argument("what", choices=("speed", "table", "simulate", "question", "first-answer"))
+    ap.add_argument("--repeats", type=int, default=5, help="first-answer: new processes per method")
     ap.add_argument("--games", type=int, default=100_000)
     ap.add_argument("--out", type=Path, default=None)
     ap.add_argument("--cache-dir", type=Path, default=DEFAULT_CACHE, help="solution store and compilation cache of the benchmark")
@@ -281,6 +333,17 @@ def main() -> None:
     args = ap.parse_args()
     if args.what == "question":
         print(json.dumps(question(args)), flush=True)
+        return
+    if args.what == "first-answer":  # this process needs no JAX either: the score table is read or, if missing, solved with it
+        from jaxsolve.bench import machine as machine_info
+        from jaxsolve.io import cache
+
+        cache.setup(args.cache_dir, compilation=False)
+        rules = _rules()
+        got = first_answer(rules, args)
+        if args.out:
+            args.out.parent.mkdir(parents=True, exist_ok=True)
+            args.out.write_text(json.dumps({"machine": machine_info(), "rules": rules.name, **got}, indent=1) + "\n")
         return
     _setup(args.cache_dir)
     from jaxsolve.bench import machine as machine_info

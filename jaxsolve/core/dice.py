@@ -17,9 +17,9 @@ all keeps contained in it, again computed level by level (or by a direct gather)
 level, the keeps of a level are computed in the ``Lattice`` order (grouped by their number of
 distinct faces), so each keep compares only its distinct sub-keeps.
 
-The tables are NumPy. ``expect_keeps``, ``best_subkeep``, ``reroll`` and ``throw_mean`` take
-``xp`` (``jaxsolve.arrays``): ``jax.numpy`` by default, or NumPy to run the same lines eagerly;
-the others are JAX only. JAX is imported when a function first needs it, not with this module.
+The tables are NumPy. ``expect_keeps``, ``best_subkeep``, ``reroll``, ``throw_mean``,
+``best_subkeep_arg`` and ``rethrow_mass`` take ``xp`` (``jaxsolve.arrays``): ``jax.numpy`` by
+default, or NumPy to run the same lines eagerly; the others are JAX only. JAX is imported when a function first needs it, not with this module.
 """
 
 from __future__ import annotations
@@ -436,7 +436,7 @@ def reroll(space: DiceSpace, values, expect: ExpectMethod = "levels", subkeep: S
     return best_subkeep(space, expect_keeps(space, values, expect, xp), subkeep, xp)
 
 
-def rethrow_mass(space: DiceSpace, keep_mass):
+def rethrow_mass(space: DiceSpace, keep_mass, xp=None):
     """Distribution of the throw after re-throwing the dice not kept: ``[K, ...] -> [T, ...]``.
 
     ``keep_mass[k]`` is the probability of keeping ``k``; the result is the probability of each
@@ -444,8 +444,7 @@ def rethrow_mass(space: DiceSpace, keep_mass):
     passes a sixth of its mass to each keep of k + 1 dice that adds one die, so each keep of
     k + 1 dice gathers from the keeps that remove one of its faces.
     """
-    import jax.numpy as jnp
-
+    xp = namespace(xp)
     flat = keep_mass.reshape(keep_mass.shape[0], -1)
     mass = flat[space.level(0)]
     for k in range(space.n):
@@ -454,10 +453,10 @@ def rethrow_mass(space: DiceSpace, keep_mass):
         down = np.where(space.remove_die[lv] < 0, space.level_start[k + 1] - space.level_start[k], down)
 
         def step(mass, own, down=down):
-            padded = jnp.concatenate([mass, jnp.zeros((1,) + mass.shape[1:], mass.dtype)], axis=0)
-            return own + functools.reduce(jnp.add, [padded[down[:, f]] for f in range(space.sides)]) * (1.0 / space.sides)
+            padded = xp.concatenate([mass, xp.zeros((1,) + mass.shape[1:], mass.dtype)], axis=0)
+            return own + functools.reduce(xp.add, [padded[down[:, f]] for f in range(space.sides)]) * (1.0 / space.sides)
 
-        mass = computed(step, mass, flat[lv]) if k + 1 < space.n else step(mass, flat[lv])
+        mass = computed(step, mass, flat[lv], xp=xp) if k + 1 < space.n else step(mass, flat[lv])
     return mass.reshape((space.num_throws,) + keep_mass.shape[1:])
 
 
@@ -467,7 +466,7 @@ def throw_mean(space: DiceSpace, values, xp=None):
     return xp.tensordot(xp.asarray(space.throw_prob, values.dtype), values, axes=1)
 
 
-def best_subkeep_arg(space: DiceSpace, keep_values, rtol: float = 0.0):
+def best_subkeep_arg(space: DiceSpace, keep_values, rtol: float = 0.0, xp=None):
     """Like ``best_subkeep`` but also returns which keep is best: ``[K, ...] -> ([T, ...], [T, ...])``.
 
     Ties go to a best keep with the most dice (fewest re-thrown), then to the first candidate
@@ -475,20 +474,20 @@ def best_subkeep_arg(space: DiceSpace, keep_values, rtol: float = 0.0):
     ``rtol * max(1, |value|)``: a keep with fewer dice wins only if it is better by more.
     Elementwise selects only, no ``argmax``.
     """
-    import jax.numpy as jnp
+    xp = namespace(xp)
 
     def tol(v):
-        return rtol * jnp.maximum(1.0, jnp.abs(v)) if rtol else 0.0
+        return rtol * xp.maximum(1.0, xp.abs(v)) if rtol else 0.0
 
     best = keep_values[space.level(0)]
-    arg = jnp.zeros(best.shape, jnp.int32)
-    size = jnp.zeros(best.shape, jnp.int8)
+    arg = xp.zeros(best.shape, xp.int32)
+    size = xp.zeros(best.shape, xp.int8)
     for k in range(1, space.n + 1):
         lv, down = space.level(k), space.level_down[k]
         own = keep_values[lv]
-        step = functools.partial(_best_subkeep_arg_level, tol, lv, down, k)
+        step = functools.partial(_best_subkeep_arg_level, tol, lv, down, k, xp=xp)
         # apart, else XLA fuses each level into the next and recomputes it per gather
-        best, arg, size = computed(step, own, best, arg, size) if k < space.n else step(own, best, arg, size)
+        best, arg, size = computed(step, own, best, arg, size, xp=xp) if k < space.n else step(own, best, arg, size)
     return best, arg
 
 
@@ -559,21 +558,20 @@ def best_subkeep_carry(space: DiceSpace, keep_values, keep_extra, rtol: float = 
     return best[lat.place[n]], tuple(x[lat.place[n]] for x in extra)
 
 
-def _best_subkeep_arg_level(tol, lv, down, k, own, best, arg, size):
+def _best_subkeep_arg_level(tol, lv, down, k, own, best, arg, size, xp=None):
     """One level of ``best_subkeep_arg``: its keeps' own values against their best sub-keeps."""
-    import jax.numpy as jnp
-
+    xp = namespace(xp)
     below, below_arg, below_size = best[down[:, 0]], arg[down[:, 0]], size[down[:, 0]]
     for j in range(1, k):
         cand, cand_size = best[down[:, j]], size[down[:, j]]
         gap = tol(below)
         better = (cand > below + gap) | ((cand >= below - gap) & (cand_size > below_size))
-        below = jnp.where(better, cand, below)
-        below_arg = jnp.where(better, arg[down[:, j]], below_arg)
-        below_size = jnp.where(better, cand_size, below_size)
-    own_idx = jnp.arange(lv.start, lv.stop, dtype=jnp.int32).reshape((-1,) + (1,) * (own.ndim - 1))
+        below = xp.where(better, cand, below)
+        below_arg = xp.where(better, arg[down[:, j]], below_arg)
+        below_size = xp.where(better, cand_size, below_size)
+    own_idx = xp.arange(lv.start, lv.stop, dtype=xp.int32).reshape((-1,) + (1,) * (own.ndim - 1))
     take_own = own >= below - tol(below)
-    return jnp.where(take_own, own, below), jnp.where(take_own, own_idx, below_arg), jnp.where(take_own, jnp.int8(k), below_size)
+    return xp.where(take_own, own, below), xp.where(take_own, own_idx, below_arg), xp.where(take_own, xp.int8(k), below_size)
 
 
 def parse_faces(text, sides: int = 6, *, packed: bool = True) -> list[int]:

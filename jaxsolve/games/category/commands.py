@@ -231,8 +231,8 @@ def winning_advice(rules, game, setup, position, dice_text, throws_left, opponen
     if faces is None:
         raise JaxsolveError("the advisor needs the dice showing (--dice 1 1 2 2 5)")
     opps = [winning.parse_opponent(text, rules) for text in opponents]
-    setup()
-    advice = winning.advise_win(rules, pos, faces, throws_left, opps, score=score, ties=ties, method=method, game=game)
+    # small games in NumPy from the cached score table: JAX set up (imported) only where needed
+    advice = winning.advise_win(rules, pos, faces, throws_left, opps, score=score, ties=ties, method=method, game=game, jax_setup=setup)
     data = {k: v for k, v in advice.to_dict().items() if k not in ("value", "options")}
     options = tuple(Ranked(o.label, o.value, o.regret, {k: v for k, v in o.to_dict().items() if k not in ("option", "value", "regret")}) for o in advice.options)
     return Advice(winning.describe(advice), options, "P(finish first)", advice.value, data)

@@ -265,26 +265,25 @@ def moves(filled, upper, all_same_held, rules: CategoryRules, xp=None) -> Moves:
     return Moves(*(set_at(r, (slice(None), cols), xp.swapaxes(f, 0, 1).astype(r.dtype), xp) for r, f in zip(regular, same)))
 
 
-def chosen_moves(box, filled, upper, all_same_held, rules: CategoryRules) -> Moves:
+def chosen_moves(box, filled, upper, all_same_held, rules: CategoryRules, xp=None) -> Moves:
     """The moves ``[T, B]`` that fill ``box[t, b]`` (one chosen box per throw and state)."""
-    import jax.numpy as jnp
-
+    xp = namespace(xp)
     cap = rules.upper_threshold
     sp = tables.space(rules.dice)
-    points = jnp.asarray(tables.throw_scores(rules))[box, jnp.arange(sp.num_throws)[:, None]]
+    points = xp.asarray(tables.throw_scores(rules))[box, xp.arange(sp.num_throws)[:, None]]
     is_upper = box < 6
-    up_next = jnp.where(is_upper, jnp.minimum(cap, upper[None, :] + points), upper[None, :])
+    up_next = xp.where(is_upper, xp.minimum(cap, upper[None, :] + points), upper[None, :])
     crossed = is_upper & (upper[None, :] < cap) & (up_next >= cap)
-    holds_next = jnp.where(box == rules.all_same_box, 0, all_same_held[None, :])
+    holds_next = xp.where(box == rules.all_same_box, 0, all_same_held[None, :])
     nxt = tables.state_index(filled[None, :] | (1 << box), up_next, holds_next, rules)
     allowed = tables.fillable(filled[None, :], box, rules)
-    regular = Moves(points, jnp.zeros_like(points), rules.upper_bonus * crossed, nxt, allowed, _instant_bonus(points, box, rules))
+    regular = Moves(points, xp.zeros_like(points), rules.upper_bonus * crossed, nxt, allowed, _instant_bonus(points, box, rules, xp))
     if rules.all_same_box < 0:
         return regular
     cols = tables.all_same_throws(rules.dice)
-    same = _all_same_moves(filled, upper, all_same_held, rules)
+    same = _all_same_moves(filled, upper, all_same_held, rules, xp)
     same_box = box[cols][:, None, :]
-    return Moves(*(r.at[cols].set(jnp.take_along_axis(f, same_box, axis=1)[:, 0].astype(r.dtype)) for r, f in zip(regular, same)))
+    return Moves(*(set_at(r, cols, xp.take_along_axis(f, same_box, axis=1)[:, 0].astype(r.dtype), xp) for r, f in zip(regular, same)))
 
 
 def box_options(values, filled, upper, all_same_held, rules: CategoryRules, objective: str = "score", first_throw: bool = False, xp=None):

@@ -21,7 +21,6 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Callable
 
-import jax.numpy as jnp
 import numpy as np
 
 from jaxsolve.core import dice
@@ -39,6 +38,8 @@ about three times faster per state than chunks of 64 or more on the 2-core CPU o
 
 def final_targets(rows, prev_padded, filled, upper, all_same_held, rules: CategoryRules, width: int, first_throw: bool):
     """``[boxes, T, B, width]``: P(at least t more) after filling each box after each throw (-1: not allowed)."""
+    import jax.numpy as jnp
+
     lead = max_turn_reward(rules)
     mv = solver.moves(filled, upper, all_same_held, rules)
     reward = mv.score(first_throw).astype(jnp.int32)
@@ -54,6 +55,8 @@ def final_targets(rows, prev_padded, filled, upper, all_same_held, rules: Catego
 
 def _best_final(rows, prev_padded, filled, upper, all_same_held, rules, width, first_throw):
     """``[T, B, width]``: the best box per target, folded box by box (nothing ``[boxes, ...]`` held)."""
+    import jax.numpy as jnp
+
     lead = max_turn_reward(rules)
     mv = solver.moves(filled, upper, all_same_held, rules)
     reward = mv.score(first_throw).astype(jnp.int32)
@@ -69,6 +72,8 @@ def _best_final(rows, prev_padded, filled, upper, all_same_held, rules, width, f
 
 def stage_targets(rows, prev_padded, filled, upper, all_same_held, rules: CategoryRules, width: int):
     """``[throws, T, B, width]``: value of each throw with r re-throws left (r = 0..throws-1)."""
+    import jax.numpy as jnp
+
     sp = tables.space(rules.dice)
 
     def final(prev_padded, first_throw):
@@ -91,6 +96,8 @@ def turn_target(values, rows, prev_padded, filled, upper, all_same_held, rules: 
     """``[B, width]`` target values of a batch of states, clipped to ``values = [lowest, highest]``
     (the terminal's range, which every value lies in: a turn's values are means and maxima of
     the next layer's; clipping takes off the rounding, no 1.0000014 in float32)."""
+    import jax.numpy as jnp
+
     sp = tables.space(rules.dice)
     got = dice.throw_mean(sp, stage_targets(rows, prev_padded, filled, upper, all_same_held, rules, width)[-1])
     return jnp.clip(got, values[0], values[1])
@@ -163,6 +170,8 @@ def solve_target(
     reaches from that state (its upper total and flag carried: a fraction of the subgame, the
     same values); with ``shapes='bucket'`` one compiled step serves many positions.
     """
+    import jax.numpy as jnp
+
     dtype = jnp.dtype(float_dtype(dtype))
     if terminal is None:
         return layer_tables(

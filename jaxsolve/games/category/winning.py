@@ -37,7 +37,7 @@ import dataclasses
 import re
 import time
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Callable
 
 import numpy as np
 
@@ -56,8 +56,28 @@ CHUNK = 2
 throws x channel in float64 (252 x ~900 x 8 bytes per state) stay in a CPU's caches. The
 response at 9 open boxes took 14 to 15 CPU s with chunks of 1 or 2 states, 18 with 4, about 30
 with 8 and 40 with 16 on the 2-core CPU of results/winning/ (compiling included)."""
-NUMPY_CHUNK_VALUES = 1 << 21
-"""Throw x channel values per batch of the NumPy response (``response_numpy``): 16 MiB in float64."""
+NUMPY_CHUNK_VALUES = 1 << 17
+"""Throw x channel values per batch of the NumPy response (``response_numpy``): 1 MiB in float64,
+which stays in a core's caches. The 6-open response of results/winning/ took 0.14 to 0.18 CPU s
+in batches of 2^17 values, 0.17 to 0.23 in 2^18, 0.40 to 0.43 in 2^19, 0.76 to 0.91 in 2^21
+(loaded 2-core CPU)."""
+ENGINES = ("auto", "numpy", "jax")
+NUMPY_MAX_OPPONENT_STATES = 1 << 14
+"""``auto`` computes an opponent's distribution in NumPy (``distribution.distribution_numpy``)
+where his game reaches at most this many states, else with the compiled step. On the 2-core CPU
+of results/winning/ (loaded), about 0.15 CPU ms per state: 96 and 984 states (the two 6-open
+opponents there) 0.03 and 0.12 CPU s, 6,528 states (9 open) 0.96, 33,528 (9 open, every upper
+box open) 5.6; with JAX in a new process 3.1 to 6.6 s for the first three (tracing the step),
+25 CPU s for the last (compiling it). A running process with the step compiled is faster than
+NumPy on the large ones."""
+NUMPY_MAX_RESPONSE_WORK = 1 << 17
+"""``auto`` solves my exact response in NumPy (``response_numpy``, the reached channels) where
+it computes at most this many state-channel values (``response_work``), else with the compiled
+step. NumPy took 7.5 to 8.7 CPU microseconds per value on the loaded 2-core CPU of
+results/winning/ (20,924 values at the 6-open speed position: 0.18 s; 108,883 at a 6-open
+position with the upper boxes filled but 3: 0.95 s; 295,567 at 8 open: 2.5 s; 1.1 million at 6
+open with every upper box open: 8.3 s; 2.5 million at 9 open: 20.7 s), the compiled step 11 to
+16 CPU s at 9 open with its compiling and 0.2 to 0.4 s at 6 open once compiled."""
 EXACT_MAX_OPEN = 9
 """``auto`` solves the exact best response with at most this many open boxes (with 9, 11 to
 16 CPU s on the 2-core CPU of results/winning/), else answers from the target table."""
@@ -96,32 +116,66 @@ def parse_opponent(text: str, rules: CategoryRules) -> Opponent:
 _REMAINING: dict[tuple, Any] = {}
 
 
-def remaining_distribution(rules: CategoryRules, position, sol=None, *, game: str | None = None) -> np.ndarray:
-    """``P(k more points)`` from a sheet under the ``score``-optimal policy (float64; the
-    subgame of its filled boxes is solved once per process)."""
+def remaining_distribution(rules: CategoryRules, position, sol=None, *, game: str | None = None, engine: str = "auto", jax_setup: Callable[[], Any] | None = None) -> np.ndarray:
+    """``P(k more points)`` from a sheet under the ``score``-optimal policy (float64; over the
+    states his game reaches, once per process and state). ``engine``: ``numpy``
+    (``distribution.distribution_numpy``: no JAX, no compiling), ``jax`` (one compiled step for
+    many positions) or ``auto``: NumPy where his game reaches at most ``NUMPY_MAX_OPPONENT_STATES``
+    states. The score table comes from this process or the solution store (read without JAX),
+    else it is solved. ``jax_setup``: called before JAX is first used (the command line's
+    deferred set-up: precision and compilation cache)."""
     from jaxsolve.games.category import distribution as D
     from jaxsolve.games.category import solutions
 
+    if engine not in ENGINES:
+        raise JaxsolveError(f"engine must be one of {', '.join(ENGINES)}, got {engine!r}")
     if position.is_over:
         return np.ones(1)
     f, u, h = position.state(rules)
     state = (int(f), int(u), int(h))
+    if engine == "auto":
+        engine = "numpy" if D.reach_size(rules, state) <= NUMPY_MAX_OPPONENT_STATES else "jax"
     if sol is None:
         sol = solutions.cached_solution(rules, "score", "float64", game=game) or solutions.cached_solution(rules, "score", "float32", game=game)
-        sol = sol or solutions.solution(rules, "score", game=game, dtype="float64")
-    key = (rules, state, id(sol))
+    if sol is None:
+        _ready(jax_setup)
+        sol = solutions.solution(rules, "score", game=game, dtype="float64")
+    key = (rules, state, id(sol), engine)
     if key not in _REMAINING:
         while len(_REMAINING) >= 64:
             _REMAINING.pop(next(iter(_REMAINING)))
-        # only the states his game reaches from his own, in shapes one compiled step serves for many
-        dist = D.distribution(rules, sol, dtype="float64", chunk=CHUNK, keep="start", start=state, shapes="bucket")
+        if engine == "numpy":
+            dist = D.distribution_numpy(rules, sol, state)
+        else:
+            _ready(jax_setup)
+            # only the states his game reaches from his own, in shapes one compiled step serves for many
+            dist = D.distribution(rules, sol, dtype="float64", chunk=CHUNK, keep="start", start=state, shapes="bucket")
         _REMAINING[key] = (sol, np.asarray(dist.at(*state), np.float64))
     return _REMAINING[key][1]
 
 
-def final_distribution(rules: CategoryRules, opponent: Opponent, sol=None, *, game: str | None = None) -> np.ndarray:
-    """``P(final score = s)``, s = 0..: his score plus his remaining points."""
-    rest = remaining_distribution(rules, opponent.position, sol, game=game)
+def _ready(jax_setup: Callable[[], Any] | None) -> None:
+    """Set JAX up before its first use (``jax_setup``), where a caller deferred it."""
+    if jax_setup is not None:
+        jax_setup()
+
+
+def _once(fn: Callable[[], Any] | None) -> Callable[[], Any] | None:
+    """``fn`` called at most once (None stays None)."""
+    if fn is None:
+        return None
+    done: list = []
+
+    def call() -> None:
+        if not done:
+            done.append(fn())
+
+    return call
+
+
+def final_distribution(rules: CategoryRules, opponent: Opponent, sol=None, *, game: str | None = None, engine: str = "auto", jax_setup: Callable[[], Any] | None = None) -> np.ndarray:
+    """``P(final score = s)``, s = 0..: his score plus his remaining points (``remaining_distribution``)."""
+    rest = remaining_distribution(rules, opponent.position, sol, game=game, engine=engine, jax_setup=jax_setup)
     return np.concatenate([np.zeros(opponent.score), rest])
 
 
@@ -186,48 +240,61 @@ _TABLES: dict[tuple, Any] = {}
 _RESPONSES: dict[tuple, Any] = {}
 
 
-def response_table(rules: CategoryRules, filled: int, w: np.ndarray, *, start: tuple[int, int, int] | None = None, chunk: int = CHUNK, devices=1, engine: str = "jax"):
+def response_table(
+    rules: CategoryRules, filled: int, w: np.ndarray, *, start: tuple[int, int, int] | None = None, chunk: int = CHUNK, devices=1, engine: str = "jax",
+    jax_setup: Callable[[], Any] | None = None,
+):
     """The exact best response to ``w[k]`` (float64, every layer): with ``start`` = (filled,
     upper, all_same_held), over the states my game reaches from that state, in shapes one
     compiled step serves for many positions (``shapes='bucket'``); else over the whole subgame
     of ``filled`` (every upper total and flag). The last few are kept per process: the
-    questions of one turn share one. ``engine``: ``jax`` (the compiled step) or ``numpy``
-    (``response_numpy``, with ``start``)."""
+    questions of one turn share one. ``engine``: ``jax`` (the compiled step), ``numpy``
+    (``response_numpy`` with the reached channels only, with ``start``) or ``auto`` (NumPy where
+    that is at most ``NUMPY_MAX_RESPONSE_WORK`` state-channel values, ``response_work``). ``jax_setup``:
+    called before JAX is first used."""
     from jaxsolve.games.category import target as TG
 
-    if engine not in ("jax", "numpy") or (engine == "numpy" and start is None):
-        raise JaxsolveError(f"engine must be jax or numpy (numpy with a start state), got {engine!r}")
-
-    w = np.asarray(w, np.float64)
+    if engine not in ENGINES or (engine == "numpy" and start is None):
+        raise JaxsolveError(f"engine must be one of {', '.join(ENGINES)} (numpy with a start state), got {engine!r}")
     start = None if start is None else (int(start[0]), int(start[1]), int(start[2]))
+    w = np.asarray(w, np.float64)
+    if engine == "auto":
+        engine = "numpy" if start is not None and response_work(rules, start, len(w) - 1) <= NUMPY_MAX_RESPONSE_WORK else "jax"
     key = (rules, int(filled), start, w.tobytes(), engine)
     if key not in _RESPONSES:
         while len(_RESPONSES) >= 4:
             _RESPONSES.pop(next(iter(_RESPONSES)))
         terminal = TG.utility_terminal(w)
         if engine == "numpy" and start is not None:
-            _RESPONSES[key] = response_numpy(rules, w, start)
-        elif start is None:
-            _RESPONSES[key] = TG.solve_target(rules, dtype="float64", chunk=chunk, devices=devices, keep="all", prefilled=int(filled), terminal=terminal)
+            _RESPONSES[key] = response_numpy(rules, w, start, channels="reached")
         else:
-            _RESPONSES[key] = TG.solve_target(rules, dtype="float64", chunk=chunk, devices=devices, keep="all", start=start, shapes="bucket", terminal=terminal)
+            _ready(jax_setup)
+            if start is None:
+                _RESPONSES[key] = TG.solve_target(rules, dtype="float64", chunk=chunk, devices=devices, keep="all", prefilled=int(filled), terminal=terminal)
+            else:
+                _RESPONSES[key] = TG.solve_target(rules, dtype="float64", chunk=chunk, devices=devices, keep="all", start=start, shapes="bucket", terminal=terminal)
     return _RESPONSES[key]
 
 
-def response_numpy(rules: CategoryRules, w: np.ndarray, start: tuple[int, int, int]):
-    """``response_table(rules, start[0], w, start=start)`` in NumPy (float64, no compiling): the
-    target recursion with the terminal ``utility_terminal(w)`` over the states my game reaches
-    from ``start``, layer by layer, in batches of states. The turn is ``target.stage_targets``'
-    (the best box per target after each throw, ``dice.reroll`` per re-throw, the Im-Hieb fill
-    after the first throw, ``dice.throw_mean``) on ``solver.moves(..., xp=np)``; for the small
-    subgames of a late position. Not chosen by ``advise_win``: at the 6-open speed position of
-    results/winning/ (96 states x 727 channels) it takes about 1.4 CPU s, what tracing and
-    loading the compiled step costs a new process, whose first answer stays about 6 s, most of
-    it the opponents' distributions (results/winning/first-answer-cpu.md); once compiled, the
-    JAX step answers in 0.2 to 0.4 s."""
+def response_numpy(rules: CategoryRules, w: np.ndarray, start: tuple[int, int, int], *, channels: str = "all"):
+    """``response_table(rules, start[0], w, start=start)`` in NumPy (float64, no compiling, no
+    JAX): the target recursion with the terminal ``utility_terminal(w)`` over the states my game
+    reaches from ``start``, layer by layer, in batches of states. The turn is
+    ``target.stage_targets``' (the best box per target after each throw, ``dice.reroll`` per
+    re-throw, the Im-Hieb fill after the first throw, ``dice.throw_mean``) on
+    ``solver.moves(..., xp=np)``.
+
+    ``channels``: ``all`` computes every channel t of every state (the compiled step's table);
+    ``reached`` only the channels a game from ``start`` can ask a state for: t >= K - (the most
+    points it can have scored since ``start``, ``most_points``), K = len(w) - 1; the other
+    entries are NaN. The start's ``V[K]`` and every option of its situations
+    (``option_vectors``, which read channels K - r of the next layer) are the same; at the 6-open
+    speed position of results/winning/ it is a third of the work."""
     from jaxsolve.games.category import target as TG
     from jaxsolve.games.category.distribution import LayerTables, max_turn_reward, reach_rows, sub_layer_states
 
+    if channels not in ("all", "reached"):
+        raise JaxsolveError(f"channels must be all or reached, got {channels!r}")
     start = (int(start[0]), int(start[1]), int(start[2]))
     terminal = TG.utility_terminal(w)
     lo, hi = float(terminal.min()), float(terminal.max())
@@ -238,26 +305,65 @@ def response_numpy(rules: CategoryRules, w: np.ndarray, start: tuple[int, int, i
     layers: list = [None] * (nb + 1)
     layers[nb] = np.broadcast_to(terminal, (len(sub_layer_states(rules, nb, start[0], start)[0]), width)).copy()
     for layer in range(nb - 1, first - 1, -1):
-        states = [np.asarray(x, np.int32) for x in sub_layer_states(rules, layer, start[0], start)]
+        f, u, h = (np.asarray(x, np.int32) for x in sub_layer_states(rules, layer, start[0], start))
         padded = TG._pad_terminal(layers[layer + 1], lead, width)
-        step = max(1, NUMPY_CHUNK_VALUES // (sp.num_throws * width))  # states per batch: a bounded working set
-        f, u, h = states
-        layers[layer] = np.concatenate([_turn_numpy(rules, rows, padded, f[i: i + step], u[i: i + step], h[i: i + step], lo, hi) for i in range(0, len(f), step)])
-    out = LayerTables(rules, layers, rows, "target", prefilled=start[0], start=start, device="numpy")
-    out.terminal = terminal
-    return out
+        need = np.full(len(f), width) if channels == "all" else np.minimum(most_points(rules, start, f, u, h) + 1, width)
+        out = np.full((len(f), width), np.nan)
+        order = np.argsort(-need, kind="stable")
+        i = 0
+        while i < len(order):  # batches of states, most channels first: a bounded working set
+            batch = order[i: i + max(1, NUMPY_CHUNK_VALUES // (sp.num_throws * int(need[order[i]])))]
+            c0 = width - int(need[batch[0]])
+            out[batch, c0:] = _turn_numpy(rules, rows, padded, f[batch], u[batch], h[batch], lo, hi, c0)
+            i += len(batch)
+        out[np.arange(width)[None, :] < (width - need)[:, None]] = np.nan  # a batch computes its widest state's channels
+        layers[layer] = out
+    out_table = LayerTables(rules, layers, rows, "target", prefilled=start[0], start=start, device="numpy")
+    out_table.terminal = terminal
+    return out_table
 
 
-def _turn_numpy(rules: CategoryRules, rows: np.ndarray, padded: np.ndarray, f, u, h, lo: float, hi: float) -> np.ndarray:
-    """``[B, width]``: the target turn of a batch of states from the next layer's vectors
-    (``padded``: ``target._pad_terminal``), float64."""
+def response_work(rules: CategoryRules, start: tuple[int, int, int], top: int) -> int:
+    """How many state-channel values ``response_numpy(..., channels='reached')`` computes for a
+    utility over the points 0..``top`` (its work: about 8 CPU microseconds each on the 2-core CPU
+    of results/winning/)."""
+    from jaxsolve.games.category.distribution import sub_layer_states
+
+    start = (int(start[0]), int(start[1]), int(start[2]))
+    work = 0
+    for layer in range(bin(start[0]).count("1"), rules.num_boxes):
+        f, u, h = sub_layer_states(rules, layer, start[0], start)
+        work += int(np.minimum(most_points(rules, start, f, u, h) + 1, top + 1).sum())
+    return work
+
+
+def most_points(rules: CategoryRules, start: tuple[int, int, int], filled, upper, all_same_held) -> np.ndarray:
+    """``[B]``: a bound of the points scored between ``start`` and each state of its game: the
+    most each box filled since can take, the extra bonus on every turn since where the all-same
+    box holds its points, the upper bonus where it was earned since and the larger Im-Hieb bonus
+    per turn. A move scoring r points from one state to the next raises the bound by at least r,
+    so the channels ``t >= K - most_points`` of a state read only those of the next state."""
+    from jaxsolve.games.category.distribution import box_max_points
+
+    f0, u0 = int(start[0]), int(start[1])
+    filled = np.asarray(filled, np.int64)
+    new = ((filled[:, None] & ~f0) >> np.arange(rules.num_boxes)) & 1
+    turns = new.sum(1)
+    crossed = (u0 < rules.upper_threshold) & (np.asarray(upper) >= rules.upper_threshold)
+    instant = max(rules.instant_all_same, rules.instant_other)
+    return new @ box_max_points(rules) + rules.extra_bonus * turns * (np.asarray(all_same_held) == 1) + rules.upper_bonus * crossed + instant * turns
+
+
+def _turn_numpy(rules: CategoryRules, rows: np.ndarray, padded: np.ndarray, f, u, h, lo: float, hi: float, c0: int = 0) -> np.ndarray:
+    """``[B, width - c0]``: the channels ``c0..`` of the target turn of a batch of states from
+    the next layer's vectors (``padded``: ``target._pad_terminal``), float64."""
     from jaxsolve.core import dice
     from jaxsolve.games.category.distribution import max_turn_reward
 
     sp = tables.space(rules.dice)
     lead = max_turn_reward(rules)
-    width = padded.shape[1] - lead
-    window = np.lib.stride_tricks.sliding_window_view(padded, width, axis=1)  # [rows, lead + 1, width]: row n from k
+    width = padded.shape[1] - lead - c0
+    window = np.lib.stride_tricks.sliding_window_view(padded[:, c0:], width, axis=1)  # [rows, lead + 1, width]: row n from k
     mv = solver.moves(f, u, h, rules, xp=np)
     nrow = np.clip(rows[np.asarray(mv.next_state)], 0, len(padded) - 1)  # a closed box's is not read
     allowed = np.asarray(mv.allowed)
@@ -281,13 +387,15 @@ def _turn_numpy(rules: CategoryRules, rows: np.ndarray, padded: np.ndarray, f, u
     return np.clip(dice.throw_mean(sp, current, xp=np), lo, hi)
 
 
-def target_table(rules: CategoryRules, filled: int, *, chunk: int = CHUNK, devices=1):
+def target_table(rules: CategoryRules, filled: int, *, chunk: int = CHUNK, devices=1, jax_setup: Callable[[], Any] | None = None):
     """The step target table (``V[k]`` = max P(at least k more)) over the subgame of ``filled``,
-    once per process (it serves every opponent and every score)."""
+    once per process (it serves every opponent and every score); solved with JAX (``jax_setup``:
+    called first)."""
     from jaxsolve.games.category import target as TG
 
     key = (rules, int(filled))
     if key not in _TABLES:
+        _ready(jax_setup)
         _TABLES[key] = TG.solve_target(rules, dtype="float64", chunk=chunk, devices=devices, keep="all", prefilled=int(filled))
     return _TABLES[key]
 
@@ -345,7 +453,7 @@ def option_vectors(table, filled: int, upper: int, all_same_held: int, faces, th
     got = TG.situation(table, filled, min(upper, rules.upper_threshold), all_same_held, faces, throws_left)
     opts, vecs, keys = [], [], []
     for b in range(rules.num_boxes):
-        if got.fills[b, 0] >= 0:
+        if got.fills[b, -1] >= 0:  # channel K, which every table holds (a response of the reached channels only: NaN below)
             opts.append(Option("box", 0.0, 0.0, box=rules.box_names[b], points=int(got.points[b])))
             vecs.append(got.fills[b])
             keys.append((0, -rules.dice, b))
@@ -409,6 +517,8 @@ def advise_win(
     sol=None,
     game: str | None = None,
     table=None,
+    engine: str = "auto",
+    jax_setup: Callable[[], Any] | None = None,
 ) -> WinAdvice:
     """Rank every option of a turn by my probability to finish first against ``opponents``
     (each playing the rest of his game for expected points).
@@ -417,8 +527,16 @@ def advise_win(
     weights a step target table: ``table``, else the whole game's in the solution store
     (``game``'s, ``stored_target_table``), else my subgame's, solved and kept per process;
     ``auto``: exact with at most ``EXACT_MAX_OPEN`` open boxes, else the table.
+
+    ``engine``: how the opponents' distributions and my exact response are computed: ``auto``
+    (NumPy for small games, ``NUMPY_MAX_OPPONENT_STATES`` and ``NUMPY_MAX_RESPONSE_WORK``,
+    else JAX), ``numpy`` or ``jax``. Where everything is NumPy, with the score table in the
+    solution store (and, for ``table``, the whole game's target table there), JAX is not even
+    imported. ``jax_setup``: called once before JAX is first used (the command line's deferred
+    set-up: float64 and the compilation cache).
     """
     t0 = time.perf_counter()
+    jax_setup = _once(jax_setup)
     if method not in METHODS:
         raise JaxsolveError(f"unknown method {method!r}; choose {', '.join(METHODS)}")
     if not opponents:
@@ -431,21 +549,21 @@ def advise_win(
     if f == rules.full_mask:
         raise PositionError("the game is over: every box is filled")
     mine = my_score(rules, position, score)
-    finals = [final_distribution(rules, o, sol, game=game) for o in opponents]
+    finals = [final_distribution(rules, o, sol, game=game, engine=engine, jax_setup=jax_setup) for o in opponents]
     util = win_utility(finals, ties)
     w = utility_of_points(rules, position, mine, util)
     n_open = rules.num_boxes - bin(f).count("1")
     if method == "auto":
         method = "exact" if n_open <= EXACT_MAX_OPEN else "table"
     if method == "exact":
-        tab = response_table(rules, f, w, start=(f, u, h))
+        tab = response_table(rules, f, w, start=(f, u, h), engine=engine, jax_setup=jax_setup)
         ov = option_vectors(tab, f, u, h, faces, left)
         values = ov.vectors[:, len(w) - 1]
         before = float(tab.at(f, u, h)[len(w) - 1])
     else:
         layer = bin(f).count("1")
         tab = table if table is not None else stored_target_table(rules, game, (layer, layer + 1))
-        tab = tab if tab is not None else target_table(rules, f)
+        tab = tab if tab is not None else target_table(rules, f, jax_setup=jax_setup)
         ov = option_vectors(tab, f, u, h, faces, left)
         values = table_values(ov.vectors, w)
         before = float(table_values(tab.at(f, u, h)[None, :], w)[0])
