@@ -133,7 +133,6 @@ def solved():
     return sol, D.distribution(RULES3, sol, dtype="float64", keep="all", prefilled=MASK)
 
 
-@pytest.mark.slow
 def test_stored_rows_equal_the_engine_and_the_brute_force(tmp_path, solved):
     """The engine's table stored and read back: every row within float32 rounding of the
     engine's, the brute force's and the NumPy engine's, which ``remaining_distribution`` gives
