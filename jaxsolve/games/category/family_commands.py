@@ -1,4 +1,4 @@
-"""The category family's own commands: ``analyze``, ``distribution``, ``advise-target`` and
+"""The category family's own commands: ``analyze``, ``distribution``, ``advise-target``, ``target-table``, ``distribution-table`` and
 ``simulate`` (typer-free: each is a function returning a ``Report`` and its options as ``Param``
 values; the registration makes them ``Command``s and the CLI builds ``jaxsolve NAME GAME`` from
 them as it builds ``solve`` and ``advise``). Every computation gets its float dtype as a value.

@@ -14,7 +14,9 @@ the target objective's recursion with the terminal ``u(my score + k)`` over the 
 from here on (``target.solve_target(terminal=...)``), solved exactly over the states my game
 reaches from my position ("exact"; ``start=``: my upper total and all-same flag carried, a
 fraction of the subgame of my filled boxes; the opponents' distributions likewise from their
-states), in shapes bucketed so that one compiled step serves many positions. Early in the game,
+states, or read from the whole game's distribution table that ``jaxsolve distribution-table
+GAME`` keeps in the solution store), in shapes bucketed so that one compiled step serves many
+positions. Early in the game,
 where that solve takes longer than a player waits, the answer comes from the step target table
 (``V_option[k]`` = max P(at least k more points), one policy per k), weighted by the utility's
 increments::
