@@ -141,8 +141,8 @@ def remaining_distribution(rules: CategoryRules, position, sol=None, *, game: st
     state = (int(f), int(u), int(h))
     if engine == "auto":
         stored = stored_distribution_table(rules, game, bin(state[0]).count("1"))
-        if stored is not None:
-            return np.asarray(stored.at(*state), np.float64)
+        if stored is not None and stored.rows[int(tables.state_index(state[0], min(state[1], rules.upper_threshold), state[2], rules))] >= 0:
+            return np.asarray(stored.at(*state), np.float64)  # (a subgame's table, e.g. an export put there by hand, may not hold him)
     if engine == "auto":
         engine = "numpy" if D.reach_size(rules, state) <= NUMPY_MAX_OPPONENT_STATES else "jax"
     if sol is None:
@@ -184,6 +184,9 @@ def stored_distribution_table(rules: CategoryRules, game: str | None, layer: int
             return None
         while len(_DISTRIBUTIONS) >= 16:
             _DISTRIBUTIONS.pop(next(iter(_DISTRIBUTIONS)))
+        head = TG.load_table(path, game=game, rules=rules, layers=(), kind="distribution")  # the sidecar only
+        if int(layer) < bin(head.prefilled).count("1"):  # a subgame's table (an export put there by hand): not his layer
+            return None
         _DISTRIBUTIONS[key] = TG.load_table(path, game=game, rules=rules, layers=(int(layer),), mmap=True, kind="distribution")
         cache.note(f"using the distribution table {path}")
     return _DISTRIBUTIONS[key]

@@ -94,9 +94,9 @@ def test_the_other_kind_or_an_altered_file_is_refused(tmp_path, saved, random_di
     TG.load_table(saved, game="kniffel", layers=[11], mmap=True, kind="distribution")  # the other layers still read
 
 
-def _opponent():
-    """A sheet with the boxes ``OPEN`` open, upper total 0."""
-    filled = ",".join(RULES3.box_names[b] for b in range(13) if b not in OPEN)
+def _opponent(open_boxes=OPEN):
+    """A sheet with ``open_boxes`` open, upper total 0."""
+    filled = ",".join(RULES3.box_names[b] for b in range(13) if b not in open_boxes)
     return parse_state(f"filled={filled} upper=0 all_same_held=0", RULES3)
 
 
@@ -153,6 +153,8 @@ def test_stored_rows_equal_the_engine_and_the_brute_force(tmp_path, solved):
         computed = W.remaining_distribution(RULES3, _opponent(), sol, game="kniffel", engine="auto")
         _store(tmp_path, dist)
         read = W.remaining_distribution(RULES3, _opponent(), sol, game="kniffel", engine="auto")
+        outside = _opponent(OPEN + (1,))  # twos open too: not a state of the stored subgame, so computed
+        np.testing.assert_array_equal(W.remaining_distribution(RULES3, outside, sol, game="kniffel"), W.remaining_distribution(RULES3, outside, sol, engine="numpy"))
     finally:
         cache.configure(None)
     assert np.all(np.abs(read - computed) <= F32 * computed + 1e-15)
