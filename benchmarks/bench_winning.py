@@ -5,6 +5,8 @@ simulated games (standard Yahtzee rules, float64).
     python benchmarks/bench_winning.py table --table yahtzee-target.npy [--out results/winning/table-answer-cpu.json]
     python benchmarks/bench_winning.py simulate [--games 100000] [--out results/winning/simulate-cpu.json]
     python benchmarks/bench_winning.py first-answer [--table yahtzee-target.npy] [--repeats 5] [--out results/winning/first-answer-cpu.json]
+    python benchmarks/bench_winning.py first-answer --set early [--repeats 3] [--out results/winning/first-answer-early-cpu.json]
+    python benchmarks/bench_winning.py table-error [--out results/winning/distribution-table-error.json]
 
 ``speed``: exact advice (the best response solved over the states my game reaches) at positions
 with 6 and 9 open boxes against two opponents, each timed three ways: the first question in a
@@ -22,7 +24,15 @@ each rate beside the engine's prediction. ``first-answer``: the command line's `
 --opponent`` at the 6-open position against the two 6-open opponents, exact and table (the
 whole game's target table in the store: ``--table`` puts an export there first), each in a new
 process ``--repeats`` times: wall and CPU seconds of the whole process (interpreter start and
-imports included), and whether it imported JAX.
+imports included), and whether it imported JAX. ``first-answer --set early``: the same with
+opponents early in the game (at the start, one, two and three boxes filled: the whole game's
+remaining-score distribution table of ``jaxsolve distribution-table kniffel`` in the store gives
+their rows), me at the start (table) and at the 6-open position (exact and table).
+``table-error``: on the reduced game (three dice, ``kniffel.small``), the whole game's
+distribution table solved in float64, stored in float32 (``target.save_table``) and read back:
+the largest absolute and relative error of its probabilities and row sums, and the win
+probabilities of a few table answers with early opponents read from it against those from the
+float64 distributions.
 
 The solution store and compilation cache used are a folder of their own (``--cache-dir``,
 default ``<tmp>/jaxsolve-bench-winning``; the Yahtzee score table is linked from the user's
@@ -59,6 +69,13 @@ LATE_OPPS = [
     "aces=1 twos=4 threes=9 fours=12 fives=20 sixes=24 four_kind=26 small_straight=30 kniffel=- 161",
 ]
 POSITIONS = {"6": ME6, "9": ME9, "late": LATE_ME}
+EARLY = (
+    # (name, my position, opponents, methods): opponents at the start and 1 to 3 boxes filled
+    ("me at the start, opponents at the start and 1 box filled", "start", ["start 0", "chance=22 22"], ("table",)),
+    ("me at the start, opponents with 2 and 3 boxes filled", "start", ["aces=3 kniffel=50 53", "sixes=18 full_house=25 large_straight=40 83"], ("table",)),
+    ("me at the 6-open benchmark position, opponents at the start and 1 to 3 boxes filled", ME6,
+     ["start 0", "chance=22 22", "aces=3 kniffel=50 53", "sixes=18 full_house=25 large_straight=40 83"], ("exact", "table")),
+)
 SITUATIONS = (((6, 6, 5, 2, 1), 2), ((4, 4, 3, 2, 1), 1), ((1, 2, 3, 4, 6), 1), ((5, 5, 5, 3, 3), 1), ((6, 5, 4, 3, 1), 0))
 GAME = "kniffel"
 DEFAULT_CACHE = Path(tempfile.gettempdir()) / "jaxsolve-bench-winning"
@@ -287,7 +304,8 @@ NO_JAX = (
 
 def first_answer(rules, args) -> dict:
     """``advise kniffel --opponent`` in new processes: the 6-open position, dice 6 6 5 2 1 with two
-    re-throws left, the two 6-open opponents; exact and table, ``args.repeats`` times each."""
+    re-throws left, the two 6-open opponents; exact and table, ``args.repeats`` times each. With
+    ``args.set == 'early'``: each row of ``EARLY`` (the distribution table in the store)."""
     from jaxsolve.games.category import target as TG
 
     _score_table(rules, args.cache_dir)
@@ -295,12 +313,21 @@ def first_answer(rules, args) -> dict:
         if args.table is None:
             raise SystemExit(f"no target table in {TG.store_path(GAME, rules)}: give --table (a `jaxsolve target-table kniffel --out` export)")
         TG.store_export(args.table, game=GAME, rules=rules)
+    if args.set == "benchmark":
+        return _first_answers(ME6, OPPS, ("exact", "table"), args)
+    if not TG.store_path(GAME, rules, "distribution").is_file():
+        raise SystemExit(f"no distribution table in {TG.store_path(GAME, rules, 'distribution')}: run `jaxsolve distribution-table kniffel --cache-dir {args.cache_dir}`")
+    return {"rows": [{"name": name, **_first_answers(me, opps, methods, args)} for name, me, opps, methods in EARLY]}
+
+
+def _first_answers(me: str, opps: list, methods: tuple, args) -> dict:
+    """``advise`` of ``me`` against ``opps`` in ``args.repeats`` new processes per method."""
     (dice, left) = SITUATIONS[0]
-    command = ["advise", GAME, "--rules", "yahtzee", "--position", ME6, "--dice", *map(str, dice), "--throws-left", str(left), "--json"]
-    command += [x for o in OPPS for x in ("--opponent", o)]
+    command = ["advise", GAME, "--rules", "yahtzee", "--position", me, "--dice", *map(str, dice), "--throws-left", str(left), "--json"]
+    command += [x for o in opps for x in ("--opponent", o)]
     env = {**os.environ, "PYTHONPATH": str(Path(__file__).resolve().parent.parent)}
     out: dict = {"command": "python -m jaxsolve " + " ".join(command + ["--win-method", "METHOD", "--cache-dir", "CACHE"]), "runs": {}}
-    for method in ("exact", "table"):
+    for method in methods:
         runs = []
         for _ in range(args.repeats):
             before = resource.getrusage(resource.RUSAGE_CHILDREN)
@@ -320,10 +347,69 @@ def first_answer(rules, args) -> dict:
     return out
 
 
+REDUCED_ME = "aces=3 twos=6 threes=9 fours=12 fives=15 sixes=18 three_kind=15"
+REDUCED_OPPS = (["start 0"], ["start 0", "chance=12 12"], ["aces=2 kniffel=50 52", "sixes=12 full_house=- large_straight=- 12", "start 0"])
+REDUCED_SITUATIONS = (((6, 6, 5), 2), ((4, 4, 3), 1), ((1, 2, 6), 0))
+
+
+def table_error(args) -> dict:
+    """The float32 store's error on the reduced game (see the module's docstring)."""
+    import numpy as np
+
+    from jaxsolve.games.category import distribution as D
+    from jaxsolve.games.category import kniffel, solutions
+    from jaxsolve.games.category import target as TG
+    from jaxsolve.games.category import winning as W
+    from jaxsolve.games.category.position import parse_position
+    from jaxsolve.io import cache
+
+    rules = kniffel.small()
+    store = Path(tempfile.mkdtemp(prefix="jaxsolve-bench-dist-"))
+    cache.configure(store)
+    try:
+        sol = solutions.solution(rules, "score", dtype="float64")
+        t = _clock()
+        dist = D.distribution(rules, sol, dtype="float64", keep="all")
+        solve = _since(t)
+        path = TG.store_path(GAME, rules, "distribution")
+        path.parent.mkdir(parents=True, exist_ok=True)
+        TG.save_table(path, dist, game=GAME)
+        back = TG.load_table(path, game=GAME, rules=rules, mmap=True, kind="distribution")
+        worst = {"absolute": 0.0, "relative_of_nonzero": 0.0, "row_sum": 0.0}
+        for k, ref in enumerate(dist.layers):
+            got = np.asarray(back.layers[k][:], np.float64)
+            err = np.abs(got - ref)
+            worst["absolute"] = max(worst["absolute"], float(err.max()))
+            nz = ref > 0
+            worst["relative_of_nonzero"] = max(worst["relative_of_nonzero"], float((err[nz] / ref[nz]).max()))
+            worst["row_sum"] = max(worst["row_sum"], float(np.abs(got.sum(1) - 1.0).max()))
+        me = parse_position(REDUCED_ME, rules)
+        mine = TG.solve_target(rules, dtype="float64", prefilled=me.filled)
+        answers = []
+        for opps_text in REDUCED_OPPS:
+            opps = [W.parse_opponent(o, rules) for o in opps_text]
+            for dice, left in REDUCED_SITUATIONS:
+                W._REMAINING.clear()
+                read = W.advise_win(rules, me, dice, left, opps, method="table", game=GAME, table=mine, sol=sol)  # the stored rows
+                computed = W.advise_win(rules, me, dice, left, opps, method="table", game=None, table=mine, sol=sol, engine="numpy")  # float64
+                diff = max(abs(a.value - {o.label: o.value for o in computed.options}[a.label]) for a in read.options)
+                answers.append({
+                    "opponents": opps_text, "dice": list(dice), "throws_left": left, "value_float64": computed.value, "value_from_table": read.value,
+                    "largest_option_difference": diff, "same_ranking": [o.label for o in read.options] == [o.label for o in computed.options],
+                })
+                print(json.dumps(answers[-1]), flush=True)
+    finally:
+        cache.configure(None)
+        shutil.rmtree(store, ignore_errors=True)
+    values = sum(int(a.size) for a in dist.layers)
+    return {"rules": rules.to_dict(), "values": values, "solve_wall_cpu_s": solve, "store": "float32", "largest_error": worst, "win_probabilities": answers}
+
+
 def main() -> None:
     ap = argparse.ArgumentParser()
-    ap.add_argument("what", choices=("speed", "table", "simulate", "question", "first-answer"))
+    ap.add_argument("what", choices=("speed", "table", "simulate", "question", "first-answer", "table-error"))
     ap.add_argument("--repeats", type=int, default=5, help="first-answer: new processes per method")
+    ap.add_argument("--set", default="benchmark", choices=("benchmark", "early"), help="first-answer: the 6-open benchmark question, or opponents early in the game")
     ap.add_argument("--games", type=int, default=100_000)
     ap.add_argument("--out", type=Path, default=None)
     ap.add_argument("--cache-dir", type=Path, default=DEFAULT_CACHE, help="solution store and compilation cache of the benchmark")
@@ -348,6 +434,12 @@ def main() -> None:
     _setup(args.cache_dir)
     from jaxsolve.bench import machine as machine_info
 
+    if args.what == "table-error":
+        got = table_error(args)
+        if args.out:
+            args.out.parent.mkdir(parents=True, exist_ok=True)
+            args.out.write_text(json.dumps({"machine": machine_info(), **got}, indent=1) + "\n")
+        return
     rules = _rules()
     if args.what == "speed":
         rows = speed(rules, args)

@@ -1,4 +1,4 @@
-"""The category family's own commands: ``analyze``, ``distribution``, ``advise-target`` and
+"""The category family's own commands: ``analyze``, ``distribution``, ``advise-target``, ``target-table``, ``distribution-table`` and
 ``simulate`` (typer-free: each is a function returning a ``Report`` and its options as ``Param``
 values; the registration makes them ``Command``s and the CLI builds ``jaxsolve NAME GAME`` from
 them as it builds ``solve`` and ``advise``). Every computation gets its float dtype as a value.
@@ -70,6 +70,18 @@ TARGET_TABLE_PARAMS = (
     DEVICES,
     Param("max_memory", int, 2048, "MiB one device may use; chunks shrink to fit.", min=1),
     Param("chunk", int, 8, "Most states per compiled batch.", min=1, max=1 << 16),
+)
+DISTRIBUTION_TABLE_PARAMS = (
+    Param(
+        "out", Path, None,
+        "The .npy to write (its layers beside it as NAME-layer_L.npy, one JSON sidecar); default: the whole game's table into the "
+        "solution store, where `advise --opponent` reads the opponents' distributions from.",
+        flags=("--out", "-o"),
+    ),
+    FILLED,
+    DEVICES,
+    Param("max_memory", int, None, "MiB one device may use; chunks shrink to fit.", min=1),
+    CHUNK,
 )
 SIMULATE_PARAMS = (
     Param("strategy", str, "optimal", "optimal, heuristic, heuristic:<strength> (strong, medium, weak), greedy, or several comma-separated.", flags=("--strategy", "-s")),
@@ -267,24 +279,10 @@ def target_table_command(rules, *, game, dtype, device, quiet, out, filled, stor
     ``advise --opponent`` (its layers noted there as checked: no first read hashes them)."""
     from jaxsolve.games.category import distribution as D
     from jaxsolve.games.category import target as TG
-    from jaxsolve.io import cache, export
     from jaxsolve.core.progress import layer_bars
 
     mask = _mask(filled, rules)
-    if mask == rules.full_mask:
-        raise JaxsolveError("every box is filled: the game is over")
-    in_store = out is None
-    if in_store:
-        if mask:
-            raise JaxsolveError("the solution store keeps the whole game's table: give --out for the table of a subgame (--filled)")
-        if not cache.enabled():
-            raise JaxsolveError("--no-cache: give --out for the table")
-        out = TG.store_path(game, rules)
-        try:
-            out.parent.mkdir(parents=True, exist_ok=True)
-        except OSError as exc:
-            raise JaxsolveError(f"cannot create {out.parent}: {exc.strerror or exc}") from None
-    export.check_writable(out)
+    in_store, out = _table_out(game, rules, mask, out, "target")
     sizes = {k: len(D.sub_layer_states(rules, k, mask)[0]) for k in range(rules.num_boxes)}
     with layer_bars(sizes, quiet, label="target") as advance:
         tab = TG.solve_target(
@@ -305,6 +303,72 @@ def target_table_command(rules, *, game, dtype, device, quiet, out, filled, stor
         f"{rules.name}: target table of {values:,} state-target values in {tab.seconds:.1f} s (+{tab.compile_seconds:.1f} s compiling) on {tab.device}",
         *(f"  max P(final >= {t}) = {v:.6f}" for t, v in tail.items()),
         f"wrote {out} and {len(paths) - 1} layer files beside it",
+    ]
+    return Report(tuple(lines), data, result=tab)
+
+
+def _table_out(game, rules, mask: int, out, kind: str):
+    """Where a ``target-table`` / ``distribution-table`` goes: ``out``, else (the whole game
+    only) the solution store's ``target.store_path(game, rules, kind)``; checked writable.
+    Returns (in the store, the path)."""
+    from jaxsolve.games.category import target as TG
+    from jaxsolve.io import cache, export
+
+    if mask == rules.full_mask:
+        raise JaxsolveError("every box is filled: the game is over")
+    in_store = out is None
+    if in_store:
+        if mask:
+            raise JaxsolveError("the solution store keeps the whole game's table: give --out for the table of a subgame (--filled)")
+        if not cache.enabled():
+            raise JaxsolveError("--no-cache: give --out for the table")
+        out = TG.store_path(game, rules, kind)
+        try:
+            out.parent.mkdir(parents=True, exist_ok=True)
+        except OSError as exc:
+            raise JaxsolveError(f"cannot create {out.parent}: {exc.strerror or exc}") from None
+    export.check_writable(out)
+    return in_store, out
+
+
+def distribution_table_command(rules, *, game, dtype, device, quiet, out, filled, devices, max_memory, chunk) -> Report:
+    """The exact distribution of the remaining score (P(k more points) under the score-optimal
+    policy) of every state of the game (or of the subgame with ``filled`` boxes closed), solved
+    in ``dtype`` (float64) and exported in float32, every layer (``target.save_table``); without
+    ``out``, the whole game's into the solution store (``target.store_path(..., 'distribution')``),
+    where ``advise --opponent`` reads each opponent's row instead of computing it."""
+    import numpy as np
+
+    from jaxsolve.core.progress import layer_bars
+    from jaxsolve.games.category import distribution as D
+    from jaxsolve.games.category import table_io
+    from jaxsolve.games.category import target as TG
+
+    mask = _mask(filled, rules)
+    in_store, out = _table_out(game, rules, mask, out, "distribution")
+    sizes = {k: len(D.sub_layer_states(rules, k, mask)[0]) for k in range(rules.num_boxes)}
+    memory = None if max_memory is None else max_memory << 20
+    with layer_bars(sizes, quiet, label="distribution") as advance:
+        sol = table_io.solved(rules, game=game, dtype=dtype, device=device)
+        tab = D.distribution(rules, sol, dtype=dtype, chunk=chunk, devices=_devices(devices, device), max_memory=memory, keep="all", prefilled=mask, on_layer=advance)
+    start = np.asarray(tab.at(mask), np.float64)
+    for k, layer in enumerate(tab.layers):  # one layer at a time: float64 and float32 of the whole table are never held at once
+        if layer is not None:
+            tab.layers[k] = np.asarray(layer).astype(np.float32)
+    paths = TG.save_table(out, tab, game=game, store="float32")
+    if in_store:
+        TG.seal_table(out)
+    summary = D.summarize(start)
+    values = sum(int(a.size) for a in tab.layers if a is not None)
+    data = {
+        "rules": rules.name, "prefilled": mask, "file": str(out), "files": len(paths), "store": "float32", "values": values,
+        "bytes": sum(Path(p).stat().st_size for p in paths), "seconds": tab.seconds, "compile_seconds": tab.compile_seconds, "device": tab.device,
+        "mean": summary.mean, "sd": summary.sd,
+    }
+    lines = [
+        f"{rules.name}: distribution table of {values:,} state-point values in {tab.seconds:.1f} s (+{tab.compile_seconds:.1f} s compiling) on {tab.device}",
+        f"  from the start: mean {summary.mean:.6f} more points, SD {summary.sd:.5f}",
+        f"wrote {out} and {len(paths) - 1} layer files beside it ({data['bytes']:,} bytes)",
     ]
     return Report(tuple(lines), data, result=tab)
 

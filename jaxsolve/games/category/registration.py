@@ -70,6 +70,13 @@ def _family_commands(name: str, title: str) -> dict[str, Command]:
             "layer, for `advise-target --table`.\n\nThe whole Yahtzee table is 4.3 x 10^8 values (1.7 GB in float32).",
             precision="fixed32", summary="Export the table of max P(final >= t) for every state and t.",
         ),
+        "distribution-table": Command(
+            run(family_commands.distribution_table_command), family_commands.DISTRIBUTION_TABLE_PARAMS,
+            f"The exact distribution of the remaining score (P(k more points) under the score-optimal policy) of every state of "
+            f"{title}, solved in float64 and exported in float32, every layer, for `advise --opponent` (each opponent's row read "
+            "instead of computed).\n\nThe whole Yahtzee table is 4.3 x 10^8 values (1.7 GB).",
+            precision="float64", summary="Export the remaining-score distribution of every state.",
+        ),
         "simulate": Command(
             run(family_commands.simulate_command), family_commands.SIMULATE_PARAMS,
             f"Play many games of {title} with each strategy and compare the score distributions.",

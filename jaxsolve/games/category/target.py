@@ -200,14 +200,29 @@ def _layer_width(table: LayerTables, layer: int) -> int:
 # ----------------------------------------------------------------------------- export
 
 
-def store_path(game: str, rules: CategoryRules) -> Path:
-    """Where ``jaxsolve target-table GAME`` (without ``--out``) keeps the whole game's table in
-    the solution store (``<cache>/tables/<game>/<rules>-<hash>-target-float32.npy``, its layers
-    beside it); ``advise --opponent`` answers ``table`` questions from there."""
+KINDS = ("target", "distribution")
+"""What a stored table holds: ``target`` (``solve_target``: max P(at least t more points)) or
+``distribution`` (``distribution.distribution``: P(k more points) under the score-optimal policy)."""
+
+
+def store_path(game: str, rules: CategoryRules, kind: str = "target") -> Path:
+    """Where ``jaxsolve target-table GAME`` (``kind='target'``) or ``jaxsolve distribution-table
+    GAME`` (``kind='distribution'``), without ``--out``, keep the whole game's table in the
+    solution store (``<cache>/tables/<game>/<rules>-<hash>-<kind>-float32.npy``, its layers
+    beside it); ``advise --opponent`` answers ``table`` questions (target) and reads the
+    opponents' remaining-score distributions (distribution) from there."""
     from jaxsolve.io import cache
 
-    return cache.entry_path(game, rules, "target", "float32")
+    if kind not in KINDS:
+        raise JaxsolveError(f"a stored table is one of {', '.join(KINDS)}, got {kind!r}")
+    return cache.entry_path(game, rules, kind, "float32")
 
+
+_MEANINGS = {
+    "target": "max over policies of P(at least t more points) at the start of a turn, t = column",
+    "terminal": "max over policies of E[terminal[max(t - points still to come, 0)]], t = column",
+    "distribution": "P(exactly k more points) at the start of a turn under the score-optimal policy (ties to the earlier box and to more dice kept), k = column",
+}
 
 STORES = ("float32", "uint16")
 """How an export stores the probabilities: ``float32``, or ``uint16`` = round(65535 p) (half
@@ -216,36 +231,40 @@ U16 = 65535.0
 
 
 def save_table(path, table: LayerTables, *, game: str, store: str = "float32") -> list:
-    """Write a target table, every layer: the first (start) layer to ``path``, each later layer
-    ``L`` as the member ``layer_L`` (``export.save_members``: atomic, one sidecar hashing all),
-    so a reader loads only the layers it needs. Returns the paths written."""
+    """Write a target or distribution table (``table.kind``, the sidecar's ``objective``), every
+    layer: the first (start) layer to ``path``, each later layer ``L`` as the member ``layer_L``
+    (``export.save_members``: atomic, one sidecar hashing all), so a reader loads only the
+    layers it needs. Returns the paths written. A distribution table is stored in float32 only
+    (its P(k more points) are mostly small: float32 keeps 7 significant digits of each, where
+    uint16's absolute 7.6e-6 would be a large part of a tail's)."""
     from jaxsolve.io import export
 
     if store not in STORES:
         raise JaxsolveError(f"store must be one of {', '.join(STORES)}, got {store!r}")
-    if table.kind != "target":
-        raise JaxsolveError("save_table needs a target table (solve_target)")
+    if table.kind not in KINDS:
+        raise JaxsolveError("save_table needs a target table (solve_target) or a distribution table (distribution.distribution)")
+    if table.kind == "distribution" and store != "float32":
+        raise JaxsolveError("a distribution table is stored in float32")
     if table.start is not None:
         raise JaxsolveError("save_table needs every state of a subgame, not only those reached from one state (solve without start)")
     kept = [k for k, layer in enumerate(table.layers) if layer is not None]
     first = kept[0]
     if kept != list(range(first, table.rules.num_boxes + 1)):
-        raise JaxsolveError("a target table export needs every layer (solve with keep='all')")
+        raise JaxsolveError(f"a {table.kind} table export needs every layer (solve with keep='all')")
     if store == "uint16" and table.terminal is not None and (table.terminal.min() < 0 or table.terminal.max() > 1):
         raise JaxsolveError("uint16 stores probabilities in [0, 1]; this terminal's values are not")
 
     def stored(a):
         a = np.asarray(a)
-        return np.rint(np.clip(a, 0.0, 1.0) * U16).astype(np.uint16) if store == "uint16" else a.astype(np.float32)
+        return np.rint(np.clip(a, 0.0, 1.0) * U16).astype(np.uint16) if store == "uint16" else a.astype(np.float32, copy=False)
 
     rules = table.rules
     prefilled = int(table.prefilled)
     meta = {
         "game": game,
         "rules": rules.to_dict(),
-        "objective": "target",
-        "value_meaning": "max over policies of P(at least t more points) at the start of a turn, t = column"
-        if table.terminal is None else "max over policies of E[terminal[max(t - points still to come, 0)]], t = column",
+        "objective": table.kind,
+        "value_meaning": _MEANINGS["distribution"] if table.kind == "distribution" else _MEANINGS["target"] if table.terminal is None else _MEANINGS["terminal"],
         "store": store,
         "scale": U16 if store == "uint16" else 1.0,
         "solve_dtype": str(np.asarray(table.layers[first]).dtype),
@@ -297,11 +316,12 @@ def seal_table(path) -> None:
         cache.mark_sealed(file, _seal(record, file.stat()))
 
 
-def load_table(path, *, game: str, rules: CategoryRules | None = None, layers=None, mmap: bool = False) -> LayerTables:
-    """Read a ``save_table`` export, checked: the sidecar's own hash, each layer read against
-    its recorded size and SHA-256, the game and (where given) these ``rules``, the layer sizes
-    and widths the rules imply, values finite, in the terminal's range and (step terminal)
-    non-increasing in t with ``V[0] = 1``. ``layers``: the layer indices to read (default all);
+def load_table(path, *, game: str, rules: CategoryRules | None = None, layers=None, mmap: bool = False, kind: str = "target") -> LayerTables:
+    """Read a ``save_table`` export of ``kind`` (``target`` or ``distribution``; the other kind
+    is refused), checked: the sidecar's own hash, each layer read against its recorded size and
+    SHA-256, the game and (where given) these ``rules``, the layer sizes and widths the rules
+    imply, values finite, in the terminal's range and (step terminal) non-increasing in t with
+    ``V[0] = 1``; a distribution's rows each summing to 1 (within ``MASS_TOLERANCE``). ``layers``: the layer indices to read (default all);
     the others are ``None``. Probabilities come back as float32 (uint16 stores divided by 65535).
 
     ``mmap``: each layer memory-mapped read-only (``mapped_layer``), so a question reads only the
@@ -309,14 +329,16 @@ def load_table(path, *, game: str, rules: CategoryRules | None = None, layers=No
     lies in the solution store (its hash, size and modification time; ``cache.sealed``)."""
     from jaxsolve.io import export
 
+    if kind not in KINDS:
+        raise JaxsolveError(f"a stored table is one of {', '.join(KINDS)}, got {kind!r}")
     p = Path(path)
     if not p.is_file():
-        raise JaxsolveError(f"no such target table: {p}")
+        raise JaxsolveError(f"no such {kind} table: {p}")
     meta = export.read_metadata(p)
     export.check_binding(p, meta, game=game, rules=rules)
     side = export.sidecar_path(p)
-    if meta.get("objective") != "target":
-        raise JaxsolveError(f"{side}: not a target table (objective {meta.get('objective')!r})")
+    if meta.get("objective") != kind:
+        raise JaxsolveError(f"{side}: not a {kind} table (objective {meta.get('objective')!r})")
     rules = export.rules_from(p, meta, CategoryRules)
     export.check_preset_name(p, game, rules, None)
     try:
@@ -324,10 +346,10 @@ def load_table(path, *, game: str, rules: CategoryRules | None = None, layers=No
         sizes, widths = [int(x) for x in meta["layer_states"]], [int(x) for x in meta["layer_widths"]]
         terminal = None if meta["terminal"] is None else np.asarray(meta["terminal"], np.float64)
     except (KeyError, TypeError, ValueError):
-        raise JaxsolveError(f"{side}: not a valid target table sidecar (layers, store or terminal missing)") from None
+        raise JaxsolveError(f"{side}: not a valid {kind} table sidecar (layers, store or terminal missing)") from None
     nb = rules.num_boxes
-    if store not in STORES or not 0 <= first < nb or len(sizes) != nb + 1 - first or len(widths) != len(sizes):
-        raise JaxsolveError(f"{side}: not a valid target table sidecar (store or layers)")
+    if store not in STORES or not 0 <= first < nb or len(sizes) != nb + 1 - first or len(widths) != len(sizes) or (kind == "distribution" and (store != "float32" or terminal is not None)):
+        raise JaxsolveError(f"{side}: not a valid {kind} table sidecar (store, layers or terminal)")
     want_w = support_lengths(rules) if terminal is None else (len(terminal),) * (nb + 1)
     for k, (n, w) in zip(range(first, nb + 1), zip(sizes, widths)):
         if n != len(sub_layer_states(rules, k, prefilled)[0]) or w != want_w[k]:
@@ -336,6 +358,7 @@ def load_table(path, *, game: str, rules: CategoryRules | None = None, layers=No
     if any(not first <= k <= nb for k in wanted):
         raise JaxsolveError(f"{p} holds layers {first}..{nb}")
     lo, hi = (0.0, 1.0) if terminal is None else (float(terminal.min()), float(terminal.max()))
+    shape = "step" if terminal is None and kind == "target" else "mass" if kind == "distribution" else None
     out: list = [None] * (nb + 1)
     if mmap:
         members: dict = meta["members"] if isinstance(meta.get("members"), dict) else {}
@@ -346,11 +369,11 @@ def load_table(path, *, game: str, rules: CategoryRules | None = None, layers=No
             file = p if k == first else export.member_path(p, f"layer_{k}")
 
             def check(v: np.ndarray, k: int = k) -> None:
-                _check_layer(p, k, _Scaled(v) if store == "uint16" else v, lo, hi, terminal is None)
+                _check_layer(p, k, _Scaled(v) if store == "uint16" else v, lo, hi, shape)
 
             a = mapped_layer(file, record, (sizes[k - first], widths[k - first]), store, check)
             out[k] = _Scaled(a) if store == "uint16" else a
-        return LayerTables(rules, out, layer_rows(rules, prefilled), "target", float(meta.get("solve_seconds", 0.0)), terminal=terminal, prefilled=prefilled)
+        return LayerTables(rules, out, layer_rows(rules, prefilled), kind, float(meta.get("solve_seconds", 0.0)), terminal=terminal, prefilled=prefilled)
     got: dict[int, np.ndarray] = {}
     if first in wanted:
         got[first] = export.load(p, game=game)[0]
@@ -362,20 +385,28 @@ def load_table(path, *, game: str, rules: CategoryRules | None = None, layers=No
         if a.shape != (sizes[k - first], widths[k - first]) or str(a.dtype) != store:
             raise JaxsolveError(f"{p}: layer {k} is {a.dtype} {a.shape}, its sidecar says {store} {(sizes[k - first], widths[k - first])}")
         v = a.astype(np.float32) / np.float32(U16) if store == "uint16" else a
-        _check_layer(p, k, v, lo, hi, terminal is None)
+        _check_layer(p, k, v, lo, hi, shape)
         out[k] = v
-    return LayerTables(rules, out, layer_rows(rules, prefilled), "target", float(meta.get("solve_seconds", 0.0)), terminal=terminal, prefilled=prefilled)
+    return LayerTables(rules, out, layer_rows(rules, prefilled), kind, float(meta.get("solve_seconds", 0.0)), terminal=terminal, prefilled=prefilled)
 
 
-def _check_layer(path, k: int, v, lo: float, hi: float, step: bool, block: int = 1 << 14) -> None:
-    """A layer's values (rows of ``v``, a block at a time) finite and in [lo, hi]; for the step
-    terminal, 1 at t = 0 and non-increasing in t."""
+MASS_TOLERANCE = 1e-4
+"""How far a stored distribution's row sum may lie from 1 (float32 rounding of up to ~1,600
+entries: about 1e-6 at most)."""
+
+
+def _check_layer(path, k: int, v, lo: float, hi: float, shape: str | None, block: int = 1 << 14) -> None:
+    """A layer's values (rows of ``v``, a block at a time) finite and in [lo, hi]; ``shape``
+    ``step`` (the step terminal): 1 at t = 0 and non-increasing in t; ``mass`` (a distribution):
+    each row summing to 1."""
     for r0 in range(0, len(v), block):
         b = np.asarray(v[r0: r0 + block], np.float32)
         if not np.all(np.isfinite(b)) or b.min(initial=lo) < lo or b.max(initial=hi) > hi:
             raise JaxsolveError(f"{path}: layer {k} holds values outside [{lo}, {hi}]")
-        if step and b.size and (np.any(np.abs(b[:, 0] - 1.0) > 1e-4) or np.any(np.diff(b, axis=1) > 1e-4)):
+        if shape == "step" and b.size and (np.any(np.abs(b[:, 0] - 1.0) > 1e-4) or np.any(np.diff(b, axis=1) > 1e-4)):
             raise JaxsolveError(f"{path}: layer {k} is not a table of P(at least t more points) (not 1 at t = 0 or increasing in t)")
+        if shape == "mass" and b.size and np.any(np.abs(b.sum(axis=1, dtype=np.float64) - 1.0) > MASS_TOLERANCE):
+            raise JaxsolveError(f"{path}: layer {k} is not a table of P(k more points) (a row does not sum to 1)")
 
 
 class _Scaled:
@@ -410,7 +441,7 @@ def mapped_layer(path: Path, record: dict, shape: tuple[int, int], dtype: str, c
     try:
         st = path.stat()
     except OSError:
-        raise JaxsolveError(f"{path} is missing; export the target table again") from None
+        raise JaxsolveError(f"{path} is missing; export the table again") from None
     if st.st_size != record["npy_bytes"]:
         raise JaxsolveError(f"{path} does not match its sidecar ({st.st_size:,} bytes, the sidecar says {record['npy_bytes']:,}): out of step; export again")
     seal = _seal(record, st)

@@ -14,7 +14,9 @@ the target objective's recursion with the terminal ``u(my score + k)`` over the 
 from here on (``target.solve_target(terminal=...)``), solved exactly over the states my game
 reaches from my position ("exact"; ``start=``: my upper total and all-same flag carried, a
 fraction of the subgame of my filled boxes; the opponents' distributions likewise from their
-states), in shapes bucketed so that one compiled step serves many positions. Early in the game,
+states, or read from the whole game's distribution table that ``jaxsolve distribution-table
+GAME`` keeps in the solution store), in shapes bucketed so that one compiled step serves many
+positions. Early in the game,
 where that solve takes longer than a player waits, the answer comes from the step target table
 (``V_option[k]`` = max P(at least k more points), one policy per k), weighted by the utility's
 increments::
@@ -117,13 +119,17 @@ _REMAINING: dict[tuple, Any] = {}
 
 
 def remaining_distribution(rules: CategoryRules, position, sol=None, *, game: str | None = None, engine: str = "auto", jax_setup: Callable[[], Any] | None = None) -> np.ndarray:
-    """``P(k more points)`` from a sheet under the ``score``-optimal policy (float64; over the
-    states his game reaches, once per process and state). ``engine``: ``numpy``
-    (``distribution.distribution_numpy``: no JAX, no compiling), ``jax`` (one compiled step for
-    many positions) or ``auto``: NumPy where his game reaches at most ``NUMPY_MAX_OPPONENT_STATES``
-    states. The score table comes from this process or the solution store (read without JAX),
-    else it is solved. ``jax_setup``: called before JAX is first used (the command line's
-    deferred set-up: precision and compilation cache)."""
+    """``P(k more points)`` from a sheet under the ``score``-optimal policy (float64). ``engine``
+    ``auto`` reads his state's row from the whole game's distribution table that ``jaxsolve
+    distribution-table GAME`` keeps in the solution store, where there is one
+    (``stored_distribution_table``: one layer memory-mapped, one row read; float32, each
+    probability within 6e-8 of its own size), else computes it over the states his game
+    reaches, once per process and state: ``numpy`` (``distribution.distribution_numpy``: no
+    JAX, no compiling), ``jax`` (one compiled step for many positions) or, for ``auto``, NumPy
+    where his game reaches at most ``NUMPY_MAX_OPPONENT_STATES`` states. The score table comes
+    from this process or the solution store (read without JAX), else it is solved. ``jax_setup``:
+    called before JAX is first used (the command line's deferred set-up: precision and
+    compilation cache)."""
     from jaxsolve.games.category import distribution as D
     from jaxsolve.games.category import solutions
 
@@ -133,6 +139,10 @@ def remaining_distribution(rules: CategoryRules, position, sol=None, *, game: st
         return np.ones(1)
     f, u, h = position.state(rules)
     state = (int(f), int(u), int(h))
+    if engine == "auto":
+        stored = stored_distribution_table(rules, game, bin(state[0]).count("1"))
+        if stored is not None and stored.rows[int(tables.state_index(state[0], min(state[1], rules.upper_threshold), state[2], rules))] >= 0:
+            return np.asarray(stored.at(*state), np.float64)  # (a subgame's table, e.g. an export put there by hand, may not hold him)
     if engine == "auto":
         engine = "numpy" if D.reach_size(rules, state) <= NUMPY_MAX_OPPONENT_STATES else "jax"
     if sol is None:
@@ -152,6 +162,34 @@ def remaining_distribution(rules: CategoryRules, position, sol=None, *, game: st
             dist = D.distribution(rules, sol, dtype="float64", chunk=CHUNK, keep="start", start=state, shapes="bucket")
         _REMAINING[key] = (sol, np.asarray(dist.at(*state), np.float64))
     return _REMAINING[key][1]
+
+
+_DISTRIBUTIONS: dict[tuple, Any] = {}
+
+
+def stored_distribution_table(rules: CategoryRules, game: str | None, layer: int) -> Any:
+    """The whole game's remaining-score distribution table that ``jaxsolve distribution-table
+    GAME`` keeps in the solution store (``target.store_path(..., 'distribution')``), its
+    ``layer`` memory-mapped (checked in full once, then trusted by the note of that check), kept
+    per process; None where the store holds none."""
+    from jaxsolve.games.category import target as TG
+    from jaxsolve.io import cache
+
+    if game is None or not cache.enabled():
+        return None
+    path = TG.store_path(game, rules, "distribution")
+    key = (str(path), rules, int(layer))
+    if key not in _DISTRIBUTIONS:
+        if not path.is_file():
+            return None
+        while len(_DISTRIBUTIONS) >= 16:
+            _DISTRIBUTIONS.pop(next(iter(_DISTRIBUTIONS)))
+        head = TG.load_table(path, game=game, rules=rules, layers=(), kind="distribution")  # the sidecar only
+        if int(layer) < bin(head.prefilled).count("1"):  # a subgame's table (an export put there by hand): not his layer
+            return None
+        _DISTRIBUTIONS[key] = TG.load_table(path, game=game, rules=rules, layers=(int(layer),), mmap=True, kind="distribution")
+        cache.note(f"using the distribution table {path}")
+    return _DISTRIBUTIONS[key]
 
 
 def _ready(jax_setup: Callable[[], Any] | None) -> None:
