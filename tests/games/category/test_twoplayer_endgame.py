@@ -137,3 +137,95 @@ def test_seats_check_their_input(seat_table):
     bare = twoplayer.unsolved(SEAT_RULES, start=SEAT_START)
     with pytest.raises(JaxsolveError, match="needs every layer"):
         twoplayer.simulate(bare, 10, seats=("optimal", "score"), lead=3)
+
+
+# ----------------------------------------------------------------------------- Yahtzee's rules, end-game exports
+
+
+LAST_BOX = [
+    ("yahtzee", "large_straight", 62, 1),  # the forced joker: a Yahtzee scores 40 here and the extra 100
+    ("kniffel", "large_straight", 62, 1),  # Kniffel's joker
+    ("yahtzee", "fours", 59, 1),  # the upper bonus at stake, the extra bonus beside
+    ("yahtzee", "kniffel", 63, 0),
+]
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("preset, open_box, upper, held", LAST_BOX, ids=[f"{c[0]}-{c[1]}" for c in LAST_BOX])
+def test_last_box_against_a_full_sheet_is_the_target_objective(preset, open_box, upper, held):
+    """The second player's last box against a full sheet, ties going to him: his P(win) at a lead
+    L is P(at least -L more points), the target objective's (``target.solve_target``, written
+    apart from this engine) for every lead of the window, to 1e-12: Yahtzee's joker, the extra
+    bonus and the upper bonus as the one-player engine takes them."""
+    from jaxsolve.games.category import kniffel
+    from jaxsolve.games.category import target as TG
+
+    rules = kniffel.get_rules(preset)
+    mine = (rules.full_mask & ~(1 << rules.box_names.index(open_box)), upper, held)
+    table = twoplayer.solve(rules, tie="lose", start=(mine, (rules.full_mask, 0, 0)), dtype="float64")
+    want = TG.solve_target(rules, dtype="float64", keep="start", start=mine, shapes="bucket").at(*mine)
+    leads, got = table.values(mine, (rules.full_mask, 0, 0))
+    t = np.clip(-leads, 0, None)
+    expected = np.where(t < len(want), want[np.minimum(t, len(want) - 1)], 0.0)
+    assert np.abs(got - expected).max() < 1e-12
+    assert 0.0 < got.min() < got.max() == pytest.approx(1.0)
+
+
+def test_endgame_export_round_trip_and_refusals(tmp_path):
+    """A position's end game written and read back bit for bit; a changed layer file, another
+    game's name or a full set beyond the limit refused with one clear line."""
+    from jaxsolve.games.category import twoplayer_endgame as E
+
+    assert E.TIE_RULES == tuple(twoplayer.TIES) and E.CHUNK == twoplayer.DEFAULT_CHUNK
+    table = E.solve_endgame(SEAT_RULES, start=SEAT_START, dtype="float64")
+    path = tmp_path / "end.npy"
+    paths = E.save_endgame(path, table, game="yacht")
+    got = E.load_endgame(path, game="yacht", rules=SEAT_RULES)
+    assert len(paths) == len(table.plans)
+    for p in table.plans:
+        assert np.array_equal(got.layers[p.n], table.layers[p.n])
+    assert got.value(*SEAT_START, 3) == table.value(*SEAT_START, 3)
+    with pytest.raises(JaxsolveError, match="holds a table of 'yacht'"):
+        E.load_endgame(path, game="kniffel")
+    member = sorted(tmp_path.glob("end-layer_*.npy"))[0]
+    a = np.load(member)
+    a[0, 0] = 1.0 - a[0, 0] if a[0, 0] != 0.5 else 0.25
+    np.save(member, a)
+    with pytest.raises(JaxsolveError, match="not the layer_"):
+        E.load_endgame(path, game="yacht")
+    cost = E.endgame_cost(SEAT_RULES, open_boxes=2)
+    assert cost.values == sum(pairs * width for _, pairs, width in cost.layers)
+    with pytest.raises(JaxsolveError, match="state-lead values"):
+        E.solve_endgame(SEAT_RULES, open_boxes=2, max_values=cost.values - 1)
+
+
+@pytest.mark.slow
+def test_endgame_command_writes_a_loadable_set(tmp_path):
+    """``twoplayer-endgame yacht --open 1``: every position with one box open each, loadable."""
+    from typer.testing import CliRunner
+
+    from jaxsolve.cli import app
+    from jaxsolve.games.category import twoplayer_endgame as E
+
+    out = tmp_path / "yacht1.npy"
+    result = CliRunner().invoke(app, ["twoplayer-endgame", "yacht", "--open", "1", "--out", str(out), "--quiet", "--json"])
+    assert result.exit_code == 0, result.output
+    table = E.load_endgame(out, game="yacht")
+    assert [p.n for p in table.plans] == [22, 23, 24]
+
+
+def test_endgame_command_bad_input_is_one_line(tmp_path):
+    from typer.testing import CliRunner
+
+    from jaxsolve.cli import app
+
+    runner = CliRunner()
+    for args, message in (
+        (["--open", "1"], "give --out"),
+        (["--mine", "aces=3 3"], "give both --mine and --theirs"),
+        (["--rules", "yahtzee", "--open", "2", "--out", str(tmp_path / "y.npy")], "4,634,454,607 state-lead values"),
+    ):
+        game = "kniffel" if "--rules" in args else "yacht"
+        result = runner.invoke(app, ["twoplayer-endgame", game, *args])
+        assert result.exit_code == 1, result.output
+        assert message in result.stderr and len(result.stderr.strip().splitlines()) == 1
