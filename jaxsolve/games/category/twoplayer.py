@@ -576,11 +576,18 @@ def _decode(flat: np.ndarray, rules: CategoryRules):
     return flat // (2 * cap), (flat // 2) % cap, flat % 2
 
 
-def _turn_arrays(table: TwoPlayerTables, p: LayerPlan, f, u, h, others: np.ndarray, leads: np.ndarray):
-    """For positions (mover's sheet ``(f, u, h)``, other's sheet position, lead) of layer ``p``:
-    the moves, each box's value after each last throw (``[boxes, T, U]``, -1 where not allowed)
-    and the keeps' values with r re-throws left (``keeps[r - 1]``: ``[K, U]``), from the layer
-    below (NumPy)."""
+def _turn_arrays(table: TwoPlayerTables, p: LayerPlan, movers: np.ndarray, others: np.ndarray, leads: np.ndarray):
+    """For positions (mover's sheet position, other's sheet position, lead) of layer ``p``: the
+    moves, each box's value after each last throw (``[boxes, T, U]``, -1 where not allowed) and
+    the keeps' values with r re-throws left (``keeps[r - 1]``: ``[K, U]``), from the layer below
+    (NumPy)."""
+    mine = table.sheets[p.mover]
+    return _turn_arrays_at(table, p, mine.filled[p.a][movers], mine.upper[p.a][movers], mine.held[p.a][movers], others, leads)
+
+
+def _turn_arrays_at(table: TwoPlayerTables, p: LayerPlan, f, u, h, others: np.ndarray, leads: np.ndarray):
+    """``_turn_arrays`` with the mover's sheets as they are, ``(filled, upper, all_same_held)``
+    (any state of a class of his sheet list: the moves are its own, the values its class's)."""
     rules = table.rules
     sp = tables.space(rules.dice)
     mine = table.sheets[p.mover]
@@ -708,7 +715,7 @@ def _optimal_turn(table, p, mover_state, other_state, lead, roll) -> tuple[np.nd
     for b0 in range(0, keys.shape[1], SIM_BLOCK):
         block = keys[:, b0: b0 + SIM_BLOCK]
         f, u, h = _decode(block[0], rules)
-        mv, final, keeps = _turn_arrays(table, p, f, u, h, block[1], block[2])
+        mv, final, keeps = _turn_arrays_at(table, p, f, u, h, block[1], block[2])
         g = np.flatnonzero((inverse >= b0) & (inverse < b0 + block.shape[1]))
         ug = inverse[g] - b0
         x = roll(np.zeros((len(g), 6), np.int64))
