@@ -20,6 +20,7 @@ written from all of them.
     nice -n 10 python benchmarks/bench_twoplayer_winrates.py --case small --out results/twoplayer/win-rates
     nice -n 10 python benchmarks/bench_twoplayer_winrates.py --case yacht-end --out results/twoplayer/win-rates
     nice -n 10 python benchmarks/bench_twoplayer_winrates.py --case yahtzee-end --out results/twoplayer/win-rates
+    nice -n 10 python benchmarks/bench_twoplayer_winrates.py --case yacht --out results/twoplayer/win-rates   # one-player seats
     nice -n 10 python benchmarks/bench_twoplayer_winrates.py --case yacht --stored --out results/twoplayer/win-rates
 """
 
@@ -45,7 +46,8 @@ CASES = {
         "mine": None, "theirs": None,
     },
     "yacht": {
-        "game": "yacht", "rules": "yacht", "what": "Yacht, the whole game from its start (the stored float32 table: --stored)",
+        "game": "yacht", "rules": "yacht",
+        "what": "Yacht, the whole game from its start (the two-player player from the stored float32 table with --stored; else the one-player seats only)",
         "mine": None, "theirs": None,
     },
     "yacht-end": {
@@ -76,12 +78,17 @@ def setup(case: dict, stored: bool):
     note: dict = {}
     if case["mine"] is None:
         if stored:
-            from jaxsolve.games.category import twoplayer_store  # the whole game's table, stored by `twoplayer-table`
-
+            try:
+                from jaxsolve.games.category import twoplayer_store  # the whole game's table, stored by `twoplayer-table`
+            except ImportError:
+                raise SystemExit("this jaxsolve has no two-player solution store (twoplayer_store)") from None
             table = twoplayer_store.load(rules, "share", case["game"])
             if table is None:
                 raise SystemExit(f"the solution store holds no two-player table of {rules.name}: run `jaxsolve twoplayer-table {case['game']}` first")
             note["table"] = "twoplayer_store.load (float32)"
+        elif case["rules"] != "small":
+            table = twoplayer.unsolved(rules)  # the one-player seats only
+            note["table"] = "none (twoplayer.unsolved): the one-player seats only"
         else:
             t0, c0 = time.perf_counter(), time.process_time()
             table = twoplayer.solve(rules, keep="all", dtype="float64")
@@ -118,9 +125,9 @@ def main(argv=None) -> int:
     from jaxsolve.games.category import twoplayer
 
     case = CASES[args.case]
-    if case["mine"] is None and args.case == "yacht" and not args.stored:
-        raise SystemExit("the whole game of Yacht is played from the stored table: give --stored")
     seatings = SEATINGS if args.seatings == "all" else tuple(tuple(s.split("/")) for s in args.seatings.split(","))
+    if args.case == "yacht" and not args.stored:
+        seatings = tuple(s for s in seatings if "optimal" not in s)  # no two-player table without the store
     record: dict = {"case": args.case, "what": case["what"], "game": case["game"], "mine": case["mine"], "theirs": case["theirs"],
                     "games": args.games, "seed": args.seed, "tie": "share", "machine": machine(), "load_start": load(),
                     "started": time.strftime("%Y-%m-%d %H:%M:%S UTC", time.gmtime()),
