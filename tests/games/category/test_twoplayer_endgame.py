@@ -11,8 +11,8 @@ from test_twoplayer import YAHTZEE_TINY, check_layers, engine_vector, mask, refe
 from jaxsolve.errors import JaxsolveError
 from jaxsolve.games.category import twoplayer, yacht
 
-TINY_OPEN = ("twos", "threes", "kniffel", "aces")
-"""Yahtzee scoring on two dice (upper bonus 35 at 5, the extra bonus 100): four open boxes, so
+TINY_OPEN = ("twos", "threes", "kniffel")
+"""Yahtzee scoring on two dice (upper bonus 35 at 5, the extra bonus 100): three open boxes, so
 the upper total and the Yahtzee box's state vary along the game."""
 
 
@@ -34,14 +34,15 @@ def tiny_full():
     return twoplayer.solve(YAHTZEE_TINY, mine=m, theirs=m, keep="all", dtype="float64")
 
 
-@pytest.mark.parametrize("uppers", [(5, 4), pytest.param((4, 0), marks=pytest.mark.slow), pytest.param((0, 0), marks=pytest.mark.slow)], ids=["5-4", "4-0", "0-0"])
+@pytest.mark.parametrize("uppers", [(4, 1), pytest.param((5, 4), marks=pytest.mark.slow), pytest.param((0, 0), marks=pytest.mark.slow)], ids=["4-1", "5-4", "0-0"])
 def test_restricted_solve_equals_the_unrestricted_one(tiny_full, uppers):
-    """From real sheets (upper totals 4 / 5 / 0), only the sheets reached from them are solved:
-    fewer pairs, and on every one of them, every lead, the unrestricted solve's values to 1e-12."""
+    """From real sheets (upper totals 4 / 1 and others), only the sheets reached from them are
+    solved: fewer pairs, and on every one of them, every lead, the unrestricted solve's values
+    to 1e-12."""
     m = mask(YAHTZEE_TINY, TINY_OPEN)
     start = ((m, uppers[0], 0), (m, uppers[1], 0))
     table = twoplayer.solve(YAHTZEE_TINY, start=start, keep="all", dtype="float64")
-    assert sum(p.pairs for p in table.plans) <= sum(p.pairs for p in tiny_full.plans)
+    assert sum(p.pairs for p in table.plans) < sum(p.pairs for p in tiny_full.plans) or uppers == (0, 0)
     reach = 700
     worst, count = 0.0, 0
     for mine, theirs in restricted_rows(table):
@@ -49,7 +50,7 @@ def test_restricted_solve_equals_the_unrestricted_one(tiny_full, uppers):
         want = engine_vector(tiny_full, mine, theirs, reach)
         worst = max(worst, float(np.abs(got - want).max()))
         count += 1
-    assert count > 50 and worst < 1e-12
+    assert count > 20 and worst < 1e-12
     assert table.start == pytest.approx(tiny_full.value(*start, 0), abs=1e-12)
 
 
@@ -57,11 +58,11 @@ def test_restricted_solve_matches_the_brute_force():
     """A start where the player to move is the second player and the upper totals differ:
     every kept pair of every layer against the brute force, all leads, to 1e-9."""
     rules = YAHTZEE_TINY
-    start = ((mask(rules, ("twos", "threes", "kniffel")), 4, 0), (mask(rules, ("threes", "kniffel")), 5, 0))
+    start = ((mask(rules, ("threes", "kniffel")), 4, 0), (mask(rules, ("kniffel",)), 5, 0))
     table = twoplayer.solve(rules, start=start, keep="all", dtype="float64")
     ref = reference_for(rules, "share")
-    assert check_layers(table, ref) >= 10
-    want = ref.value(("twos", "threes", "kniffel"), ("threes", "kniffel"), 7, mine_upper=4, theirs_upper=5, starter_moves=False)
+    assert check_layers(table, ref) >= 5
+    want = ref.value(("threes", "kniffel"), ("kniffel",), 7, mine_upper=4, theirs_upper=5, starter_moves=False)
     assert table.value(*start, 7) == pytest.approx(want, abs=1e-9)
 
 
@@ -69,9 +70,9 @@ def test_start_input_is_one_clear_error():
     rules = YAHTZEE_TINY
     m = mask(rules, TINY_OPEN)
     with pytest.raises(JaxsolveError, match="not a reachable sheet"):
-        twoplayer.solve(rules, start=((m, 2, 0), (m, 0, 0)))  # fours, fives, sixes on two dice never make 2
+        twoplayer.solve(rules, start=((m, 3, 0), (m, 0, 0)))  # aces, fours, fives, sixes on two dice never make 3
     with pytest.raises(JaxsolveError, match="not the start's filled boxes"):
-        twoplayer.solve(rules, mine=m | 1, start=((m, 0, 0), (m, 0, 0)))
+        twoplayer.solve(rules, mine=m ^ 1, start=((m, 0, 0), (m, 0, 0)))
     with pytest.raises(JaxsolveError, match="start is"):
         twoplayer.solve(rules, start=(m, 0, 0))
 
