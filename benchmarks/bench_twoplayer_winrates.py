@@ -160,6 +160,11 @@ def main(argv=None) -> int:
     return 0
 
 
+def rewrite(out: Path) -> None:
+    """``OUT.md`` again from ``OUT.json`` (nothing played)."""
+    out.with_suffix(".md").write_text(markdown(json.loads(out.with_suffix(".json").read_text())))
+
+
 def markdown(everything: dict) -> str:
     lines = ["# Win rates: the two-player player and the one-player models against the expected-score player", "",
              "Written by `benchmarks/bench_twoplayer_winrates.py` (commands and seeds per case below; docs/twoplayer.md). Seat 0 is the",
@@ -171,7 +176,9 @@ def markdown(everything: dict) -> str:
                   f"{r['started']}; load {r['load_start']} -> {r['load_end']})", ""]
         if r.get("mine"):
             lines += [f"- starter (seat 0): `{r['mine']}`", f"- other (seat 1): `{r['theirs']}`",
-                      f"- the starter's lead {r['lead']:+d} (expected rest {r['expected_remaining'][0]:.2f} against {r['expected_remaining'][1]:.2f})", ""]
+                      f"- the starter's lead {r['lead']:+d}: his expected rest {r['expected_remaining'][0]:.2f} against {r['expected_remaining'][1]:.2f} "
+                      f"under `score` play, so both expect the same final score (the sheets' own totals, {r['sheet_totals'][0]} and {r['sheet_totals'][1]}, are not used)",
+                      ""]
         rows = r["seatings"]
         lines += ["| seat 0 / seat 1 | seat 0's mean | +- SE | wins | ties | exact | z | CPU s | wall s |", "| --- | --- | --- | --- | --- | --- | --- | --- | --- |"]
         for name, x in rows.items():
