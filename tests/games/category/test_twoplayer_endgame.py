@@ -107,6 +107,27 @@ def test_optimal_seats_match_the_table(seat_table):
 
 
 @pytest.mark.slow
+def test_seat_zero_second_counts_ties_for_the_starter():
+    """One die, seat 0 the second player: a tie (frequent here) is worth ``1 - TIES[tie]`` to
+    him. Under ``win`` and ``lose`` optimal play's mean matches the table's value and ``score``
+    against ``score`` its exact value (20,000 games, 4 standard errors), and the two tie rules
+    differ by far more than that."""
+    rules = yacht.small().replace(dice=1)
+    start = ((mask(rules, ("ones", "twos", "threes")), 0, 0), (mask(rules, ("ones", "twos")), 0, 0))
+    exact = {}
+    for tie in ("win", "lose"):
+        table = twoplayer.solve(rules, tie=tie, start=start, keep="all", dtype="float64")
+        played = twoplayer.simulate(table, 20_000, seed=5, lead=0)
+        assert abs(played.mean - table.value(*start, 0)) < 4 * played.standard_error
+        models = twoplayer.SeatModels(rules, start, 0, tie)
+        played = twoplayer.simulate(table, 20_000, seed=6, seats=("score", "score"), models=models)
+        exact[tie] = models.exact(("score", "score"))
+        assert abs(played.mean - exact[tie]) < 4 * played.standard_error
+        assert played.ties > 0.05
+    assert exact["lose"] - exact["win"] > 0.05  # the tie goes to seat 1 under win
+
+
+@pytest.mark.slow
 @pytest.mark.parametrize("seats", [("score", "score"), ("table", "score"), ("score", "table")])
 def test_seat_means_match_their_exact_values(seat_table, seat_models, seats):
     """The one-player players against ``score``, 20,000 games: the mean within 4 standard errors
