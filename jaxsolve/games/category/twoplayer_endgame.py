@@ -228,10 +228,16 @@ def endgame_command(rules, *, game, dtype, device, quiet, open_boxes, mine, thei
     if open_boxes is None:
         if mine is None or theirs is None:
             raise JaxsolveError("give both --mine and --theirs")
+        sides = []
+        for flag, text in (("--mine", mine), ("--theirs", theirs)):
+            try:
+                sides.append(winning.parse_opponent(text, rules))
+            except PositionError as exc:
+                raise JaxsolveError(f"{flag}: {str(exc).replace('opponent score', 'score')}") from None
+        me, other = sides
+        if me.position.is_over and other.position.is_over:
+            raise JaxsolveError("both sheets are full: the game is over")
         try:
-            me, other = winning.parse_opponent(mine, rules), winning.parse_opponent(theirs, rules)
-            if me.position.is_over and other.position.is_over:
-                raise JaxsolveError("both sheets are full: the game is over")
             start = (me.position.state(rules), other.position.state(rules))
         except PositionError as exc:
             raise JaxsolveError(str(exc)) from None

@@ -251,3 +251,32 @@ def test_endgame_command_bad_input_is_one_line(tmp_path):
         result = runner.invoke(app, ["twoplayer-endgame", game, *args])
         assert result.exit_code == 1, result.output
         assert message in result.stderr and len(result.stderr.strip().splitlines()) == 1
+
+
+@pytest.mark.slow
+def test_endgame_command_answers_a_position(tmp_path):
+    """``twoplayer-endgame kniffel --mine --theirs``: a Yahtzee position with one box open each
+    (the Yahtzee box against a full house), its P(win) the library's value at the scores' lead,
+    the written table loadable."""
+    import json
+
+    from typer.testing import CliRunner
+
+    from jaxsolve.cli import app
+    from jaxsolve.games.category import kniffel
+    from jaxsolve.games.category import twoplayer_endgame as E
+
+    upper = "aces=3 twos=6 threes=9 fours=12 fives=15 sixes=18"
+    mine = f"{upper} three_kind=20 four_kind=- full_house=25 small_straight=30 large_straight=40 chance=23 236"
+    theirs = f"{upper} three_kind=22 four_kind=24 kniffel=50 small_straight=30 large_straight=40 chance=21 285"
+    out = tmp_path / "pos.npy"
+    args = ["twoplayer-endgame", "kniffel", "--rules", "yahtzee", "--x64", "--quiet", "--json", "--mine", mine, "--theirs", theirs, "--out", str(out)]
+    result = CliRunner().invoke(app, args)
+    assert result.exit_code == 0, result.output
+    answer = json.loads(result.stdout)
+    assert answer["lead"] == -49
+    rules = kniffel.get_rules("yahtzee")
+    table = E.load_endgame(out, game="kniffel", rules=rules)
+    start = tuple(tuple(s) for s in answer["start"])
+    assert answer["p_win"] == pytest.approx(table.value(start[0], start[1], -49), abs=1e-15)
+    assert 0.0 < answer["p_win"] < 0.1  # 49 behind: he needs the Yahtzee (50) and the other to miss his full house
