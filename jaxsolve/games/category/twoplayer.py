@@ -39,7 +39,7 @@ from __future__ import annotations
 
 import functools
 from dataclasses import dataclass, field
-from typing import Callable
+from typing import Callable, NamedTuple
 
 import numpy as np
 
@@ -563,9 +563,92 @@ class Played:
         return float(np.std(self.score) / np.sqrt(max(len(self.score) - 1, 1)))
 
 
-SIM_BLOCK = 4096
+SIM_BLOCK = 1024
 """Distinct positions per NumPy block of a simulated turn (a block's box values are
-``[boxes, throws, block]``)."""
+``[boxes, throws, block]``: 12 MB for Yacht, cache-sized; 4,096 took twice the CPU seconds)."""
+
+
+class _SheetMoves(NamedTuple):
+    """``solver.Moves`` of a batch of positions computed once per distinct sheet of the player
+    to move and spread over the positions (``[boxes, T, U]``): ``points`` the whole score of a
+    move (bonuses included; no instant bonus), ``row`` the next sheet's position in its list."""
+
+    points: np.ndarray
+    next_state: np.ndarray
+    allowed: np.ndarray
+    row: np.ndarray
+
+    def score(self, first_throw: bool = False) -> np.ndarray:
+        return self.points
+
+
+ALL_MOVES = 1 << 24
+"""Most (box, throw, sheet) moves of one player's layer computed once and kept for the layer's
+blocks (``_all_moves``; Yacht: at most 12 x 252 x 924); larger layers compute each block's."""
+
+
+def _moves_of(mine: Sheets, a: int, sheets: np.ndarray, rules: CategoryRules) -> tuple:
+    """``(points, next_state, allowed, row)`` ``[boxes, T, len(sheets)]`` of these sheets (positions
+    in ``mine``'s list for ``a`` boxes filled): points int32 with every bonus, the next state,
+    the next sheet's position in its list (0 where not allowed)."""
+    mv = solver.moves(mine.filled[a][sheets], mine.upper[a][sheets], mine.held[a][sheets], rules, xp=np)
+    nxt = np.asarray(mv.next_state)
+    allowed = np.asarray(mv.allowed)
+    row = np.where(allowed, np.maximum(mine.index[nxt], 0), 0).astype(np.int32)
+    small = np.int32 if max(nxt.max(initial=0), len(mine.index)) < 1 << 31 else np.int64
+    return np.asarray(mv.score(False), np.int32), nxt.astype(small), allowed, row
+
+
+@functools.lru_cache(maxsize=2)
+def _all_moves(mine: Sheets, a: int, rules: CategoryRules) -> tuple:
+    """``_moves_of`` every sheet of ``mine`` with ``a`` boxes filled (kept for the layer's blocks)."""
+    return _moves_of(mine, a, np.arange(mine.count(a)), rules)
+
+
+def _sheet_moves(mine: Sheets, a: int, movers: np.ndarray, rules: CategoryRules) -> _SheetMoves:
+    """The moves of the positions whose mover's sheets are ``movers`` (positions in
+    ``mine``'s list for ``a`` boxes filled), taken per position from those of every sheet of
+    the layer (``_all_moves``, for a block of at least as many positions as the layer has
+    sheets) or of each distinct sheet of the block (fewer positions, or a layer of more than
+    ``ALL_MOVES`` moves)."""
+    n = mine.count(a)
+    if len(movers) >= n and n * rules.num_boxes * tables.space(rules.dice).num_throws <= ALL_MOVES:
+        arrays, at = _all_moves(mine, a, rules), np.asarray(movers)
+    else:
+        sheets, inverse = np.unique(movers, return_inverse=True)
+        arrays, at = _moves_of(mine, a, sheets, rules), inverse.reshape(-1)
+    return _SheetMoves(*(x[:, :, at] for x in arrays))
+
+
+def _turn_arrays(table: TwoPlayerTables, p: LayerPlan, movers: np.ndarray, others: np.ndarray, leads: np.ndarray):
+    """For positions (mover's sheet, other's sheet, lead) of layer ``p``: the moves, each box's
+    value after each last throw (``[boxes, T, U]``, -1 where not allowed) and the keeps' values
+    with r re-throws left (``keeps[r - 1]``: ``[K, U]``), from the layer below (NumPy)."""
+    rules = table.rules
+    sp = tables.space(rules.dice)
+    mine = table.sheets[p.mover]
+    q = table.plan(p.n + 1)
+    below = np.asarray(table.layers[q.n]).reshape(-1)
+    mv = _sheet_moves(mine, p.a, movers, rules)
+    index = np.int32 if q.pairs * q.width < 1 << 31 else np.int64
+    j = (q.low - leads[None, None, :]).astype(index) - mv.points  # the other's lead after the move, as his column
+    won, lost = j < 0, j >= q.width
+    np.clip(j, 0, q.width - 1, out=j)
+    at = np.multiply(mv.row, p.others * q.width, dtype=index)
+    at += (others[None, None, :] * q.width).astype(index)
+    at += j
+    final = np.subtract(1.0, np.take(below, at), dtype=np.float64)
+    final[won] = 1.0
+    final[lost] = 0.0
+    final[~mv.allowed] = -1.0
+    stage = final.max(0)
+    keeps = []
+    for _ in range(rules.throws - 1):
+        keeps.append(dice.expect_keeps(sp, stage, xp=np))
+        stage = dice.reroll(sp, stage, xp=np)
+    return mv, final, keeps
+
+
 POLICY_CHUNK = 64
 """States per compiled call of the ``score`` seat's turn policy."""
 
@@ -574,38 +657,6 @@ def _decode(flat: np.ndarray, rules: CategoryRules):
     cap = rules.upper_threshold + 1
     flat = np.asarray(flat, np.int64)
     return flat // (2 * cap), (flat // 2) % cap, flat % 2
-
-
-def _turn_arrays(table: TwoPlayerTables, p: LayerPlan, movers: np.ndarray, others: np.ndarray, leads: np.ndarray):
-    """For positions (mover's sheet position, other's sheet position, lead) of layer ``p``: the
-    moves, each box's value after each last throw (``[boxes, T, U]``, -1 where not allowed) and
-    the keeps' values with r re-throws left (``keeps[r - 1]``: ``[K, U]``), from the layer below
-    (NumPy)."""
-    mine = table.sheets[p.mover]
-    return _turn_arrays_at(table, p, mine.filled[p.a][movers], mine.upper[p.a][movers], mine.held[p.a][movers], others, leads)
-
-
-def _turn_arrays_at(table: TwoPlayerTables, p: LayerPlan, f, u, h, others: np.ndarray, leads: np.ndarray):
-    """``_turn_arrays`` with the mover's sheets as they are, ``(filled, upper, all_same_held)``
-    (any state of a class of his sheet list: the moves are its own, the values its class's)."""
-    rules = table.rules
-    sp = tables.space(rules.dice)
-    mine = table.sheets[p.mover]
-    q = table.plan(p.n + 1)
-    below = np.asarray(table.layers[q.n])
-    mv = solver.moves(f, u, h, rules, xp=np)
-    reward = np.asarray(mv.score(False), np.int64)
-    nrow = np.maximum(mine.index[mv.next_state], 0).astype(np.int64) * p.others + others[None, None, :]
-    j = -(leads[None, None, :] + reward) + q.low
-    got = below[np.where(mv.allowed, nrow, 0), np.clip(j, 0, q.width - 1)]
-    got = np.where(j < 0, 0.0, np.where(j >= q.width, 1.0, got))
-    final = np.where(mv.allowed, 1.0 - got, -1.0)
-    stage = final.max(0)
-    keeps = []
-    for _ in range(rules.throws - 1):
-        keeps.append(dice.expect_keeps(sp, stage, xp=np))
-        stage = dice.reroll(sp, stage, xp=np)
-    return mv, final, keeps
 
 
 class SeatModels:
@@ -700,8 +751,10 @@ class SeatModels:
         return None
 
 
-def _optimal_turn(table, p, mover_state, other_state, lead, roll) -> tuple[np.ndarray, np.ndarray]:
-    """``(points gained, next state)`` of the games' turns played by the two-player table."""
+def _optimal_turn(table, p, movers, others, lead, roll) -> tuple[np.ndarray, np.ndarray]:
+    """``(points gained, next state)`` of the games' turns played by the two-player table from
+    positions (mover's sheet, other's sheet: positions in their lists; lead); the next state is
+    the one of the mover's class representative (the same class as his own)."""
     rules = table.rules
     sp = tables.space(rules.dice)
     subkeeps = np.asarray(sp.subkeeps)
@@ -709,13 +762,11 @@ def _optimal_turn(table, p, mover_state, other_state, lead, roll) -> tuple[np.nd
     games = len(lead)
     gained = np.zeros(games, np.int64)
     nxt = np.zeros(games, np.int64)
-    other = table.sheets[1 - p.mover].index[other_state].astype(np.int64)
-    keys, inverse = np.unique(np.stack([mover_state, other, lead]), axis=1, return_inverse=True)
+    keys, inverse = np.unique(np.stack([movers, others, lead]), axis=1, return_inverse=True)
     inverse = inverse.reshape(-1)
     for b0 in range(0, keys.shape[1], SIM_BLOCK):
         block = keys[:, b0: b0 + SIM_BLOCK]
-        f, u, h = _decode(block[0], rules)
-        mv, final, keeps = _turn_arrays_at(table, p, f, u, h, block[1], block[2])
+        mv, final, keeps = _turn_arrays(table, p, block[0], block[1], block[2])
         g = np.flatnonzero((inverse >= b0) & (inverse < b0 + block.shape[1]))
         ug = inverse[g] - b0
         x = roll(np.zeros((len(g), 6), np.int64))
@@ -805,8 +856,9 @@ def simulate(table: TwoPlayerTables, games: int, seed: int = 0, *, seats=("optim
     for the player to move by the table (every layer kept; ties to writing, then to the first
     keep or box); ``score`` and ``table`` as ``SeatModels`` (built here unless given). A table
     of ``unsolved`` serves seats that are not ``optimal``. Vectorised over games; the positions
-    of a turn are computed once each (``np.unique``); the sheets are followed as they are (the
-    upper total as scored), the table read at their classes."""
+    of a turn are computed once each (``np.unique``); a ``score`` or ``table`` seat's sheet is
+    followed as scored (the upper total as it is), the table read at its class; an ``optimal``
+    seat's as its class representative."""
     from jaxsolve.games.category.simulate import throw_of
 
     rules = table.rules
@@ -840,7 +892,9 @@ def simulate(table: TwoPlayerTables, games: int, seed: int = 0, *, seats=("optim
         seat = p.mover
         kind = seats[seat]
         if kind == "optimal":
-            gained, nxt = _optimal_turn(table, p, state[seat], state[1 - seat], lead_now, roll)
+            movers = table.sheets[seat].index[state[seat]].astype(np.int64)
+            others = table.sheets[1 - seat].index[state[1 - seat]].astype(np.int64)
+            gained, nxt = _optimal_turn(table, p, movers, others, lead_now, roll)
         elif kind == "score":
             assert models is not None
             gained, nxt = _score_turn(models, state[seat], roll)
