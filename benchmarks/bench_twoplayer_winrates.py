@@ -153,6 +153,10 @@ def main(argv=None) -> int:
     record["load_end"] = load()
     out_json = args.out.with_suffix(".json")
     everything = json.loads(out_json.read_text()) if out_json.is_file() else {}
+    kept = everything.get(args.case, {})
+    if kept.get("games") == args.games and kept.get("lead") == lead and args.seatings != "all":
+        record["seatings"] = {**kept.get("seatings", {}), **record["seatings"]}  # the seatings not played again stay
+        record["earlier"] = {k: v for k, v in kept.items() if k not in ("seatings", "earlier")}
     everything[args.case] = record
     out_json.parent.mkdir(parents=True, exist_ok=True)
     out_json.write_text(json.dumps(everything, indent=1) + "\n")
@@ -173,7 +177,10 @@ def markdown(everything: dict) -> str:
              "(the load in each case).", ""]
     for key, r in everything.items():
         lines += [f"## {key}: {r['what']}", "", f"`{r['command']}` ({r['games']:,} games per seating, seed {r['seed']} + i for the i-th seating; "
-                  f"{r['started']}; load {r['load_start']} -> {r['load_end']})", ""]
+                  f"{r['started']}; load {r['load_start']} -> {r['load_end']}; table: {r.get('table', '?')})", ""]
+        if r.get("earlier"):
+            e = r["earlier"]
+            lines += [f"The other seatings: `{e['command']}` ({e['started']}; load {e['load_start']} -> {e['load_end']}; table: {e.get('table', '?')})", ""]
         if r.get("mine"):
             lines += [f"- starter (seat 0): `{r['mine']}`", f"- other (seat 1): `{r['theirs']}`",
                       f"- the starter's lead {r['lead']:+d}: his expected rest {r['expected_remaining'][0]:.2f} against {r['expected_remaining'][1]:.2f} "
