@@ -21,7 +21,8 @@ written from all of them.
     nice -n 10 python benchmarks/bench_twoplayer_winrates.py --case yacht-end --out results/twoplayer/win-rates
     nice -n 10 python benchmarks/bench_twoplayer_winrates.py --case yahtzee-end --out results/twoplayer/win-rates
     nice -n 10 python benchmarks/bench_twoplayer_winrates.py --case yacht --out results/twoplayer/win-rates   # one-player seats
-    nice -n 10 python benchmarks/bench_twoplayer_winrates.py --case yacht --stored --out results/twoplayer/win-rates
+    nice -n 10 python benchmarks/bench_twoplayer_winrates.py --case yacht --stored \
+        --seatings optimal/score,score/optimal,optimal/optimal --out results/twoplayer/win-rates
 """
 
 from __future__ import annotations
