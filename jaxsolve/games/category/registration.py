@@ -38,6 +38,18 @@ def _suite_cases(*args, **kwargs):
     return suite_cases(*args, **kwargs)
 
 
+def _endgame_command(*args, **kwargs):
+    from jaxsolve.games.category.twoplayer_endgame import endgame_command
+
+    return endgame_command(*args, **kwargs)
+
+
+def _endgame_params():
+    from jaxsolve.games.category.twoplayer_endgame import ENDGAME_PARAMS
+
+    return ENDGAME_PARAMS
+
+
 def _play_game():
     from jaxsolve.games.category.play import CategoryGame
 
@@ -48,6 +60,12 @@ def _family_commands(name: str, title: str) -> dict[str, Command]:
     """``analyze``, ``distribution``, ``advise-target`` and ``simulate`` of the game ``name``."""
     run = lambda fn: functools.partial(fn, game=name)  # noqa: E731
     return {
+        "twoplayer-endgame": Command(
+            run(_endgame_command), _endgame_params(),
+            f"Two players of {title}, both playing to win: solve every position where both have at most --open K boxes open, or one "
+            "position's end game from --mine and --theirs (sheet then score), and export it (--out).",
+            precision="float32", summary="Solve two-player end games (both play to win) and export them.",
+        ),
         "analyze": Command(
             run(family_commands.analyze_command), family_commands.ANALYZE_PARAMS,
             "Value of a position as a single turn and within the game; split over boxes and bonuses, SD.",

@@ -41,7 +41,7 @@ from __future__ import annotations
 
 import functools
 from dataclasses import dataclass, field
-from typing import Callable
+from typing import Callable, NamedTuple
 
 import numpy as np
 
@@ -90,9 +90,10 @@ def points_left(filled, upper, all_same_held, rules: CategoryRules) -> np.ndarra
 @dataclass(frozen=True, eq=False)
 class Sheets:
     """One player's sheets: per number of filled boxes k the class representatives whose filled
-    boxes include ``prefilled``, as ``filled[k]``, ``upper[k]``, ``held[k]`` int32 and
-    ``bound[k]`` (``points_left``); ``index`` ``[flat states]`` int32 gives each reachable
-    state's position in its k's list (its class representative's; -1: not a sheet here)."""
+    boxes include ``prefilled`` (with ``start``: of the sheets a game reaches from that sheet), as
+    ``filled[k]``, ``upper[k]``, ``held[k]`` int32 and ``bound[k]`` (``points_left``); ``index``
+    ``[flat states]`` int32 gives each state's position in its k's list (its class
+    representative's; -1: not a sheet here)."""
 
     prefilled: int
     filled: tuple
@@ -100,6 +101,7 @@ class Sheets:
     held: tuple
     bound: tuple
     index: np.ndarray
+    start: tuple | None = None
 
     def count(self, k: int) -> int:
         return len(self.filled[k])
@@ -107,6 +109,11 @@ class Sheets:
     def most(self, k: int) -> int:
         """The most points a sheet with k boxes filled can still score (0 if none)."""
         return int(self.bound[k].max(initial=0))
+
+    @property
+    def first(self) -> tuple[int, int, int]:
+        """The player's sheet at the solve's start: ``start``, else the prefilled boxes (upper 0)."""
+        return self.start if self.start is not None else (self.prefilled, 0, 0)
 
     def find(self, filled: int, upper: int, all_same_held: int, rules: CategoryRules) -> int:
         """Position of one sheet in its list; a clear error if it is not a sheet of this player."""
@@ -119,16 +126,45 @@ class Sheets:
         return i
 
 
+def check_sheet(rules: CategoryRules, sheet) -> tuple[int, int, int]:
+    """``(filled, upper capped at the threshold, all_same_held)`` of a reachable one-player
+    sheet; a clear error otherwise."""
+    try:
+        f, u, h = (int(x) for x in sheet)
+    except (TypeError, ValueError):
+        raise JaxsolveError(f"a sheet is (filled, upper, all_same_held), got {sheet!r}") from None
+    if not 0 <= f < 1 << rules.num_boxes or u < 0 or h not in (0, 1):
+        raise JaxsolveError(f"not a sheet: filled={f}, upper={u}, all_same_held={h}")
+    u = min(u, rules.upper_threshold)
+    lf, lu, lh = tables.layer_states(rules, bin(f).count("1"))
+    if not np.any((lf == f) & (lu == u) & (lh == h)):
+        raise JaxsolveError(f"not a reachable sheet: filled={f}, upper={u}, all_same_held={h}")
+    return f, u, h
+
+
 @functools.lru_cache(maxsize=16)
-def player_sheets(rules: CategoryRules, prefilled: int = 0) -> Sheets:
-    """The ``Sheets`` of a player whose filled boxes include ``prefilled`` (a mask)."""
+def player_sheets(rules: CategoryRules, prefilled: int = 0, start: tuple[int, int, int] | None = None) -> Sheets:
+    """The ``Sheets`` of a player whose filled boxes include ``prefilled`` (a mask); with ``start``
+    = (filled, upper, all_same_held), only the classes of the sheets a game reaches from that
+    sheet (``distribution.sub_layer_states(start=)``: its boxes and more, the upper totals its
+    open upper boxes can add, its all-same flag while that box is filled). Every state of such a
+    class is indexed, so the set is closed under moves (a class's states share their futures).
+    The rows keep the order of the unrestricted lists."""
     nb = rules.num_boxes
+    if start is not None:
+        start = check_sheet(rules, start)
+        prefilled = start[0]
     index = np.full(rules.num_states, -1, np.int32)
     fs, us, hs, bs = [], [], [], []
     for k in range(nb + 1):
         f, u, h = (a.astype(np.int64) for a in sub_layer_states(rules, k, prefilled))
         cu, ch = sheet_class(f, u, h, rules)
         rep = (cu == u) & (ch == h)
+        if start is not None:
+            rf, ru, rh = (a.astype(np.int64) for a in sub_layer_states(rules, k, prefilled, start))
+            cru, crh = sheet_class(rf, ru, rh, rules)
+            reached = tables.state_index(rf, cru, crh, rules)
+            rep &= np.isin(tables.state_index(f, u, h, rules), reached)
         keys = tables.state_index(f[rep], u[rep], h[rep], rules)
         where = np.full(rules.num_states, -1, np.int64)
         where[keys] = np.arange(len(keys))
@@ -137,7 +173,7 @@ def player_sheets(rules: CategoryRules, prefilled: int = 0) -> Sheets:
         us.append(u[rep].astype(np.int32))
         hs.append(h[rep].astype(np.int32))
         bs.append(points_left(f[rep], u[rep], h[rep], rules))
-    return Sheets(int(prefilled), tuple(fs), tuple(us), tuple(hs), tuple(bs), index)
+    return Sheets(int(prefilled), tuple(fs), tuple(us), tuple(hs), tuple(bs), index, start)
 
 
 # ----------------------------------------------------------------------------- layers
@@ -178,6 +214,14 @@ def plan_layers(rules: CategoryRules, sheets: tuple[Sheets, Sheets]) -> list[Lay
         mine, theirs = sheets[mover], sheets[1 - mover]
         out.append(LayerPlan(n, mover, a, b, mine.count(a), theirs.count(b), mine.most(a), theirs.most(b)))
     return out
+
+
+def end_plans(rules: CategoryRules, plans: list[LayerPlan], open_boxes: int) -> list[LayerPlan]:
+    """The layers of ``plans`` where both players have at most ``open_boxes`` boxes open."""
+    nb = rules.num_boxes
+    if not 1 <= int(open_boxes) <= nb:
+        raise JaxsolveError(f"open boxes must be between 1 and {nb}, got {open_boxes}")
+    return [p for p in plans if p.n >= 2 * (nb - int(open_boxes))]
 
 
 @dataclass
@@ -231,8 +275,9 @@ class TwoPlayerTables:
 
     @property
     def start(self) -> float:
-        """The value of the solve's first state: both sheets as prefilled (upper 0), lead 0."""
-        return self.value((self.sheets[0].prefilled, 0, 0), (self.sheets[1].prefilled, 0, 0), 0)
+        """The value of the solve's first state at lead 0: both sheets as ``start`` gave them,
+        else as prefilled (upper 0)."""
+        return self.value(self.sheets[0].first, self.sheets[1].first, 0)
 
 
 # ----------------------------------------------------------------------------- one turn
@@ -335,12 +380,29 @@ def gather_shares(share: np.ndarray, where: tuple[int, int, int], pairs: int, wi
 # ----------------------------------------------------------------------------- solve
 
 
+def start_sheets(rules: CategoryRules, start, mine: int = 0, theirs: int = 0) -> tuple[tuple[int, int, int], tuple[int, int, int]]:
+    """The two checked sheets of ``solve(start=)``; masks ``mine`` / ``theirs`` given beside it
+    must be its filled boxes."""
+    try:
+        first, second = start
+    except (TypeError, ValueError):
+        raise JaxsolveError(f"start is (the sheet of the player to move, the other's sheet), got {start!r}") from None
+    firsts = (check_sheet(rules, first), check_sheet(rules, second))
+    for name, mask, sheet in (("mine", mine, firsts[0]), ("theirs", theirs, firsts[1])):
+        if int(mask) and int(mask) != sheet[0]:
+            raise JaxsolveError(f"{name}={mask} is not the start's filled boxes {sheet[0]}: give one or the other")
+    return firsts
+
+
+
 def solve(
     rules: CategoryRules,
     *,
     tie: str = "share",
     mine: int = 0,
     theirs: int = 0,
+    start=None,
+    open_boxes: int | None = None,
     dtype=None,
     keep: str = "start",
     chunk: int = DEFAULT_CHUNK,
@@ -355,7 +417,12 @@ def solve(
     ``mine`` / ``theirs``: the boxes filled at the start by the player to move and by the other
     (masks; ``theirs`` has as many boxes or one more: then the player to move is the second
     player); every state whose sheets include them is solved, so the start is any position with
-    those boxes filled (``TwoPlayerTables.values``). ``tie``: ``share``, ``win`` or ``lose``
+    those boxes filled (``TwoPlayerTables.values``). ``start``: the two players' actual sheets
+    instead, ``((filled, upper, all_same_held) of the player to move, the other's)``: only the
+    sheets a game reaches from them are solved (``player_sheets(start=)``), a real end-game
+    position's subgame; the masks are then theirs. ``open_boxes``: only the layers where both
+    players have at most this many boxes open (every end-game position of the solve's sheets:
+    layers ``n >= 2 (boxes - open_boxes)``). ``tie``: ``share``, ``win`` or ``lose``
     (``TIES``). ``keep``: ``start`` (only the first layer kept; two layers held while solving)
     or ``all`` (for advice and simulation). ``shapes``: ``layer`` (one compiled program per
     layer shape), ``uniform`` (one for all layers: the widest, for small games), ``auto``
@@ -382,6 +449,9 @@ def solve(
     if shapes not in ("auto", "layer", "uniform"):
         raise JaxsolveError(f"shapes must be 'auto', 'layer' or 'uniform', got {shapes!r}")
     nb = rules.num_boxes
+    if start is not None:
+        firsts = start_sheets(rules, start, mine, theirs)
+        mine, theirs = firsts[0][0], firsts[1][0]
     for name, mask in (("mine", mine), ("theirs", theirs)):
         if not 0 <= int(mask) < 1 << nb:
             raise JaxsolveError(f"{name} must be a mask of the {nb} boxes, got {mask}")
@@ -389,8 +459,13 @@ def solve(
     if b0 not in (a0, a0 + 1) or a0 + b0 >= 2 * nb:
         raise JaxsolveError(f"the other player has as many boxes filled as the player to move or one more, and a box is open: got {a0} and {b0}")
     dtype = jnp.dtype(float_dtype(dtype))
-    sheets = (player_sheets(rules, int(mine)), player_sheets(rules, int(theirs)))
+    if start is None:
+        sheets = (player_sheets(rules, int(mine)), player_sheets(rules, int(theirs)))
+    else:
+        sheets = (player_sheets(rules, start=firsts[0]), player_sheets(rules, start=firsts[1]))
     plans = plan_layers(rules, sheets)
+    if open_boxes is not None:
+        plans = end_plans(rules, plans, open_boxes)
     if max(p.pairs for p in plans) > MAX_ROWS:
         raise JaxsolveError(f"{max(p.pairs for p in plans):,} pairs in a layer do not fit an int32 row")
     pad = max_turn_reward(rules)
@@ -522,15 +597,24 @@ def outcome(rules: CategoryRules, **options) -> Outcome:
 # ----------------------------------------------------------------------------- simulation
 
 
+SEATS = ("optimal", "score", "table")
+"""What a seat plays in ``simulate``: ``optimal`` the two-player table (both playing to win),
+``score`` the one-player expected-score policy (the ``score`` solution, ``policy.optimal_turn``),
+``table`` the one-player win-probability model (``winning``): a static best response to the
+other player's final-score distribution under ``score`` play, from the simulation's start."""
+
+
 @dataclass
 class Played:
-    """Games played by both players' optimal strategies from a solve's start: ``lead`` the
-    starter's final lead, ``score`` what each game is worth to the starter under the tie rule
-    (1 won, the tie's value, 0 lost)."""
+    """Games played from a solve's start, seat 0 the player to move there (the game's starter
+    when both have as many boxes filled): ``lead`` seat 0's final lead, ``score`` what each game
+    is worth to him under the tie rule (1 won, a tie what it is worth to him, 0 lost): its mean
+    estimates the table's ``start``; ``seats`` what each seat played (``SEATS``)."""
 
     lead: np.ndarray
     score: np.ndarray
     tie: str
+    seats: tuple = ("optimal", "optimal")
 
     @property
     def wins(self) -> float:
@@ -549,9 +633,62 @@ class Played:
         return float(np.std(self.score) / np.sqrt(max(len(self.score) - 1, 1)))
 
 
-SIM_BLOCK = 4096
+SIM_BLOCK = 1024
 """Distinct positions per NumPy block of a simulated turn (a block's box values are
-``[boxes, throws, block]``)."""
+``[boxes, throws, block]``: 12 MB for Yacht, cache-sized; 4,096 took twice the CPU seconds)."""
+
+
+class _SheetMoves(NamedTuple):
+    """``solver.Moves`` of a batch of positions computed once per distinct sheet of the player
+    to move and spread over the positions (``[boxes, T, U]``): ``scored`` what a move adds to
+    the sheet (``Moves.score``: box points and bonuses; no instant bonus), ``row`` the next
+    sheet's position in its list."""
+
+    scored: np.ndarray
+    next_state: np.ndarray
+    allowed: np.ndarray
+    row: np.ndarray
+
+    def score(self, first_throw: bool = False) -> np.ndarray:
+        return self.scored
+
+
+ALL_MOVES = 1 << 24
+"""Most (box, throw, sheet) moves of one player's layer computed once and kept for the layer's
+blocks (``_all_moves``; Yacht: at most 12 x 252 x 924); larger layers compute each block's."""
+
+
+def _moves_of(mine: Sheets, a: int, sheets: np.ndarray, rules: CategoryRules) -> tuple:
+    """``(points, next_state, allowed, row)`` ``[boxes, T, len(sheets)]`` of these sheets (positions
+    in ``mine``'s list for ``a`` boxes filled): points int32 with every bonus, the next state,
+    the next sheet's position in its list (0 where not allowed)."""
+    mv = solver.moves(mine.filled[a][sheets], mine.upper[a][sheets], mine.held[a][sheets], rules, xp=np)
+    nxt = np.asarray(mv.next_state)
+    allowed = np.asarray(mv.allowed)
+    row = np.where(allowed, np.maximum(mine.index[nxt], 0), 0).astype(np.int32)
+    small = np.int32 if max(nxt.max(initial=0), len(mine.index)) < 1 << 31 else np.int64
+    return np.asarray(mv.score(False), np.int32), nxt.astype(small), allowed, row
+
+
+@functools.lru_cache(maxsize=2)
+def _all_moves(mine: Sheets, a: int, rules: CategoryRules) -> tuple:
+    """``_moves_of`` every sheet of ``mine`` with ``a`` boxes filled (kept for the layer's blocks)."""
+    return _moves_of(mine, a, np.arange(mine.count(a)), rules)
+
+
+def _sheet_moves(mine: Sheets, a: int, movers: np.ndarray, rules: CategoryRules) -> _SheetMoves:
+    """The moves of the positions whose mover's sheets are ``movers`` (positions in
+    ``mine``'s list for ``a`` boxes filled), taken per position from those of every sheet of
+    the layer (``_all_moves``, for a block of at least as many positions as the layer has
+    sheets) or of each distinct sheet of the block (fewer positions, or a layer of more than
+    ``ALL_MOVES`` moves)."""
+    n = mine.count(a)
+    if len(movers) >= n and n * rules.num_boxes * tables.space(rules.dice).num_throws <= ALL_MOVES:
+        arrays, at = _all_moves(mine, a, rules), np.asarray(movers)
+    else:
+        sheets, inverse = np.unique(movers, return_inverse=True)
+        arrays, at = _moves_of(mine, a, sheets, rules), inverse.reshape(-1)
+    return _SheetMoves(*(x[:, :, at] for x in arrays))
 
 
 def _turn_arrays(table: TwoPlayerTables, p: LayerPlan, movers: np.ndarray, others: np.ndarray, leads: np.ndarray):
@@ -562,15 +699,19 @@ def _turn_arrays(table: TwoPlayerTables, p: LayerPlan, movers: np.ndarray, other
     sp = tables.space(rules.dice)
     mine = table.sheets[p.mover]
     q = table.plan(p.n + 1)
-    below = np.asarray(table.layers[q.n])
-    f, u, h = mine.filled[p.a][movers], mine.upper[p.a][movers], mine.held[p.a][movers]
-    mv = solver.moves(f, u, h, rules, xp=np)
-    reward = np.asarray(mv.score(False), np.int64)
-    nrow = np.maximum(mine.index[mv.next_state], 0).astype(np.int64) * p.others + others[None, None, :]
-    j = -(leads[None, None, :] + reward) + q.low
-    got = below[np.where(mv.allowed, nrow, 0), np.clip(j, 0, q.width - 1)]
-    got = np.where(j < 0, 0.0, np.where(j >= q.width, 1.0, got))
-    final = np.where(mv.allowed, 1.0 - got, -1.0)
+    below = np.asarray(table.layers[q.n]).reshape(-1)
+    mv = _sheet_moves(mine, p.a, movers, rules)
+    index = np.int32 if q.pairs * q.width < 1 << 31 else np.int64
+    j = (q.low - leads[None, None, :]).astype(index) - mv.scored  # the other's lead after the move, as his column
+    won, lost = j < 0, j >= q.width
+    np.clip(j, 0, q.width - 1, out=j)
+    at = np.multiply(mv.row, p.others * q.width, dtype=index)
+    at += (others[None, None, :] * q.width).astype(index)
+    at += j
+    final = np.subtract(1.0, np.take(below, at), dtype=np.float64)
+    final[won] = 1.0
+    final[lost] = 0.0
+    final[~mv.allowed] = -1.0
     stage = final.max(0)
     keeps = []
     for _ in range(rules.throws - 1):
@@ -579,57 +720,275 @@ def _turn_arrays(table: TwoPlayerTables, p: LayerPlan, movers: np.ndarray, other
     return mv, final, keeps
 
 
-def simulate(table: TwoPlayerTables, games: int, seed: int = 0) -> Played:
-    """``games`` games from the solve's start (both sheets as prefilled, upper 0, lead 0), both
-    players choosing by the table (every layer kept): each keep and box the best for the
-    player to move (ties to writing, then to the first keep or box). Vectorised over games; the
-    positions of a turn are computed once each (``np.unique``)."""
+POLICY_CHUNK = 64
+"""States per compiled call of the ``score`` seat's turn policy."""
+
+
+def _decode(flat: np.ndarray, rules: CategoryRules):
+    cap = rules.upper_threshold + 1
+    flat = np.asarray(flat, np.int64)
+    return flat // (2 * cap), (flat // 2) % cap, flat % 2
+
+
+class SeatModels:
+    """The one-player models of a simulation's two seats from its start sheets and lead: each
+    seat's remaining points under ``score`` play (``distribution.distribution``, float64), the
+    ``score`` policy, and per seat the ``table`` response (``winning.response_table``: the best
+    response to ``utility(seat)``, the other's distribution, every layer). ``exact(seats)``: the
+    starter's value where the two one-player players' games are independent."""
+
+    def __init__(self, rules: CategoryRules, firsts, lead: int = 0, tie: str = "share", sol=None):
+        from jaxsolve.games.category import distribution as D
+        from jaxsolve.games.category import solutions
+
+        if tie not in TIES:
+            raise JaxsolveError(f"tie must be one of {', '.join(TIES)}, got {tie!r}")
+        self.rules, self.tie, self.lead = rules, tie, int(lead)
+        self.firsts = tuple(check_sheet(rules, s) for s in firsts)
+        self.level = bin(self.firsts[0][0]).count("1") == bin(self.firsts[1][0]).count("1")  # seat 0 started the game
+        self.sol = sol if sol is not None else solutions.solution(rules, "score", dtype="float64")
+        self.remaining = []
+        for f, u, h in self.firsts:
+            if f == rules.full_mask:
+                self.remaining.append(np.ones(1))
+                continue
+            dist = D.distribution(rules, self.sol, dtype="float64", chunk=2, keep="start", start=(f, u, h), shapes="bucket")
+            self.remaining.append(np.asarray(dist.at(f, u, h), np.float64))
+        self._responses: dict = {}
+        self._policy = None
+
+    def seat_lead(self, seat: int) -> int:
+        return self.lead if seat == 0 else -self.lead
+
+    def seat_tie(self, seat: int) -> float:
+        """What a tie is worth to ``seat`` (``TIES`` counts for the game's starter)."""
+        return TIES[self.tie] if (seat == 0) == self.level else 1.0 - TIES[self.tie]
+
+    def utility(self, seat: int) -> np.ndarray:
+        """``w[k]`` = P(seat wins | he scores k more points), k = 0..K (``w[K]`` = 1 where K > 0):
+        the other's remaining points ``Y`` below ``lead + k``, or equal for the tie's share."""
+        y = self.remaining[1 - seat]
+        lead = self.seat_lead(seat)
+        top = max(1, len(y) - lead)
+        at = lead + np.arange(top + 1)
+        cum = np.concatenate([[0.0], np.cumsum(y)])
+        below = cum[np.clip(at, 0, len(y))]
+        equal = np.where((at >= 0) & (at < len(y)), y[np.clip(at, 0, len(y) - 1)], 0.0)
+        return np.clip(below + self.seat_tie(seat) * equal, 0.0, 1.0)
+
+    def response(self, seat: int):
+        """The ``table`` seat's target table (a terminal, every layer) and its start channel."""
+        from jaxsolve.games.category import winning
+
+        if seat not in self._responses:
+            w = self.utility(seat)
+            f, u, h = self.firsts[seat]
+            self._responses[seat] = (winning.response_table(self.rules, f, w, start=(f, u, h)), len(w) - 1)
+        return self._responses[seat]
+
+    def policy(self):
+        """The ``score`` seat's jitted turn policy (``strategies.ValueStrategy``, float64)."""
+        if self._policy is None:
+            import jax
+            import jax.numpy as jnp
+
+            from jaxsolve.games.category import strategies
+
+            strategy = strategies.make("optimal", self.rules, solution=self.sol, dtype=jnp.float64)
+
+            def keep_and_box(f, u, h):
+                turn = strategy.policy(f, u, h)
+                return turn.keep, turn.box
+
+            self._policy = jax.jit(keep_and_box)
+        return self._policy
+
+    def exact(self, seats) -> float | None:
+        """The starter's exact value for ``score`` / ``table`` seats against ``score``: the seat's
+        games are independent of each other (neither looks at the other's play), so ``score``
+        against ``score`` is the two remaining-point distributions' convolution and ``table``
+        against ``score`` the response's value at its start; None for other pairs."""
+        seats = tuple(seats)
+        if seats == ("score", "score"):
+            x, y = self.remaining
+            diff = np.convolve(x, y[::-1])  # P(X - Y = d), d = -(len(y) - 1)..
+            d = np.arange(len(diff)) - (len(y) - 1) + self.lead
+            return float(diff[d > 0].sum() + self.seat_tie(0) * diff[d == 0].sum())
+        for seat in (0, 1):
+            if seats[seat] == "table" and seats[1 - seat] == "score":
+                table, k = self.response(seat)
+                v = float(table.at(*self.firsts[seat])[k])
+                return v if seat == 0 else 1.0 - v
+        return None
+
+
+def _optimal_turn(table, p, movers, others, lead, roll) -> tuple[np.ndarray, np.ndarray]:
+    """``(points gained, next state)`` of the games' turns played by the two-player table from
+    positions (mover's sheet, other's sheet: positions in their lists; lead); the next state is
+    the one of the mover's class representative (the same class as his own)."""
+    rules = table.rules
+    sp = tables.space(rules.dice)
+    subkeeps = np.asarray(sp.subkeeps)
+    keep_counts = np.asarray(sp.keeps)
+    games = len(lead)
+    gained = np.zeros(games, np.int64)
+    nxt = np.zeros(games, np.int64)
+    keys, inverse = np.unique(np.stack([movers, others, lead]), axis=1, return_inverse=True)
+    inverse = inverse.reshape(-1)
+    for b0 in range(0, keys.shape[1], SIM_BLOCK):
+        block = keys[:, b0: b0 + SIM_BLOCK]
+        mv, final, keeps = _turn_arrays(table, p, block[0], block[1], block[2])
+        g = np.flatnonzero((inverse >= b0) & (inverse < b0 + block.shape[1]))
+        ug = inverse[g] - b0
+        x = roll(np.zeros((len(g), 6), np.int64))
+        for left in range(rules.throws - 1, 0, -1):
+            subs = subkeeps[x]
+            kv = keeps[left - 1][subs, ug[:, None]]
+            go = final[:, x, ug].max(0) < kv.max(1)
+            if go.any():
+                pick = subs[np.arange(len(g)), kv.argmax(1)]
+                x[go] = roll(keep_counts[pick[go]])
+        box = final[:, x, ug].argmax(0)
+        gained[g] = np.asarray(mv.score(False))[box, x, ug]
+        nxt[g] = np.asarray(mv.next_state)[box, x, ug]
+    return gained, nxt
+
+
+def _score_turn(models: SeatModels, state, roll) -> tuple[np.ndarray, np.ndarray]:
+    """The games' turns played by the expected-score policy (its keeps and boxes, its ties)."""
+    import jax.numpy as jnp
+
+    rules = models.rules
+    keep_counts = np.asarray(tables.space(rules.dice).keeps)
+    fn = models.policy()
+    uniq, inverse = np.unique(state, return_inverse=True)
+    inverse = inverse.reshape(-1)
+    gained = np.zeros(len(state), np.int64)
+    nxt = np.zeros(len(state), np.int64)
+    for c0 in range(0, len(uniq), POLICY_CHUNK):
+        chunk = uniq[c0: c0 + POLICY_CHUNK]
+        padded = np.concatenate([chunk, np.repeat(chunk[:1], POLICY_CHUNK - len(chunk))])
+        f, u, h = _decode(padded, rules)
+        keep, box = (np.asarray(a) for a in fn(*(jnp.asarray(a, jnp.int32) for a in (f, u, h))))
+        cf, cu, ch = _decode(chunk, rules)
+        mv = solver.moves(cf, cu, ch, rules, xp=np)
+        g = np.flatnonzero((inverse >= c0) & (inverse < c0 + len(chunk)))
+        loc = inverse[g] - c0
+        x = roll(np.zeros((len(g), 6), np.int64))
+        for left in range(rules.throws - 1, 0, -1):
+            x = roll(keep_counts[keep[left - 1][x, loc]])
+        b = box[x, loc]
+        gained[g] = np.asarray(mv.score(False))[b, x, loc]
+        nxt[g] = np.asarray(mv.next_state)[b, x, loc]
+    return gained, nxt
+
+
+def _table_turn(models: SeatModels, seat: int, state, scored, roll) -> tuple[np.ndarray, np.ndarray]:
+    """The games' turns played by the static best response at each game's channel ``K - points
+    scored`` (``winning_simulate.turn_values``; ties to filling, the earlier box, the first keep)."""
+    from jaxsolve.games.category.winning_simulate import turn_values
+
+    rules = models.rules
+    sp = tables.space(rules.dice)
+    subkeeps = np.asarray(sp.subkeeps).astype(np.int64)
+    keep_counts = np.asarray(sp.keeps)
+    table, top = models.response(seat)
+    gained = np.zeros(len(state), np.int64)
+    nxt = np.zeros(len(state), np.int64)
+    for b0 in range(0, len(state), SIM_BLOCK):
+        g = np.arange(b0, min(b0 + SIM_BLOCK, len(state)))
+        lane = np.arange(len(g))
+        tv = turn_values(table, state[g], np.maximum(top - scored[g], 0))
+        x = roll(np.zeros((len(g), 6), np.int64))
+        done = np.zeros(len(g), bool)
+        box = np.zeros(len(g), np.int64)
+        for left in range(rules.throws - 1, -1, -1):
+            fv = tv.fill[:, x, lane]
+            if left == 0:
+                stop = ~done
+            else:
+                subs = subkeeps[x]
+                kv = tv.keep[left - 1][subs, lane[:, None]]
+                stop = ~done & (fv.max(0) >= kv.max(1) - 1e-12)
+                go = ~done & ~stop
+                if go.any():
+                    x[go] = roll(keep_counts[subs[lane, kv.argmax(1)][go]])
+            box[stop] = fv.argmax(0)[stop]
+            done |= stop
+        gained[g] = tv.reward[box, x, lane]
+        nxt[g] = tv.next_state[box, x, lane]
+    return gained, nxt
+
+
+def simulate(table: TwoPlayerTables, games: int, seed: int = 0, *, seats=("optimal", "optimal"), lead: int = 0, models: SeatModels | None = None) -> Played:
+    """``games`` games from the solve's start (both sheets as ``start`` gave them, else as
+    prefilled with upper 0; the player to move leads by ``lead``), each seat playing
+    ``seats[k]`` (``SEATS``; seat 0 the player to move). ``optimal``: each keep and box the best
+    for the player to move by the table (every layer kept; ties to writing, then to the first
+    keep or box); ``score`` and ``table`` as ``SeatModels`` (built here unless given). A table
+    of ``unsolved`` serves seats that are not ``optimal``. Vectorised over games; the positions
+    of a turn are computed once each (``np.unique``); a ``score`` or ``table`` seat's sheet is
+    followed as scored (the upper total as it is), the table read at its class; an ``optimal``
+    seat's as its class representative."""
     from jaxsolve.games.category.simulate import throw_of
 
     rules = table.rules
-    if any(layer is None for layer in table.layers[table.plans[0].n:]):
-        raise JaxsolveError("simulated play needs every layer (solve with keep='all')")
+    seats = tuple(seats)
+    if len(seats) != 2 or any(s not in SEATS for s in seats):
+        raise JaxsolveError(f"seats are two of {', '.join(SEATS)}, got {seats!r}")
+    if "optimal" in seats and any(layer is None for layer in table.layers[table.plans[0].n:]):
+        raise JaxsolveError("simulated optimal play needs every layer (solve with keep='all')")
     if rules.has_instant_bonus:
         raise JaxsolveError("simulated two-player play does not take instant bonuses")
     if games < 1:
         raise JaxsolveError(f"games must be >= 1, got {games}")
-    sp = tables.space(rules.dice)
+    firsts = (table.sheets[0].first, table.sheets[1].first)
+    if seats != ("optimal", "optimal"):
+        if models is None:
+            models = SeatModels(rules, firsts, lead, table.tie)
+        elif models.firsts != firsts or models.lead != int(lead) or models.tie != table.tie or models.rules != rules:
+            raise JaxsolveError("the seat models were built for another start, lead, tie rule or game")
     n_dice = rules.dice
     rng = np.random.default_rng(seed)
-    subkeeps = np.asarray(sp.subkeeps)
-    keep_counts = np.asarray(sp.keeps)
 
     def roll(kept):
         m = n_dice - kept.sum(1)
         faces = rng.integers(0, 6, (len(m), n_dice))
         return throw_of(faces, np.arange(n_dice)[None, :] < m[:, None], kept).astype(np.int64)
 
-    start = [table.sheets[k].find(table.sheets[k].prefilled, 0, 0, rules) for k in (0, 1)]
-    mover = np.full(games, start[0], np.int64)  # positions in the sheet lists of the layer's players
-    other = np.full(games, start[1], np.int64)
-    lead = np.zeros(games, np.int64)
+    state = [np.full(games, int(tables.state_index(s[0], s[1], s[2], rules)), np.int64) for s in firsts]  # the seats' own sheets
+    scored = [np.zeros(games, np.int64), np.zeros(games, np.int64)]
+    lead_now = np.full(games, int(lead), np.int64)  # of the player to move
     for p in table.plans[:-1]:
-        mine = table.sheets[p.mover]
-        nxt = np.zeros(games, np.int64)
-        gained = np.zeros(games, np.int64)
-        keys, inverse = np.unique(np.stack([mover, other, lead]), axis=1, return_inverse=True)
-        inverse = inverse.reshape(-1)
-        for b0 in range(0, keys.shape[1], SIM_BLOCK):
-            block = keys[:, b0: b0 + SIM_BLOCK]
-            mv, final, keeps = _turn_arrays(table, p, block[0], block[1], block[2])
-            g = np.flatnonzero((inverse >= b0) & (inverse < b0 + block.shape[1]))
-            ug = inverse[g] - b0
-            x = roll(np.zeros((len(g), 6), np.int64))
-            for left in range(rules.throws - 1, 0, -1):
-                subs = subkeeps[x]
-                kv = keeps[left - 1][subs, ug[:, None]]
-                go = final[:, x, ug].max(0) < kv.max(1)
-                if go.any():
-                    pick = subs[np.arange(len(g)), kv.argmax(1)]
-                    x[go] = roll(keep_counts[pick[go]])
-            box = final[:, x, ug].argmax(0)
-            gained[g] = np.asarray(mv.score(False))[box, x, ug]
-            nxt[g] = mine.index[np.asarray(mv.next_state)[box, x, ug]]
-        mover, other, lead = other, nxt, -(lead + gained)
-    score = np.where(lead > 0, 1.0, np.where(lead == 0, TIES[table.tie], 0.0))
-    return Played(lead, score, table.tie)
+        seat = p.mover
+        kind = seats[seat]
+        if kind == "optimal":
+            movers = table.sheets[seat].index[state[seat]].astype(np.int64)
+            others = table.sheets[1 - seat].index[state[1 - seat]].astype(np.int64)
+            gained, nxt = _optimal_turn(table, p, movers, others, lead_now, roll)
+        elif kind == "score":
+            assert models is not None
+            gained, nxt = _score_turn(models, state[seat], roll)
+        else:
+            assert models is not None
+            gained, nxt = _table_turn(models, seat, state[seat], scored[seat], roll)
+        state[seat] = nxt
+        scored[seat] = scored[seat] + gained
+        lead_now = -(lead_now + gained)
+    final = lead_now if table.plans[-1].mover == 0 else -lead_now
+    tie = TIES[table.tie] if table.plans[-1].mover == 0 else 1.0 - TIES[table.tie]  # the last mover started the game
+    score = np.where(final > 0, 1.0, np.where(final == 0, tie, 0.0))
+    return Played(final, score, table.tie, seats)
+
+
+def unsolved(rules: CategoryRules, *, tie: str = "share", mine: int = 0, theirs: int = 0, start=None) -> TwoPlayerTables:
+    """The sheets and layer plan of ``solve``'s arguments with no layer solved: what
+    ``simulate`` needs for seats that do not play ``optimal``."""
+    if tie not in TIES:
+        raise JaxsolveError(f"tie must be one of {', '.join(TIES)}, got {tie!r}")
+    if start is not None:
+        firsts = start_sheets(rules, start, mine, theirs)
+        sheets = (player_sheets(rules, start=firsts[0]), player_sheets(rules, start=firsts[1]))
+    else:
+        sheets = (player_sheets(rules, int(mine)), player_sheets(rules, int(theirs)))
+    return TwoPlayerTables(rules, tie, sheets, plan_layers(rules, sheets), [None] * (2 * rules.num_boxes + 1))
