@@ -33,7 +33,7 @@ from typing import cast
 import numpy as np
 
 from jaxsolve.errors import JaxsolveError
-from jaxsolve.games.category import policy, tables
+from jaxsolve.games.category import policy, solver, tables
 from jaxsolve.games.category.advisor import Option, _sub_keeps, describe_turn
 from jaxsolve.games.category.position import Position, PositionError, SheetState, check_throws_left, parse_dice, parse_position
 from jaxsolve.games.category.rules import CategoryRules
@@ -200,11 +200,12 @@ def option_values(table, mine: tuple[int, int, int], theirs: tuple[int, int, int
         raise JaxsolveError(f"layer {p.n + 1} was not kept (solve with keep='all')")
     i = table.sheets[p.mover].find(*mine, rules)
     j = table.sheets[1 - p.mover].find(*theirs, rules)
-    mv, final, keeps = twoplayer._turn_arrays(table, p, np.asarray([i]), np.asarray([j]), np.asarray([int(lead)], np.int64))
+    _, final, keeps = twoplayer._turn_arrays(table, p, np.asarray([i]), np.asarray([j]), np.asarray([int(lead)], np.int64))
     sp = tables.space(rules.dice)
     counts = sp.counts_of_faces(dice)
     t = sp.throw_index(counts)
-    points = np.asarray(mv.points)[:, t, 0]
+    one = solver.moves(*(np.asarray([int(x)], np.int64) for x in mine), rules, xp=np)  # the boxes' own points (bonuses apart)
+    points = np.asarray(one.points)[:, t, 0]
     ranked: list = []
     for box in range(rules.num_boxes):
         v = float(final[box, t, 0])
