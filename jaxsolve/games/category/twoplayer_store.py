@@ -253,7 +253,7 @@ def load(rules: CategoryRules, tie: str, game: str, *, dtype: str = "float32", p
         layers[plan.n] = target.mapped_layer(file, record, (plan.pairs, plan.width), dtype, check)
     table = twoplayer.TwoPlayerTables(rules, tie, sheets, plans, layers, float(meta.get("solve_seconds", 0.0)),
                                       float(meta.get("compile_seconds", 0.0)), str(meta.get("device", "")))
-    for plan in plans[:-1] if not rules.has_instant_bonus else ():  # the NumPy turn takes no instant bonus
+    for plan in reversed(plans[:-1]) if not rules.has_instant_bonus else ():  # deepest first: a wrong layer is named, not the one above it
         _check_rows(p, table, plan, CHECK_ROWS, CHECK_TOLERANCE[dtype])
     return table
 
