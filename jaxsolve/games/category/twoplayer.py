@@ -39,7 +39,7 @@ from __future__ import annotations
 
 import functools
 from dataclasses import dataclass, field
-from typing import Callable
+from typing import Callable, NamedTuple
 
 import numpy as np
 
@@ -493,6 +493,34 @@ SIM_BLOCK = 4096
 ``[boxes, throws, block]``)."""
 
 
+class _SheetMoves(NamedTuple):
+    """``solver.Moves`` of a batch of positions computed once per distinct sheet of the player
+    to move and spread over the positions (``[boxes, T, U]``): ``points`` the whole score of a
+    move (bonuses included; no instant bonus), ``row`` the next sheet's position in its list."""
+
+    points: np.ndarray
+    next_state: np.ndarray
+    allowed: np.ndarray
+    row: np.ndarray
+
+    def score(self, first_throw: bool = False) -> np.ndarray:
+        return self.points
+
+
+def _sheet_moves(mine: Sheets, a: int, movers: np.ndarray, rules: CategoryRules) -> _SheetMoves:
+    """The moves of the positions whose mover's sheets are ``movers`` (positions in
+    ``mine``'s list for ``a`` boxes filled): ``solver.moves`` of each distinct sheet (a layer
+    has at most a few thousand), then taken per position."""
+    sheets, inverse = np.unique(movers, return_inverse=True)
+    inverse = inverse.reshape(-1)
+    mv = solver.moves(mine.filled[a][sheets], mine.upper[a][sheets], mine.held[a][sheets], rules, xp=np)
+    nxt = np.asarray(mv.next_state)
+    row = np.where(np.asarray(mv.allowed), np.maximum(mine.index[nxt], 0), 0).astype(np.int32)
+    small = np.int32 if max(nxt.max(initial=0), len(mine.index)) < 1 << 31 else np.int64
+    return _SheetMoves(np.asarray(mv.score(False), np.int32)[:, :, inverse], nxt.astype(small)[:, :, inverse], np.asarray(mv.allowed)[:, :, inverse],
+                       row[:, :, inverse])
+
+
 def _turn_arrays(table: TwoPlayerTables, p: LayerPlan, movers: np.ndarray, others: np.ndarray, leads: np.ndarray):
     """For positions (mover's sheet, other's sheet, lead) of layer ``p``: the moves, each box's
     value after each last throw (``[boxes, T, U]``, -1 where not allowed) and the keeps' values
@@ -501,15 +529,19 @@ def _turn_arrays(table: TwoPlayerTables, p: LayerPlan, movers: np.ndarray, other
     sp = tables.space(rules.dice)
     mine = table.sheets[p.mover]
     q = table.plan(p.n + 1)
-    below = np.asarray(table.layers[q.n])
-    f, u, h = mine.filled[p.a][movers], mine.upper[p.a][movers], mine.held[p.a][movers]
-    mv = solver.moves(f, u, h, rules, xp=np)
-    reward = np.asarray(mv.score(False), np.int64)
-    nrow = np.maximum(mine.index[mv.next_state], 0).astype(np.int64) * p.others + others[None, None, :]
-    j = -(leads[None, None, :] + reward) + q.low
-    got = below[np.where(mv.allowed, nrow, 0), np.clip(j, 0, q.width - 1)]
-    got = np.where(j < 0, 0.0, np.where(j >= q.width, 1.0, got))
-    final = np.where(mv.allowed, 1.0 - got, -1.0)
+    below = np.asarray(table.layers[q.n]).reshape(-1)
+    mv = _sheet_moves(mine, p.a, movers, rules)
+    index = np.int32 if q.pairs * q.width < 1 << 31 else np.int64
+    j = (q.low - leads[None, None, :]).astype(index) - mv.points  # the other's lead after the move, as his column
+    won, lost = j < 0, j >= q.width
+    np.clip(j, 0, q.width - 1, out=j)
+    at = mv.row.astype(index) * index(p.others * q.width)
+    at += (others[None, None, :] * q.width).astype(index)
+    at += j
+    final = np.subtract(1.0, np.take(below, at), dtype=np.float64)
+    final[won] = 1.0
+    final[lost] = 0.0
+    final[~mv.allowed] = -1.0
     stage = final.max(0)
     keeps = []
     for _ in range(rules.throws - 1):
