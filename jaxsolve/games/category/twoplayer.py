@@ -535,7 +535,7 @@ def _turn_arrays(table: TwoPlayerTables, p: LayerPlan, movers: np.ndarray, other
     j = (q.low - leads[None, None, :]).astype(index) - mv.points  # the other's lead after the move, as his column
     won, lost = j < 0, j >= q.width
     np.clip(j, 0, q.width - 1, out=j)
-    at = mv.row.astype(index) * index(p.others * q.width)
+    at = np.multiply(mv.row, p.others * q.width, dtype=index)
     at += (others[None, None, :] * q.width).astype(index)
     at += j
     final = np.subtract(1.0, np.take(below, at), dtype=np.float64)
