@@ -488,9 +488,9 @@ class Played:
         return float(np.std(self.score) / np.sqrt(max(len(self.score) - 1, 1)))
 
 
-SIM_BLOCK = 4096
+SIM_BLOCK = 1024
 """Distinct positions per NumPy block of a simulated turn (a block's box values are
-``[boxes, throws, block]``)."""
+``[boxes, throws, block]``: 12 MB for Yacht, cache-sized; 4,096 took twice the CPU seconds)."""
 
 
 class _SheetMoves(NamedTuple):
@@ -507,18 +507,40 @@ class _SheetMoves(NamedTuple):
         return self.points
 
 
-def _sheet_moves(mine: Sheets, a: int, movers: np.ndarray, rules: CategoryRules) -> _SheetMoves:
-    """The moves of the positions whose mover's sheets are ``movers`` (positions in
-    ``mine``'s list for ``a`` boxes filled): ``solver.moves`` of each distinct sheet (a layer
-    has at most a few thousand), then taken per position."""
-    sheets, inverse = np.unique(movers, return_inverse=True)
-    inverse = inverse.reshape(-1)
+ALL_MOVES = 1 << 24
+"""Most (box, throw, sheet) moves of one player's layer computed once and kept for the layer's
+blocks (``_all_moves``; Yacht: at most 12 x 252 x 924); larger layers compute each block's."""
+
+
+def _moves_of(mine: Sheets, a: int, sheets: np.ndarray, rules: CategoryRules) -> tuple:
+    """``(points, next_state, allowed, row)`` ``[boxes, T, len(sheets)]`` of these sheets (positions
+    in ``mine``'s list for ``a`` boxes filled): points int32 with every bonus, the next state,
+    the next sheet's position in its list (0 where not allowed)."""
     mv = solver.moves(mine.filled[a][sheets], mine.upper[a][sheets], mine.held[a][sheets], rules, xp=np)
     nxt = np.asarray(mv.next_state)
-    row = np.where(np.asarray(mv.allowed), np.maximum(mine.index[nxt], 0), 0).astype(np.int32)
+    allowed = np.asarray(mv.allowed)
+    row = np.where(allowed, np.maximum(mine.index[nxt], 0), 0).astype(np.int32)
     small = np.int32 if max(nxt.max(initial=0), len(mine.index)) < 1 << 31 else np.int64
-    return _SheetMoves(np.asarray(mv.score(False), np.int32)[:, :, inverse], nxt.astype(small)[:, :, inverse], np.asarray(mv.allowed)[:, :, inverse],
-                       row[:, :, inverse])
+    return np.asarray(mv.score(False), np.int32), nxt.astype(small), allowed, row
+
+
+@functools.lru_cache(maxsize=2)
+def _all_moves(mine: Sheets, a: int, rules: CategoryRules) -> tuple:
+    """``_moves_of`` every sheet of ``mine`` with ``a`` boxes filled (kept for the layer's blocks)."""
+    return _moves_of(mine, a, np.arange(mine.count(a)), rules)
+
+
+def _sheet_moves(mine: Sheets, a: int, movers: np.ndarray, rules: CategoryRules) -> _SheetMoves:
+    """The moves of the positions whose mover's sheets are ``movers`` (positions in
+    ``mine``'s list for ``a`` boxes filled), taken per position from those of every sheet of
+    the layer (``_all_moves``) or, for a layer of more than ``ALL_MOVES`` moves, of each
+    distinct sheet of the block."""
+    if mine.count(a) * rules.num_boxes * tables.space(rules.dice).num_throws <= ALL_MOVES:
+        arrays, at = _all_moves(mine, a, rules), np.asarray(movers)
+    else:
+        sheets, inverse = np.unique(movers, return_inverse=True)
+        arrays, at = _moves_of(mine, a, sheets, rules), inverse.reshape(-1)
+    return _SheetMoves(*(x[:, :, at] for x in arrays))
 
 
 def _turn_arrays(table: TwoPlayerTables, p: LayerPlan, movers: np.ndarray, others: np.ndarray, leads: np.ndarray):
