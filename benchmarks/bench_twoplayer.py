@@ -143,15 +143,18 @@ def main(argv=None) -> int:
         f"The first player's P(win) + P(tie) / 2 (tie rule {args.tie}: a tie worth {twoplayer.TIES[args.tie]} to him): {table.start:.9f}",
     ]
     if args.simulate:
-        t = time.perf_counter()
+        t, c = time.perf_counter(), time.process_time()
         played = twoplayer.simulate(table, args.simulate, seed=args.seed)
+        turns = len(table.plans) - 1
         record["simulation"] = {"games": args.simulate, "seed": args.seed, "mean": played.mean, "standard_error": played.standard_error,
-                                "wins": played.wins, "ties": played.ties, "seconds": time.perf_counter() - t,
+                                "wins": played.wins, "ties": played.ties, "seconds": time.perf_counter() - t, "cpu_seconds": time.process_time() - c,
+                                "turns": turns, "core_us_per_game_turn": (time.process_time() - c) / (args.simulate * turns) * 1e6, "load": load(),
                                 "z": (played.mean - table.start) / played.standard_error}
         s = record["simulation"]
         lines += [
             "",
-            f"Simulated, optimal against optimal: {args.simulate:,} games (seed {args.seed}) in {s['seconds']:.1f} s: the first player's mean "
+            f"Simulated, optimal against optimal: {args.simulate:,} games (seed {args.seed}) in {s['seconds']:.1f} s ({s['cpu_seconds']:.1f} CPU s, "
+            f"{s['core_us_per_game_turn']:.1f} core-us per game and turn, load {s['load']}): the first player's mean "
             f"{s['mean']:.5f} +- {s['standard_error']:.5f} (z = {s['z']:+.2f} against the solved value); he wins {s['wins']:.4%}, ties {s['ties']:.4%}.",
         ]
     lines += ["", "| layer | pairs | leads | values | seconds (no compiling) |", "|---|---|---|---|---|"]
