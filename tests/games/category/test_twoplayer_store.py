@@ -58,8 +58,8 @@ def test_stored_layers_equal_the_in_memory_solve_bit_for_bit(stored, in_memory):
 
 def test_simulation_from_the_stored_table_plays_the_same_games(stored, in_memory):
     table = twoplayer_store.load(TINY, "share", "yacht", path=stored)
-    from_disk = twoplayer.simulate(table, 3000, seed=5)
-    from_memory = twoplayer.simulate(in_memory, 3000, seed=5)
+    from_disk = twoplayer.simulate(table, 2000, seed=5)
+    from_memory = twoplayer.simulate(in_memory, 2000, seed=5)
     assert np.array_equal(from_disk.lead, from_memory.lead)
     assert abs(from_disk.mean - in_memory.start) < 4 * from_disk.standard_error
 
@@ -207,6 +207,13 @@ def test_the_command_line_refuses_without_the_store():
     got = CliRunner().invoke(app, ["twoplayer-table", "yacht", "--no-cache"])
     assert got.exit_code != 0
     assert "only in the solution store" in got.output and "Traceback" not in got.output
+
+
+def test_the_command_line_refuses_two_player_yahtzee_up_front():
+    """Counted before anything is solved: 7.75 x 10^9 pairs in its widest layer (docs/twoplayer.md)."""
+    got = CliRunner().invoke(app, ["twoplayer-table", "kniffel", "--rules", "yahtzee", "--quiet"])
+    assert got.exit_code != 0
+    assert "7,752,626,401 pairs of sheets in one layer" in got.output and "Traceback" not in got.output
 
 
 @pytest.mark.slow
