@@ -533,9 +533,11 @@ def _all_moves(mine: Sheets, a: int, rules: CategoryRules) -> tuple:
 def _sheet_moves(mine: Sheets, a: int, movers: np.ndarray, rules: CategoryRules) -> _SheetMoves:
     """The moves of the positions whose mover's sheets are ``movers`` (positions in
     ``mine``'s list for ``a`` boxes filled), taken per position from those of every sheet of
-    the layer (``_all_moves``) or, for a layer of more than ``ALL_MOVES`` moves, of each
-    distinct sheet of the block."""
-    if mine.count(a) * rules.num_boxes * tables.space(rules.dice).num_throws <= ALL_MOVES:
+    the layer (``_all_moves``, for a block of at least as many positions as the layer has
+    sheets) or of each distinct sheet of the block (fewer positions, or a layer of more than
+    ``ALL_MOVES`` moves)."""
+    n = mine.count(a)
+    if len(movers) >= n and n * rules.num_boxes * tables.space(rules.dice).num_throws <= ALL_MOVES:
         arrays, at = _all_moves(mine, a, rules), np.asarray(movers)
     else:
         sheets, inverse = np.unique(movers, return_inverse=True)
