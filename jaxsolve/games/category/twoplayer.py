@@ -495,16 +495,17 @@ SIM_BLOCK = 1024
 
 class _SheetMoves(NamedTuple):
     """``solver.Moves`` of a batch of positions computed once per distinct sheet of the player
-    to move and spread over the positions (``[boxes, T, U]``): ``points`` the whole score of a
-    move (bonuses included; no instant bonus), ``row`` the next sheet's position in its list."""
+    to move and spread over the positions (``[boxes, T, U]``): ``scored`` what a move adds to
+    the sheet (``Moves.score``: box points and bonuses; no instant bonus), ``row`` the next
+    sheet's position in its list."""
 
-    points: np.ndarray
+    scored: np.ndarray
     next_state: np.ndarray
     allowed: np.ndarray
     row: np.ndarray
 
     def score(self, first_throw: bool = False) -> np.ndarray:
-        return self.points
+        return self.scored
 
 
 ALL_MOVES = 1 << 24
@@ -556,7 +557,7 @@ def _turn_arrays(table: TwoPlayerTables, p: LayerPlan, movers: np.ndarray, other
     below = np.asarray(table.layers[q.n]).reshape(-1)
     mv = _sheet_moves(mine, p.a, movers, rules)
     index = np.int32 if q.pairs * q.width < 1 << 31 else np.int64
-    j = (q.low - leads[None, None, :]).astype(index) - mv.points  # the other's lead after the move, as his column
+    j = (q.low - leads[None, None, :]).astype(index) - mv.scored  # the other's lead after the move, as his column
     won, lost = j < 0, j >= q.width
     np.clip(j, 0, q.width - 1, out=j)
     at = np.multiply(mv.row, p.others * q.width, dtype=index)
