@@ -266,6 +266,53 @@ def save_members(path: str | os.PathLike, array: np.ndarray, metadata: dict, mem
     return _write([(path, array, {**metadata, "members": record})], extra=[(member_files[k], blobs[k]) for k in members])
 
 
+def write_member(path: str | os.PathLike, key: str, array: np.ndarray) -> dict:
+    """Write the member ``key`` of the export at ``path`` now, ahead of its sidecar (a table
+    written layer by layer as a solve finishes them): streamed to a temp file, hashed, renamed
+    into place. Returns its record (file name, shape, dtype, byte size, SHA-256) for
+    ``save_with_members``; until that sidecar is written the member belongs to no export."""
+    if not re.fullmatch(r"[a-z][a-z0-9_]*", key):
+        raise ValueError(f"member keys must be lower-case words, got {key!r}")
+    target = check_writable(member_path(path, key))
+    array = np.ascontiguousarray(array)
+    remove_stale_temps(target)
+    tmp = ""
+    try:
+        fd, tmp = tempfile.mkstemp(prefix=f".{target.name}.{os.getpid()}.", suffix=".tmp", dir=target.parent)
+        umask = os.umask(0)
+        os.umask(umask)
+        os.chmod(tmp, 0o666 & ~umask)
+        with os.fdopen(fd, "wb") as fh:
+            np.save(fh, array, allow_pickle=False)
+            fh.flush()
+            os.fsync(fh.fileno())
+        with open(tmp, "rb") as fh:
+            digest = hashlib.file_digest(fh, "sha256").hexdigest()
+        size = os.path.getsize(tmp)
+        os.replace(tmp, target)
+    except OSError as exc:
+        if tmp:
+            _unlink(tmp)
+        raise JaxsolveError(f"cannot write {target}: {exc.strerror or exc}") from None
+    except BaseException:
+        if tmp:
+            _unlink(tmp)
+        raise
+    _fsync_dir(target.parent)
+    return {"file": target.name, "shape": list(array.shape), "dtype": str(array.dtype), "npy_bytes": size, "sha256": digest}
+
+
+def save_with_members(path: str | os.PathLike, array: np.ndarray, metadata: dict, records: dict[str, dict]) -> list[Path]:
+    """Write ``array`` to ``path`` and the ONE sidecar of an export whose members are already
+    written (``write_member``'s ``records``), as ``save_members`` would have written them."""
+    if not records or any(not re.fullmatch(r"[a-z][a-z0-9_]*", k) for k in records):
+        raise ValueError(f"member keys must be lower-case words, got {list(records)}")
+    for key, record in records.items():
+        if record.get("file") != member_path(path, key).name:
+            raise JaxsolveError(f"member {key} was written as {record.get('file')}, not beside {Path(path).name}")
+    return [*_write([(path, array, {**metadata, "members": records})]), *(member_path(path, k) for k in records)]
+
+
 def save_group(items: list[tuple[str | os.PathLike, np.ndarray, dict]]) -> list[Path]:
     """Write several exports, each with its own sidecar, as one unit (one solved game's arrays
     are one export instead: ``save_members``).

@@ -83,6 +83,11 @@ DISTRIBUTION_TABLE_PARAMS = (
     Param("max_memory", int, None, "MiB one device may use; chunks shrink to fit.", min=1),
     CHUNK,
 )
+TWOPLAYER_TABLE_PARAMS = (
+    Param("ties", str, "share", "What a tie is worth to the player who started: share (half), win (all) or lose (nothing).", choices=("share", "win", "lose")),
+    Param("max_memory", int, 2048, "MiB for a layer's tables and a chunk's working set; chunks shrink to fit.", min=1),
+    Param("chunk", int, 8, "Most pairs of sheets per compiled batch.", min=1, max=1 << 16),
+)
 SIMULATE_PARAMS = (
     Param("strategy", str, "optimal", "optimal, heuristic, heuristic:<strength> (strong, medium, weak), greedy, or several comma-separated.", flags=("--strategy", "-s")),
     Param("heuristic_reading", str, "fresh-turn", "Heuristic: the start value's bonus term, fresh-turn (default) or chain."),
@@ -371,6 +376,59 @@ def distribution_table_command(rules, *, game, dtype, device, quiet, out, filled
         f"wrote {out} and {len(paths) - 1} layer files beside it ({data['bytes']:,} bytes)",
     ]
     return Report(tuple(lines), data, result=tab)
+
+
+def twoplayer_table_command(rules, *, game, dtype, device, quiet, ties, max_memory, chunk) -> Report:
+    """Solve the two-player game of ``rules`` (both play to win) and keep every layer in the
+    solution store, each written as it is done (``twoplayer_store.save``), for simulated play
+    and advice (``twoplayer_store.load``). Refused up front where the layers would not fit this
+    machine's memory or the store's disk (``twoplayer_store.estimate``)."""
+    import numpy as np
+
+    from jaxsolve.core.progress import layer_bars
+    from jaxsolve.games.category import twoplayer_store
+    from jaxsolve.io import cache
+
+    if not cache.enabled():
+        raise JaxsolveError("--no-cache: the two-player table is kept only in the solution store")
+    size = twoplayer_store.estimate(rules, dtype)
+    path = twoplayer_store.store_path(game, rules, ties, str(np.dtype(dtype)))
+    size.check(path.parent)
+    _say(f"{rules.name}, two players: {size.pairs:,} pairs of sheets, {size.values:,} state-lead values, "
+         f"{size.disk_bytes / 2**30:.2f} GiB on disk, about {size.core_seconds / 60:.0f} core-minutes")
+    t = [time.perf_counter(), time.process_time()]
+
+    def told(n: int, pairs: int) -> None:
+        now = [time.perf_counter(), time.process_time()]
+        if not quiet:
+            _say(f"layer {n}: {pairs:,} pairs in {now[0] - t[0]:.1f} s ({now[1] - t[1]:.1f} CPU s), load {_load()}, {time.strftime('%H:%M:%S', time.gmtime())} UTC")
+        t[:] = now
+
+    with layer_bars(size.layer_pairs, quiet, label="layer") as advance:
+
+        def on_layer(n: int, pairs: int) -> None:
+            advance(n, pairs)
+            told(n, pairs)
+
+        tab, writer = twoplayer_store.save(game, rules, tie=ties, dtype=dtype, chunk=chunk, devices=[device] if device is not None else 1,
+                                           max_memory=max_memory << 20, on_layer=on_layer)
+    data = {
+        "rules": rules.name, "tie": ties, "dtype": str(np.dtype(dtype)), "file": str(path), "pairs": size.pairs, "values": size.values,
+        "bytes": writer.bytes, "start": tab.start, "seconds": tab.seconds, "compile_seconds": tab.compile_seconds, "device": tab.device,
+    }
+    lines = [
+        f"{rules.name}, two players (ties {ties}): {size.values:,} state-lead values in {tab.seconds:.1f} s (+{tab.compile_seconds:.1f} s compiling) on {tab.device}",
+        f"  the first player's P(win) + {twoplayer_store.twoplayer.TIES[ties]} P(tie) = {tab.start:.9f}",
+        f"wrote {path} and {len(writer.records)} layer files beside it ({writer.bytes / 2**30:.2f} GiB)",
+    ]
+    return Report(tuple(lines), data, result=tab)
+
+
+def _load() -> str:
+    try:
+        return " ".join(Path("/proc/loadavg").read_text().split()[:3])
+    except OSError:
+        return "?"
 
 
 # ----------------------------------------------------------------------------- simulate

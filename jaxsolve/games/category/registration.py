@@ -95,6 +95,13 @@ def _family_commands(name: str, title: str) -> dict[str, Command]:
             "instead of computed).\n\nThe whole Yahtzee table is 4.3 x 10^8 values (1.7 GB).",
             precision="float64", summary="Export the remaining-score distribution of every state.",
         ),
+        "twoplayer-table": Command(
+            run(family_commands.twoplayer_table_command), family_commands.TWOPLAYER_TABLE_PARAMS,
+            f"Solve {title} for two players, both playing to win, and keep every layer in the solution store (written as each "
+            "is done; two layers in memory), for simulated two-player play and advice.\n\nThe whole two-player Yacht is "
+            "2.04 x 10^9 values (8.2 GB in float32, about 40 core-minutes); games far larger are refused up front.",
+            precision="float32", summary="Solve the two-player game (both play to win) and store every layer.",
+        ),
         "simulate": Command(
             run(family_commands.simulate_command), family_commands.SIMULATE_PARAMS,
             f"Play many games of {title} with each strategy and compare the score distributions.",

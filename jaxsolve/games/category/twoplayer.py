@@ -411,6 +411,7 @@ def solve(
     shapes: str = "auto",
     on_layer: Callable[[int, int], None] | None = None,
     progress: bool = False,
+    on_values: Callable[[int, np.ndarray], None] | None = None,
 ) -> TwoPlayerTables:
     """Both players' win probabilities of every state, layer by layer from both sheets full.
 
@@ -436,6 +437,9 @@ def solve(
     ``devices`` of its own devices, and the shares are gathered after each layer
     (``process_share``): every process ends with every layer, the values bit for bit those of
     one process (the same chunks, computed by the same program).
+    ``on_values(n, values)``: each layer's ``[pairs, width]`` values (as ``layers[n]``) as soon
+    as they are known, both sheets full first, e.g. to write them to disk
+    (``twoplayer_store.save``) while only two layers stay in memory (``keep="start"``).
     """
     import jax
     import jax.numpy as jnp
@@ -501,6 +505,8 @@ def solve(
     layers: list = [None] * (2 * nb + 1)
     if keep == "all":
         layers[last.n] = end
+    if on_values is not None:
+        on_values(last.n, end)
     held: dict = {"prev": end, "operand": None}
 
     def compute(out, operands, rows_in_layer, filled, upper, all_same_held, other):
@@ -543,6 +549,8 @@ def solve(
         held["prev"] = v
         if keep == "all" or p is plans[0]:
             layers[p.n] = v
+        if on_values is not None:
+            on_values(p.n, v)
         return jnp.zeros((1, 1), dtype)
 
     step = SplitStep(compute, write)

@@ -122,17 +122,11 @@ def parse_sides(rules: CategoryRules, position: str, score: int | None, against:
 
 def stored_table(rules: CategoryRules, tie: str, game: str | None):
     """The whole game's two-player table from the solution store (``twoplayer_store.load``),
-    or None where none is stored (or the store module is not there)."""
+    or None where none is stored."""
     if not game:
         return None
-    import importlib
+    from jaxsolve.games.category import twoplayer_store as store
 
-    try:  # the store module is looked up by its relative name until it is part of the tree
-        store = importlib.import_module(".twoplayer_store", __package__)
-    except ModuleNotFoundError as exc:
-        if not (exc.name or "").endswith(".twoplayer_store"):
-            raise
-        return None
     return store.load(rules, tie, game)
 
 
