@@ -198,7 +198,8 @@ def option_values(table, mine: tuple[int, int, int], theirs: tuple[int, int, int
     sp = tables.space(rules.dice)
     counts = sp.counts_of_faces(dice)
     t = sp.throw_index(counts)
-    one = solver.moves(*(np.asarray([int(x)], np.int64) for x in mine), rules, xp=np)  # the boxes' own points (bonuses apart)
+    f, u, h = (np.asarray([int(x)], np.int64) for x in mine)
+    one = solver.moves(f, u, h, rules, xp=np)  # the boxes' own points (bonuses apart)
     points = np.asarray(one.points)[:, t, 0]
     ranked: list = []
     for box in range(rules.num_boxes):

@@ -27,47 +27,13 @@ from __future__ import annotations
 import argparse
 import hashlib
 import json
-import os
 import sys
 
-
-class _Parser(argparse.ArgumentParser):
-    """argparse with the command line's error discipline: one ``error:`` line, exit status 1."""
-
-    def error(self, message):
-        from jaxsolve.errors import JaxsolveError
-
-        raise JaxsolveError(message)
-
-
-def _env_int(name: str):
-    from jaxsolve.errors import JaxsolveError
-
-    value = os.environ.get(name)
-    if value in (None, ""):
-        return None
-    try:
-        return int(value)
-    except ValueError:
-        raise JaxsolveError(f"${name} must be a whole number, got {value!r}") from None
-
-
-def check_coordinator(address: str | None) -> None:
-    """``host:port`` (``[v6 address]:port`` too) with a port 1..65535, or None (JAX detects it)."""
-    from jaxsolve.errors import JaxsolveError
-
-    if address is None:
-        return
-    host, colon, port = address.rpartition(":")
-    if host.startswith("[") and host.endswith("]"):
-        host = host[1:-1]
-    bad_host = not host or any(c.isspace() or c in "/[]@" for c in host)
-    if not colon or bad_host or not (port.isascii() and port.isdigit()) or not 1 <= int(port) <= 65535:
-        raise JaxsolveError(f"--coordinator must be host:port with a port 1..65535, got {address!r}")
+from jaxsolve.core.processes import Parser, add_process_options, check_process_options
 
 
 def parse(argv=None) -> argparse.Namespace:
-    ap = _Parser(
+    ap = Parser(
         prog="python -m jaxsolve.games.category.twoplayer_distributed",
         description="The two-player game solved by several processes at once (jax.distributed); every process runs the same command with its own --process-id.",
     )
@@ -77,10 +43,7 @@ def parse(argv=None) -> argparse.Namespace:
     ap.add_argument("--tie", default="share", choices=("share", "win", "lose"))
     ap.add_argument("--keep", default="start", choices=("start", "all"), help="layers kept (and written)")
     ap.add_argument("--chunk", type=int, default=8, help="pairs of sheets per chunk")
-    ap.add_argument("--coordinator", default=os.environ.get("JAX_COORDINATOR_ADDRESS"), help="host:port of process 0 (default $JAX_COORDINATOR_ADDRESS)")
-    ap.add_argument("--processes", type=int, default=_env_int("JAX_NUM_PROCESSES"), help="number of processes (default $JAX_NUM_PROCESSES)")
-    ap.add_argument("--process-id", type=int, default=_env_int("JAX_PROCESS_ID"), help="this process, 0..processes-1 (default $JAX_PROCESS_ID)")
-    ap.add_argument("--local-devices", type=int, default=1, help="devices of this process its share is spread over (default 1)")
+    add_process_options(ap, local_devices=1, local_help="devices of this process its share is spread over (default 1)")
     ap.add_argument("--out", default=None, help="process 0 writes the kept layers here (.npz)")
     ap.add_argument("--x32", action="store_true", help="float32 instead of float64")
     return ap.parse_args(argv)
@@ -110,14 +73,7 @@ def check_args(args: argparse.Namespace) -> None:
     from jaxsolve.errors import JaxsolveError
     from jaxsolve.io import export
 
-    check_coordinator(args.coordinator)
-    if args.processes is not None and args.processes < 1:
-        raise JaxsolveError(f"--processes must be at least 1, got {args.processes}")
-    if args.process_id is not None and (args.process_id < 0 or (args.processes is not None and args.process_id >= args.processes)):
-        top = "" if args.processes is None else f"..{args.processes - 1}"
-        raise JaxsolveError(f"--process-id must be 0{top}, got {args.process_id}")
-    if args.local_devices < 1:
-        raise JaxsolveError(f"--local-devices must be at least 1, got {args.local_devices}")
+    check_process_options(args)
     if args.chunk < 1:
         raise JaxsolveError(f"--chunk must be at least 1, got {args.chunk}")
     if args.out is not None:

@@ -124,7 +124,7 @@ def test_distributed_entry_refuses_bad_input_before_any_work(monkeypatch, capsys
 
 
 def test_distributed_coordinator_forms():
-    from jaxsolve.games.zehntausend.duel_distributed import check_coordinator
+    from jaxsolve.core.processes import check_coordinator
 
     for good in ("localhost:1", "10.0.0.2:65535", "[::1]:1234", "node-3.cluster:8476", None):
         check_coordinator(good)

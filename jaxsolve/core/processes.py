@@ -1,0 +1,61 @@
+"""The command line of a solve run by several processes at once (``jax.distributed``): the
+options every such entry point shares, their environment defaults, and the checks that need no
+JAX (one ``error:`` line and exit status 1 on bad input, before any work starts)."""
+
+from __future__ import annotations
+
+import argparse
+import os
+
+from jaxsolve.errors import JaxsolveError
+
+
+class Parser(argparse.ArgumentParser):
+    """argparse with the command line's error discipline: one ``error:`` line, exit status 1."""
+
+    def error(self, message):
+        raise JaxsolveError(message)
+
+
+def env_int(name: str):
+    """The whole number in ``$name``, or None where it is unset or empty."""
+    value = os.environ.get(name)
+    if value in (None, ""):
+        return None
+    try:
+        return int(value)
+    except ValueError:
+        raise JaxsolveError(f"${name} must be a whole number, got {value!r}") from None
+
+
+def check_coordinator(address: str | None) -> None:
+    """``host:port`` (``[v6 address]:port`` too) with a port 1..65535, or None (JAX detects it)."""
+    if address is None:
+        return
+    host, colon, port = address.rpartition(":")
+    if host.startswith("[") and host.endswith("]"):
+        host = host[1:-1]
+    bad_host = not host or any(c.isspace() or c in "/[]@" for c in host)
+    if not colon or bad_host or not (port.isascii() and port.isdigit()) or not 1 <= int(port) <= 65535:
+        raise JaxsolveError(f"--coordinator must be host:port with a port 1..65535, got {address!r}")
+
+
+def add_process_options(ap: argparse.ArgumentParser, *, local_devices: int | None, local_help: str) -> None:
+    """``--coordinator``, ``--processes``, ``--process-id`` (defaults from JAX's environment
+    variables) and ``--local-devices``."""
+    ap.add_argument("--coordinator", default=os.environ.get("JAX_COORDINATOR_ADDRESS"), help="host:port of process 0 (default $JAX_COORDINATOR_ADDRESS)")
+    ap.add_argument("--processes", type=int, default=env_int("JAX_NUM_PROCESSES"), help="number of processes (default $JAX_NUM_PROCESSES)")
+    ap.add_argument("--process-id", type=int, default=env_int("JAX_PROCESS_ID"), help="this process, 0..processes-1 (default $JAX_PROCESS_ID)")
+    ap.add_argument("--local-devices", type=int, default=local_devices, help=local_help)
+
+
+def check_process_options(args: argparse.Namespace) -> None:
+    """The coordinator's address, the process count and id, the local devices."""
+    check_coordinator(args.coordinator)
+    if args.processes is not None and args.processes < 1:
+        raise JaxsolveError(f"--processes must be at least 1, got {args.processes}")
+    if args.process_id is not None and (args.process_id < 0 or (args.processes is not None and args.process_id >= args.processes)):
+        top = "" if args.processes is None else f"..{args.processes - 1}"
+        raise JaxsolveError(f"--process-id must be 0{top}, got {args.process_id}")
+    if args.local_devices is not None and args.local_devices < 1:
+        raise JaxsolveError(f"--local-devices must be at least 1, got {args.local_devices}")
