@@ -929,8 +929,9 @@ function drawSheet(s) {
   const upper = indexed.filter(([r]) => r.upper), lower = indexed.filter(([r]) => !r.upper);
   const otherBonus = b.other_bonus || players.some((p) => p.other_bonus);
   const up = el("table", { class: "sheet-table" }, head(), el("tbody", {}, ...upper.map(([r, i]) => row(r, i)),
-    total(t("upperTotal"), `${b.upper_total} / ${b.upper_threshold}`, players.map((p) => p.upper_total), "sub"),
-    total(t("bonus", b.upper_threshold, b.bonus_points), b.upper_bonus, players.map((p) => p.upper_bonus), "sub")));
+    // a sheet without an upper bonus (Yacht) shows the section's total only
+    total(t("upperTotal"), b.bonus_points ? `${b.upper_total} / ${b.upper_threshold}` : b.upper_total, players.map((p) => p.upper_total), "sub"),
+    b.bonus_points ? total(t("bonus", b.upper_threshold, b.bonus_points), b.upper_bonus, players.map((p) => p.upper_bonus), "sub") : null));
   const low = el("table", { class: "sheet-table" }, head(), el("tbody", {}, ...lower.map(([r, i]) => row(r, i)),
     otherBonus ? total(t("extraBonus"), b.other_bonus, players.map((p) => p.other_bonus), "sub") : null,
     total(t("lowerTotal"), b.lower_total + (b.other_bonus || 0), players.map((p) => p.lower_total + (p.other_bonus || 0)), "sub"),
