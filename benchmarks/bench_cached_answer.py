@@ -29,17 +29,6 @@ ROOT = Path(__file__).resolve().parents[1]
 GAME = "zehntausend-duel"
 POSITION = ["--mine", "300", "--theirs", "1200", "--turn", "150", "--dice", "1552"]
 PROMPT = b"> "
-WRAPPER = (
-    "import sys\n"
-    "from jaxsolve.__main__ import main\n"
-    "sys.argv = ['jaxsolve', *sys.argv[1:]]\n"
-    "try:\n"
-    "    main()\n"
-    "finally:\n"
-    "    sys.stderr.write('jax imported: ' + ('yes' if 'jax' in sys.modules else 'no') + '\\n')\n"
-)
-
-
 def cpu_of_children() -> float:
     use = resource.getrusage(resource.RUSAGE_CHILDREN)
     return use.ru_utime + use.ru_stime
@@ -58,7 +47,7 @@ def commands(rules: str, games: int, folder: Path) -> dict[str, list[str]]:
 def run(args: list[str], env: dict, wrapped: bool = False, prompt: bool = False) -> tuple[float, float, str, str, int]:
     """One new process: wall seconds (to its first prompt with ``prompt``, where ``q`` then ends
     it; else to its end), CPU seconds, stdout, stderr and the exit status."""
-    head = [sys.executable, "-c", WRAPPER] if wrapped else [sys.executable, "-m", "jaxsolve"]
+    head = [sys.executable, "-m", "jaxsolve.cli.jax_probe"] if wrapped else [sys.executable, "-m", "jaxsolve"]
     c0 = cpu_of_children()
     t0 = time.perf_counter()
     proc = subprocess.Popen([*head, *args], env=env, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
@@ -114,7 +103,7 @@ def main() -> None:
                 cpus.append(cpu)
             load_after = os.getloadavg()
             _, _, first, err, code = run(args, env, wrapped=True, prompt=prompt)
-            jax = next((ln.split(": ")[1] for ln in err.splitlines() if ln.startswith("jax imported: ")), "?")
+            jax = {"no jax": "no", "jax imported": "yes"}.get((err.splitlines() or ["?"])[-1], "?")
             rows[name] = {
                 "command": "jaxsolve " + " ".join(args).replace(folder, "OUT"),
                 "measured": "wall seconds to the first prompt (then `q`)" if prompt else "wall seconds of the whole process (its output comes at the end)",

@@ -291,17 +291,6 @@ def simulate(rules, games, out):
     return rows
 
 
-NO_JAX = (
-    "import sys\n"
-    "from jaxsolve.__main__ import main\n"
-    "sys.argv = ['jaxsolve', *sys.argv[1:]]\n"
-    "try:\n"
-    "    main()\n"
-    "finally:\n"
-    "    sys.stderr.write('jax imported\\n' if 'jax' in sys.modules else 'no jax\\n')\n"
-)
-
-
 def first_answer(rules, args) -> dict:
     """``advise kniffel --opponent`` in new processes: the 6-open position, dice 6 6 5 2 1 with two
     re-throws left, the two 6-open opponents; exact and table, ``args.repeats`` times each. With
@@ -333,7 +322,7 @@ def _first_answers(me: str, opps: list, methods: tuple, args) -> dict:
             before = resource.getrusage(resource.RUSAGE_CHILDREN)
             load = os.getloadavg()[0]
             t0 = time.perf_counter()
-            got = subprocess.run([sys.executable, "-c", NO_JAX, *command, "--win-method", method, "--cache-dir", str(args.cache_dir)], capture_output=True, text=True, env=env, check=True)
+            got = subprocess.run([sys.executable, "-m", "jaxsolve.cli.jax_probe", *command, "--win-method", method, "--cache-dir", str(args.cache_dir)], capture_output=True, text=True, env=env, check=True)
             wall = time.perf_counter() - t0
             after = resource.getrusage(resource.RUSAGE_CHILDREN)
             answer = json.loads(got.stdout)

@@ -164,15 +164,6 @@ def test_stored_rows_equal_the_engine_and_the_brute_force(tmp_path, solved):
 # ----------------------------------------------------------------------------- a new process
 
 
-NO_JAX = (
-    "import sys\n"
-    "from jaxsolve.__main__ import main\n"
-    "sys.argv = ['jaxsolve', *sys.argv[1:]]\n"
-    "try:\n"
-    "    main()\n"
-    "finally:\n"
-    "    sys.stderr.write('jax imported\\n' if 'jax' in sys.modules else 'no jax\\n')\n"
-)
 ME = "ones=1 twos=4 threes=9 fours=12 fives=15 sixes=18 full_house=23"
 OPPS = ("start 0", "ones=3 yacht=50 53")  # the start, and two boxes filled
 
@@ -214,7 +205,7 @@ def _advise(folder, *extra):
     args = ["advise", "yacht", "--position", ME, "--dice", "6", "6", "5", "2", "1", "--throws-left", "1", "--json", "--win-method", "table", *extra]
     args += [x for o in OPPS for x in ("--opponent", o)]
     env = dict(os.environ, PYTHONPATH=ROOT, JAX_PLATFORMS="cpu")
-    return subprocess.run([sys.executable, "-c", NO_JAX, *args, "--cache-dir", str(folder)], env=env, capture_output=True, text=True, timeout=120)
+    return subprocess.run([sys.executable, "-m", "jaxsolve.cli.jax_probe", *args, "--cache-dir", str(folder)], env=env, capture_output=True, text=True, timeout=120)
 
 
 def test_table_answer_with_early_opponents_in_a_new_process_imports_no_jax(yacht_store):

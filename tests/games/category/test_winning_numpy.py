@@ -170,17 +170,6 @@ def test_numpy_distribution_equals_the_compiled_one_and_the_brute_force(rules3_s
 ME = "aces=3 twos=6 threes=12 fours=12 fives=15 sixes=18 three_kind=24 four_kind=20 full_house=25 small_straight=30"
 OPPS = ("aces=3 twos=4 threes=9 fours=16 fives=10 sixes=24 chance=23 three_kind=20 four_kind=0 small_straight=30 174",
         "aces=1 twos=6 threes=6 fours=12 three_kind=15 four_kind=20 full_house=25 small_straight=30 large_straight=40 160")
-NO_JAX = (
-    "import sys\n"
-    "from jaxsolve.__main__ import main\n"
-    "sys.argv = ['jaxsolve', *sys.argv[1:]]\n"
-    "try:\n"
-    "    main()\n"
-    "finally:\n"
-    "    sys.stderr.write('jax imported\\n' if 'jax' in sys.modules else 'no jax\\n')\n"
-)
-
-
 @pytest.fixture(scope="module")
 def store(tmp_path_factory):
     """A solution store holding a random Yahtzee score table and a step target table of the
@@ -219,7 +208,7 @@ def test_advise_in_a_new_process_imports_no_jax(store, method):
     args = ["advise", "kniffel", "--position", ME, "--dice", "6", "6", "5", "2", "1", "--throws-left", "1", "--json", "--win-method", method]
     args += [x for o in OPPS for x in ("--opponent", o)]
     env = dict(os.environ, PYTHONPATH=ROOT, JAX_PLATFORMS="cpu")
-    run = subprocess.run([sys.executable, "-c", NO_JAX, *args, "--cache-dir", str(folder)], env=env, capture_output=True, text=True, timeout=120)
+    run = subprocess.run([sys.executable, "-m", "jaxsolve.cli.jax_probe", *args, "--cache-dir", str(folder)], env=env, capture_output=True, text=True, timeout=120)
     assert run.returncode == 0, run.stderr[-2000:]
     assert run.stderr.splitlines()[-1] == "no jax", run.stderr
     got = json.loads(run.stdout)

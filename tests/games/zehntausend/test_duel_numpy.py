@@ -111,20 +111,9 @@ def seeded(tmp_path_factory):
 
 
 POSITION = ["--rules", "small", "--mine", "300", "--theirs", "150", "--turn", "100", "--dice", "12346"]
-NO_JAX = (
-    "import sys\n"
-    "from jaxsolve.__main__ import main\n"
-    "sys.argv = ['jaxsolve', *sys.argv[1:]]\n"
-    "try:\n"
-    "    main()\n"
-    "finally:\n"
-    "    sys.stderr.write('jax imported\\n' if 'jax' in sys.modules else 'no jax\\n')\n"
-)
-
-
 def in_a_new_process(folder, *args, stdin=None):
     env = dict(os.environ, PYTHONPATH=ROOT, JAX_PLATFORMS="cpu")
-    command = [sys.executable, "-c", NO_JAX, *args, "--cache-dir", str(folder)]
+    command = [sys.executable, "-m", "jaxsolve.cli.jax_probe", *args, "--cache-dir", str(folder)]
     return subprocess.run(command, env=env, capture_output=True, text=True, timeout=300, input=stdin)
 
 
