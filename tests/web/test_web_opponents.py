@@ -1,10 +1,8 @@
 """The page's game against computer opponents: the opponents' sheets in the play state and the
 win-probability answer (``GET /api/play/{id}/win``), a job of its own beside the moves."""
 
-import time
-
 import pytest
-from web_helpers import registered, serving, table_game
+from web_helpers import get_answered as get, post_answered as post, registered, serving, table_game
 
 from jaxsolve.games.category import winning
 from jaxsolve.web.api import Service
@@ -17,23 +15,6 @@ def site():
     with registered(GAME), serving(Service(wait=5)) as running:
         yield running
 
-
-def answered(site, status, data):
-    """A 202 answer polled until its job is done."""
-    deadline = time.monotonic() + 300
-    while status == 202 and data.get("pending"):
-        assert time.monotonic() < deadline, data
-        time.sleep(0.1)
-        status, data = site.get(f"/api/jobs/{data['job']}")
-    return status, data
-
-
-def post(site, path, body=None):
-    return answered(site, *site.post(path, body))
-
-
-def get(site, path):
-    return answered(site, *site.get(path))
 
 
 def test_opponents_sheets_and_the_win_probability_of_a_decision(site):

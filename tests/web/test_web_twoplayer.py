@@ -3,10 +3,8 @@ his sheet beside yours, his turns in the log, your P(win) beside the options (``
 /api/play/{id}/win``, the two-player table's answer) and its loss on a move, an end game from
 filled sheets (``settings.start``), one clear error where the game is too large to solve."""
 
-import time
-
 import pytest
-from web_helpers import registered, serving, yacht_small_game
+from web_helpers import get_answered as get, post_answered as post, registered, serving, yacht_small_game
 
 from jaxsolve.games.category import twoplayer_advice
 from jaxsolve.web.api import Service
@@ -20,22 +18,6 @@ def site():
     with registered(GAME), serving(Service(wait=5)) as running:
         yield running
 
-
-def answered(site, status, data):
-    deadline = time.monotonic() + 300
-    while status == 202 and data.get("pending"):
-        assert time.monotonic() < deadline, data
-        time.sleep(0.1)
-        status, data = site.get(f"/api/jobs/{data['job']}")
-    return status, data
-
-
-def post(site, path, body=None):
-    return answered(site, *site.post(path, body))
-
-
-def get(site, path):
-    return answered(site, *site.get(path))
 
 
 def test_the_game_against_the_optimal_player(site):

@@ -268,3 +268,21 @@ class Page:
             ".catch(e => done([{id: 'axe failed', impact: 'critical', nodes: [String(e)]}]))"
         )
         return [v for v in found if v["impact"] in ("serious", "critical")]
+
+
+def answered(site, status, data):
+    """A 202 answer polled until its job is done (at most 5 minutes)."""
+    deadline = time.monotonic() + 300
+    while status == 202 and data.get("pending"):
+        assert time.monotonic() < deadline, data
+        time.sleep(0.1)
+        status, data = site.get(f"/api/jobs/{data['job']}")
+    return status, data
+
+
+def post_answered(site, path, body=None):
+    return answered(site, *site.post(path, body))
+
+
+def get_answered(site, path):
+    return answered(site, *site.get(path))
