@@ -59,3 +59,15 @@ def check_process_options(args: argparse.Namespace) -> None:
         raise JaxsolveError(f"--process-id must be 0{top}, got {args.process_id}")
     if args.local_devices is not None and args.local_devices < 1:
         raise JaxsolveError(f"--local-devices must be at least 1, got {args.local_devices}")
+
+
+def run_command(parse, body, argv=None) -> int:
+    """``body(parse(argv))``'s exit status; a ``JaxsolveError`` becomes one ``error:`` line on
+    stderr and exit status 1."""
+    import sys
+
+    try:
+        return body(parse(argv))
+    except JaxsolveError as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return 1

@@ -29,7 +29,7 @@ import hashlib
 import json
 import sys
 
-from jaxsolve.core.processes import Parser, add_process_options, check_process_options
+from jaxsolve.core.processes import Parser, add_process_options, check_process_options, run_command
 
 
 def parse(argv=None) -> argparse.Namespace:
@@ -101,13 +101,7 @@ def save(path, table) -> None:
 
 
 def main(argv=None) -> int:
-    from jaxsolve.errors import JaxsolveError
-
-    try:
-        return _main(parse(argv))
-    except JaxsolveError as exc:
-        print(f"error: {exc}", file=sys.stderr)
-        return 1
+    return run_command(parse, _main, argv)
 
 
 def _main(args) -> int:

@@ -26,7 +26,7 @@ import argparse
 import json
 import sys
 
-from jaxsolve.core.processes import Parser, add_process_options, check_process_options
+from jaxsolve.core.processes import Parser, add_process_options, check_process_options, run_command
 
 
 def check_args(args: argparse.Namespace) -> None:
@@ -60,13 +60,7 @@ def parse(argv=None) -> argparse.Namespace:
 
 
 def main(argv=None) -> int:
-    from jaxsolve.errors import JaxsolveError
-
-    try:
-        return _main(parse(argv))
-    except JaxsolveError as exc:
-        print(f"error: {exc}", file=sys.stderr)
-        return 1
+    return run_command(parse, _main, argv)
 
 
 def _main(args) -> int:
