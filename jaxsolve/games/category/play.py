@@ -157,7 +157,7 @@ class CategoryGame(PlayedGame):
             tie = twoplayer_advice.starter_tie(ties, not self.they_start)
             self.two_player, self.two_player_source = twoplayer_advice.table_for(
                 rules, tie, starter.position.filled, second.position.filled, game=game,
-                hint=", or play an end game from filled sheets (--start)",
+                hint=", or play an end game from filled sheets (--start)", sheets=(starter.position.state(rules), second.position.state(rules)),
             )
         solution = solution if solution is not None else solutions.solution(rules, "score", game=game)
         if solution.rules != rules or solution.objective != "score":

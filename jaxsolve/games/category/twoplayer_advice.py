@@ -130,34 +130,43 @@ def stored_table(rules: CategoryRules, tie: str, game: str | None):
     return store.load(rules, tie, game)
 
 
-def subgame_values(rules: CategoryRules, mover_mask: int, other_mask: int) -> int:
+def subgame_values(rules: CategoryRules, mover_mask: int, other_mask: int, start: tuple | None = None) -> int:
     """State-lead values of the two-player subgame from two sets of filled boxes (the player to
-    move's first): the work and the memory of solving it, without solving."""
+    move's first; with ``start``, from the two actual sheets): the work and the memory of
+    solving it, without solving."""
     from jaxsolve.games.category import twoplayer
 
-    sheets = (twoplayer.player_sheets(rules, int(mover_mask)), twoplayer.player_sheets(rules, int(other_mask)))
+    if start is None:
+        sheets = (twoplayer.player_sheets(rules, int(mover_mask)), twoplayer.player_sheets(rules, int(other_mask)))
+    else:
+        sheets = (twoplayer.player_sheets(rules, start=start[0]), twoplayer.player_sheets(rules, start=start[1]))
     return int(sum(p.pairs * p.width for p in twoplayer.plan_layers(rules, sheets)))
 
 
 def table_for(
-    rules: CategoryRules, tie: str, mover_mask: int, other_mask: int, *, game: str | None = None, max_values: int | None = None, hint: str = ""
+    rules: CategoryRules, tie: str, mover_mask: int, other_mask: int, *, game: str | None = None, max_values: int | None = None, hint: str = "",
+    sheets: tuple | None = None,
 ):
     """``(table, source)``: a two-player table (every layer kept) holding every state whose
     sheets include ``mover_mask`` (the player to move's filled boxes) and ``other_mask``, tie
     rule ``tie`` (the starter's, ``twoplayer.TIES``). ``source``: ``stored`` (the whole game's
     table of the solution store) or ``solved`` (the subgame solved now, float64, kept per
     process); a clear error where the subgame is larger than ``max_values`` (default
-    ``MAX_SUBGAME_VALUES``) and no table is stored (``hint`` added to it)."""
+    ``MAX_SUBGAME_VALUES``) and no table is stored (``hint`` added to it). ``sheets``: the two
+    players' actual sheets ``((filled, upper, all_same_held) of the player to move, the
+    other's)``: then only the sheets a game reaches from them are solved (``twoplayer.solve(start=)``:
+    an upper total already past the bonus, or boxes that cannot matter, cut the subgame)."""
     from jaxsolve.games.category import twoplayer
 
     stored = stored_table(rules, tie, game)
     if stored is not None:
         return stored, "stored"
-    key = (rules, tie, int(mover_mask), int(other_mask))
+    start = None if sheets is None else tuple(tuple(int(x) for x in sheet) for sheet in sheets)
+    key = (rules, tie, int(mover_mask), int(other_mask), start)
     if key in _TABLES:
         return _TABLES[key], "solved"
     limit = MAX_SUBGAME_VALUES if max_values is None else int(max_values)
-    size = subgame_values(rules, mover_mask, other_mask)
+    size = subgame_values(rules, mover_mask, other_mask, start)
     if size > limit:
         open_boxes = 2 * rules.num_boxes - bin(int(mover_mask)).count("1") - bin(int(other_mask)).count("1")
         name = game or "GAME"
@@ -168,7 +177,7 @@ def table_for(
     from jaxsolve.core.arrays import precision
 
     with precision("float64"):
-        table = twoplayer.solve(rules, tie=tie, mine=int(mover_mask), theirs=int(other_mask), keep="all", dtype="float64")
+        table = twoplayer.solve(rules, tie=tie, mine=int(mover_mask), theirs=int(other_mask), start=start, keep="all", dtype="float64")
     while len(_TABLES) >= 4:
         _TABLES.pop(next(iter(_TABLES)))
     _TABLES[key] = table
@@ -291,7 +300,7 @@ def advise(
     mine, theirs = sides.mine.state(rules), sides.theirs.state(rules)
     source = "given"
     if table is None:
-        table, source = table_for(rules, tie, mine[0], theirs[0], game=game, max_values=max_values)
+        table, source = table_for(rules, tie, mine[0], theirs[0], game=game, max_values=max_values, sheets=(mine, theirs))
     elif table.tie != tie:
         raise JaxsolveError(f"the table counts a tie for the starter as {table.tie}, not {tie}")
     value, options = option_values(table, mine, theirs, sides.lead, faces, left)
