@@ -127,7 +127,7 @@ def moves(args) -> int:
         played = twoplayer.simulate(table, games, seed=args.seed * 1000 + i, compare="score", score_solution=sol)
         d = played.differ
         assert d is not None
-        total = d if total is None else twoplayer.MovesDiffer(total.decisions + d.decisions, total.differ + d.differ, total.loss + d.loss)
+        total = d if total is None else twoplayer.MovesDiffer(total.decisions + d.decisions, total.differ + d.differ, total.loss + d.loss, total.over + d.over)
         mean.append(played.score.sum())
         out["batches"].append({"seed": args.seed * 1000 + i, "games": games, "wall": round(time.perf_counter() - b0, 2),
                                "cpu": round(time.process_time() - bc, 2), "load": load(), "at": time.strftime("%H:%M:%S", time.gmtime())})
@@ -140,7 +140,8 @@ def moves(args) -> int:
         "first_player_mean": float(np.sum(mean) / args.games), "core_us_per_game_turn": out["cpu_seconds"] / (args.games * turns) * 1e6,
         "decisions": int(total.decisions.sum()), "differ": int(total.differ.sum()), "rate": total.rate(), "mean_loss": total.mean_loss(),
         "kinds": {k: {"decisions": int(total.decisions[..., i].sum()), "differ": int(total.differ[..., i].sum()), "rate": total.rate(k),
-                      "mean_loss": total.mean_loss(k), "loss_per_game": float(total.loss[..., i].sum() / args.games)}
+                      "mean_loss": total.mean_loss(k), "loss_per_game": float(total.loss[..., i].sum() / args.games),
+                      "losing_more_than": {f"{v:g}": int(total.over[..., i, j].sum()) for j, v in enumerate(twoplayer.LOSS_LEVELS)}}
                   for i, k in enumerate(twoplayer.DECISION_KINDS)},
         "per_seat": [{"decisions": int(total.decisions[s].sum()), "differ": int(total.differ[s].sum()),
                       "loss_per_game": float(total.loss[s].sum() / args.games)} for s in (0, 1)],
@@ -160,6 +161,9 @@ def moves(args) -> int:
         f"| keeps | {k['decisions']:,} | {k['differ']:,} | {k['rate']:.3%} | {k['mean_loss']:.5f} | {k['loss_per_game']:.5f} |",
         f"| boxes | {b['decisions']:,} | {b['differ']:,} | {b['rate']:.3%} | {b['mean_loss']:.5f} | {b['loss_per_game']:.5f} |",
         f"| all | {out['decisions']:,} | {out['differ']:,} | {out['rate']:.3%} | {out['mean_loss']:.5f} | {(k['loss_per_game'] + b['loss_per_game']):.5f} |",
+        "", "Of the differing choices, how many lose more than:", "",
+        "| | " + " | ".join(f"{v:g}" for v in twoplayer.LOSS_LEVELS) + " |", "|---|" + "---|" * len(twoplayer.LOSS_LEVELS),
+        *(f"| {name} | " + " | ".join(f"{x['losing_more_than'][f'{v:g}']:,}" for v in twoplayer.LOSS_LEVELS) + " |" for name, x in (("keeps", k), ("boxes", b))),
         "", "Per turn (both players' n-th turn together):", "",
         "| turn | keep decisions | keeps differ | mean loss | box decisions | boxes differ | mean loss |", "|---|---|---|---|---|---|---|",
     ]

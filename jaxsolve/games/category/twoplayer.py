@@ -680,6 +680,9 @@ DIFFER_TOLERANCE = 1e-6
 """How much less by the two-player table the expected-score choice must be worth than the best
 for ``MovesDiffer`` to count it as a different move (below it, float ties of a float32 table)."""
 DECISION_KINDS = ("keep", "box")
+LOSS_LEVELS = (1e-5, 1e-4, 1e-3, 1e-2)
+"""Losses ``MovesDiffer.over`` counts the differing choices above (how many are far beyond a
+float32 table's rounding)."""
 
 
 @dataclass
@@ -693,7 +696,8 @@ class MovesDiffer:
     ``DECISION_KINDS``: ``keep`` each throw with re-throws left while the turn goes on, keeping
     every die being writing now; ``box`` the box written, once per turn): ``decisions``,
     ``differ`` and ``loss`` (the win probability the expected-score choices lose where they
-    differ, summed). ``records``: with ``simulate(record=True)``, every decision's situation
+    differ, summed), ``over`` ``[seat, turn - 1, kind, level]`` the differing choices that lose
+    more than each of ``LOSS_LEVELS``. ``records``: with ``simulate(record=True)``, every decision's situation
     (positions of the sheets in their lists, lead, throw, re-throws left, the expected-score
     choice) and both values, one dict of arrays per batch of decisions.
     """
@@ -701,12 +705,14 @@ class MovesDiffer:
     decisions: np.ndarray
     differ: np.ndarray
     loss: np.ndarray
+    over: np.ndarray
     records: list | None = None
 
     @classmethod
     def empty(cls, boxes: int, record: bool = False) -> MovesDiffer:
         shape = (2, boxes, len(DECISION_KINDS))
-        return cls(np.zeros(shape, np.int64), np.zeros(shape, np.int64), np.zeros(shape, np.float64), [] if record else None)
+        return cls(np.zeros(shape, np.int64), np.zeros(shape, np.int64), np.zeros(shape, np.float64), np.zeros(shape + (len(LOSS_LEVELS),), np.int64),
+                   [] if record else None)
 
     def add(self, seat: int, turn: int, kind: int, best: np.ndarray, chosen: np.ndarray, situation: dict) -> None:
         """Decisions of ``seat`` on ``turn`` (0-based) of one ``kind``: their best values and
@@ -716,6 +722,7 @@ class MovesDiffer:
         self.decisions[seat, turn, kind] += len(gap)
         self.differ[seat, turn, kind] += int(worse.sum())
         self.loss[seat, turn, kind] += float(gap[worse].sum())
+        self.over[seat, turn, kind] += (gap[:, None] > np.asarray(LOSS_LEVELS)[None, :]).sum(0)
         if self.records is not None:
             self.records.append({"seat": seat, "turn": turn, "kind": kind, "best": best, "chosen": chosen, **situation})
 

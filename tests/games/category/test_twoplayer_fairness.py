@@ -85,7 +85,7 @@ def test_moves_differ_counts_match_a_direct_recomputation():
     """2-dice Yacht, three boxes open on both sheets: every decision the simulation compared is
     recomputed, its best value and the expected-score choice's value from the brute force and
     that choice from the expected-score policy in NumPy; the counts per seat, turn and kind
-    (a difference: more than 1e-6 lost) and the summed losses are those of the recomputation,
+    (a difference: more than 1e-6 lost) the summed losses and the counts above each loss level are those of the recomputation,
     and comparing does not change the games."""
     rules = yacht.small().replace(dice=2)
     boxes = ("twos", "choice", "yacht")
@@ -113,6 +113,7 @@ def test_moves_differ_counts_match_a_direct_recomputation():
     count = np.zeros_like(differ.decisions)
     worse = np.zeros_like(differ.differ)
     lost = np.zeros_like(differ.loss)
+    over = np.zeros_like(differ.over)
     for rec in differ.records:
         seat, a, kind = rec["seat"], rec["turn"], rec["kind"]
         p = next(q for q in table.plans if q.mover == seat and q.a == a)
@@ -138,9 +139,11 @@ def test_moves_differ_counts_match_a_direct_recomputation():
             if best - chosen > twoplayer.DIFFER_TOLERANCE:
                 worse[seat, a, kind] += 1
                 lost[seat, a, kind] += best - chosen
+            over[seat, a, kind] += best - chosen > np.asarray(twoplayer.LOSS_LEVELS)
     assert np.array_equal(count, differ.decisions)
     assert np.array_equal(worse, differ.differ)
     np.testing.assert_allclose(lost, differ.loss, atol=1e-12)
+    assert np.array_equal(over, differ.over)
     assert differ.decisions[:, -len(boxes):, 1].tolist() == [[300] * len(boxes)] * 2  # one box per turn
     assert differ.differ.sum() > 0
     assert 0 < differ.rate() < 1 and differ.mean_loss() > twoplayer.DIFFER_TOLERANCE
