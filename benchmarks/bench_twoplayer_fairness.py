@@ -155,7 +155,7 @@ def moves(args) -> int:
         "(a keep after each throw with re-throws left while the turn goes on -- keeping every die is writing now -- and the box written), the "
         "expected-score policy's choice in the same situation (the one-player `score` solution, float64, its own ties) is valued by the "
         f"two-player table; it **differs** where it is worth less than the best by more than {twoplayer.DIFFER_TOLERANCE:g} "
-        "(float ties of the float32 table do not count). Loss: the first player's (or second's) probability of winning given away "
+        f"(float ties of the {'float32' if args.preset == 'yacht' else 'float64'} table do not count). Loss: the first player's (or second's) probability of winning given away "
         "by that one choice, the rest of the game played to win.", "",
         "| | decisions | differ | share | mean loss where it differs | loss per game |", "|---|---|---|---|---|---|",
         f"| keeps | {k['decisions']:,} | {k['differ']:,} | {k['rate']:.3%} | {k['mean_loss']:.5f} | {k['loss_per_game']:.5f} |",

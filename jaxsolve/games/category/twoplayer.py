@@ -853,8 +853,8 @@ POLICY_CHUNK = 64
 def score_policy(rules: CategoryRules, sol=None):
     """The expected-score policy's turn as a jitted ``(filled, upper, all_same_held) -> (keep
     [throws - 1, T, B], box [T, B])`` (``strategies.ValueStrategy`` of the ``score`` solution
-    ``sol``, float64; solved when not given): the ``score`` seat's play and ``compare``'s
-    expected-score choices."""
+    ``sol``, float64 with JAX's x64 mode on, as the tests and benchmarks set it; solved when not
+    given): the ``score`` seat's play and ``compare``'s expected-score choices."""
     import jax
     import jax.numpy as jnp
 
