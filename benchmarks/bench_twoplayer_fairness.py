@@ -99,10 +99,7 @@ def fairness(args) -> int:
 
 
 def moves(args) -> int:
-    import jax
     import numpy as np
-
-    jax.config.update("jax_enable_x64", True)  # the expected-score policy in float64
 
     from jaxsolve.bench import machine
     from jaxsolve.games.category import solutions, twoplayer
@@ -200,6 +197,9 @@ def main(argv=None) -> int:
     args = ap.parse_args(argv)
     if args.games < 1 or args.batch < 1:
         ap.error("--games and --batch must be at least 1")
+    import jax
+
+    jax.config.update("jax_enable_x64", True)  # the expected-score policy and the small preset's solves in float64
     return fairness(args) if args.what == "fairness" else moves(args)
 
 

@@ -42,6 +42,18 @@ def test_compensation_points_of_reduced_yacht():
     assert got.values[0] > 0.5 > got.values[-1]
 
 
+def test_compensation_shifts_the_tie_rules_by_one_point():
+    """A tie that goes to the first player is one point more for him, so the compensation
+    rows of the tie rules ``win`` and ``lose`` are each other's shifted by one point (the
+    sign of c: points given to the second player lower the first player's lead)."""
+    rules = yacht.small()
+    start = mask(rules, ("fives", "sixes", "choice", "yacht"))
+    win, lose = (twoplayer.compensation(twoplayer.solve(rules, tie=t, mine=start, theirs=start, dtype="float64")) for t in ("win", "lose"))
+    cs = range(int(win.points[0]) - 1, int(win.points[-1]) + 2)
+    np.testing.assert_allclose([lose.value(c - 1) for c in cs], [win.value(c) for c in cs], atol=1e-12)
+    assert lose.value(0) < win.value(0)
+
+
 class DirectValues:
     """Each decision's values recomputed from the brute force: a box written with a throw, a
     keep with re-throws left after it, the best of a throw."""
