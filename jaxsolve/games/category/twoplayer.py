@@ -1005,7 +1005,8 @@ def _optimal_turn(table, p, movers, others, lead, roll, compare: _Compare | None
             if compare is not None:
                 chosen = compare.keep[left - 1][x, compare.column[g]]
                 on = np.flatnonzero(rolling)
-                situation = {"mover": block[0][ug[on]], "other": block[1][ug[on]], "lead": block[2][ug[on]], "throw": x[on], "left": left, "choice": chosen[on]}
+                situation = {} if compare.differ.records is None else {
+                    "mover": block[0][ug[on]], "other": block[1][ug[on]], "lead": block[2][ug[on]], "throw": x[on], "left": left, "choice": chosen[on]}
                 compare.differ.add(p.mover, p.a, 0, np.maximum(now, kv.max(1))[on], keeps[left - 1][chosen, ug][on], situation)
                 rolling &= go
             if go.any():
@@ -1015,7 +1016,8 @@ def _optimal_turn(table, p, movers, others, lead, roll, compare: _Compare | None
         if compare is not None:
             fv = final[:, x, ug]
             chosen = compare.box[x, compare.column[g]]
-            situation = {"mover": block[0][ug], "other": block[1][ug], "lead": block[2][ug], "throw": x.copy(), "left": 0, "choice": chosen}
+            situation = {} if compare.differ.records is None else {
+                "mover": block[0][ug], "other": block[1][ug], "lead": block[2][ug], "throw": x.copy(), "left": 0, "choice": chosen}
             compare.differ.add(p.mover, p.a, 1, fv.max(0), fv[chosen, np.arange(len(g))], situation)
         gained[g] = np.asarray(mv.score(False))[box, x, ug]
         nxt[g] = np.asarray(mv.next_state)[box, x, ug]
