@@ -602,6 +602,40 @@ def outcome(rules: CategoryRules, **options) -> Outcome:
     return Outcome(got["share"], got["win"], got["lose"])
 
 
+@dataclass(frozen=True)
+class Compensation:
+    """The player to move at the solve's start (the starter) when the other is given ``c``
+    points before the game (the starter's lead is ``-c``): ``points`` the c of the start row's
+    window, ascending (negative: points given to the starter), ``values`` his P(win) + the tie's
+    worth (``TIES``) at each. ``fairest``: the c whose value is closest to 1/2 (the smaller
+    ``|c|`` between two as close)."""
+
+    points: np.ndarray
+    values: np.ndarray
+    tie: str
+
+    def value(self, c: int) -> float:
+        """The starter's value with c points given to the other (0 / 1 beyond the window)."""
+        if c < self.points[0]:
+            return 1.0
+        if c > self.points[-1]:
+            return 0.0
+        return float(self.values[int(c) - int(self.points[0])])
+
+    @property
+    def fairest(self) -> int:
+        gap = np.abs(self.values - 0.5)
+        return int(self.points[np.lexsort((np.abs(self.points), gap))[0]])
+
+
+def compensation(table: TwoPlayerTables) -> Compensation:
+    """The start row's values as compensation points (``Compensation``): from the layer of the
+    solve's start (``keep="start"`` suffices), both sheets as ``start`` gave them, else as
+    prefilled (upper 0)."""
+    leads, v = table.values(table.sheets[0].first, table.sheets[1].first)
+    return Compensation(-leads[::-1], v[::-1].copy(), table.tie)
+
+
 # ----------------------------------------------------------------------------- simulation
 
 
@@ -623,6 +657,7 @@ class Played:
     score: np.ndarray
     tie: str
     seats: tuple = ("optimal", "optimal")
+    differ: MovesDiffer | None = None
 
     @property
     def wins(self) -> float:
@@ -639,6 +674,89 @@ class Played:
     @property
     def standard_error(self) -> float:
         return float(np.std(self.score) / np.sqrt(max(len(self.score) - 1, 1)))
+
+
+DIFFER_TOLERANCE = 1e-6
+"""How much less by the two-player table the expected-score choice must be worth than the best
+for ``MovesDiffer`` to count it as a different move (below it, float ties of a float32 table)."""
+DECISION_KINDS = ("keep", "box")
+LOSS_LEVELS = (1e-5, 1e-4, 1e-3, 1e-2)
+"""Losses ``MovesDiffer.over`` counts the differing choices above (how many are far beyond a
+float32 table's rounding)."""
+
+
+@dataclass
+class MovesDiffer:
+    """Where playing to win changes the move: at each decision of a simulation's ``optimal``
+    seats, whether the expected-score policy's choice in the same situation (the same sheet,
+    dice and re-throws left; its own ties, ``score_policy``) is worth less by the two-player
+    table than the best choice by more than ``DIFFER_TOLERANCE``.
+
+    Arrays ``[seat, turn - 1, kind]`` (turn: the mover's boxes filled + 1; kind
+    ``DECISION_KINDS``: ``keep`` each throw with re-throws left while the turn goes on, keeping
+    every die being writing now; ``box`` the box written, once per turn): ``decisions``,
+    ``differ`` and ``loss`` (the win probability the expected-score choices lose where they
+    differ, summed), ``over`` ``[seat, turn - 1, kind, level]`` the differing choices that lose
+    more than each of ``LOSS_LEVELS``. ``records``: with ``simulate(record=True)``, every decision's situation
+    (positions of the sheets in their lists, lead, throw, re-throws left, the expected-score
+    choice) and both values, one dict of arrays per batch of decisions.
+    """
+
+    decisions: np.ndarray
+    differ: np.ndarray
+    loss: np.ndarray
+    over: np.ndarray
+    records: list | None = None
+
+    @classmethod
+    def empty(cls, boxes: int, record: bool = False) -> MovesDiffer:
+        shape = (2, boxes, len(DECISION_KINDS))
+        return cls(np.zeros(shape, np.int64), np.zeros(shape, np.int64), np.zeros(shape, np.float64), np.zeros(shape + (len(LOSS_LEVELS),), np.int64),
+                   [] if record else None)
+
+    def add(self, seat: int, turn: int, kind: int, best: np.ndarray, chosen: np.ndarray, situation: dict) -> None:
+        """Decisions of ``seat`` on ``turn`` (0-based) of one ``kind``: their best values and
+        the expected-score choices' values."""
+        gap = np.asarray(best, np.float64) - np.asarray(chosen, np.float64)
+        worse = gap > DIFFER_TOLERANCE
+        self.decisions[seat, turn, kind] += len(gap)
+        self.differ[seat, turn, kind] += int(worse.sum())
+        self.loss[seat, turn, kind] += float(gap[worse].sum())
+        self.over[seat, turn, kind] += (gap[:, None] > np.asarray(LOSS_LEVELS)[None, :]).sum(0)
+        if self.records is not None:
+            self.records.append({"seat": seat, "turn": turn, "kind": kind, "best": best, "chosen": chosen, **situation})
+
+    def rate(self, kind: str | None = None) -> float:
+        """The share of the decisions (of one kind, or all) where the moves differ."""
+        k = slice(None) if kind is None else DECISION_KINDS.index(kind)
+        return float(self.differ[..., k].sum() / max(self.decisions[..., k].sum(), 1))
+
+    def mean_loss(self, kind: str | None = None) -> float:
+        """The mean win probability lost by the expected-score choice where it differs."""
+        k = slice(None) if kind is None else DECISION_KINDS.index(kind)
+        return float(self.loss[..., k].sum() / max(self.differ[..., k].sum(), 1))
+
+    def per_turn(self) -> list[dict]:
+        """Both seats' counts per turn number and kind."""
+        d, n, lost = (a.sum(0) for a in (self.decisions, self.differ, self.loss))
+        out = []
+        for t in range(d.shape[0]):
+            row: dict = {"turn": t + 1}
+            for k, name in enumerate(DECISION_KINDS):
+                row[name] = {"decisions": int(d[t, k]), "differ": int(n[t, k]), "rate": float(n[t, k] / max(d[t, k], 1)),
+                             "mean_loss": float(lost[t, k] / max(n[t, k], 1))}
+            out.append(row)
+        return out
+
+
+class _Compare(NamedTuple):
+    """The expected-score choices of a turn's mover sheets for ``_optimal_turn``: ``keep``
+    ``[throws - 1, T, S]``, ``box`` ``[T, S]``, ``column`` each game's sheet among the S."""
+
+    keep: np.ndarray
+    box: np.ndarray
+    column: np.ndarray
+    differ: MovesDiffer
 
 
 SIM_BLOCK = 1024
@@ -732,6 +850,44 @@ POLICY_CHUNK = 64
 """States per compiled call of the ``score`` seat's turn policy."""
 
 
+def score_policy(rules: CategoryRules, sol=None):
+    """The expected-score policy's turn as a jitted ``(filled, upper, all_same_held) -> (keep
+    [throws - 1, T, B], box [T, B])`` (``strategies.ValueStrategy`` of the ``score`` solution
+    ``sol``, float64 with JAX's x64 mode on, as the tests and benchmarks set it; solved when not
+    given): the ``score`` seat's play and ``compare``'s expected-score choices."""
+    import jax
+    import jax.numpy as jnp
+
+    from jaxsolve.games.category import solutions, strategies
+
+    if sol is None:
+        sol = solutions.solution(rules, "score", dtype="float64")
+    strategy = strategies.make("optimal", rules, solution=sol, dtype=jnp.float64)
+
+    def keep_and_box(f, u, h):
+        turn = strategy.policy(f, u, h)
+        return turn.keep, turn.box
+
+    return jax.jit(keep_and_box)
+
+
+def _score_choices(fn, filled, upper, all_same_held) -> tuple[np.ndarray, np.ndarray]:
+    """``(keep [throws - 1, T, B], box [T, B])`` of ``score_policy``'s ``fn`` for B sheets, in
+    calls of ``POLICY_CHUNK`` sheets (the last one padded with the first sheet: one compiled shape)."""
+    import jax.numpy as jnp
+
+    f, u, h = (np.asarray(a, np.int64) for a in (filled, upper, all_same_held))
+    keeps, boxes = [], []
+    for c0 in range(0, len(f), POLICY_CHUNK):
+        part = [a[c0: c0 + POLICY_CHUNK] for a in (f, u, h)]
+        n = len(part[0])
+        padded = [np.concatenate([a, np.repeat(a[:1], POLICY_CHUNK - n)]) for a in part]
+        keep, box = (np.asarray(a) for a in fn(*(jnp.asarray(a, jnp.int32) for a in padded)))
+        keeps.append(keep[..., :n])
+        boxes.append(box[..., :n])
+    return np.concatenate(keeps, axis=-1), np.concatenate(boxes, axis=-1)
+
+
 def _decode(flat: np.ndarray, rules: CategoryRules):
     cap = rules.upper_threshold + 1
     flat = np.asarray(flat, np.int64)
@@ -795,20 +951,9 @@ class SeatModels:
         return self._responses[seat]
 
     def policy(self):
-        """The ``score`` seat's jitted turn policy (``strategies.ValueStrategy``, float64)."""
+        """The ``score`` seat's jitted turn policy (``score_policy``)."""
         if self._policy is None:
-            import jax
-            import jax.numpy as jnp
-
-            from jaxsolve.games.category import strategies
-
-            strategy = strategies.make("optimal", self.rules, solution=self.sol, dtype=jnp.float64)
-
-            def keep_and_box(f, u, h):
-                turn = strategy.policy(f, u, h)
-                return turn.keep, turn.box
-
-            self._policy = jax.jit(keep_and_box)
+            self._policy = score_policy(self.rules, self.sol)
         return self._policy
 
     def exact(self, seats) -> float | None:
@@ -830,10 +975,12 @@ class SeatModels:
         return None
 
 
-def _optimal_turn(table, p, movers, others, lead, roll) -> tuple[np.ndarray, np.ndarray]:
+def _optimal_turn(table, p, movers, others, lead, roll, compare: _Compare | None = None) -> tuple[np.ndarray, np.ndarray]:
     """``(points gained, next state)`` of the games' turns played by the two-player table from
     positions (mover's sheet, other's sheet: positions in their lists; lead); the next state is
-    the one of the mover's class representative (the same class as his own)."""
+    the one of the mover's class representative (the same class as his own). With ``compare``,
+    each decision is also counted in ``compare.differ`` against the expected-score choice
+    (``MovesDiffer``); the play is the same."""
     rules = table.rules
     sp = tables.space(rules.dice)
     subkeeps = np.asarray(sp.subkeeps)
@@ -849,14 +996,29 @@ def _optimal_turn(table, p, movers, others, lead, roll) -> tuple[np.ndarray, np.
         g = np.flatnonzero((inverse >= b0) & (inverse < b0 + block.shape[1]))
         ug = inverse[g] - b0
         x = roll(np.zeros((len(g), 6), np.int64))
+        rolling = np.ones(len(g), bool)
         for left in range(rules.throws - 1, 0, -1):
             subs = subkeeps[x]
             kv = keeps[left - 1][subs, ug[:, None]]
-            go = final[:, x, ug].max(0) < kv.max(1)
+            now = final[:, x, ug].max(0)
+            go = now < kv.max(1)
+            if compare is not None:
+                chosen = compare.keep[left - 1][x, compare.column[g]]
+                on = np.flatnonzero(rolling)
+                situation = {} if compare.differ.records is None else {
+                    "mover": block[0][ug[on]], "other": block[1][ug[on]], "lead": block[2][ug[on]], "throw": x[on], "left": left, "choice": chosen[on]}
+                compare.differ.add(p.mover, p.a, 0, np.maximum(now, kv.max(1))[on], keeps[left - 1][chosen, ug][on], situation)
+                rolling &= go
             if go.any():
                 pick = subs[np.arange(len(g)), kv.argmax(1)]
                 x[go] = roll(keep_counts[pick[go]])
         box = final[:, x, ug].argmax(0)
+        if compare is not None:
+            fv = final[:, x, ug]
+            chosen = compare.box[x, compare.column[g]]
+            situation = {} if compare.differ.records is None else {
+                "mover": block[0][ug], "other": block[1][ug], "lead": block[2][ug], "throw": x.copy(), "left": 0, "choice": chosen}
+            compare.differ.add(p.mover, p.a, 1, fv.max(0), fv[chosen, np.arange(len(g))], situation)
         gained[g] = np.asarray(mv.score(False))[box, x, ug]
         nxt[g] = np.asarray(mv.next_state)[box, x, ug]
     return gained, nxt
@@ -864,8 +1026,6 @@ def _optimal_turn(table, p, movers, others, lead, roll) -> tuple[np.ndarray, np.
 
 def _score_turn(models: SeatModels, state, roll) -> tuple[np.ndarray, np.ndarray]:
     """The games' turns played by the expected-score policy (its keeps and boxes, its ties)."""
-    import jax.numpy as jnp
-
     rules = models.rules
     keep_counts = np.asarray(tables.space(rules.dice).keeps)
     fn = models.policy()
@@ -875,10 +1035,8 @@ def _score_turn(models: SeatModels, state, roll) -> tuple[np.ndarray, np.ndarray
     nxt = np.zeros(len(state), np.int64)
     for c0 in range(0, len(uniq), POLICY_CHUNK):
         chunk = uniq[c0: c0 + POLICY_CHUNK]
-        padded = np.concatenate([chunk, np.repeat(chunk[:1], POLICY_CHUNK - len(chunk))])
-        f, u, h = _decode(padded, rules)
-        keep, box = (np.asarray(a) for a in fn(*(jnp.asarray(a, jnp.int32) for a in (f, u, h))))
         cf, cu, ch = _decode(chunk, rules)
+        keep, box = _score_choices(fn, cf, cu, ch)
         mv = solver.moves(cf, cu, ch, rules, xp=np)
         g = np.flatnonzero((inverse >= c0) & (inverse < c0 + len(chunk)))
         loc = inverse[g] - c0
@@ -928,7 +1086,8 @@ def _table_turn(models: SeatModels, seat: int, state, scored, roll) -> tuple[np.
     return gained, nxt
 
 
-def simulate(table: TwoPlayerTables, games: int, seed: int = 0, *, seats=("optimal", "optimal"), lead: int = 0, models: SeatModels | None = None) -> Played:
+def simulate(table: TwoPlayerTables, games: int, seed: int = 0, *, seats=("optimal", "optimal"), lead: int = 0, models: SeatModels | None = None,
+             compare: str | None = None, score_solution=None, record: bool = False) -> Played:
     """``games`` games from the solve's start (both sheets as ``start`` gave them, else as
     prefilled with upper 0; the player to move leads by ``lead``), each seat playing
     ``seats[k]`` (``SEATS``; seat 0 the player to move). ``optimal``: each keep and box the best
@@ -937,7 +1096,12 @@ def simulate(table: TwoPlayerTables, games: int, seed: int = 0, *, seats=("optim
     of ``unsolved`` serves seats that are not ``optimal``. Vectorised over games; the positions
     of a turn are computed once each (``np.unique``); a ``score`` or ``table`` seat's sheet is
     followed as scored (the upper total as it is), the table read at its class; an ``optimal``
-    seat's as its class representative."""
+    seat's as its class representative.
+
+    ``compare="score"``: at every decision of an ``optimal`` seat, also whether the
+    expected-score policy (``score_policy`` of ``score_solution``, else of the models', else
+    solved) would choose a move worth less by the table: ``Played.differ`` (``MovesDiffer``;
+    ``record``: with every decision's situation). The games played are the same as without."""
     from jaxsolve.games.category.simulate import throw_of
 
     rules = table.rules
@@ -956,6 +1120,17 @@ def simulate(table: TwoPlayerTables, games: int, seed: int = 0, *, seats=("optim
             models = SeatModels(rules, firsts, lead, table.tie)
         elif models.firsts != firsts or models.lead != int(lead) or models.tie != table.tie or models.rules != rules:
             raise JaxsolveError("the seat models were built for another start, lead, tie rule or game")
+    differ, fn = None, None
+    if compare is not None:
+        if compare != "score":
+            raise JaxsolveError(f"compare must be 'score' (the expected-score policy), got {compare!r}")
+        if "optimal" not in seats:
+            raise JaxsolveError("compare counts the decisions of an optimal seat: no seat plays optimal")
+        if score_solution is not None:
+            fn = score_policy(rules, score_solution)
+        else:
+            fn = models.policy() if models is not None else score_policy(rules)
+        differ = MovesDiffer.empty(rules.num_boxes, record)
     n_dice = rules.dice
     rng = np.random.default_rng(seed)
 
@@ -973,7 +1148,13 @@ def simulate(table: TwoPlayerTables, games: int, seed: int = 0, *, seats=("optim
         if kind == "optimal":
             movers = table.sheets[seat].index[state[seat]].astype(np.int64)
             others = table.sheets[1 - seat].index[state[1 - seat]].astype(np.int64)
-            gained, nxt = _optimal_turn(table, p, movers, others, lead_now, roll)
+            cmp = None
+            if differ is not None:
+                mine = table.sheets[seat]
+                sheets, column = np.unique(movers, return_inverse=True)
+                keep, box = _score_choices(fn, mine.filled[p.a][sheets], mine.upper[p.a][sheets], mine.held[p.a][sheets])
+                cmp = _Compare(keep, box, column.reshape(-1), differ)
+            gained, nxt = _optimal_turn(table, p, movers, others, lead_now, roll, cmp)
         elif kind == "score":
             assert models is not None
             gained, nxt = _score_turn(models, state[seat], roll)
@@ -986,7 +1167,7 @@ def simulate(table: TwoPlayerTables, games: int, seed: int = 0, *, seats=("optim
     final = lead_now if table.plans[-1].mover == 0 else -lead_now
     tie = TIES[table.tie] if table.plans[-1].mover == 0 else 1.0 - TIES[table.tie]  # the last mover started the game
     score = np.where(final > 0, 1.0, np.where(final == 0, tie, 0.0))
-    return Played(final, score, table.tie, seats)
+    return Played(final, score, table.tie, seats, differ)
 
 
 def unsolved(rules: CategoryRules, *, tie: str = "share", mine: int = 0, theirs: int = 0, start=None) -> TwoPlayerTables:
