@@ -40,7 +40,7 @@ import platform
 import re
 import tempfile
 from pathlib import Path
-from typing import Sequence
+from typing import Any, Sequence
 
 import numpy as np
 
@@ -657,6 +657,20 @@ def read_metadata(path: str | os.PathLike) -> dict:
     """The validated sidecar of ``path`` (format, required entries, its own hash), without
     reading the array."""
     return _read_sidecar(Path(path))
+
+
+def open_table(path: str | os.PathLike, *, what: str, objective: str, cls, game: str | None = None, rules=None) -> tuple[Path, dict, Any]:
+    """``(path, sidecar, rules)`` of an export that must hold ``objective`` (``what`` names it in
+    the errors): the file there, its sidecar valid and bound to ``game`` / ``rules`` where given,
+    its rules a ``cls``."""
+    p = Path(path)
+    if not p.is_file():
+        raise JaxsolveError(f"no such {what}: {p}")
+    meta = read_metadata(p)
+    check_binding(p, meta, game=game, rules=rules)
+    if meta.get("objective") != objective:
+        raise JaxsolveError(f"{sidecar_path(p)}: not a {what} (objective {meta.get('objective')!r})")
+    return p, meta, rules_from(p, meta, cls)
 
 
 def rules_from(path: str | os.PathLike, meta: dict, cls):

@@ -331,15 +331,8 @@ def load_table(path, *, game: str, rules: CategoryRules | None = None, layers=No
 
     if kind not in KINDS:
         raise JaxsolveError(f"a stored table is one of {', '.join(KINDS)}, got {kind!r}")
-    p = Path(path)
-    if not p.is_file():
-        raise JaxsolveError(f"no such {kind} table: {p}")
-    meta = export.read_metadata(p)
-    export.check_binding(p, meta, game=game, rules=rules)
+    p, meta, rules = export.open_table(path, what=f"{kind} table", objective=kind, cls=CategoryRules, game=game, rules=rules)
     side = export.sidecar_path(p)
-    if meta.get("objective") != kind:
-        raise JaxsolveError(f"{side}: not a {kind} table (objective {meta.get('objective')!r})")
-    rules = export.rules_from(p, meta, CategoryRules)
     export.check_preset_name(p, game, rules, None)
     try:
         store, prefilled, first = str(meta["store"]), int(meta["prefilled"]), int(meta["first_layer"])

@@ -149,15 +149,8 @@ def load_endgame(path, *, game: str, rules: CategoryRules | None = None) -> twop
 
     from jaxsolve.io import export
 
-    p = Path(path)
-    if not p.is_file():
-        raise JaxsolveError(f"no such end-game table: {p}")
-    meta = export.read_metadata(p)
-    export.check_binding(p, meta, game=game, rules=rules)
+    p, meta, rules = export.open_table(path, what="two-player end-game table", objective=OBJECTIVE, cls=CategoryRules, game=game, rules=rules)
     side = export.sidecar_path(p)
-    if meta.get("objective") != OBJECTIVE:
-        raise JaxsolveError(f"{side}: not a two-player end-game table (objective {meta.get('objective')!r})")
-    rules = export.rules_from(p, meta, CategoryRules)
     tie, open_boxes, start = meta.get("tie"), meta.get("open_boxes"), meta.get("start")
     if tie not in twoplayer.TIES or (open_boxes is None) == (start is None):
         raise JaxsolveError(f"{side}: not a valid end-game sidecar (tie rule, open boxes or start)")
