@@ -266,30 +266,47 @@ def save_members(path: str | os.PathLike, array: np.ndarray, metadata: dict, mem
     return _write([(path, array, {**metadata, "members": record})], extra=[(member_files[k], blobs[k]) for k in members])
 
 
+def _member_target(path: str | os.PathLike, key: str) -> Path:
+    if not re.fullmatch(r"[a-z][a-z0-9_]*", key):
+        raise ValueError(f"member keys must be lower-case words, got {key!r}")
+    target = check_writable(member_path(path, key))
+    remove_stale_temps(target)
+    return target
+
+
+def _member_temp(target: Path) -> tuple[int, str]:
+    fd, tmp = tempfile.mkstemp(prefix=f".{target.name}.{os.getpid()}.", suffix=".tmp", dir=target.parent)
+    umask = os.umask(0)
+    os.umask(umask)
+    os.chmod(tmp, 0o666 & ~umask)
+    return fd, tmp
+
+
+def _seal_member(tmp: str, target: Path, shape, dtype) -> dict:
+    """Hash a written member's temp file and rename it into place; its record."""
+    with open(tmp, "rb") as fh:
+        digest = hashlib.file_digest(fh, "sha256").hexdigest()
+    size = os.path.getsize(tmp)
+    os.replace(tmp, target)
+    _fsync_dir(target.parent)
+    return {"file": target.name, "shape": list(shape), "dtype": str(np.dtype(dtype)), "npy_bytes": size, "sha256": digest}
+
+
 def write_member(path: str | os.PathLike, key: str, array: np.ndarray) -> dict:
     """Write the member ``key`` of the export at ``path`` now, ahead of its sidecar (a table
     written layer by layer as a solve finishes them): streamed to a temp file, hashed, renamed
     into place. Returns its record (file name, shape, dtype, byte size, SHA-256) for
     ``save_with_members``; until that sidecar is written the member belongs to no export."""
-    if not re.fullmatch(r"[a-z][a-z0-9_]*", key):
-        raise ValueError(f"member keys must be lower-case words, got {key!r}")
-    target = check_writable(member_path(path, key))
+    target = _member_target(path, key)
     array = np.ascontiguousarray(array)
-    remove_stale_temps(target)
     tmp = ""
     try:
-        fd, tmp = tempfile.mkstemp(prefix=f".{target.name}.{os.getpid()}.", suffix=".tmp", dir=target.parent)
-        umask = os.umask(0)
-        os.umask(umask)
-        os.chmod(tmp, 0o666 & ~umask)
+        fd, tmp = _member_temp(target)
         with os.fdopen(fd, "wb") as fh:
             np.save(fh, array, allow_pickle=False)
             fh.flush()
             os.fsync(fh.fileno())
-        with open(tmp, "rb") as fh:
-            digest = hashlib.file_digest(fh, "sha256").hexdigest()
-        size = os.path.getsize(tmp)
-        os.replace(tmp, target)
+        return _seal_member(tmp, target, array.shape, array.dtype)
     except OSError as exc:
         if tmp:
             _unlink(tmp)
@@ -298,8 +315,41 @@ def write_member(path: str | os.PathLike, key: str, array: np.ndarray) -> dict:
         if tmp:
             _unlink(tmp)
         raise
-    _fsync_dir(target.parent)
-    return {"file": target.name, "shape": list(array.shape), "dtype": str(array.dtype), "npy_bytes": size, "sha256": digest}
+
+
+class MemberSink:
+    """A member of the export at ``path`` filled in place (a layer larger than memory, written
+    in slices as they are solved): ``array`` a ``shape``/``dtype`` memory map of its temp file,
+    ``finish()`` flushes it, hashes it and renames it into place, returning its record as
+    ``write_member`` does; ``discard()`` removes the temp file (a cut solve)."""
+
+    def __init__(self, path: str | os.PathLike, key: str, shape: tuple[int, ...], dtype):
+        self.target = _member_target(path, key)
+        self.shape, self.dtype = tuple(int(x) for x in shape), np.dtype(dtype)
+        self.tmp = ""
+        try:
+            fd, self.tmp = _member_temp(self.target)
+            os.close(fd)
+            self.array = np.lib.format.open_memmap(self.tmp, mode="w+", dtype=self.dtype, shape=self.shape)
+        except OSError as exc:
+            self.discard()
+            raise JaxsolveError(f"cannot write {self.target}: {exc.strerror or exc}") from None
+
+    def finish(self) -> dict:
+        try:
+            self.array.flush()
+            del self.array
+            with open(self.tmp, "rb+") as fh:
+                os.fsync(fh.fileno())
+            return _seal_member(self.tmp, self.target, self.shape, self.dtype)
+        except OSError as exc:
+            self.discard()
+            raise JaxsolveError(f"cannot write {self.target}: {exc.strerror or exc}") from None
+
+    def discard(self) -> None:
+        if self.tmp:
+            _unlink(self.tmp)
+            self.tmp = ""
 
 
 def save_with_members(path: str | os.PathLike, array: np.ndarray, metadata: dict, records: dict[str, dict]) -> list[Path]:

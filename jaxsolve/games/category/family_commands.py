@@ -87,6 +87,8 @@ TWOPLAYER_TABLE_PARAMS = (
     Param("ties", str, "share", "What a tie is worth to the player who started: share (half), win (all) or lose (nothing).", choices=("share", "win", "lose")),
     Param("max_memory", int, 2048, "MiB for a layer's tables and a chunk's working set; chunks shrink to fit.", min=1),
     Param("chunk", int, 8, "Most pairs of sheets per compiled batch.", min=1, max=1 << 16),
+    Param("open_boxes", int, 0, "Only every position where both players have at most this many boxes open (an end-game table); 0: the whole game.",
+          flags=("--open",), min=0, max=20),
 )
 SIMULATE_PARAMS = (
     Param("strategy", str, "optimal", "optimal, heuristic, heuristic:<strength> (strong, medium, weak), greedy, or several comma-separated.", flags=("--strategy", "-s")),
@@ -378,8 +380,9 @@ def distribution_table_command(rules, *, game, dtype, device, quiet, out, filled
     return Report(tuple(lines), data, result=tab)
 
 
-def twoplayer_table_command(rules, *, game, dtype, device, quiet, ties, max_memory, chunk) -> Report:
-    """Solve the two-player game of ``rules`` (both play to win) and keep every layer in the
+def twoplayer_table_command(rules, *, game, dtype, device, quiet, ties, max_memory, chunk, open_boxes=0) -> Report:
+    """Solve the two-player game of ``rules`` (both play to win), or with ``open_boxes`` every
+    position where both players have at most that many boxes open, and keep every layer in the
     solution store, each written as it is done (``twoplayer_store.save``), for simulated play
     and advice (``twoplayer_store.load``). Refused up front where the layers would not fit this
     machine's memory or the store's disk (``twoplayer_store.estimate``)."""
@@ -391,10 +394,14 @@ def twoplayer_table_command(rules, *, game, dtype, device, quiet, ties, max_memo
 
     if not cache.enabled():
         raise JaxsolveError("--no-cache: the two-player table is kept only in the solution store")
-    size = twoplayer_store.estimate(rules, dtype)
-    path = twoplayer_store.store_path(game, rules, ties, str(np.dtype(dtype)))
+    if open_boxes > rules.num_boxes:
+        raise JaxsolveError(f"--open {open_boxes}: {rules.name} has {rules.num_boxes} boxes")
+    k = open_boxes or None
+    size = twoplayer_store.estimate(rules, dtype, k)
+    path = twoplayer_store.store_path(game, rules, ties, str(np.dtype(dtype)), k)
     size.check(path.parent)
-    _say(f"{rules.name}, two players: {size.pairs:,} pairs of sheets, {size.values:,} state-lead values, "
+    what = "two players" if k is None else f"two players, every position with at most {k} open boxes each"
+    _say(f"{rules.name}, {what}: {size.pairs:,} pairs of sheets, {size.values:,} state-lead values, "
          f"{size.disk_bytes / 2**30:.2f} GiB on disk, about {size.core_seconds / 60:.0f} core-minutes")
     t = [time.perf_counter(), time.process_time()]
 
@@ -411,14 +418,15 @@ def twoplayer_table_command(rules, *, game, dtype, device, quiet, ties, max_memo
             told(n, pairs)
 
         tab, writer = twoplayer_store.save(game, rules, tie=ties, dtype=dtype, chunk=chunk, devices=[device] if device is not None else 1,
-                                           max_memory=max_memory << 20, on_layer=on_layer)
+                                           max_memory=max_memory << 20, on_layer=on_layer, open_boxes=k)
     data = {
         "rules": rules.name, "tie": ties, "dtype": str(np.dtype(dtype)), "file": str(path), "pairs": size.pairs, "values": size.values,
-        "bytes": writer.bytes, "start": tab.start, "seconds": tab.seconds, "compile_seconds": tab.compile_seconds, "device": tab.device,
+        "bytes": writer.bytes, "start": tab.start if k is None else None, "open_boxes": k, "seconds": tab.seconds, "compile_seconds": tab.compile_seconds, "device": tab.device,
     }
     lines = [
-        f"{rules.name}, two players (ties {ties}): {size.values:,} state-lead values in {tab.seconds:.1f} s (+{tab.compile_seconds:.1f} s compiling) on {tab.device}",
-        f"  the first player's P(win) + {twoplayer_store.twoplayer.TIES[ties]} P(tie) = {tab.start:.9f}",
+        f"{rules.name}, {what} (ties {ties}): {size.values:,} state-lead values in {tab.seconds:.1f} s (+{tab.compile_seconds:.1f} s compiling) on {tab.device}",
+        f"  the first player's P(win) + {twoplayer_store.twoplayer.TIES[ties]} P(tie) = {tab.start:.9f}" if k is None else
+        f"  the first layer: {tab.plans[0].pairs:,} pairs of sheets with {rules.num_boxes - tab.plans[0].a} open boxes each",
         f"wrote {path} and {len(writer.records)} layer files beside it ({writer.bytes / 2**30:.2f} GiB)",
     ]
     return Report(tuple(lines), data, result=tab)

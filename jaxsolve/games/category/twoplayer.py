@@ -57,6 +57,7 @@ TIES = {"share": 0.5, "win": 1.0, "lose": 0.0}
 half each, ``win`` a tie goes to the starter, ``lose`` to the second player."""
 DEFAULT_CHUNK = 8
 DEFAULT_MAX_MEMORY = 2 << 30
+DEFAULT_SLICE_BYTES = 1 << 30
 MAX_ROWS = (1 << 31) - 1
 
 
@@ -412,6 +413,8 @@ def solve(
     on_layer: Callable[[int, int], None] | None = None,
     progress: bool = False,
     on_values: Callable[[int, np.ndarray], None] | None = None,
+    sink: Callable[[LayerPlan], np.ndarray] | None = None,
+    slice_bytes: int = DEFAULT_SLICE_BYTES,
 ) -> TwoPlayerTables:
     """Both players' win probabilities of every state, layer by layer from both sheets full.
 
@@ -440,6 +443,10 @@ def solve(
     ``on_values(n, values)``: each layer's ``[pairs, width]`` values (as ``layers[n]``) as soon
     as they are known, both sheets full first, e.g. to write them to disk
     (``twoplayer_store.save``) while only two layers stay in memory (``keep="start"``).
+    ``sink(plan)``: where each layer is assembled instead of in memory (a ``[pairs, width]``
+    array, e.g. a memory-mapped file: ``twoplayer_store.Writer.sink``); a layer of more than
+    ``slice_bytes`` is then solved in slices of rows, each written into it as it is done, so a
+    layer larger than memory is solved (the rows the same: each chunk the same program).
     """
     import jax
     import jax.numpy as jnp
@@ -481,12 +488,16 @@ def solve(
     tallest = max(p.pairs for p in plans)
     if shapes == "auto":
         shapes = "uniform" if tallest * (widest + pad) * dtype.itemsize <= 256 << 20 else "layer"
+    if sink is not None and (processes > 1 or shapes != "layer"):
+        raise JaxsolveError("a sink assembles the layers of one process solving one layer shape at a time (shapes='layer')")
 
     def chunk_of(p: LayerPlan) -> int:
         """The layer's chunk size: a chunk's working set beside the layer's tables (the whole
         layer's, also where a process holds a share of it) within ``max_memory``."""
         q = plans[p.n + 1 - plans[0].n]
         width, height = (p.width, p.pairs) if shapes == "layer" else (widest, tallest)
+        if sink is not None:  # the layer held a slice at a time
+            height = min(height, max(1, int(slice_bytes) // (width * dtype.itemsize)))
         columns = pad + max(width, q.width) if shapes == "layer" else widest + pad
         fixed = ((q.pairs if shapes == "layer" else tallest) * columns + height * width) * dtype.itemsize + sheets[p.mover].index.nbytes
         size = plan_chunk(pair_bytes(rules, width, dtype.itemsize), fixed, max_memory, chunk, ndev)
@@ -496,9 +507,6 @@ def solve(
     shares = {p.n: process_share(p.pairs, sizes[p.n], processes, rank) for p in solved}
     share_height = max(rows for _, _, rows in shares.values())
 
-    def whole(told: Callable[[int, int], None] | None) -> Callable[[int, int], None] | None:
-        """``told`` with each layer's pairs (a process's share done means the whole layer gathered)."""
-        return None if told is None else (lambda n, count: told(n, plans[n - plans[0].n].pairs))
     last = plans[-1]
     end = np.zeros((last.pairs, last.width), dtype)
     end[:, last.low] = TIES[tie]  # both sheets full: the mover is the starter, lead 0 is the tie
@@ -516,36 +524,56 @@ def solve(
     def write(out, operands, rows_in_layer, states, got):
         return out.at[rows_in_layer].set(got)
 
-    def layer_states(p: LayerPlan) -> tuple:
+    def layer_states(p: LayerPlan, first: int, stop: int) -> tuple:
         s = sheets[p.mover]
-        first, stop, _ = shares[p.n]
         rows = np.arange(first, max(stop, first + 1)) % p.pairs  # this process's share (an empty one computes a row for nothing)
         return s.filled[p.a][rows % p.movers], s.upper[p.a][rows % p.movers], s.held[p.a][rows % p.movers], (rows // p.movers).astype(np.int32)
 
+    def slices(p: LayerPlan) -> list[tuple[int, int]]:
+        """The rows ``first:stop`` of each piece the layer is solved in: this process's share,
+        or with a sink slices of at most ``slice_bytes`` (whole chunks)."""
+        first, stop, _ = shares[p.n]
+        if sink is None:
+            return [(first, stop)]
+        rows = max(sizes[p.n], int(slice_bytes) // max(1, p.width * dtype.itemsize) // sizes[p.n] * sizes[p.n])
+        return [(r, min(stop, r + rows)) for r in range(first, max(stop, first + 1), rows)]
+
+    pieces: list[tuple[LayerPlan, int, int]] = [(p, r0, r1) for p in reversed(solved) for r0, r1 in slices(p)]
+
     def begin_layer(layer: Layer, carry) -> LayerSetup:
         del carry
-        p = plans[layer.index - plans[0].n]
-        if held["operand"] is not None:
-            held["operand"].delete()  # the layer below's table: its layer is done, free it now
+        p, first, stop = pieces[layer.index]
         width = p.width if shapes == "layer" else widest
         height = p.pairs if shapes == "layer" else tallest
         if processes > 1:
             height = shares[p.n][2] if shapes == "layer" else share_height
-        prev = padded_complement(held.pop("prev"), pad, width, dtype, rows=None if shapes == "layer" else tallest)
-        if shapes == "uniform":
-            prev = np.pad(prev, ((0, 0), (0, widest + pad - prev.shape[1])))
-        operand = jnp.asarray(prev)
-        del prev
-        held["operand"] = operand
+        if sink is not None:
+            height = stop - first
+        if held.get("n") != p.n:  # the layer's first piece: the layer below as its operand
+            if held["operand"] is not None:
+                held["operand"].delete()  # the layer below's table: its layer is done, free it now
+            prev = padded_complement(held.pop("prev"), pad, width, dtype, rows=None if shapes == "layer" else tallest)
+            if shapes == "uniform":
+                prev = np.pad(prev, ((0, 0), (0, widest + pad - prev.shape[1])))
+            held["operand"], held["n"] = jnp.asarray(prev), p.n
+            del prev
         next_index = jnp.asarray(sheets[p.mover].index)
         out = jnp.zeros((height, width), dtype)
-        return LayerSetup(out, (operand, next_index, jnp.asarray(p.others, jnp.int32)), sizes[p.n])
+        return LayerSetup(out, (held["operand"], next_index, jnp.asarray(p.others, jnp.int32)), sizes[p.n])
 
     def end_layer(layer: Layer, carry):
-        p = plans[layer.index - plans[0].n]
-        if processes > 1:
-            carry = gather_shares(np.asarray(carry), shares[p.n], p.pairs, p.width)
-        v = np.ascontiguousarray(np.asarray(carry)[: p.pairs, : p.width][:, ::-1])  # over the deficit -> over the lead
+        p, first, stop = pieces[layer.index]
+        if sink is not None:
+            if first == 0:
+                held["sunk"] = sink(p)
+            held["sunk"][first:stop] = np.asarray(carry)[: stop - first, : p.width][:, ::-1]  # over the deficit -> over the lead
+            if stop < p.pairs:
+                return jnp.zeros((1, 1), dtype)
+            v = held.pop("sunk")
+        else:
+            if processes > 1:
+                carry = gather_shares(np.asarray(carry), shares[p.n], p.pairs, p.width)
+            v = np.ascontiguousarray(np.asarray(carry)[: p.pairs, : p.width][:, ::-1])  # over the deficit -> over the lead
         held["prev"] = v
         if keep == "all" or p is plans[0]:
             layers[p.n] = v
@@ -553,27 +581,55 @@ def solve(
             on_values(p.n, v)
         return jnp.zeros((1, 1), dtype)
 
+    def piece_done(told: Callable[[int, int], None] | None) -> Callable[[int, int], None] | None:
+        """``told(n, pairs)`` once a layer is done (every piece of it; a process's share done means
+        the whole layer gathered)."""
+        if told is None:
+            return None
+
+        def done(index: int, count: int) -> None:
+            p, _, stop = pieces[index]
+            if stop >= shares[p.n][1]:
+                told(p.n, p.pairs)
+        return done
+
     step = SplitStep(compute, write)
-    work = [Layer(p.n, layer_states(p)) for p in reversed(solved)]
+    work = [Layer(k, layer_states(p, r0, r1)) for k, (p, r0, r1) in enumerate(pieces)]
     if progress:
         from jaxsolve.core.progress import layer_bars
 
         with layer_bars({p.n: p.pairs for p in solved}, label="layer") as advance:
 
             def told(n: int, pairs: int) -> None:
-                advance(n, pairs)
                 if on_layer is not None:
                     on_layer(n, pairs)
 
+            def advanced(index: int, count: int) -> None:
+                p, r0, r1 = pieces[index]
+                advance(p.n, p.pairs if sink is None else r1 - r0)
+
+            done = piece_done(told)
+
+            def both(index: int, count: int) -> None:
+                advanced(index, count)
+                if done is not None:
+                    done(index, count)
+
             run = run_layers(("twoplayer", rules, shapes), step, work, jnp.zeros((1, 1), dtype), (), chunk=chunk, mesh=mesh,
-                             begin_layer=begin_layer, end_layer=end_layer, on_layer=whole(told))
+                             begin_layer=begin_layer, end_layer=end_layer, on_layer=both)
     else:
         run = run_layers(("twoplayer", rules, shapes), step, work, jnp.zeros((1, 1), dtype), (), chunk=chunk, mesh=mesh,
-                         begin_layer=begin_layer, end_layer=end_layer, on_layer=whole(on_layer))
+                         begin_layer=begin_layer, end_layer=end_layer, on_layer=piece_done(on_layer))
     if held["operand"] is not None:
         held["operand"].delete()
+    timings: dict = {}
+    for k, t in run.timings.items():  # per layer: its pieces summed
+        p = pieces[k][0]
+        got = timings.setdefault(p.n, {"states": 0, "chunk": t["chunk"], "seconds": 0.0})
+        got["states"] += t["states"]
+        got["seconds"] = round(got["seconds"] + t["seconds"], 4)
     device = ", ".join(str(d) for d in mesh.devices.flat) + (f" (process {rank} of {processes})" if processes > 1 else "")
-    return TwoPlayerTables(rules, tie, sheets, plans, layers, run.seconds, run.compile_seconds, device, run.timings)
+    return TwoPlayerTables(rules, tie, sheets, plans, layers, run.seconds, run.compile_seconds, device, timings)
 
 
 @dataclass(frozen=True)

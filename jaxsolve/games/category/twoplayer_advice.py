@@ -10,7 +10,8 @@ the last throw, the keeps' values per re-throws left). Beside it stands the expe
 (the one-player ``score`` solution's best option, ``advisor.advise``) with what it is worth here.
 
 The table comes from one of two places (``table_for``): the whole game's table in the solution
-store (``stored_table``: built once by ``jaxsolve twoplayer-table GAME``), or a solve of the
+store (``stored_table``: built once by ``jaxsolve twoplayer-table GAME``, or for a position near
+the end an end-game set, ``jaxsolve twoplayer-table GAME --open K``), or a solve of the
 subgame from the two sheets (``twoplayer.solve`` with both players' filled boxes, float64, every
 layer kept) where that is small enough to wait for (``MAX_SUBGAME_VALUES``); else one line says
 how to build the table.
@@ -120,14 +121,29 @@ def parse_sides(rules: CategoryRules, position: str, score: int | None, against:
 # ----------------------------------------------------------------------------- the table
 
 
-def stored_table(rules: CategoryRules, tie: str, game: str | None):
-    """The whole game's two-player table from the solution store (``twoplayer_store.load``),
-    or None where none is stored."""
+def stored_table(rules: CategoryRules, tie: str, game: str | None, mover_mask: int | None = None, other_mask: int | None = None):
+    """``(table, source)`` from the solution store (``twoplayer_store.load``): the whole game's
+    two-player table, else (given the two sets of filled boxes) the smallest stored end-game
+    set holding the position (every position with at most k open boxes each, ``jaxsolve
+    twoplayer-table GAME --open K``); ``(None, "")`` where none is stored."""
     if not game:
-        return None
+        return None, ""
     from jaxsolve.games.category import twoplayer_store as store
 
-    return store.load(rules, tie, game)
+    for dtype in store.DTYPES[::-1]:  # float64 where both are stored
+        whole = store.load(rules, tie, game, dtype=dtype)
+        if whole is not None:
+            return whole, "stored"
+    if mover_mask is None or other_mask is None:
+        return None, ""
+    nb = rules.num_boxes
+    needed = max(nb - bin(int(mover_mask)).count("1"), nb - bin(int(other_mask)).count("1"))
+    for k in range(max(needed, 1), nb + 1):
+        for dtype in store.DTYPES[::-1]:
+            found = store.load(rules, tie, game, dtype=dtype, open_boxes=k)
+            if found is not None:
+                return found, f"stored, every position with at most {k} open boxes each"
+    return None, ""
 
 
 def subgame_values(rules: CategoryRules, mover_mask: int, other_mask: int, start: tuple | None = None) -> int:
@@ -158,9 +174,9 @@ def table_for(
     an upper total already past the bonus, or boxes that cannot matter, cut the subgame)."""
     from jaxsolve.games.category import twoplayer
 
-    stored = stored_table(rules, tie, game)
+    stored, where = stored_table(rules, tie, game, mover_mask, other_mask)
     if stored is not None:
-        return stored, "stored"
+        return stored, where
     start = None if sheets is None else tuple(tuple(int(x) for x in sheet) for sheet in sheets)
     key = (rules, tie, int(mover_mask), int(other_mask), start)
     if key in _TABLES:

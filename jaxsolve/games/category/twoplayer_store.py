@@ -26,6 +26,7 @@ import numpy as np
 from jaxsolve.core import dice
 from jaxsolve.errors import JaxsolveError
 from jaxsolve.games.category import tables, twoplayer
+from jaxsolve.games.category.distribution import max_turn_reward
 from jaxsolve.games.category.rules import CategoryRules
 
 DTYPES = ("float32", "float64")
@@ -36,22 +37,37 @@ CHECK_TOLERANCE = {"float32": 2e-5, "float64": 1e-12}
 same terms in other orders; float32 rounding over 26 layers stays below 1e-6)."""
 
 
-def objective(tie: str) -> str:
-    """The store's objective name of a tie rule (``twoplayer_share``, ...)."""
+def objective(tie: str, open_boxes: int | None = None) -> str:
+    """The store's objective name of a tie rule (``twoplayer_share``, ...), of an end-game set
+    ``twoplayer_share_open2`` (every position with at most 2 open boxes each)."""
     if tie not in twoplayer.TIES:
         raise JaxsolveError(f"tie must be one of {', '.join(twoplayer.TIES)}, got {tie!r}")
-    return f"twoplayer_{tie}"
+    return f"twoplayer_{tie}" + ("" if open_boxes is None else f"_open{int(open_boxes)}")
 
 
-def store_path(game: str, rules: CategoryRules, tie: str = "share", dtype: str = "float32") -> Path:
-    """Where the whole two-player game of ``rules`` (tie rule ``tie``) lies in the solution
-    store: ``<cache>/tables/<game>/<rules>-<hash>-twoplayer_<tie>-<dtype>.npy``, its layers
-    beside it as ``...-layer_<n>.npy``."""
+def store_path(game: str, rules: CategoryRules, tie: str = "share", dtype: str = "float32", open_boxes: int | None = None) -> Path:
+    """Where the whole two-player game of ``rules`` (tie rule ``tie``; with ``open_boxes``, its
+    end-game set) lies in the solution store: ``<cache>/tables/<game>/<rules>-<hash>-<objective>
+    -<dtype>.npy``, its layers beside it as ``...-layer_<n>.npy``."""
     from jaxsolve.io import cache
 
     if dtype not in DTYPES:
         raise JaxsolveError(f"dtype must be one of {', '.join(DTYPES)}, got {dtype!r}")
-    return cache.entry_path(game, rules, objective(tie), dtype)
+    return cache.entry_path(game, rules, objective(tie, open_boxes), dtype)
+
+
+def game_plans(rules: CategoryRules, open_boxes: int | None = None) -> tuple[tuple, list]:
+    """``(sheets, plans)`` of the whole game, or of its end-game set (``twoplayer.end_plans``)."""
+    sheets = (twoplayer.player_sheets(rules, 0), twoplayer.player_sheets(rules, 0))
+    plans = twoplayer.plan_layers(rules, sheets)
+    return sheets, plans if open_boxes is None else twoplayer.end_plans(rules, plans, int(open_boxes))
+
+
+def main_layer(plans: list, open_boxes: int | None) -> int:
+    """The layer held in an entry's own file (the others are its members): the start of the
+    whole game (one row), or the end of the game for an end-game set (whose first layer is its
+    largest, written in slices as a member)."""
+    return plans[0].n if open_boxes is None else plans[-1].n
 
 
 CORE_US_PER_VALUE = 1.2
@@ -107,17 +123,20 @@ class Size:
             raise JaxsolveError(f"the two-player table takes {self.disk_bytes / 2**30:,.1f} GiB on disk; {folder} has {free / 2**30:,.1f} GiB free")
 
 
-def estimate(rules: CategoryRules, dtype=np.float32) -> Size:
-    """The ``Size`` of the whole two-player game of ``rules`` (the sheets are listed, nothing
-    solved: seconds for Yacht)."""
-    sheets = (twoplayer.player_sheets(rules, 0), twoplayer.player_sheets(rules, 0))
-    plans = twoplayer.plan_layers(rules, sheets)
+def estimate(rules: CategoryRules, dtype=np.float32, open_boxes: int | None = None) -> Size:
+    """The ``Size`` of the whole two-player game of ``rules`` or of its end-game set (the
+    sheets are listed, nothing solved: seconds for Yacht). Each layer is written to disk in
+    slices (``twoplayer.solve(sink=)``), so memory holds the layer below whole (padded, twice)
+    and at most ``twoplayer.DEFAULT_SLICE_BYTES`` of the layer being solved (three times)."""
+    _, plans = game_plans(rules, open_boxes)
     item = np.dtype(dtype).itemsize
     values = sum(p.pairs * p.width for p in plans)
-    largest = max(p.pairs * p.width for p in plans)
+    pad = max_turn_reward(rules)
+    held = max(2 * q.pairs * (q.width + pad) * item + 3 * min(p.pairs * p.width * item, twoplayer.DEFAULT_SLICE_BYTES)
+               for p, q in zip(plans, plans[1:]))
     return Size(
         pairs=sum(p.pairs for p in plans[:-1]), values=sum(p.pairs * p.width for p in plans[:-1]), layer_pairs={p.n: p.pairs for p in plans[:-1]},
-        largest_row=max(p.pairs for p in plans), disk_bytes=values * item, memory_bytes=LAYER_COPIES * largest * item,
+        largest_row=max(p.pairs for p in plans), disk_bytes=values * item, memory_bytes=held,
     )
 
 
@@ -136,13 +155,15 @@ class Writer:
     Any entry already at the path is removed first, so a cut solve leaves no entry (its layer
     files are overwritten by the next solve)."""
 
-    def __init__(self, path: Path, *, game: str, rules: CategoryRules, tie: str, dtype: str):
+    def __init__(self, path: Path, *, game: str, rules: CategoryRules, tie: str, dtype: str, open_boxes: int | None = None):
         from jaxsolve.io import export
 
         self.path, self.game, self.rules, self.tie, self.dtype = Path(path), game, rules, tie, dtype
-        self.sheets = (twoplayer.player_sheets(rules, 0), twoplayer.player_sheets(rules, 0))
-        self.plans = twoplayer.plan_layers(rules, self.sheets)
+        self.open_boxes = None if open_boxes is None else int(open_boxes)
+        self.sheets, self.plans = game_plans(rules, self.open_boxes)
+        self.main = main_layer(self.plans, self.open_boxes)
         self.records: dict[str, dict] = {}
+        self.sinks: dict[int, export.MemberSink] = {}
         self.first: np.ndarray | None = None
         self.bytes = 0
         export.check_writable(self.path)
@@ -158,15 +179,31 @@ class Writer:
         from jaxsolve.io import export
 
         p = self.plans[n - self.plans[0].n]
-        values = np.asarray(values)
         if values.shape != (p.pairs, p.width) or str(values.dtype) != self.dtype:
             raise JaxsolveError(f"layer {n} is {values.dtype} {values.shape}, the store expects {self.dtype} {(p.pairs, p.width)}")
-        if p is self.plans[0]:
+        if n == self.main:
             self.first = np.array(values)
             return
-        record = export.write_member(self.path, f"layer_{n}", values)
+        sink = self.sinks.pop(n, None)
+        record = sink.finish() if sink is not None else export.write_member(self.path, f"layer_{n}", np.asarray(values))
         self.records[f"layer_{n}"] = record
         self.bytes += record["npy_bytes"]
+
+    def sink(self, p: twoplayer.LayerPlan) -> np.ndarray:
+        """Where ``twoplayer.solve(sink=)`` assembles layer ``p``: its member's file, memory-mapped
+        (``export.MemberSink``; the main layer in memory)."""
+        from jaxsolve.io import export
+
+        if p.n == self.main:
+            return np.empty((p.pairs, p.width), self.dtype)
+        self.sinks[p.n] = export.MemberSink(self.path, f"layer_{p.n}", (p.pairs, p.width), self.dtype)
+        return self.sinks[p.n].array
+
+    def discard(self) -> None:
+        """Remove the temp files of layers not finished (a cut solve)."""
+        for sink in self.sinks.values():
+            sink.discard()
+        self.sinks.clear()
 
     def finish(self, table: twoplayer.TwoPlayerTables) -> list[Path]:
         """Write the first layer and the sidecar (naming every layer), and note every file as
@@ -174,22 +211,24 @@ class Writer:
         from jaxsolve.games.category import target
         from jaxsolve.io import export
 
-        missing = [p.n for p in self.plans[1:] if f"layer_{p.n}" not in self.records]
+        missing = [p.n for p in self.plans if p.n != self.main and f"layer_{p.n}" not in self.records]
         if self.first is None or missing:
-            raise JaxsolveError(f"the solve did not hand over every layer (missing: {missing or [self.plans[0].n]})")
+            raise JaxsolveError(f"the solve did not hand over every layer (missing: {missing or [self.main]})")
         meta = {
             "game": self.game,
             "rules": self.rules.to_dict(),
-            "objective": objective(self.tie),
+            "objective": objective(self.tie, self.open_boxes),
             "tie": self.tie,
             "tie_value": twoplayer.TIES[self.tie],
             "value_meaning": "P(the player to move wins), both playing to win; a tie worth tie_value to the player who started; "
             "row i_other * movers + i_mover, column lead + low (twoplayer.TwoPlayerTables)",
             "prefilled": [0, 0],
             "first_layer": self.plans[0].n,
+            "main_layer": self.main,
+            "open_boxes": self.open_boxes,
             "layers": _plan_dicts(self.plans),
             "sheets": _sheet_counts(self.sheets),
-            "start": float(table.start),
+            "start": float(table.start) if self.open_boxes is None else None,
             "solve_seconds": float(table.seconds),
             "compile_seconds": float(table.compile_seconds),
             "device": table.device,
@@ -200,22 +239,30 @@ class Writer:
         return paths
 
 
-def save(game: str, rules: CategoryRules, *, tie: str = "share", dtype=np.float32, path: Path | None = None, **options) -> tuple[twoplayer.TwoPlayerTables, Writer]:
-    """Solve the whole two-player game of ``rules`` and keep every layer in the store (or at
-    ``path``), written as each is done (``options``: those of ``twoplayer.solve`` but ``keep``
-    and ``on_values``). Returns the solve (its first layer only) and the writer (``bytes``)."""
+def save(game: str, rules: CategoryRules, *, tie: str = "share", dtype=np.float32, path: Path | None = None, open_boxes: int | None = None,
+         **options) -> tuple[twoplayer.TwoPlayerTables, Writer]:
+    """Solve the whole two-player game of ``rules`` (with ``open_boxes``: every position where
+    both players have at most that many boxes open) and keep every layer in the store (or at
+    ``path``), written in slices as they are solved (``options``: those of ``twoplayer.solve``
+    but ``keep``, ``on_values``, ``sink``, ``shapes``). Returns the solve (its first layer
+    only) and the writer (``bytes``)."""
     name = str(np.dtype(dtype))
-    out = store_path(game, rules, tie, name) if path is None else Path(path)
+    out = store_path(game, rules, tie, name, open_boxes) if path is None else Path(path)
     out.parent.mkdir(parents=True, exist_ok=True)
-    writer = Writer(out, game=game, rules=rules, tie=tie, dtype=name)
-    table = twoplayer.solve(rules, tie=tie, dtype=np.dtype(dtype), keep="start", on_values=writer, **options)
-    writer.finish(table)
+    writer = Writer(out, game=game, rules=rules, tie=tie, dtype=name, open_boxes=open_boxes)
+    try:
+        table = twoplayer.solve(rules, tie=tie, dtype=np.dtype(dtype), keep="start", on_values=writer, sink=writer.sink, shapes="layer",
+                                open_boxes=open_boxes, **options)
+        writer.finish(table)
+    finally:
+        writer.discard()
     return table, writer
 
 
-def load(rules: CategoryRules, tie: str, game: str, *, dtype: str = "float32", path: Path | None = None) -> twoplayer.TwoPlayerTables | None:
-    """The stored two-player game of ``rules`` under the tie rule ``tie`` (every layer,
-    memory-mapped read-only), or None when the store holds none. Refused with one clear line
+def load(rules: CategoryRules, tie: str, game: str, *, dtype: str = "float32", path: Path | None = None,
+         open_boxes: int | None = None) -> twoplayer.TwoPlayerTables | None:
+    """The stored two-player game of ``rules`` under the tie rule ``tie`` (with ``open_boxes``:
+    its end-game set; every layer, memory-mapped read-only), or None when the store holds none. Refused with one clear line
     (``JaxsolveError``) when broken or not this game's: the sidecar's own hash, the game, every
     rules field, the tie rule and dtype, the layer plans and sheet counts the rules give, each
     layer's file name, size and SHA-256 (checked once, then trusted by its note), values in
@@ -224,16 +271,16 @@ def load(rules: CategoryRules, tie: str, game: str, *, dtype: str = "float32", p
     from jaxsolve.games.category import target
     from jaxsolve.io import export
 
-    p = store_path(game, rules, tie, dtype) if path is None else Path(path)
+    p = store_path(game, rules, tie, dtype, open_boxes) if path is None else Path(path)
     if not p.exists() and not p.is_symlink():
         return None
     if not p.is_file():
         raise JaxsolveError(f"{p} is not a regular file")
     meta = export.read_metadata(p)
-    export.check_binding(p, meta, game=game, rules=rules, objective=objective(tie), dtype=dtype)
+    export.check_binding(p, meta, game=game, rules=rules, objective=objective(tie, open_boxes), dtype=dtype)
     side = export.sidecar_path(p)
-    sheets = (twoplayer.player_sheets(rules, 0), twoplayer.player_sheets(rules, 0))
-    plans = twoplayer.plan_layers(rules, sheets)
+    sheets, plans = game_plans(rules, open_boxes)
+    main = main_layer(plans, open_boxes)
     if meta.get("tie") != tie or meta.get("layers") != _plan_dicts(plans) or meta.get("sheets") != _sheet_counts(sheets):
         raise JaxsolveError(f"{side}: its tie rule, layers or sheets are not those of {rules.name} with ties {tie}")
     members = meta.get("members")
@@ -242,10 +289,10 @@ def load(rules: CategoryRules, tie: str, game: str, *, dtype: str = "float32", p
     last = plans[-1]
     layers: list = [None] * (2 * rules.num_boxes + 1)
     for plan in plans:
-        record = meta if plan is plans[0] else members.get(f"layer_{plan.n}")
+        record = meta if plan.n == main else members.get(f"layer_{plan.n}")
         if not isinstance(record, dict):
             raise JaxsolveError(f"{side} does not name the layer file layer_{plan.n}")
-        file = p if plan is plans[0] else export.member_path(p, f"layer_{plan.n}")
+        file = p if plan.n == main else export.member_path(p, f"layer_{plan.n}")
 
         def check(v: np.ndarray, plan: twoplayer.LayerPlan = plan, file: Path = file) -> None:
             _check_values(file, v, plan, twoplayer.TIES[tie] if plan is last else None)

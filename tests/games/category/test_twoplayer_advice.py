@@ -254,9 +254,34 @@ def test_a_stored_whole_game_table_is_used_before_any_solve(monkeypatch):
     ``jaxsolve twoplayer-table``) and solves nothing when it answers, whatever the size."""
     asked = []
     stored = object()
-    monkeypatch.setattr(twoplayer_advice, "stored_table", lambda rules, tie, game: asked.append((rules.name, tie, game)) or stored)
+    monkeypatch.setattr(twoplayer_advice, "stored_table", lambda rules, tie, game, mover, other: asked.append((rules.name, tie, game)) or (stored, "stored"))
     monkeypatch.setattr(twoplayer, "solve", lambda *a, **k: pytest.fail("solved although a table is stored"))
     assert twoplayer_advice.table_for(TINY, "lose", 0, 0, game="yacht", max_values=1) == (stored, "stored")
     assert asked == [(TINY.name, "lose", "yacht")]
     monkeypatch.undo()
-    assert twoplayer_advice.stored_table(TINY, "share", None) is None
+    assert twoplayer_advice.stored_table(TINY, "share", None) == (None, "")
+
+
+def test_a_stored_end_game_set_answers_the_positions_inside_it(tmp_path, monkeypatch):
+    """``twoplayer-table GAME --open 2`` in the store: a position with at most two open boxes on
+    each sheet is answered from it (nothing solved), with the options' win probabilities of the
+    subgame solved from the two sheets; a position with three open boxes is outside it."""
+    from jaxsolve.games.category import twoplayer_store
+
+    monkeypatch.setenv("JAXSOLVE_CACHE", str(tmp_path))
+    twoplayer_store.save("yacht", TINY, tie="share", dtype=np.float64, open_boxes=2, slice_bytes=4096)
+    s = sides(TINY, "ones=1 twos=2 threes=3 fours=4 fives=5 sixes=- full_house=-", 15, "ones=2 twos=4 threes=6 fours=8 fives=10 sixes=12 full_house=- choice=7", 49, False)
+    mine, theirs = s.mine.state(TINY), s.theirs.state(TINY)
+    solved, _ = twoplayer_advice.table_for(TINY, "share", s.mine.filled, s.theirs.filled, sheets=(mine, theirs))
+    with monkeypatch.context() as m:
+        m.setattr(twoplayer, "solve", lambda *a, **k: pytest.fail("solved although an end-game set is stored"))
+        table, source = twoplayer_advice.table_for(TINY, "share", s.mine.filled, s.theirs.filled, game="yacht", max_values=1, sheets=(mine, theirs))
+        assert source == "stored, every position with at most 2 open boxes each"
+        for throw in ((1, 1), (3, 5), (6, 6)):
+            got = twoplayer_advice.option_values(table, mine, theirs, s.lead, throw, 1)
+            want = twoplayer_advice.option_values(solved, mine, theirs, s.lead, throw, 1)
+            assert [o.label for o in got[1]] == [o.label for o in want[1]]
+            assert [o.value for o in got[1]] == pytest.approx([o.value for o in want[1]], abs=1e-12)
+    wider = sides(TINY, "ones=1 twos=2 threes=3 fours=4 fives=5 sixes=-", 15, "ones=2 twos=4 threes=6 fours=8 fives=10 full_house=- choice=7", 37, False)
+    with pytest.raises(JaxsolveError, match="too large to solve"):
+        twoplayer_advice.table_for(TINY, "share", wider.mine.filled, wider.theirs.filled, game="yacht", max_values=1)

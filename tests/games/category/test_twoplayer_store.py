@@ -193,6 +193,42 @@ def test_the_command_stores_a_sealed_table_that_a_changed_file_breaks(tmp_path, 
         twoplayer_store.load(TINY, "win", "yacht")
 
 
+def test_an_end_game_set_written_in_slices_equals_the_in_memory_solve(tmp_path, in_memory):
+    """Every position with at most 3 open boxes each (``open_boxes=3``), each layer written into
+    its file in slices of a few rows (``twoplayer.solve(sink=)``): read back bit for bit the
+    in-memory end-game solve, and within float32 rounding the whole game's layers; the whole
+    game's entry and another set's are other entries, refused by name."""
+    path = tmp_path / "end.npy"
+    twoplayer_store.save("yacht", TINY, tie="share", path=path, open_boxes=3, slice_bytes=2048)
+    table = twoplayer_store.load(TINY, "share", "yacht", path=path, open_boxes=3)
+    end = twoplayer.solve(TINY, keep="all", dtype=np.float32, open_boxes=3)
+    assert table is not None and [p.n for p in table.plans] == [p.n for p in end.plans] == list(range(2 * TINY.num_boxes - 6, 2 * TINY.num_boxes + 1))
+    for p in end.plans:
+        assert np.array_equal(np.asarray(table.layers[p.n]), end.layers[p.n]), p.n
+        assert np.abs(np.asarray(table.layers[p.n], np.float64) - in_memory.layers[p.n]).max() < 1e-6, p.n
+    meta = export.read_metadata(path)
+    assert meta["open_boxes"] == 3 and meta["start"] is None and meta["main_layer"] == 2 * TINY.num_boxes
+    assert not list(tmp_path.glob(".*.tmp"))
+    with pytest.raises(JaxsolveError, match="twoplayer_share_open3.*not .*twoplayer_share/"):
+        twoplayer_store.load(TINY, "share", "yacht", path=path)
+    with pytest.raises(JaxsolveError, match="twoplayer_share_open3.*not .*twoplayer_share_open2"):
+        twoplayer_store.load(TINY, "share", "yacht", path=path, open_boxes=2)
+
+
+def test_the_command_stores_an_end_game_set(tmp_path, monkeypatch):
+    monkeypatch.setenv("JAXSOLVE_CACHE", str(tmp_path))
+    got = CliRunner().invoke(app, ["twoplayer-table", "yacht", "--open", "2", "--quiet", "--json"])
+    assert got.exit_code == 0, got.output
+    data = json.loads(got.output[got.output.index("{"):])
+    rules = yacht.get_rules("yacht")
+    size = twoplayer_store.estimate(rules, open_boxes=2)
+    assert data["open_boxes"] == 2 and data["values"] == size.values == 820_225 - 1 and data["start"] is None
+    table = twoplayer_store.load(rules, "share", "yacht", open_boxes=2)
+    assert table is not None and twoplayer_store.load(rules, "share", "yacht") is None
+    bad = CliRunner().invoke(app, ["twoplayer-table", "yacht", "--open", "13", "--quiet"])
+    assert bad.exit_code != 0 and "--open 13: yacht has 12 boxes" in bad.output and "Traceback" not in bad.output
+
+
 def test_a_game_too_large_for_this_machine_is_refused_up_front(tmp_path):
     size = twoplayer_store.estimate(TINY)
     assert size.values == sum(p.pairs * p.width for p in twoplayer.plan_layers(TINY, (twoplayer.player_sheets(TINY),) * 2)[:-1])
