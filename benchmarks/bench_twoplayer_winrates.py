@@ -23,6 +23,13 @@ written from all of them.
     nice -n 10 python benchmarks/bench_twoplayer_winrates.py --case yacht --out results/twoplayer/win-rates   # one-player seats
     nice -n 10 python benchmarks/bench_twoplayer_winrates.py --case yacht --stored \
         --seatings optimal/score,score/optimal,optimal/optimal --out results/twoplayer/win-rates
+    python benchmarks/bench_twoplayer_winrates.py --case yahtzee-table --seatings optimal/score,score/optimal,score/score,optimal/optimal \
+        --out results/twoplayer/win-rates   # needs `jaxsolve twoplayer-table kniffel --rules yahtzee --open 2`
+
+``yahtzee-table``: the games start where expected-score play in both seats has left two open
+boxes on each sheet (``twoplayer.reach``, one position per game), and the two-player player
+reads the stored float32 table of every such position (``twoplayer_store.load(open_boxes=2)``);
+its optimal/optimal exact value is the mean of the table's values at the games' starts.
 """
 
 from __future__ import annotations
@@ -64,7 +71,35 @@ CASES = {
         "mine": "aces=2 twos=6 threes=9 fives=15 sixes=18 three_kind=24 four_kind=- small_straight=30 chance=22",
         "theirs": "aces=3 twos=4 fours=16 fives=15 sixes=24 three_kind=21 full_house=25 chance=23 large_straight=40",
     },
+    "yahtzee-table": {
+        "game": "kniffel", "rules": "yahtzee", "open": 2,
+        "what": "Yahtzee end games from the stored table of every position with at most two open boxes each: each game starts where "
+        "expected-score play in both seats left two open boxes on each sheet (one position per game), the starter to move",
+        "mine": None, "theirs": None,
+    },
 }
+
+
+def reached(case: dict, games: int, seed: int):
+    """``(rules, table, starts, exact, note)`` of a ``yahtzee-table`` case: the stored end-game
+    set, the games' starts reached by expected-score play, the optimal pair's exact mean there."""
+    import numpy as np
+
+    from jaxsolve.games.category import kniffel, twoplayer, twoplayer_store
+
+    rules = kniffel.get_rules(case["rules"])
+    table = twoplayer_store.load(rules, "share", case["game"], open_boxes=case["open"])
+    if table is None:
+        raise SystemExit(f"no end-game set in the store: run `jaxsolve twoplayer-table {case['game']} --rules {case['rules']} --open {case['open']}`")
+    t0, c0 = time.perf_counter(), time.process_time()
+    starts = twoplayer.reach(rules, games, rules.num_boxes - case["open"], seed=seed)
+    keys, count = np.unique(np.stack([starts.seat0, starts.seat1, starts.lead]), axis=1, return_counts=True)
+    decode = [twoplayer._decode(keys[k], rules) for k in (0, 1)]
+    values = [table.value(tuple(int(x[i]) for x in decode[0]), tuple(int(x[i]) for x in decode[1]), int(keys[2, i])) for i in range(keys.shape[1])]
+    exact = float(np.dot(values, count) / games)
+    note = {"table": f"twoplayer_store.load(open_boxes={case['open']}) (float32)", "starts": "twoplayer.reach (expected-score play, seed --seed - 1)",
+            "distinct_starts": int(keys.shape[1]), "reach_wall_s": time.perf_counter() - t0, "reach_cpu_s": time.process_time() - c0}
+    return rules, table, starts, exact, note
 
 
 def setup(case: dict, stored: bool):
@@ -133,18 +168,25 @@ def main(argv=None) -> int:
                     "games": args.games, "seed": args.seed, "tie": "share", "machine": machine(), "load_start": load(),
                     "started": time.strftime("%Y-%m-%d %H:%M:%S UTC", time.gmtime()),
                     "command": "python benchmarks/bench_twoplayer_winrates.py " + " ".join(argv if argv is not None else sys.argv[1:])}
-    rules, table, firsts, lead, note = setup(case, args.stored)
-    record.update(rules=rules.name, start=[list(s) for s in firsts], lead=lead, **note)
-    t0, c0 = time.perf_counter(), time.process_time()
-    models = twoplayer.SeatModels(rules, firsts, lead, "share")
-    record["models_wall_s"], record["models_cpu_s"] = time.perf_counter() - t0, time.process_time() - c0
-    record["optimal_value"] = table.value(firsts[0], firsts[1], lead) if table.layers[table.plans[0].n] is not None else None
+    starts = models = None
+    if "open" in case:
+        rules, table, starts, optimal, note = reached(case, args.games, args.seed - 1)
+        lead = 0
+        record.update(rules=rules.name, start=None, lead=lead, **note)
+        record["optimal_value"] = optimal
+    else:
+        rules, table, firsts, lead, note = setup(case, args.stored)
+        record.update(rules=rules.name, start=[list(s) for s in firsts], lead=lead, **note)
+        t0, c0 = time.perf_counter(), time.process_time()
+        models = twoplayer.SeatModels(rules, firsts, lead, "share")
+        record["models_wall_s"], record["models_cpu_s"] = time.perf_counter() - t0, time.process_time() - c0
+        record["optimal_value"] = table.value(firsts[0], firsts[1], lead) if table.layers[table.plans[0].n] is not None else None
     record["seatings"] = {}
     for i, seats in enumerate(seatings):
         t0, c0 = time.perf_counter(), time.process_time()
-        played = twoplayer.simulate(table, args.games, seed=args.seed + i, seats=seats, lead=lead, models=models)
+        played = twoplayer.simulate(table, args.games, seed=args.seed + i, seats=seats, lead=lead, models=models, starts=starts)
         wall, cpu = time.perf_counter() - t0, time.process_time() - c0
-        exact = record["optimal_value"] if seats == ("optimal", "optimal") else models.exact(seats)
+        exact = record["optimal_value"] if seats == ("optimal", "optimal") else (None if models is None else models.exact(seats))
         row = {"seats": list(seats), "seed": args.seed + i, "mean": played.mean, "se": played.standard_error, "wins": played.wins, "ties": played.ties,
                "exact": exact, "z": None if exact is None else (played.mean - exact) / played.standard_error,
                "wall_s": wall, "cpu_s": cpu, "load": load()}
@@ -194,8 +236,12 @@ def markdown(everything: dict) -> str:
             z = "" if x["z"] is None else f"{x['z']:+.2f}"
             lines.append(f"| {name} | {x['mean']:.5f} | {x['se']:.5f} | {x['wins']:.4f} | {x['ties']:.4f} | {exact} | {z} | {x['cpu_s']:.0f} | {x['wall_s']:.0f} |")
         ss = rows.get("score/score", {}).get("exact")
+        simulated_ss = ss is None and "score/score" in rows
+        if simulated_ss:
+            ss = rows["score/score"]["mean"]
         if ss is not None:
-            lines += ["", "Gain over the expected-score player in the same seat (against an expected-score player; seat 1's share is 1 - seat 0's):", ""]
+            against = f" the expected-score pair simulated, +- {rows['score/score']['se']:.5f}," if simulated_ss else ""
+            lines += ["", f"Gain over the expected-score player in the same seat (against an expected-score player;{against} seat 1's share is 1 - seat 0's):", ""]
             for name, seat, label in (("optimal/score", 0, "two-player player, seat 0"), ("score/optimal", 1, "two-player player, seat 1"),
                                       ("table/score", 0, "one-player win model, seat 0"), ("score/table", 1, "one-player win model, seat 1")):
                 if name in rows:

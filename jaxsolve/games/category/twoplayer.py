@@ -1142,10 +1142,66 @@ def _table_turn(models: SeatModels, seat: int, state, scored, roll) -> tuple[np.
     return gained, nxt
 
 
+class Starts(NamedTuple):
+    """Per game a start of a simulation: the two seats' one-player states (``tables.state_index``;
+    seat 0 to move) and seat 0's lead."""
+
+    seat0: np.ndarray
+    seat1: np.ndarray
+    lead: np.ndarray
+
+
+class ScoreSeat:
+    """The expected-score player alone (``score_policy`` of ``sol``, else of the float64 score
+    solution): the ``score`` seat of games started from many positions (``simulate(starts=)``)."""
+
+    def __init__(self, rules: CategoryRules, sol=None):
+        from jaxsolve.games.category import solutions
+
+        self.rules = rules
+        self.sol = sol if sol is not None else solutions.solution(rules, "score", dtype="float64")
+        self._policy = None
+
+    def policy(self):
+        if self._policy is None:
+            self._policy = score_policy(self.rules, self.sol)
+        return self._policy
+
+
+def _roller(rng: np.random.Generator, n_dice: int) -> Callable[[np.ndarray], np.ndarray]:
+    """``roll(kept)``: each game's throw after re-throwing the dice not in ``kept`` (face counts)."""
+    from jaxsolve.games.category.simulate import throw_of
+
+    def roll(kept):
+        m = n_dice - kept.sum(1)
+        faces = rng.integers(0, 6, (len(m), n_dice))
+        return throw_of(faces, np.arange(n_dice)[None, :] < m[:, None], kept).astype(np.int64)
+    return roll
+
+
+def reach(rules: CategoryRules, games: int, filled: int, seed: int = 0, sol=None) -> Starts:
+    """``games`` games from the start played by the expected-score player in both seats until
+    both sheets have ``filled`` boxes filled (seat 0 started and is to move): the end-game
+    positions such play reaches, as ``Starts`` for ``simulate(starts=)``."""
+    if rules.has_instant_bonus:
+        raise JaxsolveError("simulated two-player play does not take instant bonuses")
+    if not 0 <= int(filled) < rules.num_boxes or games < 1:
+        raise JaxsolveError(f"filled is 0..{rules.num_boxes - 1} and games >= 1, got {filled} and {games}")
+    seat = ScoreSeat(rules, sol)
+    roll = _roller(np.random.default_rng(seed), rules.dice)
+    state = [np.zeros(games, np.int64), np.zeros(games, np.int64)]
+    lead = np.zeros(games, np.int64)  # of the player to move
+    for turn in range(2 * int(filled)):
+        gained, state[turn % 2] = _score_turn(seat, state[turn % 2], roll)  # type: ignore[arg-type]
+        lead = -(lead + gained)
+    return Starts(state[0], state[1], lead)
+
+
 def simulate(table: TwoPlayerTables, games: int, seed: int = 0, *, seats=("optimal", "optimal"), lead: int = 0, models: SeatModels | None = None,
-             compare: str | None = None, score_solution=None, record: bool = False) -> Played:
+             compare: str | None = None, score_solution=None, record: bool = False, starts: Starts | None = None) -> Played:
     """``games`` games from the solve's start (both sheets as ``start`` gave them, else as
-    prefilled with upper 0; the player to move leads by ``lead``), each seat playing
+    prefilled with upper 0; the player to move leads by ``lead``; ``starts``: from each game's
+    own position, e.g. ``reach``'s, seats ``optimal`` and ``score`` only), each seat playing
     ``seats[k]`` (``SEATS``; seat 0 the player to move). ``optimal``: each keep and box the best
     for the player to move by the table (every layer kept; ties to writing, then to the first
     keep or box); ``score`` and ``table`` as ``SeatModels`` (built here unless given). A table
@@ -1158,8 +1214,6 @@ def simulate(table: TwoPlayerTables, games: int, seed: int = 0, *, seats=("optim
     expected-score policy (``score_policy`` of ``score_solution``, else of the models', else
     solved) would choose a move worth less by the table: ``Played.differ`` (``MovesDiffer``;
     ``record``: with every decision's situation). The games played are the same as without."""
-    from jaxsolve.games.category.simulate import throw_of
-
     rules = table.rules
     seats = tuple(seats)
     if len(seats) != 2 or any(s not in SEATS for s in seats):
@@ -1171,7 +1225,21 @@ def simulate(table: TwoPlayerTables, games: int, seed: int = 0, *, seats=("optim
     if games < 1:
         raise JaxsolveError(f"games must be >= 1, got {games}")
     firsts = (table.sheets[0].first, table.sheets[1].first)
-    if seats != ("optimal", "optimal"):
+    if starts is not None:
+        if "table" in seats or models is not None:
+            raise JaxsolveError("games from many starts take the optimal and score seats only")
+        if any(len(a) != games for a in starts):
+            raise JaxsolveError(f"starts holds {len(starts.seat0)} games, not {games}")
+        p0 = table.plans[0]
+        for seat, filled in ((0, p0.a if p0.mover == 0 else p0.b), (1, p0.b if p0.mover == 0 else p0.a)):
+            got = np.asarray(starts[seat], np.int64)
+            ok = bool(got.min() >= 0 and got.max() < rules.num_states)
+            counts = ((_decode(got, rules)[0][:, None] >> np.arange(rules.num_boxes)) & 1).sum(1) if ok else None
+            if not ok or np.any(table.sheets[seat].index[got] < 0) or np.any(counts != filled):
+                raise JaxsolveError(f"a start of seat {seat} is not a sheet with {filled} boxes filled of this table")
+        if "score" in seats:
+            models = ScoreSeat(rules, score_solution)  # type: ignore[assignment]
+    elif seats != ("optimal", "optimal"):
         if models is None:
             models = SeatModels(rules, firsts, lead, table.tie)
         elif models.firsts != firsts or models.lead != int(lead) or models.tie != table.tie or models.rules != rules:
@@ -1187,17 +1255,14 @@ def simulate(table: TwoPlayerTables, games: int, seed: int = 0, *, seats=("optim
         else:
             fn = models.policy() if models is not None else score_policy(rules)
         differ = MovesDiffer.empty(rules.num_boxes, record)
-    n_dice = rules.dice
-    rng = np.random.default_rng(seed)
-
-    def roll(kept):
-        m = n_dice - kept.sum(1)
-        faces = rng.integers(0, 6, (len(m), n_dice))
-        return throw_of(faces, np.arange(n_dice)[None, :] < m[:, None], kept).astype(np.int64)
-
-    state = [np.full(games, int(tables.state_index(s[0], s[1], s[2], rules)), np.int64) for s in firsts]  # the seats' own sheets
+    roll = _roller(np.random.default_rng(seed), rules.dice)
+    if starts is None:
+        state = [np.full(games, int(tables.state_index(s[0], s[1], s[2], rules)), np.int64) for s in firsts]  # the seats' own sheets
+        lead_now = np.full(games, int(lead), np.int64)  # of the player to move
+    else:
+        state = [np.asarray(starts.seat0, np.int64).copy(), np.asarray(starts.seat1, np.int64).copy()]
+        lead_now = np.asarray(starts.lead, np.int64).copy()
     scored = [np.zeros(games, np.int64), np.zeros(games, np.int64)]
-    lead_now = np.full(games, int(lead), np.int64)  # of the player to move
     for p in table.plans[:-1]:
         seat = p.mover
         kind = seats[seat]

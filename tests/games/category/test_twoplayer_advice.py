@@ -269,7 +269,7 @@ def test_a_stored_end_game_set_answers_the_positions_inside_it(tmp_path, monkeyp
     from jaxsolve.games.category import twoplayer_store
 
     monkeypatch.setenv("JAXSOLVE_CACHE", str(tmp_path))
-    twoplayer_store.save("yacht", TINY, tie="share", dtype=np.float64, open_boxes=2, slice_bytes=4096)
+    twoplayer_store.save("yacht", TINY, tie="share", dtype=np.float64, open_boxes=2, slice_bytes=50_000)
     s = sides(TINY, "ones=1 twos=2 threes=3 fours=4 fives=5 sixes=- full_house=-", 15, "ones=2 twos=4 threes=6 fours=8 fives=10 sixes=12 full_house=- choice=7", 49, False)
     mine, theirs = s.mine.state(TINY), s.theirs.state(TINY)
     solved, _ = twoplayer_advice.table_for(TINY, "share", s.mine.filled, s.theirs.filled, sheets=(mine, theirs))

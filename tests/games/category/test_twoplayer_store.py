@@ -199,7 +199,7 @@ def test_an_end_game_set_written_in_slices_equals_the_in_memory_solve(tmp_path, 
     in-memory end-game solve, and within float32 rounding the whole game's layers; the whole
     game's entry and another set's are other entries, refused by name."""
     path = tmp_path / "end.npy"
-    twoplayer_store.save("yacht", TINY, tie="share", path=path, open_boxes=3, slice_bytes=2048)
+    twoplayer_store.save("yacht", TINY, tie="share", path=path, open_boxes=3, slice_bytes=20_000)
     table = twoplayer_store.load(TINY, "share", "yacht", path=path, open_boxes=3)
     end = twoplayer.solve(TINY, keep="all", dtype=np.float32, open_boxes=3)
     assert table is not None and [p.n for p in table.plans] == [p.n for p in end.plans] == list(range(2 * TINY.num_boxes - 6, 2 * TINY.num_boxes + 1))
@@ -215,15 +215,36 @@ def test_an_end_game_set_written_in_slices_equals_the_in_memory_solve(tmp_path, 
         twoplayer_store.load(TINY, "share", "yacht", path=path, open_boxes=2)
 
 
+def test_end_games_reached_by_expected_score_play_simulate_to_the_tables_values():
+    """``reach``: both seats played by the expected-score player until three boxes are open on
+    each sheet; from those positions the optimal pair's mean is the mean of the end-game set's
+    values at them (within 4 standard errors), the expected-score seats play the same games as
+    from one start each, and a start that is no sheet of the set is refused."""
+    end = twoplayer.solve(TINY, keep="all", dtype=np.float32, open_boxes=3)
+    starts = twoplayer.reach(TINY, 4000, TINY.num_boxes - 3, seed=4)
+    decode = [[tuple(int(x) for x in twoplayer._decode(np.asarray(v), TINY)) for v in seat] for seat in (starts.seat0, starts.seat1)]
+    exact = np.mean([end.value(a, b, int(lead)) for a, b, lead in zip(*decode, starts.lead)])
+    played = twoplayer.simulate(end, 4000, seed=6, starts=starts)
+    assert abs(played.mean - exact) < 4 * played.standard_error
+    assert len(np.unique(starts.seat0)) > 20 and np.ptp(starts.lead) > 10
+    mixed = twoplayer.simulate(end, 4000, seed=6, seats=("optimal", "score"), starts=starts)
+    assert mixed.mean > 0.4 and mixed.seats == ("optimal", "score")
+    bad = starts._replace(seat0=np.zeros(4000, np.int64))
+    with pytest.raises(JaxsolveError, match="not a sheet with 4 boxes filled"):
+        twoplayer.simulate(end, 4000, starts=bad)
+    with pytest.raises(JaxsolveError, match="optimal and score seats only"):
+        twoplayer.simulate(end, 4000, seats=("table", "score"), starts=starts)
+
+
 def test_the_command_stores_an_end_game_set(tmp_path, monkeypatch):
     monkeypatch.setenv("JAXSOLVE_CACHE", str(tmp_path))
-    got = CliRunner().invoke(app, ["twoplayer-table", "yacht", "--open", "2", "--quiet", "--json"])
+    got = CliRunner().invoke(app, ["twoplayer-table", "yacht", "--open", "1", "--quiet", "--json"])
     assert got.exit_code == 0, got.output
     data = json.loads(got.output[got.output.index("{"):])
     rules = yacht.get_rules("yacht")
-    size = twoplayer_store.estimate(rules, open_boxes=2)
-    assert data["open_boxes"] == 2 and data["values"] == size.values == 820_225 - 1 and data["start"] is None
-    table = twoplayer_store.load(rules, "share", "yacht", open_boxes=2)
+    size = twoplayer_store.estimate(rules, open_boxes=1)
+    assert data["open_boxes"] == 1 and data["values"] == size.values == 15_157 - 1 and data["start"] is None
+    table = twoplayer_store.load(rules, "share", "yacht", open_boxes=1)
     assert table is not None and twoplayer_store.load(rules, "share", "yacht") is None
     bad = CliRunner().invoke(app, ["twoplayer-table", "yacht", "--open", "13", "--quiet"])
     assert bad.exit_code != 0 and "--open 13: yacht has 12 boxes" in bad.output and "Traceback" not in bad.output
