@@ -22,6 +22,12 @@ OPTIMAL_START = (
     " / ones=2 twos=6 threes=6 fours=16 fives=10 sixes=24 full_house=- four_of_a_kind=20 little_straight=30"
 )
 """The end game played against the two-player optimal player (``optimal``): three boxes open on each sheet."""
+YAHTZEE_END = (
+    "aces=2 twos=6 threes=9 fours=12 fives=15 sixes=18 three_kind=24 four_kind=- small_straight=30 large_straight=40 chance=22"
+    " / aces=3 twos=4 threes=9 fours=8 fives=15 sixes=18 three_kind=21 full_house=25 chance=23 large_straight=40 yahtzee=-"
+)
+"""A Yahtzee end game against the optimal player (``optimal-yahtzee``): two boxes open on each sheet,
+answered from the stored end-game set where one is stored (``twoplayer-table kniffel --rules yahtzee --open 2``)."""
 SIZES = {"desktop": (1280, 900, False), "phone": (390, 844, True)}
 
 
@@ -157,6 +163,7 @@ SHOTS = {
     "opponents": ("/?game=maxi&rules=maxi-reduced-4-dice&mode=play&seed=6&opponents=2&speed=fast", table_game),
     "advisor": ("/?game=kniffel&rules=kniffel&mode=advise&lang=de", None),
     "optimal": (f"/?game=yacht&rules=yacht&mode=play&seed=3&against=optimal&speed=fast&start={quote(OPTIMAL_START)}", optimal_game),
+    "optimal-yahtzee": (f"/?game=kniffel&rules=yahtzee&mode=play&seed=5&against=optimal&speed=fast&start={quote(YAHTZEE_END)}", optimal_game),
 }
 
 

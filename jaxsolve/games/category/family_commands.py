@@ -85,7 +85,8 @@ DISTRIBUTION_TABLE_PARAMS = (
 )
 TWOPLAYER_TABLE_PARAMS = (
     Param("ties", str, "share", "What a tie is worth to the player who started: share (half), win (all) or lose (nothing).", choices=("share", "win", "lose")),
-    Param("max_memory", int, 2048, "MiB for a layer's tables and a chunk's working set; chunks shrink to fit.", min=1),
+    Param("max_memory", int, 0, "MiB for a layer's tables and a chunk's working set; chunks shrink to fit (0: what the largest layer needs, "
+          "at least 2048).", min=0),
     Param("chunk", int, 8, "Most pairs of sheets per compiled batch.", min=1, max=1 << 16),
     Param("open_boxes", int, 0, "Only every position where both players have at most this many boxes open (an end-game table); 0: the whole game.",
           flags=("--open",), min=0, max=20),
@@ -418,7 +419,7 @@ def twoplayer_table_command(rules, *, game, dtype, device, quiet, ties, max_memo
             told(n, pairs)
 
         tab, writer = twoplayer_store.save(game, rules, tie=ties, dtype=dtype, chunk=chunk, devices=[device] if device is not None else 1,
-                                           max_memory=max_memory << 20, on_layer=on_layer, open_boxes=k)
+                                           max_memory=(max_memory << 20) or max(2 << 30, size.memory_bytes), on_layer=on_layer, open_boxes=k)
     data = {
         "rules": rules.name, "tie": ties, "dtype": str(np.dtype(dtype)), "file": str(path), "pairs": size.pairs, "values": size.values,
         "bytes": writer.bytes, "start": tab.start if k is None else None, "open_boxes": k, "seconds": tab.seconds, "compile_seconds": tab.compile_seconds, "device": tab.device,
