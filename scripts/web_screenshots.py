@@ -163,7 +163,7 @@ SHOTS = {
     "opponents": ("/?game=maxi&rules=maxi-reduced-4-dice&mode=play&seed=6&opponents=2&speed=fast", table_game),
     "advisor": ("/?game=kniffel&rules=kniffel&mode=advise&lang=de", None),
     "optimal": (f"/?game=yacht&rules=yacht&mode=play&seed=3&against=optimal&speed=fast&start={quote(OPTIMAL_START)}", optimal_game),
-    "optimal-yahtzee": (f"/?game=kniffel&rules=yahtzee&mode=play&seed=5&against=optimal&speed=fast&start={quote(YAHTZEE_END)}", optimal_game),
+    "optimal-yahtzee": (f"/?game=kniffel&rules=yahtzee&mode=play&seed=2&against=optimal&speed=fast&start={quote(YAHTZEE_END)}", optimal_game),
 }
 
 
