@@ -34,7 +34,7 @@ ADVISE = {
                 "--dice", "6", "6", "6", "2", "3", "--throws-left", "1", "--against",
                 "aces=3 twos=4 threes=9 fours=16 fives=15 sixes=24 three_kind=21 full_house=25 chance=23 large_straight=40 yahtzee=- 215", "--json"],
 }
-ADVISE["kniffel"] = [a.replace("yahtzee", "kniffel") if a == "yahtzee" else a for a in ADVISE["yahtzee"]]
+ADVISE["kniffel"] = ["kniffel" if a == "yahtzee" else a for a in ADVISE["yahtzee"]]
 
 
 def main(argv=None) -> int:

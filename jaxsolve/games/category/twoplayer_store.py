@@ -5,8 +5,11 @@ in float32) is kept without ever holding more than two layers in memory (docs/tw
 The store entry is one export (``jaxsolve.io.export``) of several arrays, like the target
 table's (``target.save_table``): the first layer (the start, both sheets as prefilled) in
 ``<cache>/tables/<game>/<rules>-<hash>-twoplayer_<tie>-<dtype>.npy`` and each later layer ``n``
-beside it as the member ``layer_n`` (``export.write_member``: atomic, hashed, written the moment
-the layer is done). The sidecar, written last, names every member's size and SHA-256, the rules,
+beside it as the member ``layer_n``, each written into its memory-mapped temp file a slice at a
+time and hashed and renamed the moment the layer is done (``twoplayer.solve(sink=)``,
+``export.MemberSink``). An end-game set (every position with at most K open boxes each,
+objective ``twoplayer_<tie>_open<K>``) keeps the end of the game in the entry's own file and
+every solved layer, its largest first, as members (``main_layer``). The sidecar, written last, names every member's size and SHA-256, the rules,
 the tie rule, the dtype and the layer plans, so until a solve has finished there is no entry
 (``load`` answers None) and a layer of another solve is refused.
 
@@ -73,16 +76,13 @@ def main_layer(plans: list, open_boxes: int | None) -> int:
 CORE_US_PER_VALUE = 1.2
 """Core-microseconds per state-lead value of a float32 solve on this project's 2-core CPU (the
 whole two-player Yacht: 2,307 CPU seconds for 2.04 x 10^9 values, results/twoplayer/yacht.md)."""
-LAYER_COPIES = 5
-"""Copies of the largest layer held at once while solving (the layer below padded, on the
-device and in NumPy, the layer being solved, and its values handed to the writer)."""
 
 
 @dataclasses.dataclass(frozen=True)
 class Size:
     """What a whole two-player solve of some rules takes, counted before solving: the pairs
     of sheets and state-lead values, per layer its pairs, the bytes on disk, the memory it holds
-    at most (``LAYER_COPIES`` of its largest layer) and its CPU time at ``CORE_US_PER_VALUE``."""
+    at most (``estimate``) and its CPU time at ``CORE_US_PER_VALUE``."""
 
     pairs: int
     values: int
