@@ -249,6 +249,14 @@ def member_path(path: str | os.PathLike, key: str) -> Path:
     return path.with_name(f"{path.stem}-{key}.npy")
 
 
+def written_as(path: str | os.PathLike, meta: dict, key: str | None = None) -> str:
+    """The file name the sidecar ``meta`` of the export at ``path`` records for its main array
+    (``key`` None) or its member ``key``: the names as written, so that an export renamed as a
+    whole (every file's base name changed alike, ``X*.npy`` -> ``Y*.npy``) still matches."""
+    base = Path(str(meta.get("file") or Path(path).name))
+    return base.name if key is None else member_path(base, key).name
+
+
 def save_members(path: str | os.PathLike, array: np.ndarray, metadata: dict, members: dict[str, np.ndarray]) -> list[Path]:
     """Write one export of several arrays: ``array`` to ``path``, each of ``members`` to
     ``member_path(path, key)``, and ONE sidecar beside ``path`` that records, under
@@ -620,7 +628,7 @@ def load_members(path: str | os.PathLike, meta: dict, keys: tuple[str, ...], *, 
         member = member_path(path, key)
         if (
             not isinstance(entry, dict)
-            or entry.get("file") != member.name
+            or entry.get("file") != written_as(path, meta, key)
             or not isinstance(entry.get("sha256"), str)
             or not isinstance(entry.get("npy_bytes"), int)
             or not isinstance(entry.get("shape"), list)
@@ -629,7 +637,7 @@ def load_members(path: str | os.PathLike, meta: dict, keys: tuple[str, ...], *, 
             raise JaxsolveError(f"{side} lacks a valid record of its member {member.name}")
         found = _read_verified(member, entry["npy_bytes"], entry["sha256"])
         if found is None and not member.is_file():
-            raise JaxsolveError(f"{path}: its member file {member.name} is missing; solve again")
+            raise JaxsolveError(f"{path}: its member file {member.name} is missing{_renamed_hint(path, meta)}")
         if found is None:
             raise JaxsolveError(
                 f"{member} is not the {key} array {side.name} names (size or SHA-256 differ): a file of another export "
@@ -637,6 +645,15 @@ def load_members(path: str | os.PathLike, meta: dict, keys: tuple[str, ...], *, 
             )
         out[key] = _npy_as_recorded(member, found, entry, "its record")
     return out
+
+
+def _renamed_hint(path: str | os.PathLike, meta: dict) -> str:
+    """Why a member may be missing: the export renamed in part (its sidecar and main file, not
+    its members), else that it must be solved again."""
+    first = written_as(path, meta)
+    if first != Path(path).name:
+        return f" (the export was written as {first}: rename all of its files alike, or solve again)"
+    return "; solve again"
 
 
 def load_group(paths: list[str | os.PathLike], *, game: str | None = None) -> list[tuple[np.ndarray, dict]]:

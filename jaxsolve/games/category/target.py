@@ -298,25 +298,15 @@ def store_export(path, *, game: str, rules: CategoryRules | None = None) -> Path
     return out
 
 
-def _seal(record: dict, st) -> str:
-    """What a full check of a file notes beside it: its recorded SHA-256, its size and
-    modification time (a file changed since no longer matches the note)."""
-    return f"{record['sha256']} {st.st_size} {st.st_mtime_ns}"
-
-
 def seal_table(path) -> None:
     """Note every file of the export at ``path`` (in the solution store) as checked, as a full
-    check would (``mapped_layer``): for a table this process has just written from its solve."""
-    from jaxsolve.io import cache, export
+    check would (``verify.map_array``): for a table this process has just written from its solve."""
+    from jaxsolve.io import verify
 
-    p = Path(path)
-    meta = export.read_metadata(p)
-    members: dict = meta["members"] if isinstance(meta.get("members"), dict) else {}
-    for file, record in [(p, meta)] + [(export.member_path(p, k), r) for k, r in sorted(members.items())]:
-        cache.mark_sealed(file, _seal(record, file.stat()))
+    verify.seal_export(path)
 
 
-def load_table(path, *, game: str, rules: CategoryRules | None = None, layers=None, mmap: bool = False, kind: str = "target") -> LayerTables:
+def load_table(path, *, game: str, rules: CategoryRules | None = None, layers=None, mmap: bool = False, kind: str = "target", recompute: bool = True) -> LayerTables:
     """Read a ``save_table`` export of ``kind`` (``target`` or ``distribution``; the other kind
     is refused), checked: the sidecar's own hash, each layer read against its recorded size and
     SHA-256, the game and (where given) these ``rules``, the layer sizes and widths the rules
@@ -324,10 +314,15 @@ def load_table(path, *, game: str, rules: CategoryRules | None = None, layers=No
     ``V[0] = 1``; a distribution's rows each summing to 1 (within ``MASS_TOLERANCE``). ``layers``: the layer indices to read (default all);
     the others are ``None``. Probabilities come back as float32 (uint16 stores divided by 65535).
 
-    ``mmap``: each layer memory-mapped read-only (``mapped_layer``), so a question reads only the
-    rows it needs; checked in full once, then trusted by the note of that check where the file
-    lies in the solution store (its hash, size and modification time; ``cache.sealed``)."""
-    from jaxsolve.io import export
+    ``mmap``: each layer memory-mapped read-only (``verify.map_array``), so a question reads only
+    the rows it needs; a large file is hashed in full once, then trusted by the note of that
+    check where it lies in the solution store (its hash, size and modification time).
+
+    ``recompute`` (the default): every layer read proves itself on every load, note or not
+    (``check_sample``): a random sample of its rows (``verify.SAMPLE_ROWS``) is recomputed
+    from the rules and the next layer (read for the purpose where not asked for) and compared.
+    Off only for tables that no solver wrote (tests of the format)."""
+    from jaxsolve.io import export, verify
 
     if kind not in KINDS:
         raise JaxsolveError(f"a stored table is one of {', '.join(KINDS)}, got {kind!r}")
@@ -352,35 +347,126 @@ def load_table(path, *, game: str, rules: CategoryRules | None = None, layers=No
         raise JaxsolveError(f"{p} holds layers {first}..{nb}")
     lo, hi = (0.0, 1.0) if terminal is None else (float(terminal.min()), float(terminal.max()))
     shape = "step" if terminal is None and kind == "target" else "mass" if kind == "distribution" else None
-    out: list = [None] * (nb + 1)
-    if mmap:
-        members: dict = meta["members"] if isinstance(meta.get("members"), dict) else {}
-        for k in wanted:
+    members: dict = meta["members"] if isinstance(meta.get("members"), dict) else {}
+
+    def read(k: int):
+        """Layer ``k``, checked against its record (memory-mapped or read whole) and its range."""
+        if mmap:
             record = meta if k == first else members.get(f"layer_{k}")
             if not isinstance(record, dict):
                 raise JaxsolveError(f"{side} does not name the member array layer_{k} of this export")
             file = p if k == first else export.member_path(p, f"layer_{k}")
 
-            def check(v: np.ndarray, k: int = k) -> None:
+            def check(v: np.ndarray) -> None:
                 _check_layer(p, k, _Scaled(v) if store == "uint16" else v, lo, hi, shape)
 
-            a = mapped_layer(file, record, (sizes[k - first], widths[k - first]), store, check)
-            out[k] = _Scaled(a) if store == "uint16" else a
-        return LayerTables(rules, out, layer_rows(rules, prefilled), kind, float(meta.get("solve_seconds", 0.0)), terminal=terminal, prefilled=prefilled)
-    got: dict[int, np.ndarray] = {}
-    if first in wanted:
-        got[first] = export.load(p, game=game)[0]
-    later = [k for k in wanted if k != first]
-    if later:
-        loaded = export.load_members(p, meta, tuple(f"layer_{k}" for k in later), some=True)
-        got.update({k: loaded[f"layer_{k}"] for k in later})
-    for k, a in got.items():
+            a = verify.map_array(file, record, (sizes[k - first], widths[k - first]), store, check, name=export.written_as(p, meta, None if k == first else f"layer_{k}"))
+            return _Scaled(a) if store == "uint16" else a
+        a = export.load(p, game=game)[0] if k == first else export.load_members(p, meta, (f"layer_{k}",), some=True)[f"layer_{k}"]
         if a.shape != (sizes[k - first], widths[k - first]) or str(a.dtype) != store:
             raise JaxsolveError(f"{p}: layer {k} is {a.dtype} {a.shape}, its sidecar says {store} {(sizes[k - first], widths[k - first])}")
         v = a.astype(np.float32) / np.float32(U16) if store == "uint16" else a
         _check_layer(p, k, v, lo, hi, shape)
-        out[k] = v
-    return LayerTables(rules, out, layer_rows(rules, prefilled), kind, float(meta.get("solve_seconds", 0.0)), terminal=terminal, prefilled=prefilled)
+        return v
+
+    out: list = [None] * (nb + 1)
+    for k in wanted:
+        out[k] = read(k)
+    table = LayerTables(rules, out, layer_rows(rules, prefilled), kind, float(meta.get("solve_seconds", 0.0)), terminal=terminal, prefilled=prefilled)
+    if recompute:
+        extra = {k + 1: read(k + 1) for k in wanted if k < nb and out[k + 1] is None}  # the layer a read layer is recomputed from
+        check_sample(p, LayerTables(rules, [extra.get(k, v) for k, v in enumerate(out)], table.rows, kind, terminal=terminal, prefilled=prefilled),
+                     wanted, store, game=game)
+    return table
+
+
+RECOMPUTE_TOLERANCE = {"float64": 1e-9, "float32": 2e-5, "uint16": 4e-5}
+"""How far a stored row may lie from the row recomputed from the next stored layer (in units of
+the terminal's largest magnitude, at least 1): the store's rounding of the row and of the next
+layer (uint16: 1/131070 each) plus float32 arithmetic in the solve."""
+
+
+def end_row(table: LayerTables, width: int) -> np.ndarray:
+    """The row of every finished game: the terminal, else 1 at t = 0 (P(at least 0 more) and
+    P(0 more points)), 0 beyond."""
+    return np.asarray(table.terminal, np.float64) if table.terminal is not None else step_terminal(width)
+
+
+def check_sample(path, table: LayerTables, layers, store: str, *, game: str | None) -> None:
+    """The load check of ``jaxsolve.io.verify``: a random sample of rows of every layer in
+    ``layers`` recomputed from the rules (the last layer: the end row; every other from the
+    next layer of ``table``, ``recompute_rows``) and compared with the stored rows. Deepest
+    first, so that a wrong layer is named, not the one above it."""
+    from jaxsolve.io import verify
+
+    nb = table.rules.num_boxes
+    scale = 1.0 if table.terminal is None else max(1.0, float(np.abs(table.terminal).max()))
+    values = _policy_values(table, game) if table.kind == "distribution" and any(k < nb for k in layers) else None
+    for k in sorted(layers, reverse=True):
+        layer = table.layers[k]
+        rows = verify.sample_rows(len(layer))
+        stored = np.asarray(layer[rows], np.float64)
+        got = np.broadcast_to(end_row(table, stored.shape[1]), stored.shape) if k == nb else recompute_rows(table, k, rows, values)
+        verify.compare_rows(path, f"layer {k}", stored, got, RECOMPUTE_TOLERANCE[store] * scale)
+
+
+def _policy_values(table: LayerTables, game: str | None) -> np.ndarray:
+    """The expected-score values whose policy a distribution table follows (the float64 table
+    of the solution store, solved there if missing)."""
+    from jaxsolve.games.category import table_io
+
+    return np.asarray(table_io.solved(table.rules, game=game, dtype="float64").values, np.float64)
+
+
+def recompute_rows(table: LayerTables, k: int, rows, values: np.ndarray | None = None) -> np.ndarray:
+    """``[len(rows), width]`` float64: rows of layer ``k`` computed again in NumPy from the rows of
+    layer ``k + 1`` they reach (one turn each: ``turn_target_numpy``, or for a distribution
+    table ``distribution.turn_distribution_numpy`` under the policy of ``values``)."""
+    from jaxsolve.games.category.distribution import _pad_distribution, turn_distribution_numpy
+
+    rules = table.rules
+    f, u, h = (np.asarray(x)[np.asarray(rows, np.int64)] for x in sub_layer_states(rules, k, table.prefilled))
+    f, u, h = f.astype(np.int32), u.astype(np.int32), h.astype(np.int32)
+    mv = solver.moves(f, u, h, rules, xp=np)
+    reach = np.unique(np.asarray(mv.next_state)[np.asarray(mv.allowed)])
+    local = np.zeros(len(table.rows), np.int64)
+    local[reach] = np.arange(len(reach))  # the reached states' rows in ``prev``, gathered from the stored layer
+    prev = np.asarray(table.layers[k + 1][table.rows[reach]], np.float64)
+    width = _layer_width(table, k)
+    lead = max_turn_reward(rules)
+    if table.kind == "distribution":
+        assert values is not None
+        return turn_distribution_numpy(values, local, _pad_distribution(prev, lead, width), f, u, h, rules, width)
+    bounds = np.asarray([0.0, 1.0]) if table.terminal is None else np.asarray([table.terminal.min(), table.terminal.max()])
+    padded = (_pad_target if table.terminal is None else _pad_terminal)(prev, lead, width)
+    return turn_target_numpy(bounds, local, padded, f, u, h, rules, width)
+
+
+def turn_target_numpy(values, rows, prev_padded, filled, upper, all_same_held, rules: CategoryRules, width: int) -> np.ndarray:
+    """``turn_target`` in NumPy (float64, eagerly) for a batch of states: the same stages (the
+    best box per target after each throw, ``dice.reroll`` per re-throw, the mean over the first
+    throw), each throw's shifted next-state vector read from a sliding window over
+    ``prev_padded``."""
+    sp = tables.space(rules.dice)
+    lead = max_turn_reward(rules)
+    window = np.lib.stride_tricks.sliding_window_view(prev_padded, width, axis=1)  # [rows, lead + 1, width]
+    mv = solver.moves(filled, upper, all_same_held, rules, xp=np)
+    nrow = np.clip(rows[np.asarray(mv.next_state)], 0, len(prev_padded) - 1)
+    allowed = np.asarray(mv.allowed)
+
+    def final(first_throw: bool) -> np.ndarray:
+        start = np.clip(lead - np.asarray(mv.score(first_throw)).astype(np.int64), 0, lead)
+        best = np.full(nrow.shape[1:] + (width,), -1.0)
+        for b in range(rules.num_boxes):
+            best = np.maximum(best, np.where(allowed[b][..., None], window[nrow[b], start[b]], -1.0))
+        return best
+
+    current = final(rules.throws == 1)
+    for _ in range(rules.throws - 1):
+        current = dice.reroll(sp, current, xp=np)
+    if rules.throws > 1 and rules.has_instant_bonus:
+        current = np.maximum(current, final(True))
+    return np.clip(dice.throw_mean(sp, current, xp=np), values[0], values[1])
 
 
 MASS_TOLERANCE = 1e-4
@@ -416,53 +502,6 @@ class _Scaled:
 
     def __getitem__(self, index) -> np.ndarray:
         return np.asarray(self.raw[index], np.float32) / np.float32(U16)
-
-
-def mapped_layer(path: Path, record: dict, shape: tuple[int, int], dtype: str, check: Callable[[np.ndarray], None]) -> np.ndarray:
-    """The ``.npy`` file ``path`` memory-mapped read-only, refused unless it is the array its
-    sidecar's ``record`` names (file name, byte size, SHA-256) of ``shape`` and ``dtype``, with
-    values that pass ``check``. The hash and ``check`` read the whole file; where it lies in the
-    solution store, that full check is noted beside it (``cache.mark_sealed``: its hash, size and
-    modification time) and a later read of the same file trusts the note instead (a few
-    milliseconds instead of seconds for a Yahtzee layer of 417 MB)."""
-    import hashlib
-
-    from jaxsolve.io import cache, export
-
-    if record.get("file") != path.name or not isinstance(record.get("sha256"), str) or not isinstance(record.get("npy_bytes"), int):
-        raise JaxsolveError(f"{export.sidecar_path(path)} lacks a valid record of {path.name}")
-    try:
-        st = path.stat()
-    except OSError:
-        raise JaxsolveError(f"{path} is missing; export the table again") from None
-    if st.st_size != record["npy_bytes"]:
-        raise JaxsolveError(f"{path} does not match its sidecar ({st.st_size:,} bytes, the sidecar says {record['npy_bytes']:,}): out of step; export again")
-    seal = _seal(record, st)
-    try:
-        in_store = path.resolve().is_relative_to((cache.root() / cache.TABLES).resolve())
-    except OSError:
-        in_store = False
-    known = in_store and cache.sealed(path, seal)
-    try:
-        if not known:
-            with open(path, "rb") as fh:
-                if not fh.read(len(export.NPY_MAGIC)) == export.NPY_MAGIC:
-                    raise JaxsolveError(f"{path} is not a .npy array")
-                fh.seek(0)
-                if hashlib.file_digest(fh, "sha256").hexdigest() != record["sha256"]:
-                    raise JaxsolveError(f"{path} does not match its sidecar (SHA-256 differs): out of step, e.g. an interrupted write; export again")
-        a = np.load(path, mmap_mode="r", allow_pickle=False)
-    except OSError as exc:
-        raise JaxsolveError(f"cannot read {path}: {exc.strerror or exc}") from None
-    except ValueError as exc:
-        raise JaxsolveError(f"{path} is not a readable .npy array: {exc}") from None
-    if a.shape != tuple(shape) or str(a.dtype) != dtype:
-        raise JaxsolveError(f"{path}: {a.dtype} {list(a.shape)}, its sidecar says {dtype} {list(shape)}")
-    if not known:
-        check(a)
-        if in_store:
-            cache.mark_sealed(path, seal)
-    return a
 
 
 @dataclass(frozen=True)

@@ -13,10 +13,10 @@ every solved layer, its largest first, as members (``main_layer``). The sidecar,
 the tie rule, the dtype and the layer plans, so until a solve has finished there is no entry
 (``load`` answers None) and a layer of another solve is refused.
 
-``load`` memory-maps every layer (``target.mapped_layer``): each checked in full once (its
-SHA-256, values finite and in [0, 1], the last layer the end of the game), noted as checked
-beside it (``cache.mark_sealed``) and trusted by that note afterwards; on every load a few rows
-of each layer are recomputed from the layer below (one turn in NumPy) and compared.
+``load`` memory-maps every layer (``verify.map_array``): each checked in full (its SHA-256,
+values finite and in [0, 1], the last layer the end of the game), a large one once, then trusted
+by the note of that check beside it; on every load, note or not, a random sample of rows of every
+layer (``verify.sample_rows``) is recomputed from the layer below (one turn in NumPy) and compared.
 """
 
 from __future__ import annotations
@@ -33,8 +33,6 @@ from jaxsolve.games.category.distribution import max_turn_reward
 from jaxsolve.games.category.rules import CategoryRules
 
 DTYPES = ("float32", "float64")
-CHECK_ROWS = 2
-"""Rows of each layer recomputed from the layer below on every ``load``."""
 CHECK_TOLERANCE = {"float32": 2e-5, "float64": 1e-12}
 """How far a recomputed row may differ from the stored one (the solve and the check sum the
 same terms in other orders; float32 rounding over 26 layers stays below 1e-6)."""
@@ -207,9 +205,8 @@ class Writer:
 
     def finish(self, table: twoplayer.TwoPlayerTables) -> list[Path]:
         """Write the first layer and the sidecar (naming every layer), and note every file as
-        checked (``target.seal_table``: a first ``load`` does not hash 8 GB again)."""
-        from jaxsolve.games.category import target
-        from jaxsolve.io import export
+        checked (``verify.seal_export``: a first ``load`` does not hash 8 GB again)."""
+        from jaxsolve.io import export, verify
 
         missing = [p.n for p in self.plans if p.n != self.main and f"layer_{p.n}" not in self.records]
         if self.first is None or missing:
@@ -234,7 +231,7 @@ class Writer:
             "device": table.device,
         }
         paths = export.save_with_members(self.path, self.first, meta, self.records)
-        target.seal_table(self.path)
+        verify.seal_export(self.path)
         self.bytes += int(export.read_metadata(self.path)["npy_bytes"])
         return paths
 
@@ -266,10 +263,9 @@ def load(rules: CategoryRules, tie: str, game: str, *, dtype: str = "float32", p
     (``JaxsolveError``) when broken or not this game's: the sidecar's own hash, the game, every
     rules field, the tie rule and dtype, the layer plans and sheet counts the rules give, each
     layer's file name, size and SHA-256 (checked once, then trusted by its note), values in
-    [0, 1], the last layer the end of the game, and ``CHECK_ROWS`` rows of each layer
-    recomputed from the layer below."""
-    from jaxsolve.games.category import target
-    from jaxsolve.io import export
+    [0, 1], the last layer the end of the game, and a random sample of rows of each layer
+    (``verify.sample_rows``) recomputed from the layer below."""
+    from jaxsolve.io import export, verify
 
     p = store_path(game, rules, tie, dtype, open_boxes) if path is None else Path(path)
     if not p.exists() and not p.is_symlink():
@@ -297,11 +293,12 @@ def load(rules: CategoryRules, tie: str, game: str, *, dtype: str = "float32", p
         def check(v: np.ndarray, plan: twoplayer.LayerPlan = plan, file: Path = file) -> None:
             _check_values(file, v, plan, twoplayer.TIES[tie] if plan is last else None)
 
-        layers[plan.n] = target.mapped_layer(file, record, (plan.pairs, plan.width), dtype, check)
+        name = export.written_as(p, meta, None if plan.n == main else f"layer_{plan.n}")
+        layers[plan.n] = verify.map_array(file, record, (plan.pairs, plan.width), dtype, check, name=name)
     table = twoplayer.TwoPlayerTables(rules, tie, sheets, plans, layers, float(meta.get("solve_seconds", 0.0)),
                                       float(meta.get("compile_seconds", 0.0)), str(meta.get("device", "")))
     for plan in reversed(plans[:-1]) if not rules.has_instant_bonus else ():  # deepest first: a wrong layer is named, not the one above it
-        _check_rows(p, table, plan, CHECK_ROWS, CHECK_TOLERANCE[dtype])
+        _check_rows(p, table, plan, CHECK_TOLERANCE[dtype])
     return table
 
 
@@ -337,12 +334,10 @@ def recompute_rows(table: twoplayer.TwoPlayerTables, n: int, rows) -> np.ndarray
     return np.asarray(dice.throw_mean(sp, stage, xp=np), np.float64).reshape(len(rows), p.width)
 
 
-def _check_rows(path: Path, table: twoplayer.TwoPlayerTables, p: twoplayer.LayerPlan, count: int, tolerance: float) -> None:
-    """``count`` rows of layer ``p`` (spread over it, the first and the last among them)
-    recomputed from the layer below and compared with the stored ones."""
-    rows = np.unique(np.linspace(0, p.pairs - 1, max(count, 1)).round().astype(np.int64))
-    got = recompute_rows(table, p.n, rows)
-    stored = np.asarray(table.layers[p.n][rows], np.float64)
-    worst = float(np.abs(got - stored).max(initial=0.0))
-    if not worst <= tolerance:
-        raise JaxsolveError(f"{path}: layer {p.n} does not follow from layer {p.n + 1} (rows recomputed differ by {worst:.3g})")
+def _check_rows(path: Path, table: twoplayer.TwoPlayerTables, p: twoplayer.LayerPlan, tolerance: float) -> None:
+    """A random sample of rows of layer ``p`` (``verify.sample_rows``) recomputed from the layer
+    below and compared with the stored ones."""
+    from jaxsolve.io import verify
+
+    rows = verify.sample_rows(p.pairs)
+    verify.compare_rows(path, f"layer {p.n}", table.layers[p.n][rows], recompute_rows(table, p.n, rows), tolerance)

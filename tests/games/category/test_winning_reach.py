@@ -4,6 +4,7 @@ compiled step for many positions, and the table answer from a memory-mapped targ
 in the solution store (checked in full once, then trusted by its note)."""
 
 import hashlib
+import os
 
 import numpy as np
 import pytest
@@ -17,7 +18,7 @@ from jaxsolve.games.category import winning as W
 from jaxsolve.games.category.position import Position
 from jaxsolve.games.category.rules import CategoryRules
 from jaxsolve.games.category.sheet import Box, face_boxes
-from jaxsolve.io import cache
+from jaxsolve.io import cache, verify
 
 RULES = CategoryRules(dice=3, throws=3, joker="forced", upper_threshold=6, extra_bonus=10)
 # (filled boxes, upper total, all-same box holds): the upper total 4 and the all-same box (11)
@@ -131,19 +132,41 @@ def test_table_answer_from_the_stored_table(store):
     assert isinstance(layer, np.memmap)
 
 
-def test_a_stored_layer_is_hashed_once_then_trusted_until_it_changes(store, monkeypatch):
+def test_a_large_stored_layer_is_hashed_once_but_its_rows_are_recomputed_on_every_load(store, monkeypatch):
+    monkeypatch.setattr(verify, "WHOLE_HASH_BYTES", 0)  # every file counts as large: noted once hashed
+    verify.seal_export(store)
     member = store.with_name(store.stem + "-layer_3.npy")
-    assert cache.sealed(member, TG._seal(_record(store, 3), member.stat()))  # the command noted what it wrote as checked
+    assert cache.sealed(member, verify.seal_of(_record(store, 3), member.stat()))
 
     def no_hashing(*args, **kwargs):
         raise AssertionError("hashed again")
 
-    monkeypatch.setattr(hashlib, "file_digest", no_hashing)
-    TG.load_table(store, game="kniffel", rules=SMALL, layers=[3], mmap=True)  # the note stands for the hash
-    monkeypatch.undo()
+    with monkeypatch.context() as m:
+        m.setattr(hashlib, "file_digest", no_hashing)
+        TG.load_table(store, game="kniffel", rules=SMALL, layers=[3], mmap=True)  # the note stands for the hash
+    # altered in place, size and modification time kept: the note still matches, the recomputed rows do not
+    st = member.stat()
+    a = np.load(member)
+    a[:, 1:] *= np.float32(0.9)
+    np.save(member, a)
+    os.utime(member, ns=(st.st_atime_ns, st.st_mtime_ns))
+    assert cache.sealed(member, verify.seal_of(_record(store, 3), member.stat()))
+    with pytest.raises(JaxsolveError, match="layer 3 does not follow from the rules"):
+        TG.load_table(store, game="kniffel", rules=SMALL, layers=[3], mmap=True)
+    # a changed time: hashed again, refused on its SHA-256
+    os.utime(member)
+    with pytest.raises(JaxsolveError, match="SHA-256"):
+        TG.load_table(store, game="kniffel", rules=SMALL, layers=[3], mmap=True)
+
+
+def test_a_small_stored_layer_is_hashed_on_every_load(store):
+    member = store.with_name(store.stem + "-layer_3.npy")
+    assert not cache.sealed(member, verify.seal_of(_record(store, 3), member.stat()))
+    st = member.stat()
     data = bytearray(member.read_bytes())
-    data[-4:] = np.float32(0.5).tobytes()  # same size, another value: a changed file, not the one noted
+    data[-4:] = np.float32(0.5).tobytes()
     member.write_bytes(bytes(data))
+    os.utime(member, ns=(st.st_atime_ns, st.st_mtime_ns))
     with pytest.raises(JaxsolveError, match="SHA-256"):
         TG.load_table(store, game="kniffel", rules=SMALL, layers=[3], mmap=True)
 
