@@ -413,9 +413,9 @@ def check_sample(path, table: LayerTables, layers, store: str, *, game: str | No
 def _policy_values(table: LayerTables, game: str | None) -> np.ndarray:
     """The expected-score values whose policy a distribution table follows (the float64 table
     of the solution store, solved there if missing)."""
-    from jaxsolve.games.category import table_io
+    from jaxsolve.games.category import solutions, table_io
 
-    return np.asarray(table_io.solved(table.rules, game=game, dtype="float64").values, np.float64)
+    return solutions.host_values(table_io.solved(table.rules, game=game, dtype="float64"), table.rules, np.float64)
 
 
 def recompute_rows(table: LayerTables, k: int, rows, values: np.ndarray | None = None) -> np.ndarray:

@@ -17,12 +17,12 @@ from jaxsolve import games
 from jaxsolve.cli import app
 from jaxsolve.errors import JaxsolveError
 from jaxsolve.games.category import distribution as D
-from jaxsolve.games.category import solutions, solver, table_io, tables
+from jaxsolve.games.category import solutions, solver, table_io
 from jaxsolve.games.category import target as TG
 from jaxsolve.games.category import winning as W
 from jaxsolve.games.category.position import parse_position, parse_state
 from jaxsolve.games.category.rules import CategoryRules
-from jaxsolve.io import cache
+from jaxsolve.io import cache, verify
 from winning_reference import opponent_final
 
 RULES3 = CategoryRules(dice=3, throws=3, joker="forced", upper_threshold=6, extra_bonus=10)
@@ -64,7 +64,7 @@ def saved(tmp_path, random_dist):
 
 @pytest.mark.parametrize("mmap", [False, True])
 def test_stored_rows_are_the_float64_rows_rounded_to_float32(saved, random_dist, mmap):
-    back = TG.load_table(saved, game="kniffel", rules=RULES3, mmap=mmap, kind="distribution")
+    back = TG.load_table(saved, game="kniffel", rules=RULES3, mmap=mmap, kind="distribution", recompute=False)  # random rows: no solver's
     assert back.kind == "distribution" and back.prefilled == MASK
     for k in range(bin(MASK).count("1"), RULES3.num_boxes + 1):
         ref, got = random_dist.layers[k], np.asarray(back.layers[k][:], np.float64)
@@ -89,9 +89,9 @@ def test_the_other_kind_or_an_altered_file_is_refused(tmp_path, saved, random_di
     data[-3] ^= 1
     member.write_bytes(bytes(data))
     with pytest.raises(JaxsolveError, match="layer_12") as err:
-        TG.load_table(saved, game="kniffel", layers=[12], mmap=True, kind="distribution")
+        TG.load_table(saved, game="kniffel", layers=[12], mmap=True, kind="distribution", recompute=False)
     assert "\n" not in str(err.value)
-    TG.load_table(saved, game="kniffel", layers=[11], mmap=True, kind="distribution")  # the other layers still read
+    TG.load_table(saved, game="kniffel", layers=[10], mmap=True, kind="distribution", recompute=False)  # the other layers still read
 
 
 def _opponent(open_boxes=OPEN):
@@ -107,9 +107,10 @@ def _store(folder, table) -> None:
     TG.seal_table(path)
 
 
-def test_an_opponent_row_is_read_from_the_store(tmp_path, random_dist, monkeypatch):
+def test_an_opponent_row_is_read_from_the_store(tmp_path, solved, monkeypatch):
     """``remaining_distribution`` reads the stored row where the store holds the table: no engine
-    is called, no score table needed."""
+    is called (the load's check recomputes its sample of rows with the score table's policy)."""
+    _, dist = solved
 
     def no_engine(*args, **kwargs):
         raise AssertionError("computed, not read from the table")
@@ -118,11 +119,45 @@ def test_an_opponent_row_is_read_from_the_store(tmp_path, random_dist, monkeypat
     monkeypatch.setattr(D, "distribution", no_engine)
     try:
         cache.configure(tmp_path)
-        _store(tmp_path, random_dist)
+        _store(tmp_path, dist)
         got = W.remaining_distribution(RULES3, _opponent(), game="kniffel", engine="auto")
     finally:
         cache.configure(None)
-    np.testing.assert_array_equal(got, random_dist.at(MASK, 0, 0).astype(np.float32).astype(np.float64))
+    np.testing.assert_array_equal(got, dist.at(MASK, 0, 0).astype(np.float32).astype(np.float64))
+
+
+def test_a_resealed_or_altered_in_place_table_is_refused(tmp_path, solved, monkeypatch):
+    """A layer scaled by 0.9 and written again with a new sidecar (every hash right), and a layer
+    altered in place with its size and time kept after its check was noted: both refused by the
+    rows recomputed on loading, in one line."""
+    _, dist = solved
+    nb = RULES3.num_boxes
+    k = nb - 2
+    altered = D.LayerTables(RULES3, list(dist.layers), dist.rows, "distribution", prefilled=MASK)
+    altered.layers[k] = dist.layers[k].copy()
+    altered.layers[k][:, 1:] *= 0.9
+    altered.layers[k][:, 0] = 1.0 - altered.layers[k][:, 1:].sum(1)  # rows still sum to 1
+    resealed = tmp_path / "resealed.npy"
+    TG.save_table(resealed, altered, game="kniffel")
+    with pytest.raises(JaxsolveError, match=f"layer {k} does not follow from the rules") as err:
+        TG.load_table(resealed, game="kniffel", rules=RULES3, layers=[k], mmap=True, kind="distribution")
+    assert "\n" not in str(err.value)
+    monkeypatch.setattr(verify, "WHOLE_HASH_BYTES", 0)  # every file counts as large: trusted by its note once hashed
+    try:
+        cache.configure(tmp_path / "store")
+        _store(tmp_path, dist)
+        path = TG.store_path("kniffel", RULES3, "distribution")
+        TG.load_table(path, game="kniffel", rules=RULES3, layers=[k], mmap=True, kind="distribution")
+        member = path.with_name(f"{path.stem}-layer_{k}.npy")
+        st = member.stat()
+        a = np.load(member)
+        a[::-1] = a.copy()  # every row moved, sizes and sums kept
+        np.save(member, a)
+        os.utime(member, ns=(st.st_atime_ns, st.st_mtime_ns))
+        with pytest.raises(JaxsolveError, match=f"layer {k} does not follow from the rules"):
+            TG.load_table(path, game="kniffel", rules=RULES3, layers=[k], mmap=True, kind="distribution")
+    finally:
+        cache.configure(None)
 
 
 @pytest.fixture(scope="module")
@@ -168,34 +203,19 @@ ME = "ones=1 twos=4 threes=9 fours=12 fives=15 sixes=18 full_house=23"
 OPPS = ("start 0", "ones=3 yacht=50 53")  # the start, and two boxes filled
 
 
-def _random_score_table(rules, seed: int) -> solver.Solution:
-    """A score table that passes the store's checks: random values at every reachable state
-    (NaN elsewhere, 0 for the full sheet), the last two layers the rules' own (the loader's spot check)."""
-    rng = np.random.default_rng(seed)
-    values = np.where(table_io.reachable_mask(rules), rng.uniform(0.0, 300.0, tables.state_shape(rules)), np.nan)
-    values[rules.full_mask] = 0.0
-    for layer in (rules.num_boxes - 1, rules.num_boxes - 2):
-        f, u, h = (x.astype(np.int64) for x in tables.layer_states(rules, layer))
-        values[f, u, h] = solver.state_values(np.nan_to_num(values.reshape(-1), nan=0.0), f, u, h, rules, "score", xp=np)
-    return solver.Solution(rules, "score", values)
-
-
 @pytest.fixture(scope="module")
 def yacht_store(tmp_path_factory):
-    """A solution store of Yacht (12 boxes, no bonus: a whole game small enough to store here)
-    with a random score table, a random target table and a random distribution table."""
+    """A solution store of Yacht (12 boxes, no bonus: a whole game small enough to solve here in
+    seconds) with the float64 score table and the whole game's target and distribution tables,
+    each written by its command."""
     folder = tmp_path_factory.mktemp("store")
     rules = games.get_game("yacht").get_rules("yacht")
-    rng = np.random.default_rng(5)
-    sol = _random_score_table(rules, seed=3)
+    for command in (["solve", "yacht", "--x64"], ["target-table", "yacht"], ["distribution-table", "yacht"]):
+        res = CliRunner().invoke(app, [*command, "--cache-dir", str(folder), "--quiet", "--json"])
+        assert res.exit_code == 0, res.output
     try:
         cache.configure(folder)
-        path = cache.entry_path("yacht", rules, "score", "float64")
-        path.parent.mkdir(parents=True)
-        table_io.save_solution(path, sol, game="yacht")
-        for kind in TG.KINDS:
-            TG.save_table(TG.store_path("yacht", rules, kind), _random_layers(rules, rng, kind), game="yacht", store="float32")
-            TG.seal_table(TG.store_path("yacht", rules, kind))
+        sol = table_io.load_solution(cache.entry_path("yacht", rules, "score", "float64"), game="yacht")
     finally:
         cache.configure(None)
     return folder, rules, sol

@@ -66,7 +66,9 @@ def test_tampered_or_foreign_tables_are_refused(tmp_path, table):
     member.write_bytes(bytes(data))
     with pytest.raises(JaxsolveError, match="layer_12"):
         TG.load_table(path, game="kniffel", layers=[12])
-    TG.load_table(path, game="kniffel", layers=[11])  # the other layers still read
+    with pytest.raises(JaxsolveError, match="layer_12"):
+        TG.load_table(path, game="kniffel", layers=[11])  # layer 11 is checked against layer 12, read for it
+    TG.load_table(path, game="kniffel", layers=[10])  # the others still read
     with pytest.raises(JaxsolveError, match="no such"):
         TG.load_table(tmp_path / "none.npy", game="kniffel")
 

@@ -6,6 +6,7 @@ from the stored table the same game for game as from the in-memory one."""
 from __future__ import annotations
 
 import json
+import os
 import shutil
 from pathlib import Path
 
@@ -16,7 +17,7 @@ from typer.testing import CliRunner
 from jaxsolve.cli import app
 from jaxsolve.errors import JaxsolveError
 from jaxsolve.games.category import family_commands, twoplayer, twoplayer_store, yacht
-from jaxsolve.io import export
+from jaxsolve.io import export, verify
 
 TINY = yacht.reduced(2, ("choice",), name="yacht-reduced-2-dice-choice")
 """Two dice, the six upper boxes and Choice: 485,217 state-lead values, a second to solve."""
@@ -143,7 +144,7 @@ def _missing(path: Path) -> None:
         (_swap, "does not match its sidecar"),
         (_edit_sidecar, "has been edited"),
         (_missing, "is missing"),
-        (_shifted, "layer 6 does not follow from layer 7"),
+        (_shifted, "layer 6 does not follow from the rules"),
         (_above_one, "layer 9 holds values outside"),
         (_wrong_end, "is not the end of the game"),
     ],
@@ -170,9 +171,11 @@ def test_a_foreign_table_is_refused(stored):
 
 def test_the_command_stores_a_sealed_table_that_a_changed_file_breaks(tmp_path, monkeypatch):
     """In the solution store: written by the command, every file noted as checked (a load reads
-    no layer in full), and a layer changed afterwards (its size and time no longer those noted)
-    checked in full again and refused."""
+    no layer in full), a layer whose middle rows were turned round in place with its size and
+    time kept refused by the rows recomputed on every load, and a layer changed afterwards (its
+    size and time no longer those noted) checked in full again and refused."""
     monkeypatch.setenv("JAXSOLVE_CACHE", str(tmp_path))
+    monkeypatch.setattr(verify, "WHOLE_HASH_BYTES", 0)  # every file counts as large: noted once checked
     report = family_commands.twoplayer_table_command(TINY, game="yacht", dtype=np.float32, device=None, quiet=True, ties="win",
                                                      max_memory=256, chunk=8)
     path = twoplayer_store.store_path("yacht", TINY, "win")
@@ -188,6 +191,16 @@ def test_the_command_stores_a_sealed_table_that_a_changed_file_breaks(tmp_path, 
         table = twoplayer_store.load(TINY, "win", "yacht")
     assert table is not None and table.start == report.data["start"]
     assert twoplayer_store.load(TINY, "share", "yacht") is None
+    n = max(table.plans[:-1], key=lambda p: p.pairs).n
+    member = export.member_path(path, f"layer_{n}")
+    st = member.stat()
+    layer = np.load(member)
+    middle = slice(len(layer) // 4, 3 * len(layer) // 4)
+    layer[middle] = layer[middle][::-1].copy()
+    np.save(member, layer)
+    os.utime(member, ns=(st.st_atime_ns, st.st_mtime_ns))
+    with pytest.raises(JaxsolveError, match=f"layer {n} does not follow from the rules"):
+        twoplayer_store.load(TINY, "win", "yacht")
     _flip(path)
     with pytest.raises(JaxsolveError, match="SHA-256 differs"):
         twoplayer_store.load(TINY, "win", "yacht")

@@ -172,7 +172,7 @@ OPPS = ("aces=3 twos=4 threes=9 fours=16 fives=10 sixes=24 chance=23 three_kind=
         "aces=1 twos=6 threes=6 fours=12 three_kind=15 four_kind=20 full_house=25 small_straight=30 large_straight=40 160")
 @pytest.fixture(scope="module")
 def store(tmp_path_factory):
-    """A solution store holding a random Yahtzee score table and a step target table of the
+    """A solution store holding a random Yahtzee score table and the step target table of the
     subgame of my sheet (the whole game's table is 1.7 GB; the store's reader takes a subgame's
     the same way), both noted as checked."""
     folder = tmp_path_factory.mktemp("store")
@@ -184,15 +184,7 @@ def store(tmp_path_factory):
         path.parent.mkdir(parents=True)
         table_io.save_solution(path, sol, game="kniffel")
         filled = parse_position(ME, rules).filled
-        rng = np.random.default_rng(2)
-        lengths = D.support_lengths(rules)
-        layers: list = [None] * (rules.num_boxes + 1)
-        for k in range(bin(filled).count("1"), rules.num_boxes + 1):
-            n = len(D.sub_layer_states(rules, k, filled)[0])
-            step = np.sort(rng.uniform(0.0, 1.0, (n, lengths[k])), axis=1)[:, ::-1]  # P(at least t more): non-increasing in t
-            step[:, 0] = 1.0
-            layers[k] = step if k < rules.num_boxes else np.ones((n, 1))
-        table = D.LayerTables(rules, layers, D.layer_rows(rules, filled), "target", prefilled=filled)
+        table = TG.solve_target(rules, dtype="float32", prefilled=filled)  # solved: the loader recomputes a sample of its rows
         TG.save_table(TG.store_path("kniffel", rules), table, game="kniffel")
         TG.seal_table(TG.store_path("kniffel", rules))
     finally:
