@@ -89,3 +89,20 @@ def test_cli_target_table_and_advice(tmp_path):
     assert bad.exit_code == 1 and "covers only" in bad.output and "Traceback" not in bad.output
     bad = runner.invoke(app, [*args, "--table", str(tmp_path / "none.npy")])
     assert bad.exit_code == 1 and "no such target table" in bad.output
+
+
+def test_a_layer_scaled_and_resealed_is_refused(tmp_path, table):
+    """A layer scaled by 0.9 (t > 0) and the export written again whole, so that its sidecar and
+    every hash are right and its values in range and non-increasing: refused on loading by the
+    rows recomputed from the rules, in one line."""
+    k = bin(MASK).count("1") + 1
+    layers = list(table.layers)
+    layers[k] = table.layers[k].copy()
+    layers[k][:, 1:] *= 0.9
+    path = tmp_path / "scaled.npy"
+    TG.save_table(path, TG.LayerTables(RULES, layers, table.rows, "target", prefilled=MASK), game="kniffel")
+    for mmap in (False, True):
+        with pytest.raises(JaxsolveError, match=f"layer {k} does not follow from the rules") as err:
+            TG.load_table(path, game="kniffel", rules=RULES, layers=[k], mmap=mmap)
+        assert "\n" not in str(err.value)
+    TG.load_table(path, game="kniffel", rules=RULES, layers=[k + 1])  # the layers below still read
