@@ -747,3 +747,28 @@ def test_a_preset_name_is_checked_against_the_presets_the_loader_gives(tmp_path)
     export.check_preset_name(path, "raab", raab_rules.PRESETS["pig"].replace(goal=50), raab_rules.PRESETS)  # not a preset's name
     with pytest.raises(JaxsolveError, match="named 'piglet', a preset of raab, but differ from that preset"):
         export.check_preset_name(path, "raab", renamed, raab_rules.PRESETS)
+
+
+def _rename_export(src, dst, *, members: bool = True) -> None:
+    """Rename the export ``src`` (its array, sidecar and, with ``members``, its member files) to ``dst``."""
+    for f in sorted(src.parent.glob(src.stem + "*")):
+        if f.suffix in (".npy", ".json") and (members or f.name in (src.name, export.sidecar_path(src).name)):
+            f.rename(dst.with_name(dst.stem + f.name[len(src.stem):]))
+
+
+def test_an_export_renamed_as_a_whole_loads_and_one_renamed_in_part_says_why(tmp_path):
+    """Every file of an export of several arrays renamed alike (``X*.npy`` -> ``Y*.npy``): read
+    back as written, its hashes proving the content. The array and sidecar renamed without the
+    members: refused in one line naming the name it was written under."""
+    src = tmp_path / "x.npy"
+    first, second = np.arange(6.0).reshape(2, 3), np.ones((4,), np.float32)
+    export.save_members(src, first, {"game": "kniffel"}, {"second": second})
+    whole = tmp_path / "renamed.npy"
+    _rename_export(src, whole)
+    array, meta = export.load(whole)
+    assert np.array_equal(array, first) and np.array_equal(export.load_members(whole, meta, ("second",))["second"], second)
+    part = tmp_path / "part.npy"
+    _rename_export(whole, part, members=False)
+    with pytest.raises(JaxsolveError, match=r"member file part-second.npy is missing \(the export was written as x.npy: rename all of its files alike") as err:
+        export.load_members(part, export.load(part)[1], ("second",))
+    assert "\n" not in str(err.value)

@@ -259,7 +259,8 @@ def save(game: str, rules: CategoryRules, *, tie: str = "share", dtype=np.float3
 def load(rules: CategoryRules, tie: str, game: str, *, dtype: str = "float32", path: Path | None = None,
          open_boxes: int | None = None) -> twoplayer.TwoPlayerTables | None:
     """The stored two-player game of ``rules`` under the tie rule ``tie`` (with ``open_boxes``:
-    its end-game set; every layer, memory-mapped read-only), or None when the store holds none. Refused with one clear line
+    its end-game set; every layer, memory-mapped read-only), or None when the store holds none
+    (or is off: ``--no-cache``). Refused with one clear line
     (``JaxsolveError``) when broken or not this game's: the sidecar's own hash, the game, every
     rules field, the tie rule and dtype, the layer plans and sheet counts the rules give, each
     layer's file name, size and SHA-256 (checked once, then trusted by its note), values in
@@ -267,6 +268,10 @@ def load(rules: CategoryRules, tie: str, game: str, *, dtype: str = "float32", p
     (``verify.sample_rows``) recomputed from the layer below."""
     from jaxsolve.io import export, verify
 
+    from jaxsolve.io import cache
+
+    if path is None and not cache.enabled():  # --no-cache: the store is not read
+        return None
     p = store_path(game, rules, tie, dtype, open_boxes) if path is None else Path(path)
     if not p.exists() and not p.is_symlink():
         return None

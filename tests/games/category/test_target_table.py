@@ -106,3 +106,14 @@ def test_a_layer_scaled_and_resealed_is_refused(tmp_path, table):
             TG.load_table(path, game="kniffel", rules=RULES, layers=[k], mmap=mmap)
         assert "\n" not in str(err.value)
     TG.load_table(path, game="kniffel", rules=RULES, layers=[k + 1])  # the layers below still read
+
+
+@pytest.mark.parametrize("mmap", [False, True])
+def test_a_table_renamed_as_a_whole_loads(tmp_path, table, mmap):
+    path = tmp_path / "t.npy"
+    TG.save_table(path, table, game="kniffel")
+    for f in sorted(tmp_path.glob("t*")):
+        f.rename(tmp_path / ("renamed" + f.name[1:]))
+    back = TG.load_table(tmp_path / "renamed.npy", game="kniffel", rules=RULES, mmap=mmap)
+    k = RULES.num_boxes - 1
+    assert np.array_equal(np.asarray(back.layers[k][:]), table.layers[k].astype(np.float32))

@@ -17,7 +17,7 @@ from typer.testing import CliRunner
 from jaxsolve.cli import app
 from jaxsolve.errors import JaxsolveError
 from jaxsolve.games.category import family_commands, twoplayer, twoplayer_store, yacht
-from jaxsolve.io import export, verify
+from jaxsolve.io import cache, export, verify
 
 TINY = yacht.reduced(2, ("choice",), name="yacht-reduced-2-dice-choice")
 """Two dice, the six upper boxes and Choice: 485,217 state-lead values, a second to solve."""
@@ -191,6 +191,11 @@ def test_the_command_stores_a_sealed_table_that_a_changed_file_breaks(tmp_path, 
         table = twoplayer_store.load(TINY, "win", "yacht")
     assert table is not None and table.start == report.data["start"]
     assert twoplayer_store.load(TINY, "share", "yacht") is None
+    try:
+        cache.configure(tmp_path, enabled=False)  # --no-cache: the store is not read
+        assert twoplayer_store.load(TINY, "win", "yacht") is None
+    finally:
+        cache.configure(None)
     n = max(table.plans[:-1], key=lambda p: p.pairs).n
     member = export.member_path(path, f"layer_{n}")
     st = member.stat()
