@@ -437,28 +437,34 @@ def recompute_rows(table: LayerTables, k: int, rows, values: np.ndarray | None =
     if table.kind == "distribution":
         assert values is not None
         return turn_distribution_numpy(values, local, _pad_distribution(prev, lead, width), f, u, h, rules, width)
-    bounds = np.asarray([0.0, 1.0]) if table.terminal is None else np.asarray([table.terminal.min(), table.terminal.max()])
+    lo, hi = (0.0, 1.0) if table.terminal is None else (float(table.terminal.min()), float(table.terminal.max()))
     padded = (_pad_target if table.terminal is None else _pad_terminal)(prev, lead, width)
-    return turn_target_numpy(bounds, local, padded, f, u, h, rules, width)
+    return turn_target_numpy(rules, local, padded, f, u, h, lo, hi)
 
 
-def turn_target_numpy(values, rows, prev_padded, filled, upper, all_same_held, rules: CategoryRules, width: int) -> np.ndarray:
-    """``turn_target`` in NumPy (float64, eagerly) for a batch of states: the same stages (the
-    best box per target after each throw, ``dice.reroll`` per re-throw, the mean over the first
-    throw), each throw's shifted next-state vector read from a sliding window over
-    ``prev_padded``."""
+def turn_target_numpy(rules: CategoryRules, rows: np.ndarray, padded: np.ndarray, f, u, h, lo: float, hi: float, c0: int = 0) -> np.ndarray:
+    """``turn_target`` in NumPy (float64, eagerly) for a batch of states: ``[B, width - c0]``, the
+    channels ``c0..`` of the turn from the next layer's vectors (``padded``: ``_pad_target`` or
+    ``_pad_terminal``; ``rows``: a state's row there), clipped to ``[lo, hi]``. The same stages
+    (the best box per target after each throw, ``dice.reroll`` per re-throw, the mean over the
+    first throw), each throw's shifted next-state vector read from a sliding window."""
     sp = tables.space(rules.dice)
     lead = max_turn_reward(rules)
-    window = np.lib.stride_tricks.sliding_window_view(prev_padded, width, axis=1)  # [rows, lead + 1, width]
-    mv = solver.moves(filled, upper, all_same_held, rules, xp=np)
-    nrow = np.clip(rows[np.asarray(mv.next_state)], 0, len(prev_padded) - 1)
+    width = padded.shape[1] - lead - c0
+    window = np.lib.stride_tricks.sliding_window_view(padded[:, c0:], width, axis=1)  # [rows, lead + 1, width]: row n from k
+    mv = solver.moves(f, u, h, rules, xp=np)
+    nrow = np.clip(rows[np.asarray(mv.next_state)], 0, len(padded) - 1)  # a closed box's is not read
     allowed = np.asarray(mv.allowed)
 
     def final(first_throw: bool) -> np.ndarray:
-        start = np.clip(lead - np.asarray(mv.score(first_throw)).astype(np.int64), 0, lead)
+        """``[T, B, width]``: the best box per target after each throw."""
+        shift = np.clip(lead - np.asarray(mv.score(first_throw)).astype(np.int64), 0, lead)
         best = np.full(nrow.shape[1:] + (width,), -1.0)
         for b in range(rules.num_boxes):
-            best = np.maximum(best, np.where(allowed[b][..., None], window[nrow[b], start[b]], -1.0))
+            if allowed[b].any():
+                got = window[nrow[b], shift[b]]
+                got[~allowed[b]] = -1.0
+                np.maximum(best, got, out=best)
         return best
 
     current = final(rules.throws == 1)
@@ -466,7 +472,7 @@ def turn_target_numpy(values, rows, prev_padded, filled, upper, all_same_held, r
         current = dice.reroll(sp, current, xp=np)
     if rules.throws > 1 and rules.has_instant_bonus:
         current = np.maximum(current, final(True))
-    return np.clip(dice.throw_mean(sp, current, xp=np), values[0], values[1])
+    return np.clip(dice.throw_mean(sp, current, xp=np), lo, hi)
 
 
 MASS_TOLERANCE = 1e-4

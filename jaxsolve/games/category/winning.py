@@ -44,7 +44,7 @@ from typing import Any, Callable
 import numpy as np
 
 from jaxsolve.errors import JaxsolveError
-from jaxsolve.games.category import policy, solver, tables
+from jaxsolve.games.category import policy, tables
 from jaxsolve.games.category.advisor import Option
 from jaxsolve.games.category.position import Position, PositionError, SheetState, check_throws_left, format_dice, parse_position
 from jaxsolve.games.category.rules import CategoryRules
@@ -352,7 +352,7 @@ def response_numpy(rules: CategoryRules, w: np.ndarray, start: tuple[int, int, i
         while i < len(order):  # batches of states, most channels first: a bounded working set
             batch = order[i: i + max(1, NUMPY_CHUNK_VALUES // (sp.num_throws * int(need[order[i]])))]
             c0 = width - int(need[batch[0]])
-            out[batch, c0:] = _turn_numpy(rules, rows, padded, f[batch], u[batch], h[batch], lo, hi, c0)
+            out[batch, c0:] = TG.turn_target_numpy(rules, rows, padded, f[batch], u[batch], h[batch], lo, hi, c0)
             i += len(batch)
         out[np.arange(width)[None, :] < (width - need)[:, None]] = np.nan  # a batch computes its widest state's channels
         layers[layer] = out
@@ -390,39 +390,6 @@ def most_points(rules: CategoryRules, start: tuple[int, int, int], filled, upper
     crossed = (u0 < rules.upper_threshold) & (np.asarray(upper) >= rules.upper_threshold)
     instant = max(rules.instant_all_same, rules.instant_other)
     return new @ box_max_points(rules) + rules.extra_bonus * turns * (np.asarray(all_same_held) == 1) + rules.upper_bonus * crossed + instant * turns
-
-
-def _turn_numpy(rules: CategoryRules, rows: np.ndarray, padded: np.ndarray, f, u, h, lo: float, hi: float, c0: int = 0) -> np.ndarray:
-    """``[B, width - c0]``: the channels ``c0..`` of the target turn of a batch of states from
-    the next layer's vectors (``padded``: ``target._pad_terminal``), float64."""
-    from jaxsolve.core import dice
-    from jaxsolve.games.category.distribution import max_turn_reward
-
-    sp = tables.space(rules.dice)
-    lead = max_turn_reward(rules)
-    width = padded.shape[1] - lead - c0
-    window = np.lib.stride_tricks.sliding_window_view(padded[:, c0:], width, axis=1)  # [rows, lead + 1, width]: row n from k
-    mv = solver.moves(f, u, h, rules, xp=np)
-    nrow = np.clip(rows[np.asarray(mv.next_state)], 0, len(padded) - 1)  # a closed box's is not read
-    allowed = np.asarray(mv.allowed)
-
-    def final(first_throw: bool) -> np.ndarray:
-        """``[T, B, width]``: the best box per target after each throw."""
-        shift = np.clip(lead - np.asarray(mv.score(first_throw)).astype(np.int64), 0, lead)
-        best = np.full(nrow.shape[1:] + (width,), -1.0)
-        for b in range(rules.num_boxes):
-            if allowed[b].any():
-                got = window[nrow[b], shift[b]]
-                got[~allowed[b]] = -1.0
-                np.maximum(best, got, out=best)
-        return best
-
-    current = final(rules.throws == 1)
-    for _ in range(rules.throws - 1):
-        current = dice.reroll(sp, current, xp=np)
-    if rules.throws > 1 and rules.has_instant_bonus:
-        current = np.maximum(current, final(True))
-    return np.clip(dice.throw_mean(sp, current, xp=np), lo, hi)
 
 
 def target_table(rules: CategoryRules, filled: int, *, chunk: int = CHUNK, devices=1, jax_setup: Callable[[], Any] | None = None):
