@@ -9,7 +9,9 @@ every layer it reads (from the layer after it) and compares them with the stored
 
 * ``sample_rows``: ``SAMPLE_ROWS`` rows drawn at random, afresh on every load, without
   replacement (all rows of a smaller layer). A layer of which a tenth of the rows were altered
-  passes with probability ``0.9 ** SAMPLE_ROWS`` (below ``MISS``);
+  passes with probability ``0.9 ** SAMPLE_ROWS`` (below ``MISS``). Where each channel of a row
+  costs a turn of its own (the two-player leads), each sampled row is recomputed at
+  ``SAMPLE_COLUMNS`` random channels (``sample_columns``);
 * ``map_array``: a large file (over ``WHOLE_HASH_BYTES``) read memory-mapped is hashed in full
   on its first read from the solution store and later trusted by a note of that hash beside it
   (hash, size, modification time): the note saves reading gigabytes, but never the recomputed
@@ -36,6 +38,9 @@ MISS = 1e-3
 """The largest chance that a layer with ``ALTERED_FRACTION`` of its rows altered passes a load."""
 SAMPLE_ROWS = math.ceil(math.log(MISS) / math.log(1.0 - ALTERED_FRACTION))
 """Rows of every layer recomputed on every load: 66 (0.9^66 = 9.6e-4)."""
+SAMPLE_COLUMNS = 16
+"""Channels of each sampled row recomputed where each channel costs a turn of its own (the
+two-player table's leads); every channel where the channels come at once (target, distribution)."""
 WHOLE_HASH_BYTES = 64 << 20
 """Files up to this size are hashed whole on every read; larger ones once, then by their note."""
 
@@ -48,6 +53,15 @@ def sample_rows(rows: int, count: int = SAMPLE_ROWS, rng: np.random.Generator | 
         return np.arange(rows, dtype=np.int64)
     rng = np.random.default_rng() if rng is None else rng
     return np.sort(rng.choice(rows, size=int(count), replace=False)).astype(np.int64)
+
+
+def sample_columns(rows: int, width: int, count: int = SAMPLE_COLUMNS, rng: np.random.Generator | None = None) -> np.ndarray:
+    """``[rows, min(count, width)]``: for each sampled row, distinct channels drawn at random (for
+    tables whose recomputation costs as much per channel as per row: the two-player leads)."""
+    if width <= count:
+        return np.broadcast_to(np.arange(width, dtype=np.int64), (int(rows), int(width))).copy()
+    rng = np.random.default_rng() if rng is None else rng
+    return np.sort(rng.random((int(rows), int(width))).argsort(axis=1)[:, :count], axis=1).astype(np.int64)
 
 
 def compare_rows(path: str | Path, what: str, stored, recomputed, tolerance: float) -> None:

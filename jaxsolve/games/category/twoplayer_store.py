@@ -321,28 +321,32 @@ def _check_values(path: Path, v: np.ndarray, plan: twoplayer.LayerPlan, tie_valu
                 raise JaxsolveError(f"{path}: layer {plan.n} is not the end of the game (lead 0 worth {tie_value}, the rest 0)")
 
 
-def recompute_rows(table: twoplayer.TwoPlayerTables, n: int, rows) -> np.ndarray:
+def recompute_rows(table: twoplayer.TwoPlayerTables, n: int, rows, columns=None) -> np.ndarray:
     """``[len(rows), width]``: rows of layer ``n`` computed again from layer ``n + 1`` (one turn,
     NumPy float64, every lead of the layer's window): the start-of-turn value of each position,
-    the mean over the first throw of the best play (``twoplayer._turn_arrays``)."""
+    the mean over the first throw of the best play (``twoplayer._turn_arrays``). ``columns``
+    (``[len(rows), c]``, indices ``lead + low``): only those entries of each row."""
     p = table.plan(n)
     rules = table.rules
     sp = tables.space(rules.dice)
     rows = np.asarray(rows, np.int64)
-    leads = np.arange(-p.low, p.high + 1, dtype=np.int64)
-    movers = np.repeat(rows % p.movers, p.width)
-    others = np.repeat(rows // p.movers, p.width)
-    _, final, _ = twoplayer._turn_arrays(table, p, movers, others, np.tile(leads, len(rows)))
+    cols = np.broadcast_to(np.arange(p.width, dtype=np.int64), (len(rows), p.width)) if columns is None else np.asarray(columns, np.int64)
+    movers = np.repeat(rows % p.movers, cols.shape[1])
+    others = np.repeat(rows // p.movers, cols.shape[1])
+    _, final, _ = twoplayer._turn_arrays(table, p, movers, others, cols.reshape(-1) - p.low)
     stage = final.max(0)
     for _ in range(rules.throws - 1):
         stage = dice.reroll(sp, stage, xp=np)
-    return np.asarray(dice.throw_mean(sp, stage, xp=np), np.float64).reshape(len(rows), p.width)
+    return np.asarray(dice.throw_mean(sp, stage, xp=np), np.float64).reshape(cols.shape)
 
 
 def _check_rows(path: Path, table: twoplayer.TwoPlayerTables, p: twoplayer.LayerPlan, tolerance: float) -> None:
-    """A random sample of rows of layer ``p`` (``verify.sample_rows``) recomputed from the layer
-    below and compared with the stored ones."""
+    """A random sample of rows of layer ``p`` (``verify.sample_rows``), each at a random sample
+    of its leads (``verify.sample_columns``: a turn costs as much per lead as per row),
+    recomputed from the layer below and compared with the stored entries."""
     from jaxsolve.io import verify
 
     rows = verify.sample_rows(p.pairs)
-    verify.compare_rows(path, f"layer {p.n}", table.layers[p.n][rows], recompute_rows(table, p.n, rows), tolerance)
+    cols = verify.sample_columns(len(rows), p.width)
+    stored = np.take_along_axis(np.asarray(table.layers[p.n][rows]), cols, axis=1)
+    verify.compare_rows(path, f"layer {p.n}", stored, recompute_rows(table, p.n, rows, cols), tolerance)
