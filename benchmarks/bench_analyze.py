@@ -49,9 +49,10 @@ def in_process(rules_name: str, repeats: int, previous: bool, cache: str) -> dic
 
     runtime.configure(x64=True)
     store.setup(cache, compilation=True)
-    from jaxsolve.games.category import analysis, evaluate, solver
-    from jaxsolve.games.category.position import Position
-    from jaxsolve.games.category.kniffel import get_rules
+    from jaxsolve.games.category.answers import analysis
+    from jaxsolve.games.category.engine import evaluate, solver
+    from jaxsolve.games.category.sheets.position import Position
+    from jaxsolve.games.category.sheets.kniffel import get_rules
 
     rules = get_rules(rules_name)
     sol, first_solve, _ = timed(lambda: solver.solve(rules, "score"))

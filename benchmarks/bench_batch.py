@@ -1,5 +1,5 @@
 """Throughput of bulk questions: 10,000 random situations of a solved game answered through the
-batch API (``jaxsolve.games.category.query.Table``) and through the CLI batch mode (``jaxsolve advise
+batch API (``jaxsolve.games.category.answers.query.Table``) and through the CLI batch mode (``jaxsolve advise
 <game> --batch -``, one process), each compared with single ``advisor.advise`` calls on a sample.
 
     python benchmarks/bench_batch.py [--rules yahtzee] [--n 10000] [--sample 200]
@@ -29,8 +29,10 @@ jax.config.update("jax_enable_x64", True)
 
 from machine import describe  # noqa: E402
 
-from jaxsolve.games.category import advisor, position, query, table_io, tables  # noqa: E402
-from jaxsolve.games.category.kniffel import get_rules  # noqa: E402
+from jaxsolve.games.category.answers import advisor, query  # noqa: E402
+from jaxsolve.games.category.sheets import position  # noqa: E402
+from jaxsolve.games.category.engine import table_io, tables  # noqa: E402
+from jaxsolve.games.category.sheets.kniffel import get_rules  # noqa: E402
 
 
 def situations(rules, n, seed=0):

@@ -39,8 +39,8 @@ import json, os, sys
 import jax
 jax.config.update("jax_num_cpu_devices", int(sys.argv[2]))
 import jax.numpy as jnp
-from jaxsolve.games.category import solver
-from jaxsolve.games.category.kniffel import PRESETS as K
+from jaxsolve.games.category.engine import solver
+from jaxsolve.games.category.sheets.kniffel import PRESETS as K
 repeats = int(sys.argv[1])
 rules = K[sys.argv[3]]
 chunk = int(sys.argv[4])
@@ -59,8 +59,8 @@ import jax
 jax.config.update("jax_num_cpu_devices", int(sys.argv[2]))
 import numpy as np
 from jaxsolve.core.layered import Layer, make_mesh, run_layers
-from jaxsolve.games.category import solver, tables
-from jaxsolve.games.category.kniffel import PRESETS as K
+from jaxsolve.games.category.engine import solver, tables
+from jaxsolve.games.category.sheets.kniffel import PRESETS as K
 rules, chunk, calls, schedule = K[sys.argv[3]], int(sys.argv[4]), int(sys.argv[1]), sys.argv[5]
 layer = max(range(rules.num_boxes), key=lambda k: len(tables.representative_states(rules, k)[0]))
 states = tables.representative_states(rules, layer)

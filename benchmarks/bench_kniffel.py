@@ -52,8 +52,8 @@ def run_measured(cmd: list[str], env=None) -> dict:
 def warm_jaxsolve(rules_name: str, repeats: int, **kw) -> dict:
     import numpy as np
 
-    from jaxsolve.games.category import solver
-    from jaxsolve.games.category.kniffel import get_rules
+    from jaxsolve.games.category.engine import solver
+    from jaxsolve.games.category.sheets.kniffel import get_rules
 
     rules = get_rules(rules_name)
     first = solver.solve(rules, **kw)

@@ -42,8 +42,9 @@ def main() -> None:
     jax.config.update("jax_enable_x64", True)
     from machine import describe
 
-    from jaxsolve.games.category import evaluate as E
-    from jaxsolve.games.category import maxi, saved, solver
+    from jaxsolve.games.category.engine import evaluate as E
+    from jaxsolve.games.category.sheets import maxi
+    from jaxsolve.games.category.engine import saved, solver
 
     rules = maxi.PRESETS.get_rules("maxi")
     rows = []

@@ -13,8 +13,8 @@ from pathlib import Path
 import jax
 
 from jaxsolve import bench
-from jaxsolve.games.category import simulate, strategies
-from jaxsolve.games.category.kniffel import get_rules
+from jaxsolve.games.category.simulation import simulate, strategies
+from jaxsolve.games.category.sheets.kniffel import get_rules
 
 
 

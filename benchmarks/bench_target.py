@@ -55,9 +55,10 @@ def main(argv=None) -> int:
     import numpy as np
 
     from jaxsolve.bench import machine
-    from jaxsolve.games.category import distribution as D
-    from jaxsolve.games.category import kniffel, solver, yatzy
-    from jaxsolve.games.category import target as TG
+    from jaxsolve.games.category.objectives import distribution as D
+    from jaxsolve.games.category.sheets import kniffel, yatzy
+    from jaxsolve.games.category.engine import solver
+    from jaxsolve.games.category.objectives import target as TG
 
     mod = kniffel if args.game == "kniffel" else yatzy
     rules = mod.get_rules(args.preset or ("yahtzee" if args.game == "kniffel" else "yatzy"))

@@ -89,7 +89,8 @@ def main(argv=None) -> int:
     import numpy as np
 
     from jaxsolve.bench import machine
-    from jaxsolve.games.category import twoplayer, yacht
+    from jaxsolve.games.category.objectives import twoplayer
+    from jaxsolve.games.category.sheets import yacht
 
     rules = yacht.small() if args.preset == "small" else yacht.get_rules("yacht")
     if args.dice:
@@ -134,7 +135,7 @@ def main(argv=None) -> int:
                             devices=args.devices)
     dtype = np.float64 if args.float64 else np.float32
     if args.store:
-        from jaxsolve.games.category import twoplayer_store
+        from jaxsolve.games.category.objectives.twoplayer import store as twoplayer_store
 
         if args.open or args.simulate:
             ap.error("--store keeps the whole game (no --open), --simulate plays from it later (--stored)")
@@ -234,7 +235,7 @@ _TABLE: dict = {}
 
 def _load_table(rules, tie: str):
     """A worker's table, loaded once per process (memory-mapped: the processes share the pages)."""
-    from jaxsolve.games.category import twoplayer_store
+    from jaxsolve.games.category.objectives.twoplayer import store as twoplayer_store
 
     key = (rules, tie)
     if key not in _TABLE:
@@ -250,7 +251,7 @@ def _play_batch(job: tuple) -> dict:
     and of their squares, its seconds."""
     import numpy as np
 
-    from jaxsolve.games.category import twoplayer
+    from jaxsolve.games.category.objectives import twoplayer
 
     rules, tie, games, seed = job
     w0, c0 = time.perf_counter(), time.process_time()
@@ -291,7 +292,8 @@ def simulate_stored(rules, args, record: dict) -> int:
     import multiprocessing as mp
 
     from jaxsolve.bench import machine
-    from jaxsolve.games.category import twoplayer, twoplayer_store
+    from jaxsolve.games.category.objectives import twoplayer
+    from jaxsolve.games.category.objectives.twoplayer import store as twoplayer_store
 
     t0, c0 = time.perf_counter(), time.process_time()
     table = _load_table(rules, args.tie)

@@ -24,7 +24,9 @@ def main() -> None:
     args = parser.parse_args()
 
     from jaxsolve.core.arrays import precision
-    from jaxsolve.games.category import twoplayer, twoplayer_advice, yacht
+    from jaxsolve.games.category.objectives import twoplayer
+    from jaxsolve.games.category.objectives.twoplayer import advice as twoplayer_advice
+    from jaxsolve.games.category.sheets import yacht
 
     rules = yacht.get_rules("yacht")
     rows = []

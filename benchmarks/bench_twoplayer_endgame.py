@@ -53,9 +53,10 @@ def main(argv=None) -> int:
 
     jax.config.update("jax_enable_x64", True)
     from jaxsolve.bench import machine
-    from jaxsolve.games.category import kniffel, twoplayer, yacht
-    from jaxsolve.games.category import twoplayer_endgame as E
-    from jaxsolve.games.category.position import parse_position
+    from jaxsolve.games.category.sheets import kniffel, yacht
+    from jaxsolve.games.category.objectives import twoplayer
+    from jaxsolve.games.category.objectives.twoplayer import endgame as E
+    from jaxsolve.games.category.sheets.position import parse_position
 
     games = {"yacht": yacht.get_rules("yacht"), "yahtzee": kniffel.get_rules("yahtzee"), "kniffel": kniffel.get_rules("kniffel")}
     record: dict = {"machine": machine(), "load_start": load(), "started": time.strftime("%Y-%m-%d %H:%M:%S UTC", time.gmtime()),

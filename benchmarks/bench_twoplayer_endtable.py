@@ -51,7 +51,9 @@ def main(argv=None) -> int:
 
     jax.config.update("jax_enable_x64", True)
     from jaxsolve.bench import machine
-    from jaxsolve.games.category import kniffel, twoplayer, twoplayer_store
+    from jaxsolve.games.category.sheets import kniffel
+    from jaxsolve.games.category.objectives import twoplayer
+    from jaxsolve.games.category.objectives.twoplayer import store as twoplayer_store
 
     rules = kniffel.get_rules(args.rules)
     t0 = time.perf_counter()

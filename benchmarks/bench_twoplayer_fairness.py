@@ -40,7 +40,9 @@ AROUND = 6
 def _table(preset: str, tie: str, keep: str):
     """The table of the preset: the whole Yacht's from the store (None if not stored), or
     ``yacht.small()`` solved in memory."""
-    from jaxsolve.games.category import twoplayer, twoplayer_store, yacht
+    from jaxsolve.games.category.objectives import twoplayer
+    from jaxsolve.games.category.objectives.twoplayer import store as twoplayer_store
+    from jaxsolve.games.category.sheets import yacht
 
     if preset == "small":
         return twoplayer.solve(yacht.small(), tie=tie, keep=keep, dtype="float64")
@@ -59,7 +61,7 @@ def _times(w0: float, c0: float) -> dict:
 
 def fairness(args) -> int:
     from jaxsolve.bench import machine
-    from jaxsolve.games.category import twoplayer
+    from jaxsolve.games.category.objectives import twoplayer
 
     w0, c0 = time.perf_counter(), time.process_time()
     out: dict = {"preset": args.preset, "machine": machine(), "load_start": load(), "command": " ".join(["python", "benchmarks/bench_twoplayer_fairness.py", *sys.argv[1:]]),
@@ -102,7 +104,8 @@ def moves(args) -> int:
     import numpy as np
 
     from jaxsolve.bench import machine
-    from jaxsolve.games.category import solutions, twoplayer
+    from jaxsolve.games.category.engine import solutions
+    from jaxsolve.games.category.objectives import twoplayer
 
     w0, c0 = time.perf_counter(), time.process_time()
     table = _table(args.preset, "share", "all")

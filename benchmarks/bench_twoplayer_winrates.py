@@ -85,7 +85,9 @@ def reached(case: dict, games: int, seed: int):
     set, the games' starts reached by expected-score play, the optimal pair's exact mean there."""
     import numpy as np
 
-    from jaxsolve.games.category import kniffel, twoplayer, twoplayer_store
+    from jaxsolve.games.category.sheets import kniffel
+    from jaxsolve.games.category.objectives import twoplayer
+    from jaxsolve.games.category.objectives.twoplayer import store as twoplayer_store
 
     rules = kniffel.get_rules(case["rules"])
     table = twoplayer_store.load(rules, "share", case["game"], open_boxes=case["open"])
@@ -111,15 +113,17 @@ def setup(case: dict, stored: bool):
     start sheets and the starter's lead (scores making the expected finals equal)."""
     import numpy as np
 
-    from jaxsolve.games.category import kniffel, solutions, twoplayer, yacht
-    from jaxsolve.games.category.position import parse_position
+    from jaxsolve.games.category.sheets import kniffel, yacht
+    from jaxsolve.games.category.engine import solutions
+    from jaxsolve.games.category.objectives import twoplayer
+    from jaxsolve.games.category.sheets.position import parse_position
 
     rules = yacht.small() if case["rules"] == "small" else (yacht.get_rules("yacht") if case["game"] == "yacht" else kniffel.get_rules(case["rules"]))
     note: dict = {}
     if case["mine"] is None:
         if stored:
             try:
-                from jaxsolve.games.category import twoplayer_store  # the whole game's table, stored by `twoplayer-table`
+                from jaxsolve.games.category.objectives.twoplayer import store as twoplayer_store  # the whole game's table, stored by `twoplayer-table`
             except ImportError:
                 raise SystemExit("this jaxsolve has no two-player solution store (twoplayer_store)") from None
             table = twoplayer_store.load(rules, "share", case["game"])
@@ -162,7 +166,7 @@ def main(argv=None) -> int:
 
     jax.config.update("jax_enable_x64", True)
     from jaxsolve.bench import machine
-    from jaxsolve.games.category import twoplayer
+    from jaxsolve.games.category.objectives import twoplayer
 
     case = CASES[args.case]
     seatings = SEATINGS if args.seatings == "all" else tuple(tuple(s.split("/")) for s in args.seatings.split(","))

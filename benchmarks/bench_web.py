@@ -332,7 +332,7 @@ def gil_probe(args) -> None:
 
     def solve():
         if args.gil == "maxi":
-            from jaxsolve.games.category import solver
+            from jaxsolve.games.category.engine import solver
 
             solver.solve(rules, dtype="float32")
         else:

@@ -120,7 +120,7 @@ def _score_table(rules, cache_dir: Path) -> None:
         if user.is_file():
             for f in (user, user.with_suffix(".json")):
                 shutil.copy2(f, mine.parent / f.name)
-    from jaxsolve.games.category import solutions
+    from jaxsolve.games.category.engine import solutions
 
     solutions.solution(rules, "score", game=GAME, dtype="float64")
 
@@ -129,8 +129,8 @@ def question(args) -> dict:
     """One question in this (new) process: what the parent times with a clock of its own."""
     t = _clock()
     _setup(args.cache_dir)
-    from jaxsolve.games.category import winning as W
-    from jaxsolve.games.category.position import parse_position
+    from jaxsolve.games.category.objectives import winning as W
+    from jaxsolve.games.category.sheets.position import parse_position
     rules = _rules()
     opps = [W.parse_opponent(o, rules) for o in (LATE_OPPS if args.position == "late" else OPPS)]
     pos = parse_position(POSITIONS[args.position], rules)
@@ -165,8 +165,8 @@ def _fresh_copy(cache_dir: Path) -> Path:
 
 
 def speed(rules, args):
-    from jaxsolve.games.category import winning as W
-    from jaxsolve.games.category.position import parse_position
+    from jaxsolve.games.category.objectives import winning as W
+    from jaxsolve.games.category.sheets.position import parse_position
 
     _score_table(rules, args.cache_dir)
     opps = [W.parse_opponent(o, rules) for o in OPPS]
@@ -202,9 +202,9 @@ def speed(rules, args):
 
 def table_answer(rules, args):
     """The table's answer from the whole game's target table in the solution store."""
-    from jaxsolve.games.category import target as TG
-    from jaxsolve.games.category import winning as W
-    from jaxsolve.games.category.position import parse_position
+    from jaxsolve.games.category.objectives import target as TG
+    from jaxsolve.games.category.objectives import winning as W
+    from jaxsolve.games.category.sheets.position import parse_position
     from jaxsolve.io import cache
 
     _score_table(rules, args.cache_dir)
@@ -256,9 +256,9 @@ def table_answer(rules, args):
 def simulate(rules, games, out):
     import numpy as np
 
-    from jaxsolve.games.category import winning as W
-    from jaxsolve.games.category import winning_simulate as S
-    from jaxsolve.games.category.position import parse_position
+    from jaxsolve.games.category.objectives import winning as W
+    from jaxsolve.games.category.objectives import winning_simulate as S
+    from jaxsolve.games.category.sheets.position import parse_position
 
     pos = parse_position(LATE_ME, rules)
     mine = W.my_score(rules, pos, None)
@@ -295,7 +295,7 @@ def first_answer(rules, args) -> dict:
     """``advise kniffel --opponent`` in new processes: the 6-open position, dice 6 6 5 2 1 with two
     re-throws left, the two 6-open opponents; exact and table, ``args.repeats`` times each. With
     ``args.set == 'early'``: each row of ``EARLY`` (the distribution table in the store)."""
-    from jaxsolve.games.category import target as TG
+    from jaxsolve.games.category.objectives import target as TG
 
     _score_table(rules, args.cache_dir)
     if not TG.store_path(GAME, rules).is_file():
@@ -345,11 +345,12 @@ def table_error(args) -> dict:
     """The float32 store's error on the reduced game (see the module's docstring)."""
     import numpy as np
 
-    from jaxsolve.games.category import distribution as D
-    from jaxsolve.games.category import kniffel, solutions
-    from jaxsolve.games.category import target as TG
-    from jaxsolve.games.category import winning as W
-    from jaxsolve.games.category.position import parse_position
+    from jaxsolve.games.category.objectives import distribution as D
+    from jaxsolve.games.category.sheets import kniffel
+    from jaxsolve.games.category.engine import solutions
+    from jaxsolve.games.category.objectives import target as TG
+    from jaxsolve.games.category.objectives import winning as W
+    from jaxsolve.games.category.sheets.position import parse_position
     from jaxsolve.io import cache
 
     rules = kniffel.small()

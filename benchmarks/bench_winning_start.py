@@ -94,9 +94,9 @@ def write_row(out: Path, key: str, row: dict) -> None:
 def late(rules, games: int, out: Path, log) -> None:
     import numpy as np
 
-    from jaxsolve.games.category import winning as W
-    from jaxsolve.games.category import winning_simulate as S
-    from jaxsolve.games.category.position import parse_position
+    from jaxsolve.games.category.objectives import winning as W
+    from jaxsolve.games.category.objectives import winning_simulate as S
+    from jaxsolve.games.category.sheets.position import parse_position
 
     pos = parse_position(LATE_ME, rules)
     mine = W.my_score(rules, pos, None)
@@ -134,12 +134,12 @@ def late(rules, games: int, out: Path, log) -> None:
 def start(rules, k: int, games: int, out: Path, tables_dir: Path | None, log) -> None:
     import numpy as np
 
-    from jaxsolve.games.category import simulate as SIM
-    from jaxsolve.games.category import solutions
-    from jaxsolve.games.category import target as TG
-    from jaxsolve.games.category import winning as W
-    from jaxsolve.games.category import winning_simulate as S
-    from jaxsolve.games.category.distribution import support_lengths
+    from jaxsolve.games.category.simulation import simulate as SIM
+    from jaxsolve.games.category.engine import solutions
+    from jaxsolve.games.category.objectives import target as TG
+    from jaxsolve.games.category.objectives import winning as W
+    from jaxsolve.games.category.objectives import winning_simulate as S
+    from jaxsolve.games.category.objectives.distribution import support_lengths
 
     key = f"start-{k}"
     row: dict = {"start": "start of the game", "opponents": k, "games": games, "load_start": os.getloadavg()}
@@ -231,7 +231,7 @@ def main(argv=None) -> int:
     import jax
 
     jax.config.update("jax_enable_x64", True)
-    from jaxsolve.games.category import kniffel
+    from jaxsolve.games.category.sheets import kniffel
 
     rules = kniffel.get_rules("yahtzee")
 

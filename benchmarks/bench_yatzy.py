@@ -31,8 +31,8 @@ jax.config.update("jax_enable_x64", True)
 import jax.numpy as jnp  # noqa: E402
 from machine import describe  # noqa: E402
 
-from jaxsolve.games.category import yatzy  # noqa: E402
-from jaxsolve.games.category import solver  # noqa: E402
+from jaxsolve.games.category.sheets import yatzy  # noqa: E402
+from jaxsolve.games.category.engine import solver  # noqa: E402
 
 PRESET, PEER = "yatzy", "yatzy-scandinavian"
 

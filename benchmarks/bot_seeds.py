@@ -28,8 +28,8 @@ def main() -> None:
     ap.add_argument("--out", default="strengths_bot_seeds", help="path without suffix (default: in the current folder)")
     args = ap.parse_args()
 
-    from jaxsolve.games.category import simulate, strategies
-    from jaxsolve.games.category.kniffel import get_rules
+    from jaxsolve.games.category.simulation import simulate, strategies
+    from jaxsolve.games.category.sheets.kniffel import get_rules
 
     rules = get_rules(args.rules)
     name = f"heuristic:{args.strength}"

@@ -31,9 +31,9 @@ import jax
 jax.config.update("jax_enable_x64", True)
 import jax.numpy as jnp
 try:  # one folder per game family
-    from jaxsolve.games.category import solver
-    from jaxsolve.games.category.kniffel import PRESETS as K
-    from jaxsolve.games.category.yatzy import PRESETS as Y
+    from jaxsolve.games.category.engine import solver
+    from jaxsolve.games.category.sheets.kniffel import PRESETS as K
+    from jaxsolve.games.category.sheets.yatzy import PRESETS as Y
     from jaxsolve.games.raab import solver as raab
     from jaxsolve.games.raab.rules import PRESETS as R
     from jaxsolve.games.zehntausend import solver as zehntausend

@@ -26,8 +26,9 @@ import jax
 import numpy as np
 
 from jaxsolve.bench import machine
-from jaxsolve.games.category import heuristic, simulate, solver, strategies
-from jaxsolve.games.category.kniffel import get_rules
+from jaxsolve.games.category.simulation import heuristic, simulate, strategies
+from jaxsolve.games.category.engine import solver
+from jaxsolve.games.category.sheets.kniffel import get_rules
 
 # J. Glenn, "An Optimal Strategy for Yahtzee" (2006): simulated means of his strategies.
 GLENN = [("greedy (one turn)", 218.05), ("a heuristic", 240.67), ("a better heuristic", 244.87), ("optimal", 254.59)]

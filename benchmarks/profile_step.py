@@ -45,7 +45,7 @@ def main() -> None:
     if args.dtype == "float64":
         jax.config.update("jax_enable_x64", True)
     from jaxsolve.core import dice
-    from jaxsolve.games.category import solver, tables
+    from jaxsolve.games.category.engine import solver, tables
 
     rules = _rules(args.game)
     dtype = jnp.dtype(args.dtype)
@@ -64,7 +64,7 @@ def main() -> None:
         "step": (lambda v, *s: solver.state_values(v, *s, rules, "score"), (values, *states)),
     }
     if "saved" in args.parts:  # the saved-throw step: every row of a chunk, next layer at full size
-        from jaxsolve.games.category import saved
+        from jaxsolve.games.category.engine import saved
 
         most = saved.useful_max_saved(rules) if args.max_saved is None else args.max_saved
         rows = saved.rows_in_layer(rules, most, args.layer)
@@ -73,7 +73,7 @@ def main() -> None:
         ranks = jnp.asarray(saved.mask_ranks(rules.num_boxes))
         parts["saved"] = (lambda n, rk, *s: saved.state_values(n, rk, *s, rules, rows), (after, ranks, *states))
     if "moments" in args.parts:  # the moments-only policy evaluation's step (mean and second moment)
-        from jaxsolve.games.category import evaluate
+        from jaxsolve.games.category.engine import evaluate
 
         aux = jnp.asarray(rng.uniform(0, 300, (rules.num_states, 2)).astype(dtype))
         parts["moments"] = (lambda v, a, *s: evaluate.turn_channels(v, a, *s, rules, "score", split=False)[1], (values, aux, *states))

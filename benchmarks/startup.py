@@ -115,8 +115,10 @@ t0 = time.perf_counter()
 import jaxsolve.cli
 t1 = time.perf_counter()
 from jaxsolve.io import cache
-from jaxsolve.games.category import advisor, position, solutions
-from jaxsolve.games.category.kniffel import get_rules
+from jaxsolve.games.category.answers import advisor
+from jaxsolve.games.category.sheets import position
+from jaxsolve.games.category.engine import solutions
+from jaxsolve.games.category.sheets.kniffel import get_rules
 cache.configure(None)
 rules = get_rules("kniffel-apl")
 sol = solutions.cached_solution(rules, "score", "float64", game="kniffel")

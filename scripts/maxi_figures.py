@@ -37,10 +37,11 @@ def main() -> None:
     import jax
 
     jax.config.update("jax_enable_x64", True)  # the simulation's bookkeeping; the table keeps its dtype
-    from jaxsolve.games.category import maxi
+    from jaxsolve.games.category.sheets import maxi
     from jaxsolve.bench import machine
     from jaxsolve.core.runtime import peak_memory
-    from jaxsolve.games.category import evaluate, simulate, table_io
+    from jaxsolve.games.category.engine import evaluate, table_io
+    from jaxsolve.games.category.simulation import simulate
 
     rules = maxi.small() if args.small else maxi.get_rules("maxi")
     dtype = "float64" if args.x64 else "float32"

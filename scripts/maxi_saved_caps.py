@@ -58,8 +58,8 @@ QUIET_LOAD = 4.0
 def levels(cap: int) -> float:
     """Re-throw levels per state of the solve for ``cap``, averaged over the states it computes:
     a state with ``k`` boxes filled has ``rows_in_layer(k) + throws - 2`` (what its time grows with)."""
-    from jaxsolve.games.category import maxi
-    from jaxsolve.games.category import saved, tables
+    from jaxsolve.games.category.sheets import maxi
+    from jaxsolve.games.category.engine import saved, tables
 
     rules = maxi.get_rules("maxi")
     sizes = [len(tables.representative_states(rules, k)[0]) for k in range(rules.num_boxes)]
@@ -87,8 +87,8 @@ def reduced_rows() -> dict:
     import jax
 
     jax.config.update("jax_enable_x64", True)
-    from jaxsolve.games.category import maxi
-    from jaxsolve.games.category import saved
+    from jaxsolve.games.category.sheets import maxi
+    from jaxsolve.games.category.engine import saved
 
     rules = maxi.small()
     rows = []
@@ -103,8 +103,8 @@ def reduced_rows() -> dict:
 def markdown(data: dict) -> str:
     import numpy as np
 
-    from jaxsolve.games.category import maxi
-    from jaxsolve.games.category import saved
+    from jaxsolve.games.category.sheets import maxi
+    from jaxsolve.games.category.engine import saved
 
     rules = maxi.get_rules("maxi")
     lines = [

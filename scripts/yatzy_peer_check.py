@@ -24,7 +24,7 @@ sys.path.insert(0, str(ROOT))
 jax.config.update("jax_enable_x64", True)
 
 from jaxsolve.bench import machine  # noqa: E402
-from jaxsolve.games.category import peer  # noqa: E402
+from jaxsolve.games.category.checks import peer  # noqa: E402
 
 
 def markdown(rows: list[dict], meta: dict) -> str:

@@ -25,10 +25,10 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 jax.config.update("jax_enable_x64", True)
 
-from jaxsolve.games.category import yatzy  # noqa: E402
+from jaxsolve.games.category.sheets import yatzy  # noqa: E402
 from jaxsolve.bench import machine  # noqa: E402
-from jaxsolve.games.category import solver  # noqa: E402
-from jaxsolve.games.category.sheet import Box  # noqa: E402
+from jaxsolve.games.category.engine import solver  # noqa: E402
+from jaxsolve.games.category.sheets.sheet import Box  # noqa: E402
 
 PUBLISHED = 248.63
 

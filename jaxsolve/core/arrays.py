@@ -4,7 +4,7 @@ The turn arithmetic of the category engine (``jaxsolve.kniffel.solver``) and the
 (``jaxsolve.dice``) take ``xp``: ``None`` (the default) is ``jax.numpy``, traced inside the
 compiled solve, evaluation and batch programs; ``numpy`` runs the same lines eagerly, which is
 how one situation is answered from a cached table without importing JAX
-(``jaxsolve.games.category.advisor.advise``). JAX is imported here on first use only, so a module
+(``jaxsolve.games.category.answers.advisor.advise``). JAX is imported here on first use only, so a module
 that imports this one does not load JAX.
 """
 

@@ -13,8 +13,8 @@ jax.config.update("jax_enable_x64", True)
 jax.config.update("jax_num_cpu_devices", 2)
 import numpy as np
 from jaxsolve.core.layered import SCHEDULES, make_mesh, run_layers
-from jaxsolve.games.category import solver, tables
-from jaxsolve.games.category.rules import CategoryRules
+from jaxsolve.games.category.engine import solver, tables
+from jaxsolve.games.category.sheets.rules import CategoryRules
 assert len(jax.devices()) == 2, jax.devices()
 rules = CategoryRules(dice=2, throws=2, joker="forced", upper_threshold=8, extra_bonus=20)
 

@@ -11,8 +11,9 @@ SCRIPT = r"""
 import json, jax
 jax.config.update("jax_enable_x64", True)
 import numpy as np
-from jaxsolve.games.category import distribution as D, target as TG, solver
-from jaxsolve.games.category.rules import CategoryRules
+from jaxsolve.games.category.objectives import distribution as D, target as TG
+from jaxsolve.games.category.engine import solver
+from jaxsolve.games.category.sheets.rules import CategoryRules
 assert len(jax.devices()) == 4, jax.devices()
 rules = CategoryRules(dice=2, throws=2, joker="forced", upper_threshold=4, extra_bonus=20)
 mask = solver.filled_mask([2, 3, 4, 5, 6, 7, 10])
@@ -47,8 +48,8 @@ SAVED_SCRIPT = r"""
 import json, jax
 jax.config.update("jax_enable_x64", True)
 import numpy as np
-from jaxsolve.games.category import maxi
-from jaxsolve.games.category import saved
+from jaxsolve.games.category.sheets import maxi
+from jaxsolve.games.category.engine import saved
 assert len(jax.devices()) == 2, jax.devices()
 rules = maxi.small().replace(throws=2)
 one = saved.solve(rules, 2, chunk=64)

@@ -11,7 +11,7 @@ from typer.testing import CliRunner
 from jaxsolve.core.rules import Rules
 from jaxsolve.io import cache
 from jaxsolve.cli import app
-from jaxsolve.games.category import solutions, solver
+from jaxsolve.games.category.engine import solutions, solver
 
 runner = CliRunner()
 ADVISE = ["advise", "kniffel", "--rules", "kniffel-apl", "--position", "aces=3 twos=- fours=12", "--dice", "1", "1", "2", "2", "5", "--rolls-left", "1", "--json"]

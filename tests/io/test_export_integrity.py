@@ -17,9 +17,9 @@ from jaxsolve.games.raab import rules as raab_rules, solver as raab_solver, tabl
 from jaxsolve.games.zehntausend import rules as z_rules, solver as z_solver, table_io as z_io
 from jaxsolve.cli import app
 from jaxsolve.errors import JaxsolveError
-from jaxsolve.games.category import solver, table_io
-from jaxsolve.games.category.rules import CategoryRules
-from jaxsolve.games.category.kniffel import PRESETS
+from jaxsolve.games.category.engine import solver, table_io
+from jaxsolve.games.category.sheets.rules import CategoryRules
+from jaxsolve.games.category.sheets.kniffel import PRESETS
 
 runner = CliRunner()
 SMALL = CategoryRules(dice=2, throws=2, upper_threshold=5)
@@ -624,7 +624,8 @@ def no_work(monkeypatch):
         raise AssertionError("the work started before the output path was checked")
 
     from jaxsolve import bench
-    from jaxsolve.games.category import apl_article, simulate
+    from jaxsolve.games.category.checks import apl_article
+    from jaxsolve.games.category.simulation import simulate
 
     for mod, name in [(raab_solver, "solve"), (z_solver, "solve"), (solver, "solve"), (apl_article, "apl_tables"), (bench, "run_bench"), (simulate, "simulate")]:
         monkeypatch.setattr(mod, name, boom)
@@ -710,7 +711,7 @@ def test_stdout_on_a_full_disk_is_one_error_line():
 )
 def test_usage_and_state_errors_are_one_line(monkeypatch, args, message):
     no_work(monkeypatch)
-    from jaxsolve.games.category import target
+    from jaxsolve.games.category.objectives import target
 
     monkeypatch.setattr(target, "solve_target", lambda *a, **k: (_ for _ in ()).throw(AssertionError("solved")))
     one_line_error(runner.invoke(app, args), message)

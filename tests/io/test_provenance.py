@@ -23,8 +23,9 @@ from typer.testing import CliRunner
 from jaxsolve import games
 from jaxsolve.cli import app
 from jaxsolve.errors import JaxsolveError
-from jaxsolve.games.category import commands, query, solver, table_io
-from jaxsolve.games.category.rules import CategoryRules
+from jaxsolve.games.category.answers import commands, query
+from jaxsolve.games.category.engine import solver, table_io
+from jaxsolve.games.category.sheets.rules import CategoryRules
 from jaxsolve.io import cache, export
 
 from test_export_integrity import one_line_error  # noqa: E402

@@ -15,8 +15,8 @@ import pytest
 
 from jaxsolve import games, play
 from jaxsolve.errors import JaxsolveError
-from jaxsolve.games.category.rules import CategoryRules
-from jaxsolve.games.category.sheet import KNIFFEL_SHEET
+from jaxsolve.games.category.sheets.rules import CategoryRules
+from jaxsolve.games.category.sheets.sheet import KNIFFEL_SHEET
 from jaxsolve.play import PlayError
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -30,7 +30,7 @@ MINI = CategoryRules(
 
 @pytest.fixture(scope="module")
 def mini_solution():
-    from jaxsolve.games.category import solutions
+    from jaxsolve.games.category.engine import solutions
 
     return solutions.solution(MINI, "score")
 
@@ -254,10 +254,10 @@ def test_broken_save_files(tmp_path, content, message):
 
 
 def test_heuristic_ratings_sit_beside_the_options_they_match():
-    from jaxsolve.games.category import heuristic
-    from jaxsolve.games.category.kniffel import get_rules
-    from jaxsolve.games.category.play import rating_of
-    from jaxsolve.games.category.position import Position
+    from jaxsolve.games.category.simulation import heuristic
+    from jaxsolve.games.category.sheets.kniffel import get_rules
+    from jaxsolve.games.category.answers.play import rating_of
+    from jaxsolve.games.category.sheets.position import Position
     from jaxsolve.play import PlayOption
 
     rules = get_rules("kniffel-apl")

@@ -13,7 +13,8 @@ import pytest
 from web_helpers import registered, table_game
 
 from jaxsolve import games, play
-from jaxsolve.games.category import advisor, winning
+from jaxsolve.games.category.answers import advisor
+from jaxsolve.games.category.objectives import winning
 from jaxsolve.play import PlayError
 
 GAME = table_game()  # a reduced sheet of 8 boxes and 3 dice that solves in a second
@@ -22,7 +23,7 @@ TABLE = GAME.get_rules()
 
 @pytest.fixture(scope="module")
 def solution():
-    from jaxsolve.games.category import solutions
+    from jaxsolve.games.category.engine import solutions
 
     return solutions.solution(TABLE, "score", dtype="float64")
 
@@ -122,8 +123,8 @@ def test_no_opponents_is_the_game_as_before_and_bad_counts_are_refused(solution)
 
 
 def test_win_probability_is_offered_only_where_it_is_quick():
-    from jaxsolve.games.category import solutions
-    from jaxsolve.games.category.play import win_open_limit
+    from jaxsolve.games.category.engine import solutions
+    from jaxsolve.games.category.answers.play import win_open_limit
 
     assert win_open_limit(games.get_game("kniffel").get_rules("yahtzee")) == 6  # Yahtzee: from 6 open boxes on (turn 8)
     assert win_open_limit(games.get_game("maxi").get_rules("maxi-reduced-4-dice")) == 7
@@ -195,9 +196,9 @@ def test_before_the_exact_limit_the_win_probability_is_the_stored_target_tables_
     """With the whole game's target table in the solution store, a decision with more open boxes
     than ``win_open_limit`` gets the table's answer (``advise_win(method="table")``) instead of
     the note."""
-    from jaxsolve.games.category import play as category_play
-    from jaxsolve.games.category import tables
-    from jaxsolve.games.category import target as TG
+    from jaxsolve.games.category.answers import play as category_play
+    from jaxsolve.games.category.engine import tables
+    from jaxsolve.games.category.objectives import target as TG
     from jaxsolve.io import cache
 
     monkeypatch.setenv("JAXSOLVE_CACHE", str(tmp_path))

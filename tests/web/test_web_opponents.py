@@ -4,7 +4,7 @@ win-probability answer (``GET /api/play/{id}/win``), a job of its own beside the
 import pytest
 from web_helpers import get_answered as get, post_answered as post, registered, serving, table_game
 
-from jaxsolve.games.category import winning
+from jaxsolve.games.category.objectives import winning
 from jaxsolve.web.api import Service
 
 GAME = table_game()

@@ -6,7 +6,7 @@ filled sheets (``settings.start``), one clear error where the game is too large 
 import pytest
 from web_helpers import get_answered as get, post_answered as post, registered, serving, yacht_small_game
 
-from jaxsolve.games.category import twoplayer_advice
+from jaxsolve.games.category.objectives.twoplayer import advice as twoplayer_advice
 from jaxsolve.web.api import Service
 
 GAME = yacht_small_game()

@@ -94,8 +94,8 @@ def table_game():
     the upper section, the all-same box and chance (8 turns), an upper bonus of 10 from 20."""
     from jaxsolve.core.rules import Presets
     from jaxsolve.games.category.registration import category_game
-    from jaxsolve.games.category.rules import CategoryRules
-    from jaxsolve.games.category.sheet import KNIFFEL_SHEET
+    from jaxsolve.games.category.sheets.rules import CategoryRules
+    from jaxsolve.games.category.sheets.sheet import KNIFFEL_SHEET
 
     rules = CategoryRules(
         name="table-mini", dice=3, throws=2, joker="none", extra_bonus=0, upper_threshold=20, upper_bonus=10, boxes=KNIFFEL_SHEET[:6] + KNIFFEL_SHEET[11:13]
@@ -108,7 +108,7 @@ def yacht_small_game():
     preset ``small``) for the tests of play against the two-player optimal opponent: its end
     games solve in a second."""
     from jaxsolve.core.rules import Presets
-    from jaxsolve.games.category import yacht
+    from jaxsolve.games.category.sheets import yacht
     from jaxsolve.games.category.registration import category_game
 
     rules = yacht.small().replace(name="small")

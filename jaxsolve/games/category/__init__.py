@@ -4,6 +4,6 @@ with one turn policy (``policy``) shared by evaluation, distributions, targets, 
 advisor and play. ``kniffel``, ``yatzy``, ``maxi`` and ``yacht`` each hold one sheet, its presets and its
 registration; ``heuristic`` (JaFuffy's rating heuristic) and ``apl_article`` are Kniffel-only."""
 
-from jaxsolve.games.category import kniffel, maxi, yacht, yatzy
+from jaxsolve.games.category.sheets import kniffel, maxi, yacht, yatzy
 
 GAMES = (kniffel.GAME, yatzy.GAME, maxi.GAME, yacht.GAME)

@@ -7,8 +7,9 @@ import functools
 from typing import Callable
 
 from jaxsolve.core.rules import Presets
-from jaxsolve.games.category import commands, family_commands, names
-from jaxsolve.games.category.sheet import KNIFFEL_SHEET
+from jaxsolve.games.category.answers import commands, family_commands
+from jaxsolve.games.category.sheets import names
+from jaxsolve.games.category.sheets.sheet import KNIFFEL_SHEET
 from jaxsolve.games.game import Command, Game, Param
 
 CACHE_NOTES = "No notes on stderr (which cached table is used)."
@@ -21,37 +22,37 @@ SHOW_HEURISTIC = Param(
 
 
 def _reachable(rules):
-    from jaxsolve.games.category import table_io
+    from jaxsolve.games.category.engine import table_io
 
     return table_io.reachable_mask(rules)
 
 
 def _bench_cases(*args):
-    from jaxsolve.games.category.bench_cases import category_cases
+    from jaxsolve.games.category.checks.bench_cases import category_cases
 
     return category_cases(*args)
 
 
 def _suite_cases(*args, **kwargs):
-    from jaxsolve.games.category.bench_cases import suite_cases
+    from jaxsolve.games.category.checks.bench_cases import suite_cases
 
     return suite_cases(*args, **kwargs)
 
 
 def _endgame_command(*args, **kwargs):
-    from jaxsolve.games.category.twoplayer_endgame import endgame_command
+    from jaxsolve.games.category.objectives.twoplayer.endgame import endgame_command
 
     return endgame_command(*args, **kwargs)
 
 
 def _endgame_params():
-    from jaxsolve.games.category.twoplayer_endgame import ENDGAME_PARAMS
+    from jaxsolve.games.category.objectives.twoplayer.endgame import ENDGAME_PARAMS
 
     return ENDGAME_PARAMS
 
 
 def _play_game():
-    from jaxsolve.games.category.play import CategoryGame
+    from jaxsolve.games.category.answers.play import CategoryGame
 
     return CategoryGame
 
@@ -120,13 +121,13 @@ def category_game(
     (the sheet the rating heuristic is defined for)."""
 
     def save(path, sol):
-        from jaxsolve.games.category import table_io
+        from jaxsolve.games.category.engine import table_io
 
         table_io.save_solution(path, sol, game=name)
         return [path]
 
     def load(path):
-        from jaxsolve.games.category import table_io
+        from jaxsolve.games.category.engine import table_io
 
         return table_io.load_solution(path, game=name)
 

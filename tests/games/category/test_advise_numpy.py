@@ -26,8 +26,9 @@ import pytest
 
 from jaxsolve.io import cache
 from jaxsolve import games
-from jaxsolve.games.category import advisor, policy, solutions, solver, table_io, tables
-from jaxsolve.games.category.position import SheetState
+from jaxsolve.games.category.answers import advisor
+from jaxsolve.games.category.engine import policy, solutions, solver, table_io, tables
+from jaxsolve.games.category.sheets.position import SheetState
 
 PRESETS = [("kniffel", "kniffel"), ("kniffel", "yahtzee"), ("kniffel", "kniffel-apl"), ("kniffel", "kniffel-imhieb"),
            ("kniffel", "yahtzee-free"), ("yatzy", "yatzy"), ("yatzy", "yatzy+forced")]
@@ -165,10 +166,10 @@ def test_cached_advise_process_does_not_import_jax(tmp_store):
     run = subprocess.run([sys.executable, "-X", "importtime", "-m", "jaxsolve", *args], env=env, capture_output=True, text=True, timeout=120)
     assert run.returncode == 0, run.stderr[-2000:]
     imported = [m.group(1) for m in re.finditer(r"^import time:\s*\d+\s*\|\s*\d+\s*\|\s*(\S+)\s*$", run.stderr, re.M)]
-    assert "numpy" in imported and "jaxsolve.games.category.advisor" in imported
+    assert "numpy" in imported and "jaxsolve.games.category.answers.advisor" in imported
     assert not [m for m in imported if m.split(".")[0] in ("jax", "jaxlib", "equinox")]
     assert "using the cached table" in run.stderr and "solved" not in run.stderr
-    from jaxsolve.games.category.position import parse_position
+    from jaxsolve.games.category.sheets.position import parse_position
 
     ref = advisor.advise(rules, parse_position("aces=3 kniffel=50", rules), (6, 6, 6, 6, 6), 2, sol=sol, backend="jax").to_dict()
     got = json.loads(run.stdout)

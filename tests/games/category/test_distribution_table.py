@@ -16,12 +16,12 @@ from typer.testing import CliRunner
 from jaxsolve import games
 from jaxsolve.cli import app
 from jaxsolve.errors import JaxsolveError
-from jaxsolve.games.category import distribution as D
-from jaxsolve.games.category import solutions, solver, table_io
-from jaxsolve.games.category import target as TG
-from jaxsolve.games.category import winning as W
-from jaxsolve.games.category.position import parse_position, parse_state
-from jaxsolve.games.category.rules import CategoryRules
+from jaxsolve.games.category.objectives import distribution as D
+from jaxsolve.games.category.engine import solutions, solver, table_io
+from jaxsolve.games.category.objectives import target as TG
+from jaxsolve.games.category.objectives import winning as W
+from jaxsolve.games.category.sheets.position import parse_position, parse_state
+from jaxsolve.games.category.sheets.rules import CategoryRules
 from jaxsolve.io import cache, verify
 from winning_reference import opponent_final
 

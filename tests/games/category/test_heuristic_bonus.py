@@ -6,9 +6,9 @@ import pytest
 
 import kniffel_heuristic_reference as ref
 from jaxsolve.errors import JaxsolveError
-from jaxsolve.games.category import heuristic, strategies
-from jaxsolve.games.category.position import parse_position
-from jaxsolve.games.category.kniffel import BOX_NAMES, PRESETS
+from jaxsolve.games.category.simulation import heuristic, strategies
+from jaxsolve.games.category.sheets.position import parse_position
+from jaxsolve.games.category.sheets.kniffel import BOX_NAMES, PRESETS
 
 KNIFFEL = PRESETS["kniffel"]
 LAST_SIXES = "aces=3 twos=6 threes=9 fours=12 fives=15"
@@ -122,7 +122,7 @@ def test_fresh_turn_gains_average_zero_over_the_first_throw(rules_name):
     the lower boxes at 0 and leaves the upper boxes mostly below 0 (the penalty)."""
     import jax.numpy as jnp
 
-    from jaxsolve.games.category import tables
+    from jaxsolve.games.category.engine import tables
 
     rules = PRESETS[rules_name]
     rng = np.random.default_rng(1)

@@ -11,9 +11,10 @@ from typer.testing import CliRunner
 
 from jaxsolve.cli import app
 from jaxsolve.errors import JaxsolveError
-from jaxsolve.games.category import heuristic, simulate, strategies, tables
-from jaxsolve.games.category.position import parse_position
-from jaxsolve.games.category.kniffel import PRESETS
+from jaxsolve.games.category.simulation import heuristic, simulate, strategies
+from jaxsolve.games.category.engine import tables
+from jaxsolve.games.category.sheets.position import parse_position
+from jaxsolve.games.category.sheets.kniffel import PRESETS
 
 KNIFFEL = PRESETS["kniffel"]
 runner = CliRunner()

@@ -11,9 +11,11 @@ from typer.testing import CliRunner
 
 from jaxsolve.cli import app
 from jaxsolve.errors import JaxsolveError
-from jaxsolve.games.category import advisor, analysis, apl_article, policy, solutions, solver, tables
-from jaxsolve.games.category.position import Position, format_position, parse_dice, parse_position, possible_scores
-from jaxsolve.games.category.kniffel import BOX_NAMES, get_rules
+from jaxsolve.games.category.answers import advisor, analysis
+from jaxsolve.games.category.checks import apl_article
+from jaxsolve.games.category.engine import policy, solutions, solver, tables
+from jaxsolve.games.category.sheets.position import Position, format_position, parse_dice, parse_position, possible_scores
+from jaxsolve.games.category.sheets.kniffel import BOX_NAMES, get_rules
 
 APL = get_rules("kniffel-apl")
 runner = CliRunner()
@@ -251,7 +253,7 @@ def test_cli_advise_json(apl_score):
 
 
 def test_cli_batch_reads_the_new_and_the_old_keys(tmp_path, apl_score):
-    from jaxsolve.games.category import table_io
+    from jaxsolve.games.category.engine import table_io
 
     path = tmp_path / "apl.npy"
     table_io.save_solution(path, apl_score, game="kniffel")
@@ -270,7 +272,7 @@ def test_cli_batch_reads_the_new_and_the_old_keys(tmp_path, apl_score):
 
 
 def test_cli_advise_text_and_values_export(tmp_path, apl_score):
-    from jaxsolve.games.category import table_io
+    from jaxsolve.games.category.engine import table_io
 
     path = tmp_path / "apl.npy"
     table_io.save_solution(path, apl_score, game="kniffel")
@@ -300,7 +302,7 @@ def test_cli_advise_text_and_values_export(tmp_path, apl_score):
     ],
 )
 def test_cli_bad_input_is_one_line_error(args, message, monkeypatch):
-    monkeypatch.setitem(sys.modules, "jaxsolve.games.category.heuristic", None)
+    monkeypatch.setitem(sys.modules, "jaxsolve.games.category.simulation.heuristic", None)
     result = runner.invoke(app, ["advise", "kniffel", "--rules", "kniffel-apl", *args] if "--rules" not in args else ["advise", "kniffel", *args])
     assert result.exit_code == 1, result.output
     assert result.stderr.strip().startswith("error: ") and message in result.stderr
@@ -308,7 +310,7 @@ def test_cli_bad_input_is_one_line_error(args, message, monkeypatch):
 
 
 def test_cli_heuristic_strategy_uses_module(monkeypatch):
-    from jaxsolve.games.category import heuristic
+    from jaxsolve.games.category.simulation import heuristic
 
     seen = {}
 

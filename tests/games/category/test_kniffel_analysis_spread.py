@@ -12,10 +12,11 @@ from itertools import product
 import numpy as np
 import pytest
 
-from jaxsolve.games.category import advisor, analysis, solver
-from jaxsolve.games.category.position import Position
-from jaxsolve.games.category.rules import CategoryRules
-from jaxsolve.games.category.kniffel import BOX_NAMES
+from jaxsolve.games.category.answers import advisor, analysis
+from jaxsolve.games.category.engine import solver
+from jaxsolve.games.category.sheets.position import Position
+from jaxsolve.games.category.sheets.rules import CategoryRules
+from jaxsolve.games.category.sheets.kniffel import BOX_NAMES
 from kniffel_reference import options
 
 RULES = CategoryRules(throws=2, joker="kniffel", bonus_on_scratch=False, upper_threshold=6, dice=3)

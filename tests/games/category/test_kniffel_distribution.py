@@ -4,9 +4,9 @@ import numpy as np
 import pytest
 
 from jaxsolve.errors import JaxsolveError
-from jaxsolve.games.category import distribution as D
-from jaxsolve.games.category import evaluate, solver
-from jaxsolve.games.category.rules import CategoryRules
+from jaxsolve.games.category.objectives import distribution as D
+from jaxsolve.games.category.engine import evaluate, solver
+from jaxsolve.games.category.sheets.rules import CategoryRules
 from kniffel_dist_reference import score_distribution
 
 CASES = [

@@ -12,10 +12,11 @@ import numpy as np
 import pytest
 
 from jaxsolve.errors import JaxsolveError
-from jaxsolve.games.category import analysis, evaluate, solver, tables
-from jaxsolve.games.category.position import Position
-from jaxsolve.games.category.rules import CategoryRules
-from jaxsolve.games.category.sheet import Box, face_boxes
+from jaxsolve.games.category.answers import analysis
+from jaxsolve.games.category.engine import evaluate, solver, tables
+from jaxsolve.games.category.sheets.position import Position
+from jaxsolve.games.category.sheets.rules import CategoryRules
+from jaxsolve.games.category.sheets.sheet import Box, face_boxes
 
 REDUCED = CategoryRules(name="reduced-3-dice", dice=3, upper_threshold=6, extra_bonus=10)
 IMHIEB = CategoryRules(name="reduced-3-dice-imhieb", dice=3, upper_threshold=6, extra_bonus=10, joker="kniffel", instant_all_same=30, instant_other=5)

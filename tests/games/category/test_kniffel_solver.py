@@ -3,9 +3,9 @@
 import numpy as np
 import pytest
 
-from jaxsolve.games.category import solver, table_io, tables
-from jaxsolve.games.category.rules import CategoryRules, RulesError
-from jaxsolve.games.category.kniffel import PRESETS, get_rules
+from jaxsolve.games.category.engine import solver, table_io, tables
+from jaxsolve.games.category.sheets.rules import CategoryRules, RulesError
+from jaxsolve.games.category.sheets.kniffel import PRESETS, get_rules
 from kniffel_reference import game_value
 
 # Figures printed by others, asserted only to the digits they were printed with:

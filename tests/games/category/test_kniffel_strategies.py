@@ -12,10 +12,11 @@ import pytest
 
 import kniffel_heuristic_reference as ref
 from jaxsolve.errors import JaxsolveError
-from jaxsolve.games.category import heuristic, policy, solver, strategies, tables
-from jaxsolve.games.category.position import parse_position
-from jaxsolve.games.category.rules import CategoryRules
-from jaxsolve.games.category.kniffel import BOX_NAMES, PRESETS
+from jaxsolve.games.category.simulation import heuristic, strategies
+from jaxsolve.games.category.engine import policy, solver, tables
+from jaxsolve.games.category.sheets.position import parse_position
+from jaxsolve.games.category.sheets.rules import CategoryRules
+from jaxsolve.games.category.sheets.kniffel import BOX_NAMES, PRESETS
 
 PRINTED_A = [
     [F(3125, 7776), F(3125, 7776), F(625, 3888), F(125, 3888), F(25, 7776), F(1, 7776)],

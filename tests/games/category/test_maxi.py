@@ -6,10 +6,10 @@ import numpy as np
 import pytest
 
 from jaxsolve import games
-from jaxsolve.games.category import maxi
+from jaxsolve.games.category.sheets import maxi
 from jaxsolve.errors import JaxsolveError
-from jaxsolve.games.category import saved, solver, tables
-from jaxsolve.games.category.position import parse_position
+from jaxsolve.games.category.engine import saved, solver, tables
+from jaxsolve.games.category.sheets.position import parse_position
 from maxi_reference import game_value, points
 
 BOXES = maxi.get_rules("maxi").box_names
@@ -145,7 +145,7 @@ def test_saved_export_round_trip_and_checks(tmp_path):
     back = saved.load_solution(path, game="maxi")
     np.testing.assert_array_equal(back.values, sol.values)
     assert back.max_saved == 2 and back.rules == rules and back.game_value == sol.game_value
-    from jaxsolve.games.category import table_io
+    from jaxsolve.games.category.engine import table_io
 
     plain = tmp_path / "plain.npy"
     table_io.save_solution(plain, solver.solve(rules), game="maxi")
@@ -201,7 +201,7 @@ def test_an_export_larger_than_memory_is_refused_before_solving(monkeypatch, tmp
 
 
 def test_moments_only_evaluation_equals_the_split_one():
-    from jaxsolve.games.category import evaluate
+    from jaxsolve.games.category.engine import evaluate
 
     sol = solver.solve(maxi.small())
     full, moments = evaluate.evaluate(sol), evaluate.evaluate(sol, split=False)
@@ -219,7 +219,7 @@ MAXI_FLOAT32_REGRESSION_PIN = 394.5580
 
 @pytest.mark.slow
 def test_full_maxi_solve_float32_and_the_simulation_agree():
-    from jaxsolve.games.category import simulate
+    from jaxsolve.games.category.simulation import simulate
 
     rules = maxi.get_rules("maxi")
     sol = solver.solve(rules, dtype="float32")

@@ -4,7 +4,7 @@ import jax.numpy as jnp
 import numpy as np
 
 from jaxsolve.core import dice
-from jaxsolve.games.category import policy
+from jaxsolve.games.category.engine import policy
 
 
 def test_keep_ties_within_tolerance_go_to_more_dice():

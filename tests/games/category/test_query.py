@@ -4,9 +4,10 @@ import jax
 import numpy as np
 import pytest
 
-from jaxsolve.games.category import advisor, query, solver, tables
-from jaxsolve.games.category.position import Position
-from jaxsolve.games.category.rules import CategoryRules
+from jaxsolve.games.category.answers import advisor, query
+from jaxsolve.games.category.engine import solver, tables
+from jaxsolve.games.category.sheets.position import Position
+from jaxsolve.games.category.sheets.rules import CategoryRules
 
 RULES = CategoryRules(name="reduced-3-dice", dice=3, upper_threshold=6, extra_bonus=10)
 

@@ -11,8 +11,9 @@ from typer.testing import CliRunner
 
 from jaxsolve.cli import app
 from jaxsolve.errors import JaxsolveError
-from jaxsolve.games.category import simulate, solver, strategies, tables
-from jaxsolve.games.category.kniffel import NUM_BOXES, PRESETS
+from jaxsolve.games.category.simulation import simulate, strategies
+from jaxsolve.games.category.engine import solver, tables
+from jaxsolve.games.category.sheets.kniffel import NUM_BOXES, PRESETS
 
 runner = CliRunner()
 

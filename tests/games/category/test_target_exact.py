@@ -4,10 +4,10 @@ and the table's range in float32."""
 import numpy as np
 import pytest
 
-from jaxsolve.games.category import distribution as D
-from jaxsolve.games.category import solver, tables
-from jaxsolve.games.category import target as TG
-from jaxsolve.games.category.rules import CategoryRules
+from jaxsolve.games.category.objectives import distribution as D
+from jaxsolve.games.category.engine import solver, tables
+from jaxsolve.games.category.objectives import target as TG
+from jaxsolve.games.category.sheets.rules import CategoryRules
 from kniffel_dist_reference import target_states
 
 CASES = [

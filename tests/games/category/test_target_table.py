@@ -8,9 +8,9 @@ from typer.testing import CliRunner
 
 from jaxsolve.cli import app
 from jaxsolve.errors import JaxsolveError
-from jaxsolve.games.category import solver
-from jaxsolve.games.category import target as TG
-from jaxsolve.games.category.rules import CategoryRules
+from jaxsolve.games.category.engine import solver
+from jaxsolve.games.category.objectives import target as TG
+from jaxsolve.games.category.sheets.rules import CategoryRules
 
 RULES = CategoryRules(dice=3, throws=3, joker="forced", upper_threshold=6, extra_bonus=10)
 OPEN = (0, 2, 8, 11, 12)

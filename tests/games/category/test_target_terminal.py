@@ -5,10 +5,10 @@ import numpy as np
 import pytest
 
 from jaxsolve.errors import JaxsolveError
-from jaxsolve.games.category import distribution as D
-from jaxsolve.games.category import solver
-from jaxsolve.games.category import target as TG
-from jaxsolve.games.category.rules import CategoryRules
+from jaxsolve.games.category.objectives import distribution as D
+from jaxsolve.games.category.engine import solver
+from jaxsolve.games.category.objectives import target as TG
+from jaxsolve.games.category.sheets.rules import CategoryRules
 from kniffel_dist_reference import target_table
 
 RULES = CategoryRules(dice=3, throws=3, joker="forced", upper_threshold=6, extra_bonus=10)

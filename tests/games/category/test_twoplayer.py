@@ -8,9 +8,10 @@ from twoplayer_reference import TwoPlayer, yahtzee_points
 from yacht_reference import points as yacht_points
 
 from jaxsolve.errors import JaxsolveError
-from jaxsolve.games.category import twoplayer, yacht
-from jaxsolve.games.category.rules import CategoryRules
-from jaxsolve.games.category.sheet import KNIFFEL_SHEET
+from jaxsolve.games.category.objectives import twoplayer
+from jaxsolve.games.category.sheets import yacht
+from jaxsolve.games.category.sheets.rules import CategoryRules
+from jaxsolve.games.category.sheets.sheet import KNIFFEL_SHEET
 
 YAHTZEE_TINY = CategoryRules(name="yahtzee-tiny", dice=2, joker="none", extra_bonus=100, upper_bonus=35, upper_threshold=5, boxes=KNIFFEL_SHEET)
 """Yahtzee's scoring on two dice, the upper bonus at 5 points (twos and threes can reach it),

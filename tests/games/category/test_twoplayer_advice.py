@@ -20,8 +20,11 @@ from yacht_reference import points as yacht_points
 from jaxsolve import play
 from jaxsolve.cli import app, build_app
 from jaxsolve.errors import JaxsolveError
-from jaxsolve.games.category import solutions, twoplayer, twoplayer_advice, yacht
-from jaxsolve.games.category.position import parse_position
+from jaxsolve.games.category.engine import solutions
+from jaxsolve.games.category.objectives import twoplayer
+from jaxsolve.games.category.objectives.twoplayer import advice as twoplayer_advice
+from jaxsolve.games.category.sheets import yacht
+from jaxsolve.games.category.sheets.position import parse_position
 
 runner = CliRunner()
 TINY = yacht.small().replace(dice=2)
@@ -266,7 +269,7 @@ def test_a_stored_end_game_set_answers_the_positions_inside_it(tmp_path, monkeyp
     """``twoplayer-table GAME --open 2`` in the store: a position with at most two open boxes on
     each sheet is answered from it (nothing solved), with the options' win probabilities of the
     subgame solved from the two sheets; a position with three open boxes is outside it."""
-    from jaxsolve.games.category import twoplayer_store
+    from jaxsolve.games.category.objectives.twoplayer import store as twoplayer_store
 
     monkeypatch.setenv("JAXSOLVE_CACHE", str(tmp_path))
     twoplayer_store.save("yacht", TINY, tie="share", dtype=np.float64, open_boxes=2, slice_bytes=50_000)

@@ -9,7 +9,8 @@ import pytest
 from test_twoplayer import YAHTZEE_TINY, check_layers, engine_vector, mask, reference_for
 
 from jaxsolve.errors import JaxsolveError
-from jaxsolve.games.category import twoplayer, yacht
+from jaxsolve.games.category.objectives import twoplayer
+from jaxsolve.games.category.sheets import yacht
 
 TINY_OPEN = ("twos", "threes", "kniffel")
 """Yahtzee scoring on two dice (upper bonus 35 at 5, the extra bonus 100): three open boxes, so
@@ -179,8 +180,8 @@ def test_last_box_against_a_full_sheet_is_the_target_objective(preset, open_box,
     L is P(at least -L more points), the target objective's (``target.solve_target``, written
     apart from this engine) for every lead of the window, to 1e-12: Yahtzee's joker, the extra
     bonus and the upper bonus as the one-player engine takes them."""
-    from jaxsolve.games.category import kniffel
-    from jaxsolve.games.category import target as TG
+    from jaxsolve.games.category.sheets import kniffel
+    from jaxsolve.games.category.objectives import target as TG
 
     rules = kniffel.get_rules(preset)
     mine = (rules.full_mask & ~(1 << rules.box_names.index(open_box)), upper, held)
@@ -196,7 +197,7 @@ def test_last_box_against_a_full_sheet_is_the_target_objective(preset, open_box,
 def test_endgame_export_round_trip_and_refusals(tmp_path):
     """A position's end game written and read back bit for bit; a changed layer file, another
     game's name or a full set beyond the limit refused with one clear line."""
-    from jaxsolve.games.category import twoplayer_endgame as E
+    from jaxsolve.games.category.objectives.twoplayer import endgame as E
 
     assert E.TIE_RULES == tuple(twoplayer.TIES) and E.CHUNK == twoplayer.DEFAULT_CHUNK
     table = E.solve_endgame(SEAT_RULES, start=SEAT_START, dtype="float64")
@@ -227,7 +228,7 @@ def test_endgame_command_writes_a_loadable_set(tmp_path):
     from typer.testing import CliRunner
 
     from jaxsolve.cli import app
-    from jaxsolve.games.category import twoplayer_endgame as E
+    from jaxsolve.games.category.objectives.twoplayer import endgame as E
 
     out = tmp_path / "yacht1.npy"
     result = CliRunner().invoke(app, ["twoplayer-endgame", "yacht", "--open", "1", "--out", str(out), "--quiet", "--json"])
@@ -263,8 +264,8 @@ def test_endgame_command_answers_a_position(tmp_path):
     from typer.testing import CliRunner
 
     from jaxsolve.cli import app
-    from jaxsolve.games.category import kniffel
-    from jaxsolve.games.category import twoplayer_endgame as E
+    from jaxsolve.games.category.sheets import kniffel
+    from jaxsolve.games.category.objectives.twoplayer import endgame as E
 
     upper = "aces=3 twos=6 threes=9 fours=12 fives=15 sixes=18"
     mine = f"{upper} three_kind=20 four_kind=- full_house=25 small_straight=30 large_straight=40 chance=23 236"

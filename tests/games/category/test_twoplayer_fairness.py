@@ -14,8 +14,10 @@ from twoplayer_reference import TwoPlayer
 from yacht_reference import points as yacht_points
 
 from jaxsolve.errors import JaxsolveError
-from jaxsolve.games.category import policy, solutions, tables, twoplayer, yacht
-from jaxsolve.games.category.rules import CategoryRules
+from jaxsolve.games.category.engine import policy, solutions, tables
+from jaxsolve.games.category.objectives import twoplayer
+from jaxsolve.games.category.sheets import yacht
+from jaxsolve.games.category.sheets.rules import CategoryRules
 
 
 def mask(rules: CategoryRules, open_boxes) -> int:

@@ -13,7 +13,8 @@ import sys
 import numpy as np
 import pytest
 
-from jaxsolve.games.category import twoplayer, twoplayer_distributed
+from jaxsolve.games.category.objectives import twoplayer
+from jaxsolve.games.category.objectives.twoplayer import distributed as twoplayer_distributed
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)))))
 OPEN = ("twos", "fives", "choice", "yacht")
@@ -25,7 +26,8 @@ MESH_SCRIPT = r"""
 import json, sys, jax
 jax.config.update("jax_enable_x64", True)
 import numpy as np
-from jaxsolve.games.category import twoplayer, yacht
+from jaxsolve.games.category.objectives import twoplayer
+from jaxsolve.games.category.sheets import yacht
 assert len(jax.devices()) == 2, jax.devices()
 rules = yacht.small().replace(dice=int(sys.argv[1]))
 filled = rules.full_mask & ~sum(1 << rules.box_names.index(b) for b in sys.argv[2].split(","))
@@ -82,7 +84,7 @@ def test_two_processes_equal_one_process_in_every_layer(tmp_path, x32):
     out = tmp_path / "layers.npz"
     args = ["--dice", "2", "--open", *OPEN, "--keep", "all", "--coordinator", f"localhost:{_free_port()}", "--processes", "2", "--out", str(out)]
     args += ["--x32"] if x32 else []
-    entry = [sys.executable, "-m", "jaxsolve.games.category.twoplayer_distributed"]
+    entry = [sys.executable, "-m", "jaxsolve.games.category.objectives.twoplayer.distributed"]
     procs = [subprocess.Popen([*entry, *args, "--process-id", str(i)], env=_env(), stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True) for i in (0, 1)]
     results = [p.communicate(timeout=600) for p in procs]
     for p, (_, err) in zip(procs, results):

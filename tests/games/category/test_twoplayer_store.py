@@ -16,7 +16,10 @@ from typer.testing import CliRunner
 
 from jaxsolve.cli import app
 from jaxsolve.errors import JaxsolveError
-from jaxsolve.games.category import family_commands, twoplayer, twoplayer_store, yacht
+from jaxsolve.games.category.answers import family_commands
+from jaxsolve.games.category.objectives import twoplayer
+from jaxsolve.games.category.objectives.twoplayer import store as twoplayer_store
+from jaxsolve.games.category.sheets import yacht
 from jaxsolve.io import cache, export, verify
 
 TINY = yacht.reduced(2, ("choice",), name="yacht-reduced-2-dice-choice")
@@ -240,7 +243,7 @@ def test_end_games_reached_by_expected_score_play_simulate_to_the_tables_values(
     from one start each, and a start that is no sheet of the set is refused."""
     end = twoplayer.solve(TINY, keep="all", dtype=np.float32, open_boxes=3)
     starts = twoplayer.reach(TINY, 4000, TINY.num_boxes - 3, seed=4)
-    decode = [[tuple(int(x) for x in twoplayer._decode(np.asarray(v), TINY)) for v in seat] for seat in (starts.seat0, starts.seat1)]
+    decode = [[tuple(int(x) for x in twoplayer.decode(np.asarray(v), TINY)) for v in seat] for seat in (starts.seat0, starts.seat1)]
     exact = np.mean([end.value(a, b, int(lead)) for a, b, lead in zip(*decode, starts.lead)])
     played = twoplayer.simulate(end, 4000, seed=6, starts=starts)
     assert abs(played.mean - exact) < 4 * played.standard_error

@@ -5,9 +5,9 @@ import numpy as np
 import pytest
 
 from jaxsolve.errors import JaxsolveError
-from jaxsolve.games.category import winning as W
-from jaxsolve.games.category.position import Position, PositionError
-from jaxsolve.games.category.rules import CategoryRules
+from jaxsolve.games.category.objectives import winning as W
+from jaxsolve.games.category.sheets.position import Position, PositionError
+from jaxsolve.games.category.sheets.rules import CategoryRules
 from winning_reference import Response, opponent_final, win_utility
 
 RULES = CategoryRules(dice=3, throws=3, joker="forced", upper_threshold=6, extra_bonus=10)
@@ -102,7 +102,7 @@ def test_bad_input_is_one_clear_error():
 def test_simulated_games_agree_with_the_predicted_win_probability():
     """100,000 games of the win-probability policy from a late position, two opponents: the
     share of games won is within 3 standard errors of the engine's P(finish first)."""
-    from jaxsolve.games.category import winning_simulate as S
+    from jaxsolve.games.category.objectives import winning_simulate as S
 
     rules, mine, score, opps, *_ = CASES[0]
     pos = sheet(rules, mine)

@@ -13,12 +13,12 @@ import numpy as np
 import pytest
 
 from jaxsolve import games
-from jaxsolve.games.category import distribution as D
-from jaxsolve.games.category import policy, solutions, solver, table_io, tables
-from jaxsolve.games.category import target as TG
-from jaxsolve.games.category import winning as W
-from jaxsolve.games.category.position import parse_position
-from jaxsolve.games.category.rules import CategoryRules
+from jaxsolve.games.category.objectives import distribution as D
+from jaxsolve.games.category.engine import policy, solutions, solver, table_io, tables
+from jaxsolve.games.category.objectives import target as TG
+from jaxsolve.games.category.objectives import winning as W
+from jaxsolve.games.category.sheets.position import parse_position
+from jaxsolve.games.category.sheets.rules import CategoryRules
 from jaxsolve.io import cache
 from winning_reference import Response, opponent_final, win_utility
 

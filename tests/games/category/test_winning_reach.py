@@ -11,13 +11,14 @@ import pytest
 
 from jaxsolve.core import compile as compile_cache
 from jaxsolve.errors import JaxsolveError
-from jaxsolve.games.category import distribution as D
-from jaxsolve.games.category import family_commands, solver, tables
-from jaxsolve.games.category import target as TG
-from jaxsolve.games.category import winning as W
-from jaxsolve.games.category.position import Position
-from jaxsolve.games.category.rules import CategoryRules
-from jaxsolve.games.category.sheet import Box, face_boxes
+from jaxsolve.games.category.objectives import distribution as D
+from jaxsolve.games.category.answers import family_commands
+from jaxsolve.games.category.engine import solver, tables
+from jaxsolve.games.category.objectives import target as TG
+from jaxsolve.games.category.objectives import winning as W
+from jaxsolve.games.category.sheets.position import Position
+from jaxsolve.games.category.sheets.rules import CategoryRules
+from jaxsolve.games.category.sheets.sheet import Box, face_boxes
 from jaxsolve.io import cache, verify
 
 RULES = CategoryRules(dice=3, throws=3, joker="forced", upper_threshold=6, extra_bonus=10)

@@ -7,11 +7,11 @@ import numpy as np
 import pytest
 
 from jaxsolve.errors import JaxsolveError
-from jaxsolve.games.category import tables
-from jaxsolve.games.category import winning as W
-from jaxsolve.games.category import winning_simulate as S
-from jaxsolve.games.category.position import Position
-from jaxsolve.games.category.rules import CategoryRules
+from jaxsolve.games.category.engine import tables
+from jaxsolve.games.category.objectives import winning as W
+from jaxsolve.games.category.objectives import winning_simulate as S
+from jaxsolve.games.category.sheets.position import Position
+from jaxsolve.games.category.sheets.rules import CategoryRules
 from winning_reference import Response, opponent_final, win_utility
 
 RULES = CategoryRules(dice=3, throws=3, joker="forced", upper_threshold=6, extra_bonus=10)
@@ -38,7 +38,7 @@ def test_turn_values_match_the_vectors_of_play_table():
     random states of two layers: the scalars equal the whole vectors' entries."""
     import jax.numpy as jnp
 
-    from jaxsolve.games.category.distribution import max_turn_reward
+    from jaxsolve.games.category.objectives.distribution import max_turn_reward
 
     pos, _, w, table = response(*LATE)
     rng = np.random.default_rng(0)
@@ -51,7 +51,7 @@ def test_turn_values_match_the_vectors_of_play_table():
         got = S.turn_values(table, states, channels)
         width = table.layers[layer].shape[1]
         padded = jnp.asarray(W._padded(table.layers[layer + 1], max_turn_reward(RULES), width))
-        fu, uu, hu = (jnp.asarray(a, jnp.int32) for a in S._decode(states, RULES))
+        fu, uu, hu = (jnp.asarray(a, jnp.int32) for a in S.decode(states, RULES))
         arr = S._state_arrays_fn(RULES, width)(jnp.asarray(table.rows), padded, fu, uu, hu)
         lane = np.arange(len(states))
         fill = np.asarray(arr["fill"])[:, :, lane, channels]  # [boxes, T, G]

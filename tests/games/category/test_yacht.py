@@ -6,8 +6,9 @@ import numpy as np
 import pytest
 
 from jaxsolve import games
-from jaxsolve.games.category import solver, tables, yacht
-from jaxsolve.games.category.position import parse_position
+from jaxsolve.games.category.engine import solver, tables
+from jaxsolve.games.category.sheets import yacht
+from jaxsolve.games.category.sheets.position import parse_position
 from yacht_reference import BOXES, game_value, points
 
 REGRESSION_PIN = 166.9550677045723

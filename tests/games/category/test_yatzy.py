@@ -4,11 +4,13 @@ import numpy as np
 import pytest
 
 from jaxsolve import games
-from jaxsolve.games.category import yatzy
+from jaxsolve.games.category.sheets import yatzy
 from jaxsolve.core.rules import RulesError
-from jaxsolve.games.category import advisor, simulate, solutions, solver, tables
-from jaxsolve.games.category.position import PositionError, parse_position
-from jaxsolve.games.category.rules import CategoryRules
+from jaxsolve.games.category.answers import advisor
+from jaxsolve.games.category.simulation import simulate
+from jaxsolve.games.category.engine import solutions, solver, tables
+from jaxsolve.games.category.sheets.position import PositionError, parse_position
+from jaxsolve.games.category.sheets.rules import CategoryRules
 from yatzy_reference import BOXES, game_value, points
 
 # Regression pins: this program's own float64 values (yatzy-solver 1.0 gives the same to 1e-12,

@@ -21,7 +21,7 @@ except ImportError:
         raise ImportError("yatzy-solver is not installed, and CI runs this cross-check: pip install -e '.[bench]'") from None
     pytest.skip("yatzy-solver is not installed (pip install -e '.[bench]')", allow_module_level=True)
 
-from jaxsolve.games.category import peer  # noqa: E402
+from jaxsolve.games.category.checks import peer  # noqa: E402
 
 VARIANTS = list(ys.builtin_variants())
 

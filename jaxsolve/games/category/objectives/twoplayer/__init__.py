@@ -1,0 +1,67 @@
+"""Two players on the score-sheet engine, both playing to win (docs/twoplayer.md).
+
+The package's public names are re-exported here (``twoplayer.solve``, ``twoplayer.simulate``, ...):
+
+* ``sheets``: one player's sheets and the layers of pairs of sheets with their lead windows;
+* ``engine``: the turn over the lead, the layered solve (devices, processes, layers written in
+  slices), the start's outcome and the fairest compensation;
+* ``simulate``: games played out by seat models, where the two-player move differs from the
+  expected-score move, and the end-game positions expected-score play reaches;
+* ``store`` (the tables kept in the solution store), ``advice`` (ranked options at a position),
+  ``endgame`` (an end game from two sheets), ``distributed`` (a solve under ``jax.distributed``):
+  imported by name, not re-exported.
+"""
+
+from jaxsolve.games.category.objectives.twoplayer.engine import (
+    DEFAULT_CHUNK,
+    DEFAULT_MAX_MEMORY,
+    DEFAULT_SLICE_BYTES,
+    MAX_ROWS,
+    TIES,
+    Compensation,
+    Outcome,
+    TwoPlayerTables,
+    compensation,
+    outcome,
+    pair_bytes,
+    padded_complement,
+    solve,
+    turn,
+    unsolved,
+)
+from jaxsolve.games.category.objectives.twoplayer.engine import gather_shares, local_devices, process_share
+from jaxsolve.games.category.objectives.twoplayer.sheets import (
+    LayerPlan,
+    Sheets,
+    check_sheet,
+    end_plans,
+    plan_layers,
+    player_sheets,
+    points_left,
+    sheet_class,
+    start_sheets,
+)
+from jaxsolve.games.category.objectives.twoplayer.simulate import (
+    DECISION_KINDS,
+    DIFFER_TOLERANCE,
+    LOSS_LEVELS,
+    SEATS,
+    MovesDiffer,
+    Played,
+    ScoreSeat,
+    SeatModels,
+    Starts,
+    decode,
+    reach,
+    score_policy,
+    simulate,
+    turn_arrays,
+)
+
+__all__ = [
+    "DECISION_KINDS", "DEFAULT_CHUNK", "DEFAULT_MAX_MEMORY", "DEFAULT_SLICE_BYTES", "DIFFER_TOLERANCE", "LOSS_LEVELS", "MAX_ROWS", "SEATS", "TIES",
+    "Compensation", "LayerPlan", "MovesDiffer", "Outcome", "Played", "ScoreSeat", "SeatModels", "Sheets", "Starts", "TwoPlayerTables",
+    "check_sheet", "compensation", "decode", "end_plans", "gather_shares", "local_devices", "outcome", "pair_bytes", "padded_complement",
+    "plan_layers", "player_sheets", "points_left", "process_share", "reach", "score_policy", "sheet_class", "simulate", "solve", "start_sheets",
+    "turn", "turn_arrays", "unsolved",
+]
