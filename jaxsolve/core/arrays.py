@@ -1,7 +1,7 @@
 """One array code, two namespaces: ``jax.numpy`` or NumPy.
 
-The turn arithmetic of the category engine (``jaxsolve.kniffel.solver``) and the dice operators
-(``jaxsolve.dice``) take ``xp``: ``None`` (the default) is ``jax.numpy``, traced inside the
+The turn arithmetic of the category engine (``jaxsolve.games.category.engine.solver``) and the dice operators
+(``jaxsolve.core.dice``) take ``xp``: ``None`` (the default) is ``jax.numpy``, traced inside the
 compiled solve, evaluation and batch programs; ``numpy`` runs the same lines eagerly, which is
 how one situation is answered from a cached table without importing JAX
 (``jaxsolve.games.category.answers.advisor.advise``). JAX is imported here on first use only, so a module

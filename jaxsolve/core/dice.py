@@ -18,7 +18,7 @@ level, the keeps of a level are computed in the ``Lattice`` order (grouped by th
 distinct faces), so each keep compares only its distinct sub-keeps.
 
 The tables are NumPy. ``expect_keeps``, ``best_subkeep``, ``reroll``, ``throw_mean``,
-``best_subkeep_arg`` and ``rethrow_mass`` take ``xp`` (``jaxsolve.arrays``): ``jax.numpy`` by
+``best_subkeep_arg`` and ``rethrow_mass`` take ``xp`` (``jaxsolve.core.arrays``): ``jax.numpy`` by
 default, or NumPy to run the same lines eagerly; the others are JAX only. JAX is imported when a function first needs it, not with this module.
 """
 

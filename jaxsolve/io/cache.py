@@ -1,7 +1,7 @@
 """The solution store: solved tables written once to a cache folder and loaded from then on.
 
 A solved value table is keyed by game, rules (name and a hash of every rules field), objective
-and dtype, and written as an export (``.npy`` + validated JSON sidecar, ``jaxsolve.export``)
+and dtype, and written as an export (``.npy`` + validated JSON sidecar, ``jaxsolve.io.export``)
 under ``<root>/tables/<game>/``. Every registered game is cached the same way, through its
 registration (``solution``: the game's ``solve``, ``save`` and validating ``load`` hooks); a new
 game needs no cache code of its own. The root is ``--cache-dir``, else ``$JAXSOLVE_CACHE``, else

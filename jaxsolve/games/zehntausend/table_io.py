@@ -47,7 +47,7 @@ def save_solution(path, solution: Solution):
 def load_solution(path) -> Solution:
     """Read an ``E`` export back as a ``Solution`` (for the advisor without re-solving).
 
-    Checks (``jaxsolve.export``): the sidecar and the array agree (size, SHA-256, shape,
+    Checks (``jaxsolve.io.export``): the sidecar and the array agree (size, SHA-256, shape,
     dtype), valid rules, a ``top_level`` at or above the self-consistent bound of those rules,
     a float ``[levels, 7]`` array covering every level a set-aside from below the bound can
     reach, finite everywhere, ``E(p, 0) >= p``, and the closed form above the bound.

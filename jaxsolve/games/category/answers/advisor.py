@@ -94,7 +94,7 @@ class TurnAdvice:
 
 def turn_arrays(values, f, u, h, rules, objective, throws_left, xp=None):
     """Fill values and points ``[boxes, T, B]``, throw values ``[throws, T, B]``, keep values ``[K, B]``
-    of states ``f, u, h`` ``[B]`` with ``throws_left`` re-throws left (``xp``: see ``jaxsolve.arrays``)."""
+    of states ``f, u, h`` ``[B]`` with ``throws_left`` re-throws left (``xp``: see ``jaxsolve.core.arrays``)."""
     first = rules.has_instant_bonus and throws_left == rules.throws - 1
     fills = solver.option_values(values, f, u, h, rules, objective, first, xp=xp)
     points = solver.moves(f, u, h, rules, xp=xp).points

@@ -354,7 +354,7 @@ def metadata(sol: SavedSolution, game: str) -> dict:
 
 
 def save_solution(path: str | os.PathLike, sol: SavedSolution, *, game: str) -> None:
-    """Write ``sol`` atomically with its sidecar (``jaxsolve.export``)."""
+    """Write ``sol`` atomically with its sidecar (``jaxsolve.io.export``)."""
     if sol.values is None:
         raise JaxsolveError("this saved-throw solve kept the game value only: solve with table=True to export it")
     export.save(path, sol.values, metadata(sol, game))

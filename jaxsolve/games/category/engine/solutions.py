@@ -1,7 +1,7 @@
 """The process cache of solved tables of a category game.
 
 ``solution`` solves the table of some rules and objective on demand, or loads it from the
-solution store (``jaxsolve.cache``), once per process and dtype; ``cached_solution`` takes one
+solution store (``jaxsolve.io.cache``), once per process and dtype; ``cached_solution`` takes one
 from this process or the store without ever solving (and without importing JAX); ``register``
 adds one read from an export. ``flat_values`` and ``host_values`` hold each table flattened
 (NaN -> 0) as the values of later states for a turn's arithmetic: on the device (JAX) or as a

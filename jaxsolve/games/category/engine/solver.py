@@ -8,7 +8,7 @@ Layers (number of filled boxes) are solved from boxes - 1 down to 0 in fixed-siz
 compilation serves the whole game.
 
 The turn arithmetic (``option_values``, ``moves``, ``turn_throw_values`` and what they use) takes
-``xp`` (``jaxsolve.arrays``): ``jax.numpy`` by default, traced in every compiled program, or
+``xp`` (``jaxsolve.core.arrays``): ``jax.numpy`` by default, traced in every compiled program, or
 NumPy, which answers one situation from a cached table without importing JAX
 (``advisor.advise``). JAX is imported on first use, not with this module.
 """
@@ -504,7 +504,7 @@ def solve(
         chunk: states per compiled batch (one compilation per rules/objective/chunk/dtype/device
             and process; ``compile_seconds`` is 0 when it was already compiled); an accelerator
             takes at least its kind's floor (``layered.chunk_for``).
-        expect, subkeep: which dice operators to use (see ``jaxsolve.dice``).
+        expect, subkeep: which dice operators to use (see ``jaxsolve.core.dice``).
         device: a ``jax.Device``; default device if None.
         devices: the devices the layers are spread over (``jax.Device`` list, an int: the first
             n visible, ``"all"``: every visible device of ``device``'s platform), in the layered

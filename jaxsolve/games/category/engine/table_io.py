@@ -123,7 +123,7 @@ def _presets(game: str):
 def load_solution(path: str | os.PathLike, *, game: str, rules: CategoryRules | None = None, objective: str | None = None, dtype: str | None = None, verify: bool = True) -> Solution:
     """Read a category-game export back as a ``Solution`` (``.value(filled, upper, all_same_held)``).
 
-    Checks (``jaxsolve.export``): the sidecar's own hash, the sidecar and the array agree (size,
+    Checks (``jaxsolve.io.export``): the sidecar's own hash, the sidecar and the array agree (size,
     SHA-256, shape, dtype), the sidecar is a value table of the registered game ``game`` (and,
     where given, of exactly these ``rules``, ``objective`` and ``dtype``: ``check_binding``)
     with valid rules and objective, the array's shape is the rules' state shape, its dtype

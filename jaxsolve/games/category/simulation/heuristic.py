@@ -535,7 +535,7 @@ def _jitted_gains(rules: CategoryRules, dtype, reading: str, noise_sd: float, no
 def ratings(rules: CategoryRules, position, dice, throws_left: int, reading: str = DEFAULT_READING, strength: str = DEFAULT_STRENGTH, seed: int = 0) -> list[dict]:
     """Ratings (0..1) of every open box for a position, the dice showing and re-throws left.
 
-    ``position`` is a ``jaxsolve.kniffel.position.Position`` (or anything with ``state(rules)``
+    ``position`` is a ``jaxsolve.games.category.sheets.position.Position`` (or anything with ``state(rules)``
     and ``open_boxes``), ``dice`` the faces showing. ``reading`` picks the start value's bonus
     term (``READINGS``), ``strength`` and ``seed`` the bot (``STRENGTHS``; its forecast errors
     are those a simulation with the same seed meets in this position). Returns one dict per box
