@@ -61,6 +61,7 @@ work for the next layer falls in the time of the layer it overlaps.
 
 from __future__ import annotations
 
+import contextlib
 import time
 from abc import ABC, abstractmethod
 from collections import deque
@@ -661,3 +662,232 @@ def run_layers(
     if schedule != PerChunk.name and not isinstance(step, SplitStep):
         raise JaxsolveError(f"the {schedule} schedule needs a SplitStep(compute, write), not a plain step")
     return _loop(SCHEDULES[schedule](key, step, devices, mesh), list(layers), carry, operands, int(chunk), begin_layer, end_layer, on_layer)
+
+
+# ----------------------------------------------------------------------------- vector layers
+
+
+@dataclass(frozen=True)
+class VectorLayer:
+    """One layer of a vector solve: ``key`` names it (timings, progress, ``on_values``), ``rows``
+    its states, ``width`` the channels of each state's vector, ``states(rows)`` the int32
+    components of the states at those row indices (the step's ``*states``)."""
+
+    key: int
+    rows: int
+    width: int
+    states: Callable[[np.ndarray], tuple]
+
+
+class VectorSolve(NamedTuple):
+    """What ``solve_vector_layers`` gives: ``layers``, the kept layers' ``[rows, width]`` host
+    values by key; ``seconds`` without compiling, ``compile_seconds``; ``device``, the devices
+    (and process) that ran it; ``timings`` by key, a layer's pieces summed."""
+
+    layers: dict
+    seconds: float
+    compile_seconds: float
+    device: str
+    timings: dict
+
+
+def local_devices(devices: Sequence | int | None) -> list:
+    """This process's devices a solve under ``jax.distributed`` uses: ``devices`` (a list of
+    this process's devices, as given; a count of the first local ones; None: all local ones)."""
+    if isinstance(devices, (list, tuple)):
+        return list(devices)
+    local = jax.local_devices()
+    n = len(local) if devices is None else int(devices)
+    if not 1 <= n <= len(local):
+        raise JaxsolveError(f"asked for {n} devices in this process, {len(local)} visible")
+    return local[:n]
+
+
+def process_share(rows: int, chunk: int, processes: int, rank: int) -> tuple[int, int, int]:
+    """``(first, stop, height)``: the rows ``first:stop`` of a layer that process ``rank`` of
+    ``processes`` solves, and the rows every process's share is sized for. The layer's chunks
+    (``chunk`` rows each, as one process cuts them) are dealt in contiguous runs of
+    ``ceil(chunks / processes)``, so a process computes exactly one process's chunks; a
+    process past the layer's end has an empty share (``first == stop``)."""
+    chunks = -(-rows // chunk)
+    run = -(-chunks // processes) * chunk
+    first = min(rows, rank * run)
+    return first, min(rows, first + run), run
+
+
+def gather_shares(share: np.ndarray, where: tuple[int, int, int], rows: int, width: int) -> np.ndarray:
+    """``[rows, width]``: every process's rows of a layer (``process_share``), this process's
+    given as ``share`` (its first rows, columns from the first), gathered across the processes
+    (``multihost_utils.process_allgather``: each process sends its share and receives the others')."""
+    from jax.experimental import multihost_utils
+
+    first, stop, height = where
+    mine = np.zeros((height, width), share.dtype)
+    mine[: stop - first] = share[: stop - first, :width]
+    return np.asarray(multihost_utils.process_allgather(mine)).reshape(-1, width)[:rows]
+
+
+def solve_vector_layers(
+    key: Hashable,
+    turn: Callable[..., Any],
+    layers: Sequence[VectorLayer],
+    end: np.ndarray,
+    prepare: Callable[[np.ndarray, VectorLayer, int, int], tuple],
+    *,
+    dtype: Any,
+    per_state_bytes: Callable[[int], int],
+    fixed_bytes: Callable[[VectorLayer, int, int], int],
+    chunk: int,
+    devices: Sequence | int | None = 1,
+    max_memory: int | None = None,
+    shared: tuple = (),
+    uniform: tuple[int, int] | None = None,
+    keep: Callable[[VectorLayer], bool] = lambda layer: True,
+    finish: Callable[[np.ndarray], np.ndarray] | None = None,
+    on_layer: Callable[[int, int], None] | None = None,
+    on_values: Callable[[int, np.ndarray], None] | None = None,
+    sink: Callable[[VectorLayer], np.ndarray] | None = None,
+    slice_bytes: int = 1 << 30,
+    progress: str | None = None,
+) -> VectorSolve:
+    """The one driver of every layered vector solve (the distribution, the target objective, the
+    two-player lead): each layer a ``[rows, width]`` table whose rows are computed from the layer
+    solved before it (the first from ``end``), on ``run_layers``.
+
+    ``turn(operands, *states, width=)`` gives a chunk's ``[B, width]`` rows; ``operands`` are
+    ``shared`` (device arrays every layer reads) then ``prepare(prev, layer, width, height)``,
+    the layer's own, built from the host values ``prev`` of the layer before when the layer
+    starts (those of the layer before that are deleted first, so two layers' tables are never
+    on a device at once). ``width`` and ``height`` are the shapes the program sees: the layer's
+    own, or with ``uniform = (height, width)`` one shape for every layer (one compiled program;
+    the rows and channels past a layer's own are computed for nothing and cut off).
+
+    The driver owns what every such solve needs:
+
+    * the chunk of each layer: a chunk's working set (``per_state_bytes(width)`` a state) beside
+      the layer's tables (``fixed_bytes(layer, width, height)``) within ``max_memory``;
+    * the devices (``devices``: a count or a list, the mesh of ``run_layers``) and, under
+      ``jax.distributed`` with several processes (every process calls it alike), one
+      contiguous share of every layer's chunks per process (``process_share``), gathered to
+      every process when the layer is done (``gather_shares``): the values bit for bit those of
+      one process (the same chunks, computed by the same program);
+    * layers larger than memory: with ``sink(layer)`` (a ``[rows, width]`` array to assemble the
+      layer in, e.g. a memory-mapped file) a layer of more than ``slice_bytes`` is solved in
+      slices of whole chunks, each written into the sink as it is done;
+    * ``finish`` (a done layer's host rows, e.g. its channels turned round), ``keep`` (which
+      layers the result holds), ``on_values(key, values)`` (each layer as soon as it is known),
+      ``on_layer(key, rows)`` (each layer done), per-layer timings, and with ``progress`` (a
+      label) bars per layer with the time left on stderr (``core.progress.layer_bars``).
+    Ctrl-C ends the solve between two programs (the command line's handler, ``jaxsolve.interrupt``).
+    """
+    dtype = jnp.dtype(dtype)
+    layers = list(layers)
+    processes, rank = jax.process_count(), jax.process_index()
+    mesh = make_mesh(local_devices(devices) if processes > 1 else devices)
+    ndev = mesh.devices.size
+    if sink is not None and (processes > 1 or uniform is not None):
+        raise JaxsolveError("a sink assembles the layers of one process solving one layer shape at a time")
+
+    def shape_of(layer: VectorLayer) -> tuple[int, int]:
+        return (layer.rows, layer.width) if uniform is None else uniform
+
+    def chunk_of(layer: VectorLayer) -> int:
+        height, width = shape_of(layer)
+        if sink is not None:  # the layer held a slice at a time
+            height = min(height, max(1, int(slice_bytes) // (width * dtype.itemsize)))
+        size = plan_chunk(per_state_bytes(width), fixed_bytes(layer, width, height), max_memory, chunk, ndev)
+        return min(size, -(-height // ndev) * ndev) if uniform is None else size
+
+    sizes = {layer.key: chunk_of(layer) for layer in layers}
+    shares = {layer.key: process_share(layer.rows, sizes[layer.key], processes, rank) for layer in layers}
+    share_height = max((h for _, _, h in shares.values()), default=1)
+
+    def slices(layer: VectorLayer) -> list[tuple[int, int]]:
+        """The rows ``first:stop`` of each piece a layer is solved in: this process's share, or
+        with a sink slices of at most ``slice_bytes`` (whole chunks)."""
+        first, stop, _ = shares[layer.key]
+        if sink is None:
+            return [(first, stop)]
+        size = sizes[layer.key]
+        rows = max(size, int(slice_bytes) // max(1, layer.width * dtype.itemsize) // size * size)
+        return [(r, min(stop, r + rows)) for r in range(first, max(stop, first + 1), rows)]
+
+    pieces = [(layer, r0, r1) for layer in layers for r0, r1 in slices(layer)]
+    held: dict = {"prev": end, "own": (), "key": None}
+    kept: dict = {}
+
+    def compute(out, operands, rows_in_layer, *states):
+        return turn(operands, *states, width=out.shape[1])
+
+    def write(out, operands, rows_in_layer, states, got):
+        return out.at[rows_in_layer].set(got)
+
+    def begin_layer(piece: Layer, carry: Any) -> LayerSetup:
+        del carry
+        layer, first, stop = pieces[piece.index]
+        height, width = shape_of(layer)
+        if processes > 1:
+            height = shares[layer.key][2] if uniform is None else share_height
+        if sink is not None:
+            height = stop - first
+        if held["key"] != layer.key:  # the layer's first piece: its own operands from the layer before
+            for a in held["own"]:
+                if isinstance(a, jax.Array):
+                    a.delete()  # the layer before's tables: free them before the next are made
+            held["own"] = ()
+            held["own"], held["key"] = tuple(prepare(held.pop("prev"), layer, width, height)), layer.key
+        return LayerSetup(jnp.zeros((height, width), dtype), tuple(shared) + held["own"], sizes[layer.key])
+
+    def end_layer(piece: Layer, carry: Any) -> Any:
+        layer, first, stop = pieces[piece.index]
+        part = np.asarray(carry)
+        if sink is not None:
+            if first == 0:
+                held["sunk"] = sink(layer)
+            got = part[: stop - first, : layer.width]
+            held["sunk"][first:stop] = got if finish is None else finish(got)
+            if stop < layer.rows:
+                return jnp.zeros((1, 1), dtype)
+            values = held.pop("sunk")
+        else:
+            if processes > 1:
+                part = gather_shares(part, shares[layer.key], layer.rows, layer.width)
+            got = part[: layer.rows, : layer.width]
+            values = np.ascontiguousarray(got if finish is None else finish(got))
+        held["prev"] = values
+        if keep(layer):
+            kept[layer.key] = values
+        if on_values is not None:
+            on_values(layer.key, values)
+        return jnp.zeros((1, 1), dtype)
+
+    bars: Any = contextlib.nullcontext(None)
+    if progress is not None:
+        from jaxsolve.core.progress import layer_bars
+
+        bars = layer_bars({layer.key: layer.rows for layer in layers}, label=progress)
+
+    with bars as advance:
+
+        def piece_done(index: int, count: int) -> None:
+            layer, r0, r1 = pieces[index]
+            if advance is not None:
+                advance(layer.key, layer.rows if sink is None else r1 - r0)
+            if on_layer is not None and r1 >= shares[layer.key][1]:  # the last piece of this process's share
+                on_layer(layer.key, layer.rows)
+
+        work = [Layer(k, layer.states(np.arange(r0, max(r1, r0 + 1)) % layer.rows)) for k, (layer, r0, r1) in enumerate(pieces)]
+        try:
+            run = run_layers(key, SplitStep(compute, write), work, jnp.zeros((1, 1), dtype), (), chunk=chunk, mesh=mesh,
+                             begin_layer=begin_layer, end_layer=end_layer, on_layer=piece_done)
+        finally:
+            for a in held["own"]:
+                if isinstance(a, jax.Array) and not a.is_deleted():
+                    a.delete()
+    timings: dict = {}
+    for k, t in run.timings.items():  # per layer: its pieces summed
+        got = timings.setdefault(pieces[k][0].key, {"states": 0, "chunk": t["chunk"], "seconds": 0.0})
+        got["states"] += t["states"]
+        got["seconds"] = round(got["seconds"] + t["seconds"], 4)
+    device = ", ".join(str(d) for d in mesh.devices.flat) + (f" (process {rank} of {processes})" if processes > 1 else "")
+    return VectorSolve(kept, run.seconds, run.compile_seconds, device, timings)

@@ -13,6 +13,7 @@ import sys
 import numpy as np
 import pytest
 
+from jaxsolve.core import layered
 from jaxsolve.games.category.objectives import twoplayer
 from jaxsolve.games.category.objectives.twoplayer import distributed as twoplayer_distributed
 
@@ -26,6 +27,7 @@ MESH_SCRIPT = r"""
 import json, sys, jax
 jax.config.update("jax_enable_x64", True)
 import numpy as np
+from jaxsolve.core import layered
 from jaxsolve.games.category.objectives import twoplayer
 from jaxsolve.games.category.sheets import yacht
 assert len(jax.devices()) == 2, jax.devices()
@@ -104,7 +106,7 @@ def test_two_processes_equal_one_process_in_every_layer(tmp_path, x32):
 
 @pytest.mark.parametrize("pairs, chunk, processes", [(1, 8, 2), (126, 8, 2), (100, 8, 3), (853_776, 16, 4), (7, 1, 7), (9, 4, 4)])
 def test_process_shares_are_one_process_chunks_covering_the_layer(pairs, chunk, processes):
-    shares = [twoplayer.process_share(pairs, chunk, processes, r) for r in range(processes)]
+    shares = [layered.process_share(pairs, chunk, processes, r) for r in range(processes)]
     assert shares[0][0] == 0 and shares[-1][1] == pairs
     for (first, stop, rows), following in zip(shares, shares[1:] + [(pairs, pairs, 0)]):
         assert stop == following[0] and 0 <= stop - first <= rows and (first % chunk == 0 or first == pairs) and rows % chunk == 0
@@ -113,7 +115,7 @@ def test_process_shares_are_one_process_chunks_covering_the_layer(pairs, chunk, 
 
 def test_gather_in_one_process_is_the_share():
     share = np.arange(12.0).reshape(3, 4)
-    assert np.array_equal(twoplayer.gather_shares(share, (0, 2, 8), 2, 3), share[:2, :3])
+    assert np.array_equal(layered.gather_shares(share, (0, 2, 8), 2, 3), share[:2, :3])
 
 
 @pytest.mark.parametrize(

@@ -29,7 +29,6 @@ from jaxsolve.games.category.objectives.twoplayer.engine import (
     turn,
     unsolved,
 )
-from jaxsolve.games.category.objectives.twoplayer.engine import gather_shares, local_devices, process_share
 from jaxsolve.games.category.objectives.twoplayer.sheets import (
     LayerPlan,
     Sheets,
@@ -61,7 +60,7 @@ from jaxsolve.games.category.objectives.twoplayer.simulate import (
 __all__ = [
     "DECISION_KINDS", "DEFAULT_CHUNK", "DEFAULT_MAX_MEMORY", "DEFAULT_SLICE_BYTES", "DIFFER_TOLERANCE", "LOSS_LEVELS", "MAX_ROWS", "SEATS", "TIES",
     "Compensation", "LayerPlan", "MovesDiffer", "Outcome", "Played", "ScoreSeat", "SeatModels", "Sheets", "Starts", "TwoPlayerTables",
-    "check_sheet", "compensation", "decode", "end_plans", "gather_shares", "local_devices", "outcome", "pair_bytes", "padded_complement",
-    "plan_layers", "player_sheets", "points_left", "process_share", "reach", "score_policy", "sheet_class", "simulate", "solve", "start_sheets",
+    "check_sheet", "compensation", "decode", "end_plans", "outcome", "pair_bytes", "padded_complement",
+    "plan_layers", "player_sheets", "points_left", "reach", "score_policy", "sheet_class", "simulate", "solve", "start_sheets",
     "turn", "turn_arrays", "unsolved",
 ]

@@ -29,8 +29,8 @@ same from here on (``tables.canonical``; without an upper bonus the upper total 
 too). Pairs of a layer are the product of the two players' sheet lists, row ``i_other *
 n_mover + i_mover``, so a chunk of consecutive rows shares the other's sheet and the chunks are
 independent: they are spread over a device mesh like the one-player layers, and under
-``jax.distributed`` dealt to the processes in contiguous runs (``process_share``), each layer
-gathered to every process when done (``gather_shares``).
+``jax.distributed`` dealt to the processes in contiguous runs, each layer gathered to every
+process when done (the layered core's vector driver, ``core.layered.solve_vector_layers``).
 
 References: J. Glenn, "An Optimal Strategy for Yahtzee", CS-TR-0002, Loyola College in
 Maryland (2006), section 8 (the size of two-player Yahtzee); J. Pawlewicz, "A Nearly Optimal
@@ -50,7 +50,7 @@ from jaxsolve.errors import JaxsolveError
 from jaxsolve.games.category.engine import solver, tables
 from jaxsolve.games.category.objectives.distribution import max_turn_reward, shifted
 from jaxsolve.games.category.sheets.rules import CategoryRules
-from jaxsolve.games.category.objectives.twoplayer.sheets import (player_sheets, LayerPlan, plan_layers, end_plans, start_sheets)
+from jaxsolve.games.category.objectives.twoplayer.sheets import LayerPlan, Sheets, end_plans, plan_layers, player_sheets, start_sheets
 
 TIES = {"share": 0.5, "win": 1.0, "lose": 0.0}
 """What a tie is worth to the player who started the game (the other gets the rest): ``share``
@@ -172,49 +172,6 @@ def padded_complement(values: np.ndarray, pad: int, width: int, dtype, rows: int
     return out
 
 
-# ----------------------------------------------------------------------------- processes
-
-
-def local_devices(devices) -> list:
-    """This process's devices a solve under ``jax.distributed`` uses: ``devices`` (a list of
-    this process's devices, as given; a count of the first local ones; None: all local ones)."""
-    import jax
-
-    if isinstance(devices, (list, tuple)):
-        return list(devices)
-    local = jax.local_devices()
-    n = len(local) if devices is None else int(devices)
-    if not 1 <= n <= len(local):
-        raise JaxsolveError(f"asked for {n} devices in this process, {len(local)} visible")
-    return local[:n]
-
-
-def process_share(pairs: int, chunk: int, processes: int, rank: int) -> tuple[int, int, int]:
-    """``(first, stop, rows)``: the pairs ``first:stop`` of a layer that process ``rank`` of
-    ``processes`` solves, and the rows every process's share is sized for. The layer's chunks
-    (``chunk`` pairs each, as one process cuts them) are dealt in contiguous runs of
-    ``ceil(chunks / processes)``, so a process computes exactly one process's chunks; a
-    process past the layer's end has an empty share (``first == stop``)."""
-    chunks = -(-pairs // chunk)
-    run = -(-chunks // processes) * chunk
-    first = min(pairs, rank * run)
-    return first, min(pairs, first + run), run
-
-
-def gather_shares(share: np.ndarray, where: tuple[int, int, int], pairs: int, width: int) -> np.ndarray:
-    """``[pairs, width]``: every process's rows of a layer (``process_share``), this process's
-    given as ``share`` (its first rows, columns from the first), gathered across the processes
-    (``multihost_utils.process_allgather``: each process sends its share, ``rows x width``
-    values, and receives the others')."""
-    from jax.experimental import multihost_utils
-
-    first, stop, rows = where
-    mine = np.zeros((rows, width), share.dtype)
-    mine[: stop - first] = share[: stop - first, :width]
-    return np.asarray(multihost_utils.process_allgather(mine)).reshape(-1, width)[:pairs]
-
-
-
 def solve(
     rules: CategoryRules,
     *,
@@ -257,7 +214,7 @@ def solve(
     core's mesh). Under ``jax.distributed`` with several processes (every process calls
     ``solve`` alike), each process solves its own contiguous share of every layer's chunks on
     ``devices`` of its own devices, and the shares are gathered after each layer
-    (``process_share``): every process ends with every layer, the values bit for bit those of
+    (``core.layered.process_share``): every process ends with every layer, the values bit for bit those of
     one process (the same chunks, computed by the same program).
     ``on_values(n, values)``: each layer's ``[pairs, width]`` values (as ``layers[n]``) as soon
     as they are known, both sheets full first, e.g. to write them to disk
@@ -267,10 +224,9 @@ def solve(
     ``slice_bytes`` is then solved in slices of rows, each written into it as it is done, so a
     layer larger than memory is solved (the rows the same: each chunk the same program).
     """
-    import jax
     import jax.numpy as jnp
 
-    from jaxsolve.core.layered import Layer, LayerSetup, SplitStep, make_mesh, plan_chunk, run_layers
+    from jaxsolve.core.layered import VectorLayer, solve_vector_layers
 
     if tie not in TIES:
         raise JaxsolveError(f"tie must be one of {', '.join(TIES)}, got {tie!r}")
@@ -278,6 +234,70 @@ def solve(
         raise JaxsolveError(f"keep must be 'all' or 'start', got {keep!r}")
     if shapes not in ("auto", "layer", "uniform"):
         raise JaxsolveError(f"shapes must be 'auto', 'layer' or 'uniform', got {shapes!r}")
+    sheets = _solve_sheets(rules, mine, theirs, start)
+    plans = plan_layers(rules, sheets)
+    if open_boxes is not None:
+        plans = end_plans(rules, plans, open_boxes)
+    if max(p.pairs for p in plans) > MAX_ROWS:
+        raise JaxsolveError(f"{max(p.pairs for p in plans):,} pairs in a layer do not fit an int32 row")
+    dtype = jnp.dtype(float_dtype(dtype))
+    pad = max_turn_reward(rules)
+    widest, tallest = max(p.width for p in plans), max(p.pairs for p in plans)
+    if shapes == "auto":
+        shapes = "uniform" if tallest * (widest + pad) * dtype.itemsize <= 256 << 20 else "layer"
+    by_key = {p.n: p for p in plans}
+
+    def states(p: LayerPlan):
+        s = sheets[p.mover]
+
+        def of(rows: np.ndarray) -> tuple:
+            return s.filled[p.a][rows % p.movers], s.upper[p.a][rows % p.movers], s.held[p.a][rows % p.movers], (rows // p.movers).astype(np.int32)
+        return of
+
+    def prepare(prev: np.ndarray, layer: VectorLayer, width: int, height: int) -> tuple:
+        """The layer below as the mover's "previous layer" (``padded_complement``), the row of
+        each of his next sheets and the other's sheet of each row."""
+        p = by_key[layer.key]
+        table = padded_complement(prev, pad, width, dtype, rows=None if shapes == "layer" else tallest)
+        if shapes == "uniform":
+            table = np.pad(table, ((0, 0), (0, widest + pad - table.shape[1])))
+        return jnp.asarray(table), jnp.asarray(sheets[p.mover].index), jnp.asarray(p.others, jnp.int32)
+
+    def fixed_bytes(layer: VectorLayer, width: int, height: int) -> int:
+        """The layer's tables beside a chunk: the layer below (the whole of it, also where a
+        process holds a share of this one), the output rows and the next sheets' rows."""
+        p = by_key[layer.key]
+        q = by_key[p.n + 1]
+        columns = pad + max(width, q.width) if shapes == "layer" else widest + pad
+        return ((q.pairs if shapes == "layer" else tallest) * columns + height * width) * dtype.itemsize + sheets[p.mover].index.nbytes
+
+    def step(operands, filled, upper, all_same_held, other, width):
+        return turn(*operands, filled, upper, all_same_held, other, rules=rules, width=width)
+
+    last = plans[-1]
+    end = np.zeros((last.pairs, last.width), dtype)
+    end[:, last.low] = TIES[tie]  # both sheets full: the mover is the starter, lead 0 is the tie
+    if on_values is not None:
+        on_values(last.n, end)
+    run = solve_vector_layers(
+        ("twoplayer", rules, shapes), step, [VectorLayer(p.n, p.pairs, p.width, states(p)) for p in reversed(plans[:-1])], end, prepare,
+        dtype=dtype, per_state_bytes=lambda width: pair_bytes(rules, width, dtype.itemsize), fixed_bytes=fixed_bytes, chunk=chunk,
+        devices=devices, max_memory=max_memory, uniform=None if shapes == "layer" else (tallest, widest),
+        keep=lambda layer: keep == "all" or layer.key == plans[0].n, finish=lambda rows: rows[:, ::-1],  # over the deficit -> over the lead
+        on_layer=on_layer, on_values=on_values, sink=None if sink is None else (lambda layer: sink(by_key[layer.key])),
+        slice_bytes=slice_bytes, progress="layer" if progress else None,
+    )
+    layers: list = [None] * (2 * rules.num_boxes + 1)
+    for n, values in run.layers.items():
+        layers[n] = values
+    if keep == "all":
+        layers[last.n] = end
+    return TwoPlayerTables(rules, tie, sheets, plans, layers, run.seconds, run.compile_seconds, run.device, run.timings)
+
+
+def _solve_sheets(rules: CategoryRules, mine: int, theirs: int, start) -> tuple[Sheets, Sheets]:
+    """The two players' sheets a solve starts from (``solve``'s ``mine``, ``theirs`` and
+    ``start``), checked: the other has as many boxes filled as the player to move or one more."""
     nb = rules.num_boxes
     if start is not None:
         firsts = start_sheets(rules, start, mine, theirs)
@@ -288,167 +308,9 @@ def solve(
     a0, b0 = bin(int(mine)).count("1"), bin(int(theirs)).count("1")
     if b0 not in (a0, a0 + 1) or a0 + b0 >= 2 * nb:
         raise JaxsolveError(f"the other player has as many boxes filled as the player to move or one more, and a box is open: got {a0} and {b0}")
-    dtype = jnp.dtype(float_dtype(dtype))
     if start is None:
-        sheets = (player_sheets(rules, int(mine)), player_sheets(rules, int(theirs)))
-    else:
-        sheets = (player_sheets(rules, start=firsts[0]), player_sheets(rules, start=firsts[1]))
-    plans = plan_layers(rules, sheets)
-    if open_boxes is not None:
-        plans = end_plans(rules, plans, open_boxes)
-    if max(p.pairs for p in plans) > MAX_ROWS:
-        raise JaxsolveError(f"{max(p.pairs for p in plans):,} pairs in a layer do not fit an int32 row")
-    pad = max_turn_reward(rules)
-    processes, rank = jax.process_count(), jax.process_index()
-    mesh = make_mesh(local_devices(devices) if processes > 1 else devices)
-    ndev = mesh.devices.size
-    solved = plans[:-1]
-    widest = max(p.width for p in plans)
-    tallest = max(p.pairs for p in plans)
-    if shapes == "auto":
-        shapes = "uniform" if tallest * (widest + pad) * dtype.itemsize <= 256 << 20 else "layer"
-    if sink is not None and (processes > 1 or shapes != "layer"):
-        raise JaxsolveError("a sink assembles the layers of one process solving one layer shape at a time (shapes='layer')")
-
-    def chunk_of(p: LayerPlan) -> int:
-        """The layer's chunk size: a chunk's working set beside the layer's tables (the whole
-        layer's, also where a process holds a share of it) within ``max_memory``."""
-        q = plans[p.n + 1 - plans[0].n]
-        width, height = (p.width, p.pairs) if shapes == "layer" else (widest, tallest)
-        if sink is not None:  # the layer held a slice at a time
-            height = min(height, max(1, int(slice_bytes) // (width * dtype.itemsize)))
-        columns = pad + max(width, q.width) if shapes == "layer" else widest + pad
-        fixed = ((q.pairs if shapes == "layer" else tallest) * columns + height * width) * dtype.itemsize + sheets[p.mover].index.nbytes
-        size = plan_chunk(pair_bytes(rules, width, dtype.itemsize), fixed, max_memory, chunk, ndev)
-        return min(size, -(-height // ndev) * ndev) if shapes == "layer" else size
-
-    sizes = {p.n: chunk_of(p) for p in solved}
-    shares = {p.n: process_share(p.pairs, sizes[p.n], processes, rank) for p in solved}
-    share_height = max(rows for _, _, rows in shares.values())
-
-    last = plans[-1]
-    end = np.zeros((last.pairs, last.width), dtype)
-    end[:, last.low] = TIES[tie]  # both sheets full: the mover is the starter, lead 0 is the tie
-    layers: list = [None] * (2 * nb + 1)
-    if keep == "all":
-        layers[last.n] = end
-    if on_values is not None:
-        on_values(last.n, end)
-    held: dict = {"prev": end, "operand": None}
-
-    def compute(out, operands, rows_in_layer, filled, upper, all_same_held, other):
-        padded, next_index, others = operands
-        return turn(padded, next_index, others, filled, upper, all_same_held, other, rules=rules, width=out.shape[1])
-
-    def write(out, operands, rows_in_layer, states, got):
-        return out.at[rows_in_layer].set(got)
-
-    def layer_states(p: LayerPlan, first: int, stop: int) -> tuple:
-        s = sheets[p.mover]
-        rows = np.arange(first, max(stop, first + 1)) % p.pairs  # this process's share (an empty one computes a row for nothing)
-        return s.filled[p.a][rows % p.movers], s.upper[p.a][rows % p.movers], s.held[p.a][rows % p.movers], (rows // p.movers).astype(np.int32)
-
-    def slices(p: LayerPlan) -> list[tuple[int, int]]:
-        """The rows ``first:stop`` of each piece the layer is solved in: this process's share,
-        or with a sink slices of at most ``slice_bytes`` (whole chunks)."""
-        first, stop, _ = shares[p.n]
-        if sink is None:
-            return [(first, stop)]
-        rows = max(sizes[p.n], int(slice_bytes) // max(1, p.width * dtype.itemsize) // sizes[p.n] * sizes[p.n])
-        return [(r, min(stop, r + rows)) for r in range(first, max(stop, first + 1), rows)]
-
-    pieces: list[tuple[LayerPlan, int, int]] = [(p, r0, r1) for p in reversed(solved) for r0, r1 in slices(p)]
-
-    def begin_layer(layer: Layer, carry) -> LayerSetup:
-        del carry
-        p, first, stop = pieces[layer.index]
-        width = p.width if shapes == "layer" else widest
-        height = p.pairs if shapes == "layer" else tallest
-        if processes > 1:
-            height = shares[p.n][2] if shapes == "layer" else share_height
-        if sink is not None:
-            height = stop - first
-        if held.get("n") != p.n:  # the layer's first piece: the layer below as its operand
-            if held["operand"] is not None:
-                held["operand"].delete()  # the layer below's table: its layer is done, free it now
-            prev = padded_complement(held.pop("prev"), pad, width, dtype, rows=None if shapes == "layer" else tallest)
-            if shapes == "uniform":
-                prev = np.pad(prev, ((0, 0), (0, widest + pad - prev.shape[1])))
-            held["operand"], held["n"] = jnp.asarray(prev), p.n
-            del prev
-        next_index = jnp.asarray(sheets[p.mover].index)
-        out = jnp.zeros((height, width), dtype)
-        return LayerSetup(out, (held["operand"], next_index, jnp.asarray(p.others, jnp.int32)), sizes[p.n])
-
-    def end_layer(layer: Layer, carry):
-        p, first, stop = pieces[layer.index]
-        if sink is not None:
-            if first == 0:
-                held["sunk"] = sink(p)
-            held["sunk"][first:stop] = np.asarray(carry)[: stop - first, : p.width][:, ::-1]  # over the deficit -> over the lead
-            if stop < p.pairs:
-                return jnp.zeros((1, 1), dtype)
-            v = held.pop("sunk")
-        else:
-            if processes > 1:
-                carry = gather_shares(np.asarray(carry), shares[p.n], p.pairs, p.width)
-            v = np.ascontiguousarray(np.asarray(carry)[: p.pairs, : p.width][:, ::-1])  # over the deficit -> over the lead
-        held["prev"] = v
-        if keep == "all" or p is plans[0]:
-            layers[p.n] = v
-        if on_values is not None:
-            on_values(p.n, v)
-        return jnp.zeros((1, 1), dtype)
-
-    def piece_done(told: Callable[[int, int], None] | None) -> Callable[[int, int], None] | None:
-        """``told(n, pairs)`` once a layer is done (every piece of it; a process's share done means
-        the whole layer gathered)."""
-        if told is None:
-            return None
-
-        def done(index: int, count: int) -> None:
-            p, _, stop = pieces[index]
-            if stop >= shares[p.n][1]:
-                told(p.n, p.pairs)
-        return done
-
-    step = SplitStep(compute, write)
-    work = [Layer(k, layer_states(p, r0, r1)) for k, (p, r0, r1) in enumerate(pieces)]
-    if progress:
-        from jaxsolve.core.progress import layer_bars
-
-        with layer_bars({p.n: p.pairs for p in solved}, label="layer") as advance:
-
-            def told(n: int, pairs: int) -> None:
-                if on_layer is not None:
-                    on_layer(n, pairs)
-
-            def advanced(index: int, count: int) -> None:
-                p, r0, r1 = pieces[index]
-                advance(p.n, p.pairs if sink is None else r1 - r0)
-
-            done = piece_done(told)
-
-            def both(index: int, count: int) -> None:
-                advanced(index, count)
-                if done is not None:
-                    done(index, count)
-
-            run = run_layers(("twoplayer", rules, shapes), step, work, jnp.zeros((1, 1), dtype), (), chunk=chunk, mesh=mesh,
-                             begin_layer=begin_layer, end_layer=end_layer, on_layer=both)
-    else:
-        run = run_layers(("twoplayer", rules, shapes), step, work, jnp.zeros((1, 1), dtype), (), chunk=chunk, mesh=mesh,
-                         begin_layer=begin_layer, end_layer=end_layer, on_layer=piece_done(on_layer))
-    if held["operand"] is not None:
-        held["operand"].delete()
-    timings: dict = {}
-    for k, t in run.timings.items():  # per layer: its pieces summed
-        p = pieces[k][0]
-        got = timings.setdefault(p.n, {"states": 0, "chunk": t["chunk"], "seconds": 0.0})
-        got["states"] += t["states"]
-        got["seconds"] = round(got["seconds"] + t["seconds"], 4)
-    device = ", ".join(str(d) for d in mesh.devices.flat) + (f" (process {rank} of {processes})" if processes > 1 else "")
-    return TwoPlayerTables(rules, tie, sheets, plans, layers, run.seconds, run.compile_seconds, device, timings)
+        return player_sheets(rules, int(mine)), player_sheets(rules, int(theirs))
+    return player_sheets(rules, start=firsts[0]), player_sheets(rules, start=firsts[1])
 
 
 @dataclass(frozen=True)
