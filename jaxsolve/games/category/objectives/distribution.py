@@ -335,15 +335,13 @@ def layer_tables(
     """
     import jax.numpy as jnp
 
-    from jaxsolve.core.layered import Layer, LayerSetup, SplitStep, make_mesh, plan_chunk, run_layers
+    from jaxsolve.core.layered import VectorLayer, solve_vector_layers
 
     if keep not in ("all", "start"):
         raise JaxsolveError(f"keep must be 'all' or 'start', got {keep!r}")
     if shapes not in SHAPES:
         raise JaxsolveError(f"shapes must be one of {', '.join(SHAPES)}, got {shapes!r}")
     dtype = jnp.dtype(dtype)
-    mesh = make_mesh(devices)
-    ndev = mesh.devices.size
     lengths = support_lengths(rules) if lengths is None else tuple(int(n) for n in lengths)
     nb = rules.num_boxes
     if not 0 <= int(prefilled) < 1 << nb or int(prefilled) == (1 << nb) - 1:
@@ -356,7 +354,8 @@ def layer_tables(
     if start is not None and (start[1] < 0 or start[2] not in (0, 1) or rows[int(tables.state_index(start[0], min(start[1], rules.upper_threshold), start[2], rules))] < 0):
         raise JaxsolveError(f"unreachable state: filled={start[0]}, upper={start[1]}, all_same_held={start[2]}")
     lead = max_turn_reward(rules)
-    sizes = [len(sub_layer_states(rules, k, prefilled, start)[0]) for k in range(nb + 1)]
+    states = [sub_layer_states(rules, k, prefilled, start) for k in range(nb + 1)]
+    sizes = [len(s[0]) for s in states]
     first = bin(prefilled).count("1")
     widest = max(lengths[first:])
     height = max(sizes)
@@ -368,52 +367,44 @@ def layer_tables(
         shapes = "uniform" if max(sizes) * (widest + lead) * dtype.itemsize <= 256 << 20 else "layer"
     flat_values = jnp.asarray(np.nan_to_num(values.reshape(-1), nan=0.0), dtype)
     flat_rows = jnp.asarray(rows)
-    layers: list = [None] * (nb + 1)
     last = np.zeros((sizes[nb], lengths[nb]), dtype)
     if last_row is None:
         last[:, 0] = 1.0  # nothing more to score: P(0 more) = P(at least 0 more) = 1
     else:
         last[:] = np.asarray(last_row, dtype)[None, : lengths[nb]]
-    if keep == "all":
-        layers[nb] = last
-    held = {"prev": last}
 
-    def compute(out, operands, rows_in_layer, filled, upper, all_same_held):
-        return turn(*operands, filled, upper, all_same_held, rules=rules, width=out.shape[1])
-
-    def write(out, operands, rows_in_layer, states, got):
-        return out.at[rows_in_layer].set(got)
-
-    step = SplitStep(compute, write)  # on several devices: one chunk stream each
-
-    def begin_layer(layer: Layer, carry) -> LayerSetup:
-        del carry
-        width = lengths[layer.index] if shapes == "layer" else widest
-        padded = pad_prev(held["prev"], lead, width).astype(dtype)
-        rows_out = height if shapes == "uniform" else len(layer.states[0])
+    def prepare(prev: np.ndarray, layer, width: int, rows_out: int) -> tuple:
+        """The next layer's vectors padded for the turn (``pad_prev``; one shape for every layer
+        with ``uniform``)."""
+        padded = pad_prev(prev, lead, width).astype(dtype)
         if shapes == "uniform":
             padded = np.pad(padded, ((0, height - padded.shape[0]), (0, widest + lead - padded.shape[1])))
-        out = jnp.zeros((rows_out, width), dtype)
-        fixed = padded.nbytes + flat_values.nbytes + flat_rows.nbytes + out.nbytes
-        size = plan_chunk(per_state_bytes(rules, width, dtype.itemsize), fixed, max_memory, chunk, ndev)
-        if shapes == "layer":
-            size = min(size, -(-rows_out // ndev) * ndev)
-        return LayerSetup(out, (flat_values, flat_rows, jnp.asarray(padded)), size)
+        return (jnp.asarray(padded),)
 
-    def end_layer(layer: Layer, carry):
-        out = np.asarray(carry)[: len(layer.states[0]), : lengths[layer.index]]
-        held["prev"] = out
-        if keep == "all" or layer.index == first:
-            layers[layer.index] = out
-        return carry
+    def fixed_bytes(layer, width: int, rows_out: int) -> int:
+        """The layer's tables beside a chunk: the next layer padded, the values, the rows and the output."""
+        padded_rows, columns = (sizes[layer.key + 1], lead + width) if shapes == "layer" else (height, widest + lead)
+        return (padded_rows * columns + rows_out * width) * dtype.itemsize + flat_values.nbytes + flat_rows.nbytes
 
-    plan = [Layer(k, sub_layer_states(rules, k, prefilled, start)) for k in range(nb - 1, first - 1, -1)]
-    run = run_layers(
-        (name, rules, shapes), step, plan, jnp.zeros((1, 1), dtype), (),  # the step does not depend on the subgame: shapes alone tell programs apart
-        chunk=chunk, mesh=mesh, begin_layer=begin_layer, end_layer=end_layer, on_layer=on_layer,
+    def step(operands, filled, upper, all_same_held, width):
+        return turn(*operands, filled, upper, all_same_held, rules=rules, width=width)
+
+    def layer_of(k: int):
+        f, u, h = states[k]
+        return VectorLayer(k, sizes[k], lengths[k], lambda at: (f[at], u[at], h[at]))
+
+    run = solve_vector_layers(
+        (name, rules, shapes), step, [layer_of(k) for k in range(nb - 1, first - 1, -1)], last, prepare,  # the step does not depend on the subgame: shapes alone tell programs apart
+        dtype=dtype, per_state_bytes=lambda width: per_state_bytes(rules, width, dtype.itemsize), fixed_bytes=fixed_bytes, chunk=chunk,
+        devices=devices, max_memory=max_memory, shared=(flat_values, flat_rows), uniform=None if shapes == "layer" else (height, widest),
+        keep=lambda layer: keep == "all" or layer.key == first, on_layer=on_layer,
     )
-    device = ", ".join(str(d) for d in mesh.devices.flat)
-    return LayerTables(rules, layers, rows, name, run.seconds, run.compile_seconds, device, run.timings, prefilled=prefilled, start=start)
+    layers: list = [None] * (nb + 1)
+    for k, v in run.layers.items():
+        layers[k] = v
+    if keep == "all":
+        layers[nb] = last
+    return LayerTables(rules, layers, rows, name, run.seconds, run.compile_seconds, run.device, run.timings, prefilled=prefilled, start=start)
 
 
 # ----------------------------------------------------------------------------- public
