@@ -12,16 +12,24 @@ from __future__ import annotations
 
 import contextlib
 import functools
-from typing import Callable
+from types import ModuleType
+from typing import TYPE_CHECKING, Any, Callable
 
 import numpy as np
 
 from jaxsolve.errors import JaxsolveError
 
+if TYPE_CHECKING:
+    from numpy.typing import DTypeLike
+
 FLOAT_DTYPES = ("float32", "float64")
 
+Array = Any
+"""An array of either namespace: a NumPy array, or a JAX array (concrete or traced). The same
+lines run on both, so the type checker cannot tell which; ``xp`` says it at run time."""
 
-def namespace(xp=None):
+
+def namespace(xp: ModuleType | None = None) -> ModuleType:
     """``xp`` if given, else ``jax.numpy``."""
     if xp is not None:
         return xp
@@ -30,7 +38,7 @@ def namespace(xp=None):
     return jnp
 
 
-def set_at(x, index, value, xp):
+def set_at(x: Array, index: Any, value: Any, xp: ModuleType) -> Array:
     """``x`` with ``x[index] = value``: ``x.at[index].set(value)`` in JAX, a changed copy in NumPy."""
     if xp is np:
         out = np.array(x, copy=True)
@@ -39,14 +47,14 @@ def set_at(x, index, value, xp):
     return x.at[index].set(value)
 
 
-def lazy_jit(**jit_options) -> Callable:
+def lazy_jit(**jit_options: Any) -> Callable[[Callable], Callable]:
     """``jax.jit(fn, **jit_options)``, built at the first call (JAX is imported then, not here)."""
 
     def decorate(fn: Callable) -> Callable:
         jitted = None
 
         @functools.wraps(fn)
-        def call(*args, **kwargs):
+        def call(*args: Any, **kwargs: Any) -> Any:
             nonlocal jitted
             if jitted is None:
                 import jax
@@ -67,7 +75,7 @@ def x64_enabled() -> bool:
     return bool(jax.config.read("jax_enable_x64"))
 
 
-def float_dtype(dtype=None) -> np.dtype:
+def float_dtype(dtype: DTypeLike | None = None) -> np.dtype:
     """The float precision of a JAX computation: ``dtype`` (``float32`` or ``float64``) as the
     caller passes it, else the process default, float64 when JAX's x64 mode is on and float32
     otherwise (the one place that says so). A float64 request while x64 mode is off is a
@@ -89,7 +97,7 @@ def float_dtype(dtype=None) -> np.dtype:
     return out
 
 
-def precision(dtype):
+def precision(dtype: DTypeLike) -> contextlib.AbstractContextManager[Any]:
     """A context for a computation in ``dtype``: for float64 with JAX's x64 mode off, that mode
     switched on (in this thread, restored on leaving); otherwise nothing changes. A loader that
     solves in the precision its caller asks for (``float_dtype``'s rule) runs its solve inside."""

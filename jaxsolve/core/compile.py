@@ -9,28 +9,28 @@ caller reports compile time apart from run time.
 from __future__ import annotations
 
 import time
-from typing import Callable, Hashable
+from typing import Any, Callable, Hashable
 
 import jax
 
 _CACHE: dict = {}
 
 
-def _spec_key(spec) -> tuple:
+def _spec_key(spec: Any) -> tuple:  # a pytree of ShapeDtypeStruct
     leaves, treedef = jax.tree_util.tree_flatten(spec)
     return (treedef,) + tuple((tuple(x.shape), str(x.dtype), getattr(x, "sharding", None)) for x in leaves)
 
 
-def abstract(tree, sharding=None):
+def abstract(tree: Any, sharding: jax.sharding.Sharding | None = None) -> Any:
     """``ShapeDtypeStruct``s of a pytree of arrays (optionally with one sharding for all)."""
 
-    def one(x):
+    def one(x: Any) -> jax.ShapeDtypeStruct:
         return jax.ShapeDtypeStruct(x.shape, x.dtype, sharding=sharding if sharding is not None else getattr(x, "sharding", None))
 
     return jax.tree_util.tree_map(one, tree)
 
 
-def compiled(key: Hashable, fn: Callable, *specs, **jit_options):
+def compiled(key: Hashable, fn: Callable, *specs: Any, **jit_options: Any) -> tuple[jax.stages.Compiled, float]:
     """``(executable, compile_seconds)`` of ``jax.jit(fn, **jit_options)`` for argument ``specs``.
 
     ``specs`` are pytrees of ``jax.ShapeDtypeStruct`` (see ``abstract``); ``jit_options`` are

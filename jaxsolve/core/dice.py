@@ -30,15 +30,17 @@ import math
 import re
 from dataclasses import dataclass
 from fractions import Fraction
-from typing import Literal
+from types import ModuleType
+from typing import Any, Callable, Iterable, Literal, Sequence, SupportsInt, TypeVar
 
 import numpy as np
 
-from jaxsolve.core.arrays import namespace
+from jaxsolve.core.arrays import Array, namespace
 from jaxsolve.errors import JaxsolveError
 
 ExpectMethod = Literal["dense", "sparse", "levels"]
 SubkeepMethod = Literal["levels", "gather"]
+_T = TypeVar("_T")
 
 
 def _multisets(size: int, sides: int) -> list[tuple[int, ...]]:
@@ -113,22 +115,22 @@ class DiceSpace:
     def index(self) -> dict[tuple[int, ...], int]:
         return {tuple(int(c) for c in row): i for i, row in enumerate(self.keeps)}
 
-    def keep_index(self, counts) -> int:
+    def keep_index(self, counts: Iterable[SupportsInt]) -> int:
         """Index of a keep given as a count vector."""
         return self.index[tuple(int(c) for c in counts)]
 
-    def throw_index(self, counts) -> int:
+    def throw_index(self, counts: Iterable[SupportsInt]) -> int:
         """Index (0..T-1) of a throw given as a count vector."""
         return self.keep_index(counts) - self.throw_offset
 
-    def counts_of_faces(self, faces) -> np.ndarray:
+    def counts_of_faces(self, faces: Iterable[SupportsInt]) -> np.ndarray:
         """Count vector of dice given by their faces (1-based)."""
         counts = np.zeros(self.sides, dtype=np.int64)
         for f in faces:
             counts[int(f) - 1] += 1
         return counts
 
-    def faces_of(self, counts) -> list[int]:
+    def faces_of(self, counts: Sequence[SupportsInt] | np.ndarray) -> list[int]:
         """Sorted 1-based faces of a count vector."""
         return [f + 1 for f in range(self.sides) for _ in range(int(counts[f]))]
 
@@ -186,7 +188,7 @@ def _dice_space(n: int, sides: int) -> DiceSpace:
 
     fact = [math.factorial(i) for i in range(n + 1)]
 
-    def prob(counts) -> float:
+    def prob(counts: Iterable[int]) -> float:
         m = int(sum(counts))
         return fact[m] / math.prod(fact[int(c)] for c in counts) / sides**m
 
@@ -235,7 +237,7 @@ def _dice_space(n: int, sides: int) -> DiceSpace:
     )
 
 
-def computed(fn, *args, xp=None):
+def computed(fn: Callable[..., _T], *args: Any, xp: ModuleType | None = None) -> _T:
     """``fn(*args)`` computed apart: XLA neither fuses it into its consumers nor them into it.
 
     Used where a cheap gather-based producer has gather consumers: without it XLA fuses the
@@ -251,18 +253,18 @@ def computed(fn, *args, xp=None):
     import jax
     import jax.numpy as jnp
 
-    def on_cpu(*a):
+    def on_cpu(*a: Any) -> Any:
         # true at run time, but not to the compiler (x == x fails for NaN): a float leaf
         leaf = next(x for x in jax.tree_util.tree_leaves(a) if jnp.issubdtype(x.dtype, jnp.floating)).reshape(-1)[0]
         token = (leaf == leaf) | jnp.isnan(leaf)
         shapes = jax.eval_shape(fn, *a)
 
-        def never(*_):
+        def never(*_: Any) -> Any:
             return jax.tree_util.tree_map(lambda s: jnp.zeros(s.shape, s.dtype), shapes)
 
         return jax.lax.cond(token, fn, never, *a)
 
-    def default(*a):
+    def default(*a: Any) -> Any:
         return jax.lax.optimization_barrier(fn(*a))
 
     return jax.lax.platform_dependent(*args, cpu=on_cpu, default=default)
@@ -332,7 +334,7 @@ def _lattice(n: int, sides: int) -> Lattice:
     return Lattice(tuple(order), tuple(place), tuple(up), up_plain, tuple(groups))
 
 
-def _expect_lattice(space: DiceSpace, flat, xp=None) -> list:
+def _expect_lattice(space: DiceSpace, flat: Array, xp: ModuleType | None = None) -> list[Array]:
     """``_expect_levels`` with levels 0..n-1 in the lattice's order (level n: ``flat`` itself,
     in the space's order)."""
     xp = namespace(xp)
@@ -341,14 +343,14 @@ def _expect_lattice(space: DiceSpace, flat, xp=None) -> list:
     for k in range(space.n - 1, -1, -1):
         up = lat.up_plain if k == space.n - 1 else lat.up[k]
 
-        def mean(above, up=up):
+        def mean(above: Array, up: np.ndarray = up) -> Array:
             return functools.reduce(xp.add, [above[up[:, f]] for f in range(space.sides)]) * (1.0 / space.sides)
 
         parts.append(computed(mean, parts[-1], xp=xp))
     return parts[::-1]
 
 
-def _best_subkeep_lattice(space: DiceSpace, levels: list, xp=None):
+def _best_subkeep_lattice(space: DiceSpace, levels: list[Array], xp: ModuleType | None = None) -> Array:
     """Best contained keep for each throw, from keep values given level by level (levels
     0..n-1 in the lattice's order, level n and the result in the space's order): a keep's best
     is the larger of its own value and its sub-keeps' best, one die less of each face it shows."""
@@ -359,7 +361,7 @@ def _best_subkeep_lattice(space: DiceSpace, levels: list, xp=None):
     for k in range(1, n + 1):
         own = levels[k] if k < n else levels[n][lat.order[n]]
 
-        def step(best, own, groups=lat.groups[k]):
+        def step(best: Array, own: Array, groups: tuple[tuple[int, int, np.ndarray], ...] = lat.groups[k]) -> Array:
             segs = []
             for start, stop, down in groups:
                 below = functools.reduce(xp.maximum, [best[down[:, j]] for j in range(down.shape[1])])
@@ -371,7 +373,7 @@ def _best_subkeep_lattice(space: DiceSpace, levels: list, xp=None):
     return best
 
 
-def _expect_levels(space: DiceSpace, flat, xp=None) -> list:
+def _expect_levels(space: DiceSpace, flat: Array, xp: ModuleType | None = None) -> list[Array]:
     """Keep values level by level, ``[level 0, ..., level n]``, each ``[n_k, batch]``.
 
     A keep of k dice is the mean over the ``sides`` keeps of k + 1 dice that add one die:
@@ -382,14 +384,14 @@ def _expect_levels(space: DiceSpace, flat, xp=None) -> list:
     for k in range(space.n - 1, -1, -1):
         up = space.add_die[space.level(k)] - space.level_start[k + 1]
 
-        def mean(above, up=up):
+        def mean(above: Array, up: np.ndarray = up) -> Array:
             return functools.reduce(xp.add, [above[up[:, f]] for f in range(space.sides)]) * (1.0 / space.sides)
 
         parts.append(computed(mean, parts[-1], xp=xp))
     return parts[::-1]
 
 
-def expect_keeps(space: DiceSpace, values, method: ExpectMethod = "levels", xp=None):
+def expect_keeps(space: DiceSpace, values: Array, method: ExpectMethod = "levels", xp: ModuleType | None = None) -> Array:
     """Values of all keeps from values of throws: ``[T, ...] -> [K, ...]``.
 
     The value of a keep is the expected throw value after re-throwing the other dice.
@@ -416,7 +418,7 @@ def expect_keeps(space: DiceSpace, values, method: ExpectMethod = "levels", xp=N
     return out.reshape((space.num_keeps,) + values.shape[1:])
 
 
-def best_subkeep(space: DiceSpace, keep_values, method: SubkeepMethod = "levels", xp=None):
+def best_subkeep(space: DiceSpace, keep_values: Array, method: SubkeepMethod = "levels", xp: ModuleType | None = None) -> Array:
     """For every throw, the best value over all keeps it contains: ``[K, ...] -> [T, ...]``."""
     xp = namespace(xp)
     if method == "gather":
@@ -428,7 +430,7 @@ def best_subkeep(space: DiceSpace, keep_values, method: SubkeepMethod = "levels"
     raise ValueError(f"unknown sub-keep method {method!r} (levels, gather)")
 
 
-def reroll(space: DiceSpace, values, expect: ExpectMethod = "levels", subkeep: SubkeepMethod = "levels", xp=None):
+def reroll(space: DiceSpace, values: Array, expect: ExpectMethod = "levels", subkeep: SubkeepMethod = "levels", xp: ModuleType | None = None) -> Array:
     """Value of each throw when one more re-throw is allowed: ``[T, ...] -> [T, ...]``."""
     if expect == "levels" and subkeep == "levels":
         flat = values.reshape(values.shape[0], -1)
@@ -436,7 +438,7 @@ def reroll(space: DiceSpace, values, expect: ExpectMethod = "levels", subkeep: S
     return best_subkeep(space, expect_keeps(space, values, expect, xp), subkeep, xp)
 
 
-def rethrow_mass(space: DiceSpace, keep_mass, xp=None):
+def rethrow_mass(space: DiceSpace, keep_mass: Array, xp: ModuleType | None = None) -> Array:
     """Distribution of the throw after re-throwing the dice not kept: ``[K, ...] -> [T, ...]``.
 
     ``keep_mass[k]`` is the probability of keeping ``k``; the result is the probability of each
@@ -452,7 +454,7 @@ def rethrow_mass(space: DiceSpace, keep_mass, xp=None):
         down = space.remove_die[lv] - space.level_start[k]
         down = np.where(space.remove_die[lv] < 0, space.level_start[k + 1] - space.level_start[k], down)
 
-        def step(mass, own, down=down):
+        def step(mass: Array, own: Array, down: np.ndarray = down) -> Array:
             padded = xp.concatenate([mass, xp.zeros((1,) + mass.shape[1:], mass.dtype)], axis=0)
             return own + functools.reduce(xp.add, [padded[down[:, f]] for f in range(space.sides)]) * (1.0 / space.sides)
 
@@ -460,13 +462,13 @@ def rethrow_mass(space: DiceSpace, keep_mass, xp=None):
     return mass.reshape((space.num_throws,) + keep_mass.shape[1:])
 
 
-def throw_mean(space: DiceSpace, values, xp=None):
+def throw_mean(space: DiceSpace, values: Array, xp: ModuleType | None = None) -> Array:
     """Expected value of a fresh throw of all dice: ``[T, ...] -> [...]``."""
     xp = namespace(xp)
     return xp.tensordot(xp.asarray(space.throw_prob, values.dtype), values, axes=1)
 
 
-def best_subkeep_arg(space: DiceSpace, keep_values, rtol: float = 0.0, xp=None):
+def best_subkeep_arg(space: DiceSpace, keep_values: Array, rtol: float = 0.0, xp: ModuleType | None = None) -> tuple[Array, Array]:
     """Like ``best_subkeep`` but also returns which keep is best: ``[K, ...] -> ([T, ...], [T, ...])``.
 
     Ties go to a best keep with the most dice (fewest re-thrown), then to the first candidate
@@ -476,7 +478,7 @@ def best_subkeep_arg(space: DiceSpace, keep_values, rtol: float = 0.0, xp=None):
     """
     xp = namespace(xp)
 
-    def tol(v):
+    def tol(v: Array) -> Array | float:
         return rtol * xp.maximum(1.0, xp.abs(v)) if rtol else 0.0
 
     best = keep_values[space.level(0)]
@@ -491,7 +493,7 @@ def best_subkeep_arg(space: DiceSpace, keep_values, rtol: float = 0.0, xp=None):
     return best, arg
 
 
-def best_subkeep_carry(space: DiceSpace, keep_values, keep_extra, rtol: float = 0.0):
+def best_subkeep_carry(space: DiceSpace, keep_values: Array, keep_extra: tuple[Array, ...], rtol: float = 0.0) -> tuple[Array, tuple[Array, ...]]:
     """The choice of ``best_subkeep_arg``, carrying ``keep_extra`` instead of the keep's index.
 
     ``keep_values`` ``[K, B]``, ``keep_extra`` a tuple of ``[K, B]`` arrays: returns the best
@@ -505,10 +507,10 @@ def best_subkeep_carry(space: DiceSpace, keep_values, keep_extra, rtol: float = 
     lat = lattice(space)
     n = space.n
 
-    def tol(v):
+    def tol(v: Array) -> Array | float:
         return rtol * jnp.maximum(1.0, jnp.abs(v)) if rtol else 0.0
 
-    def level(k, part):
+    def level(k: int, part: Array) -> Array:
         got = part[space.level(k)]
         return got if k == n else got[lat.order[k]]
 
@@ -516,7 +518,7 @@ def best_subkeep_carry(space: DiceSpace, keep_values, keep_extra, rtol: float = 
     size = jnp.zeros(best.shape, best.dtype)
     for k in range(1, n + 1):
 
-        def choose(own, best, size, k=k):
+        def choose(own: Array, best: Array, size: Array, k: int = k) -> tuple[Array, ...]:
             """Per group: the best value, its keep's size and which candidate it is (the
             sub-keeps 0..d-1 in order, d: the keep itself)."""
             outs = []
@@ -535,7 +537,7 @@ def best_subkeep_carry(space: DiceSpace, keep_values, keep_extra, rtol: float = 
                 outs.append((jnp.where(take_own, mine, below), jnp.where(take_own, jnp.asarray(k, size.dtype), below_size), jnp.where(take_own, down.shape[1], which)))
             return tuple(jnp.concatenate(parts, axis=0) for parts in zip(*outs))
 
-        def step(own, own_extra, best, extra, size, k=k):
+        def step(own: Array, own_extra: tuple[Array, ...], best: Array, extra: tuple[Array, ...], size: Array, k: int = k) -> tuple[Array, tuple[Array, ...], Array]:
             if k == n:
                 own, own_extra = own[lat.order[n]], tuple(x[lat.order[n]] for x in own_extra)
             # the choice apart, so that each carried array selects by it instead of repeating it
@@ -558,7 +560,9 @@ def best_subkeep_carry(space: DiceSpace, keep_values, keep_extra, rtol: float = 
     return best[lat.place[n]], tuple(x[lat.place[n]] for x in extra)
 
 
-def _best_subkeep_arg_level(tol, lv, down, k, own, best, arg, size, xp=None):
+def _best_subkeep_arg_level(
+    tol: Callable[[Array], Array | float], lv: slice, down: np.ndarray, k: int, own: Array, best: Array, arg: Array, size: Array, xp: ModuleType | None = None
+) -> tuple[Array, Array, Array]:
     """One level of ``best_subkeep_arg``: its keeps' own values against their best sub-keeps."""
     xp = namespace(xp)
     below, below_arg, below_size = best[down[:, 0]], arg[down[:, 0]], size[down[:, 0]]
@@ -574,7 +578,7 @@ def _best_subkeep_arg_level(tol, lv, down, k, own, best, arg, size, xp=None):
     return xp.where(take_own, own, below), xp.where(take_own, own_idx, below_arg), xp.where(take_own, xp.int8(k), below_size)
 
 
-def parse_faces(text, sides: int = 6, *, packed: bool = True) -> list[int]:
+def parse_faces(text: str | Iterable[int | str], sides: int = 6, *, packed: bool = True) -> list[int]:
     """Dice as a person types them, the one grammar of every command and game: ``1 1 2 5 6``,
     ``1,1,2,5,6`` (``;`` too) or, with ``packed`` and dice of fewer than ten sides, ``11256``;
     a sequence of faces is taken as it is. A token that is not a face 1..``sides`` is a

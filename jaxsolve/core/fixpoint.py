@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import math
 import time
-from typing import Callable, Hashable, NamedTuple
+from typing import Any, Callable, Hashable, NamedTuple
 
 import jax
 import jax.numpy as jnp
@@ -32,7 +32,7 @@ class FixpointResult(NamedTuple):
     residual: jax.Array  # max-norm change of the last sweep
 
 
-def check_tolerance(tol) -> float:
+def check_tolerance(tol: Any) -> float:
     """``tol`` as a float if it is a positive finite number; ``JaxsolveError`` otherwise."""
     try:
         value = float(tol)
@@ -43,13 +43,13 @@ def check_tolerance(tol) -> float:
     return value
 
 
-def fixpoint(sweep: Callable, init, operands, tol, max_iter: int) -> FixpointResult:
+def fixpoint(sweep: Callable[[jax.Array, Any], jax.Array], init: jax.Array, operands: Any, tol: jax.Array | float, max_iter: int) -> FixpointResult:
     """Apply ``sweep(values, operands)`` until the max-norm change is <= ``tol`` or ``max_iter`` sweeps."""
 
-    def cond(state: FixpointResult):
+    def cond(state: FixpointResult) -> jax.Array:
         return (state.residual > tol) & (state.iterations < max_iter)
 
-    def body(state: FixpointResult):
+    def body(state: FixpointResult) -> FixpointResult:
         new = sweep(state.values, operands)
         return FixpointResult(new, state.iterations + 1, jnp.max(jnp.abs(new - state.values)))
 
@@ -65,7 +65,7 @@ class FixpointRun(NamedTuple):
     solve_seconds: float
 
 
-def solve_fixpoint(key: Hashable, sweep: Callable, init, operands, *, tol, max_iter: int) -> FixpointRun:
+def solve_fixpoint(key: Hashable, sweep: Callable[[jax.Array, Any], jax.Array], init: jax.Array, operands: Any, *, tol: float, max_iter: int) -> FixpointRun:
     """Run ``fixpoint`` compiled once per ``key`` (naming ``sweep``), shapes and ``max_iter``.
 
     Raises ``JaxsolveError`` for a tolerance that is not a positive finite number or a cap
@@ -77,7 +77,7 @@ def solve_fixpoint(key: Hashable, sweep: Callable, init, operands, *, tol, max_i
     max_iter = int(max_iter)
     tol_arr = jax.device_put(np.asarray(tol, init.dtype), init.sharding)  # explicit transfers only
 
-    def run(values, ops, tolerance):
+    def run(values: jax.Array, ops: Any, tolerance: jax.Array) -> FixpointResult:
         return fixpoint(sweep, values, ops, tolerance, max_iter)
 
     exe, compile_seconds = compiled(("fixpoint", key, max_iter), run, abstract(init), abstract(operands), abstract(tol_arr))

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import argparse
 import os
+from typing import Callable, NoReturn, Sequence
 
 from jaxsolve.errors import JaxsolveError
 
@@ -13,11 +14,11 @@ from jaxsolve.errors import JaxsolveError
 class Parser(argparse.ArgumentParser):
     """argparse with the command line's error discipline: one ``error:`` line, exit status 1."""
 
-    def error(self, message):
+    def error(self, message: str) -> NoReturn:
         raise JaxsolveError(message)
 
 
-def env_int(name: str):
+def env_int(name: str) -> int | None:
     """The whole number in ``$name``, or None where it is unset or empty."""
     value = os.environ.get(name)
     if value in (None, ""):
@@ -61,7 +62,7 @@ def check_process_options(args: argparse.Namespace) -> None:
         raise JaxsolveError(f"--local-devices must be at least 1, got {args.local_devices}")
 
 
-def run_command(parse, body, argv=None) -> int:
+def run_command(parse: Callable[[Sequence[str] | None], argparse.Namespace], body: Callable[[argparse.Namespace], int], argv: Sequence[str] | None = None) -> int:
     """``body(parse(argv))``'s exit status; a ``JaxsolveError`` becomes one ``error:`` line on
     stderr and exit status 1."""
     import sys

@@ -52,7 +52,7 @@ def _tell(label: str, done: int, total: int) -> None:
 
 
 @contextlib.contextmanager
-def layer_bars(layers: Mapping[Any, int], quiet: bool = False, label: str = "layer"):
+def layer_bars(layers: Mapping[Any, int], quiet: bool = False, label: str = "layer") -> Iterator[Callable[[Hashable, int], None]]:
     """Yield ``advance(layer, n)``: one bar per layer (a number or a name), sized by
     ``layers[layer]`` work units, below a bar over all of them (layers done of layers, the time
     left estimated from the work units done; ``listening`` hears every advance, quiet or not:

@@ -10,7 +10,7 @@ decorated with ``@dataclasses.dataclass(frozen=True)`` too and checks its fields
 from __future__ import annotations
 
 import dataclasses
-from typing import ClassVar, Generic, Iterator, Mapping, Self, TypeVar
+from typing import Any, ClassVar, Generic, Iterator, Mapping, Self, TypeVar
 
 from jaxsolve.errors import JaxsolveError
 
@@ -28,7 +28,7 @@ class Rules:
     derived: ClassVar[tuple[str, ...]] = ()
     """Fields the constructor derives from the others when given as None (e.g. a bound from the goal)."""
 
-    def replace(self, **changes) -> Self:
+    def replace(self, **changes: Any) -> Self:
         """A copy with some fields changed (``None`` = keep); the name gets ``+custom`` unless given.
 
         The copy is built by the constructor, so checks are redone, and a ``derived`` field that
@@ -58,7 +58,7 @@ class Rules:
         return {f.name: _plain(getattr(self, f.name)) for f in dataclasses.fields(self)}
 
     @classmethod
-    def from_dict(cls, data) -> "Rules":
+    def from_dict(cls, data: object) -> Self:
         """Inverse of ``to_dict``, with a clear error for anything that is not such a dict."""
         if not isinstance(data, Mapping):
             raise RulesError(f"{cls.__name__} metadata must be a JSON object, got {type(data).__name__}")
@@ -72,14 +72,17 @@ class Rules:
             raise RulesError(f"bad {cls.__name__} fields: {exc}") from None
 
 
-def option(default, help: str, **meta):
+T = TypeVar("T")
+
+
+def option(default: T, help: str, **meta: Any) -> T:
     """A rules field that commands may override with an option (``--field-name``): ``help`` is
     its help line; ``meta`` may give ``flags``, ``aliases`` (hidden old spellings), ``choices``,
     ``min``, ``max``, ``type``."""
     return dataclasses.field(default=default, metadata={"option": help, **meta})
 
 
-def _plain(value):
+def _plain(value: Any) -> Any:
     if isinstance(value, Rules) or dataclasses.is_dataclass(value):
         return {f.name: _plain(getattr(value, f.name)) for f in dataclasses.fields(value)}
     if isinstance(value, tuple):
@@ -87,7 +90,7 @@ def _plain(value):
     return value
 
 
-def _unplain(value):
+def _unplain(value: Any) -> Any:
     if isinstance(value, list):
         return tuple(_unplain(v) for v in value)
     return value

@@ -82,7 +82,7 @@ def get_device(name: str = "auto") -> jax.Device:
         raise JaxsolveError(f"no {name} device is visible to JAX on this machine") from None
 
 
-def peak_memory(device) -> tuple[float, str]:
+def peak_memory(device: jax.Device) -> tuple[float, str]:
     """Peak memory in MiB and what it measures: the device's own peak where it reports one
     (GPUs), else this process's resident-memory high-water mark (CPU)."""
     stats = device.memory_stats() if hasattr(device, "memory_stats") else None

@@ -37,9 +37,17 @@ import tempfile
 import threading
 import time
 from pathlib import Path
-from typing import Any, Callable
+from typing import TYPE_CHECKING, Any, Callable
 
 from jaxsolve.errors import JaxsolveError
+
+if TYPE_CHECKING:
+    from contextlib import AbstractContextManager
+
+    import jax
+
+    from jaxsolve.core.rules import Rules
+    from jaxsolve.games.game import Game
 
 TABLES = "tables"
 XLA = "xla"
@@ -94,7 +102,7 @@ def asked_dtype() -> str | None:
     return _CONFIG.dtype
 
 
-def _jax_ready(device=None) -> Any:
+def _jax_ready(device: jax.Device | Callable[[], jax.Device] | None = None) -> Any:
     """``device`` (called if it is a callable that sets one up); where none is given, JAX set up
     by the deferred setup (``defer_jax``) if one is pending, and its device."""
     if callable(device):
@@ -120,7 +128,7 @@ def forget() -> None:
         _MEMORY.clear()
 
 
-def _memory_key(game: str, rules, objective: str, dtype: str) -> tuple[str, str]:
+def _memory_key(game: str, rules: Rules, objective: str, dtype: str) -> tuple[str, str]:
     return game, entry_name(rules, objective, dtype)
 
 
@@ -204,7 +212,7 @@ def note(message: str) -> None:
     _say(message)
 
 
-def rules_hash(rules) -> str:
+def rules_hash(rules: Rules) -> str:
     """A short hash of every rules field and the package version (two rule sets with one name,
     or two versions of the engine, never share an entry)."""
     from jaxsolve import __version__
@@ -213,13 +221,13 @@ def rules_hash(rules) -> str:
     return hashlib.sha256(text.encode()).hexdigest()[:12]
 
 
-def entry_name(rules, objective: str, dtype: str) -> str:
+def entry_name(rules: Rules, objective: str, dtype: str) -> str:
     """The file name of an entry in its game's folder (also the key of a table kept in memory)."""
     safe = "".join(c if c.isalnum() or c in "-_." else "_" for c in rules.name)
     return f"{safe}-{rules_hash(rules)}-{objective}-{dtype}.npy"
 
 
-def entry_path(game: str, rules, objective: str, dtype: str) -> Path:
+def entry_path(game: str, rules: Rules, objective: str, dtype: str) -> Path:
     return root() / TABLES / game / entry_name(rules, objective, dtype)
 
 
@@ -237,7 +245,7 @@ def _takes_verify(load: Callable) -> bool:
         return False
 
 
-def _load(path: Path, load: Callable, game: str, rules, objective: str, dtype: str) -> Any:
+def _load(path: Path, load: Callable, game: str, rules: Rules, objective: str, dtype: str) -> Any:
     """The entry at ``path`` read with ``load`` (saying so), None if there is none; a
     ``JaxsolveError`` if it is not usable: not a regular file, broken, or not the table of its
     key (``export.check_binding``: game, every rules field, objective, dtype), checked on the
@@ -306,7 +314,7 @@ def mark_sealed(path: str | os.PathLike, seal: str) -> None:
     _write_seal(Path(path), seal)
 
 
-def cached(game: str, rules, *, objective: str, dtype: str, load: Callable) -> Any:
+def cached(game: str, rules: Rules, *, objective: str, dtype: str, load: Callable) -> Any:
     """The solution of ``rules`` if the store is enabled and holds a valid entry, else None.
 
     Never solves: an unusable entry is left for ``solved`` to report and replace. A table kept
@@ -334,7 +342,7 @@ def _check_dtype(sol: Any, dtype: str, values: Callable[[Any], Any] | None) -> A
 
 
 def solved(
-    game: str, rules, *, objective: str, dtype: str, solve: Callable[[], Any], save: Callable | None, load: Callable | None,
+    game: str, rules: Rules, *, objective: str, dtype: str, solve: Callable[[], Any], save: Callable | None, load: Callable | None,
     values: Callable[[Any], Any] | None = None, seconds: float | None = None,
 ) -> Any:
     """The solution of ``rules``: loaded from the store if it holds a valid entry, else solved
@@ -371,7 +379,7 @@ LONG_SOLVE_SECONDS = 10.0
 """A solve expected to take at least this long (or for which no time is known) is announced."""
 
 
-def _solving(game: str, rules, dtype: str, solve: Callable[[], Any], seconds: float | None = None) -> Any:
+def _solving(game: str, rules: Rules, dtype: str, solve: Callable[[], Any], seconds: float | None = None) -> Any:
     """``solve()``, announced on one line (through the store's ``say``: stderr, not under
     ``--quiet``) with the ``seconds`` it is expected to take (``estimate``), unless it is
     known to take less than ``LONG_SOLVE_SECONDS``."""
@@ -412,23 +420,23 @@ def _store(path: Path, save: Callable, sol: Any, *, seal: bool = False) -> bool:
 # ----------------------------------------------------------------------------- any registered game
 
 
-def objective_of(game) -> str:
+def objective_of(game: Game) -> str:
     """The objective part of a registered game's key: its ``Game.objective``, ``value`` where the
     game has one objective."""
     return getattr(game, "objective", None) or "value"
 
 
-def _exports(game) -> tuple[Callable | None, Callable | None]:
+def _exports(game: Game) -> tuple[Callable | None, Callable | None]:
     return (game.save, game.load) if game.save is not None and game.load is not None else (None, None)
 
 
-def _precision(dtype: str):
+def _precision(dtype: str) -> AbstractContextManager[Any]:
     from jaxsolve.core.arrays import precision
 
     return precision(dtype)
 
 
-def solution(game, rules, *, dtype: str, device=None, solve: Callable[[], Any] | None = None) -> Any:
+def solution(game: Game, rules: Rules, *, dtype: str, device: jax.Device | Callable[[], jax.Device] | None = None, solve: Callable[[], Any] | None = None) -> Any:
     """The solved table of the registered ``game`` (a ``Game``) under ``rules`` in ``dtype``
     (``float32`` or ``float64``): kept in memory, else from the store, else solved and stored,
     through the game's registration alone: its ``solve``, ``values``, ``save`` and validating
@@ -445,7 +453,7 @@ def solution(game, rules, *, dtype: str, device=None, solve: Callable[[], Any] |
                 return solve()
             return solve_with_progress(game, rules, dtype=dtype, device=where, quiet=not talks())
 
-    def checked(path, verify: bool = True) -> Any:
+    def checked(path: Path, verify: bool = True) -> Any:
         assert load is not None
         if not verify:  # the export's own checks only: files are read, nothing is computed (no JAX)
             return load(path, verify=False)
@@ -453,7 +461,7 @@ def solution(game, rules, *, dtype: str, device=None, solve: Callable[[], Any] |
         with _precision(dtype):  # a loader that recomputes part of a float64 table does so in float64
             return load(path, verify=verify)
 
-    def whole(path) -> Any:
+    def whole(path: Path) -> Any:
         assert load is not None
         _jax_ready()
         with _precision(dtype):
@@ -465,7 +473,7 @@ def solution(game, rules, *, dtype: str, device=None, solve: Callable[[], Any] |
     )
 
 
-def solve_with_progress(game, rules, *, dtype: str, device=None, quiet: bool = False) -> Any:
+def solve_with_progress(game: Game, rules: Rules, *, dtype: str, device: jax.Device | None = None, quiet: bool = False) -> Any:
     """``game.solve(rules, dtype=, device=)``; where the hook takes ``progress`` (a callback of
     layers done and layers in all), with a bar on stderr (``core.progress.steps_bar``) that
     shows them and the time left (none if ``quiet``)."""
@@ -483,7 +491,7 @@ def solve_with_progress(game, rules, *, dtype: str, device=None, quiet: bool = F
         return game.solve(rules, dtype=dtype, device=device, progress=steps)
 
 
-def stored(game, rules, *, dtype: str) -> Any:
+def stored(game: Game, rules: Rules, *, dtype: str) -> Any:
     """``solution`` without solving: the table kept in memory or held by the store, else None."""
     _, load = _exports(game)
     key = _memory_key(game.name, rules, objective_of(game), dtype)
@@ -492,7 +500,7 @@ def stored(game, rules, *, dtype: str) -> Any:
     return cached(game.name, rules, objective=objective_of(game), dtype=dtype, load=load)
 
 
-def store(game, rules, sol: Any) -> Path | None:
+def store(game: Game, rules: Rules, sol: Any) -> Path | None:
     """Keep ``sol``, a solution of ``rules`` solved elsewhere (the ``solve`` command), in the store
     under the dtype it holds (and in memory, where on); the entry's path if one was written.
     An existing valid entry is left as it is."""
@@ -516,7 +524,7 @@ def store(game, rules, sol: Any) -> Path | None:
     return path if _store(path, save, sol, seal=game.load is not None and _takes_verify(game.load)) else None
 
 
-def estimate(game, rules) -> float | None:
+def estimate(game: Game, rules: Rules) -> float | None:
     """The seconds a solve of ``rules`` is expected to take here: the registered ``game``'s
     ``solve_seconds`` of the preset ``rules`` are (measured on the 2-core CPU of
     ``benchmarks/machine.py``, see ``results/cache/``), else None: rules changed from a preset,
@@ -559,7 +567,7 @@ class Status:
         return {**dataclasses.asdict(self), "cached": self.cached}
 
 
-def status(game, rules, *, dtype: str) -> Status:
+def status(game: Game, rules: Rules, *, dtype: str) -> Status:
     """Whether the registered ``game``'s table of ``rules`` in ``dtype`` is kept in memory or in
     the store (its sidecar names this game, rules, objective and dtype; the array is not read,
     nothing is solved and JAX is not imported), and, if neither, the estimated solve time

@@ -40,12 +40,17 @@ import platform
 import re
 import tempfile
 from pathlib import Path
-from typing import Any, Sequence
+from typing import TYPE_CHECKING, Sequence, TypeVar
 
 import numpy as np
 
 from jaxsolve.core.rules import Presets, Rules
 from jaxsolve.errors import JaxsolveError
+
+if TYPE_CHECKING:
+    from numpy.typing import DTypeLike
+
+_R = TypeVar("_R", bound=Rules)
 
 FORMAT = "jaxsolve-export/5"
 OLD_FORMATS = {
@@ -221,7 +226,7 @@ def _sha256(data: bytes) -> str:
     return hashlib.sha256(data).hexdigest()
 
 
-def canonical_json(obj) -> bytes:
+def canonical_json(obj: object) -> bytes:
     """``obj`` as canonical JSON bytes (sorted keys, no spaces, ASCII): what ``meta_hash`` hashes."""
     return json.dumps(obj, sort_keys=True, separators=(",", ":"), ensure_ascii=True, allow_nan=True, default=_json_default).encode()
 
@@ -290,7 +295,7 @@ def _member_temp(target: Path) -> tuple[int, str]:
     return fd, tmp
 
 
-def _seal_member(tmp: str, target: Path, shape, dtype) -> dict:
+def _seal_member(tmp: str, target: Path, shape: tuple[int, ...], dtype: DTypeLike) -> dict:
     """Hash a written member's temp file and rename it into place; its record."""
     with open(tmp, "rb") as fh:
         digest = hashlib.file_digest(fh, "sha256").hexdigest()
@@ -331,7 +336,7 @@ class MemberSink:
     ``finish()`` flushes it, hashes it and renames it into place, returning its record as
     ``write_member`` does; ``discard()`` removes the temp file (a cut solve)."""
 
-    def __init__(self, path: str | os.PathLike, key: str, shape: tuple[int, ...], dtype):
+    def __init__(self, path: str | os.PathLike, key: str, shape: tuple[int, ...], dtype: DTypeLike) -> None:
         self.target = _member_target(path, key)
         self.shape, self.dtype = tuple(int(x) for x in shape), np.dtype(dtype)
         self.tmp = ""
@@ -683,7 +688,7 @@ def describe(meta: dict) -> str:
     return "/".join(parts)
 
 
-def check_binding(path: str | os.PathLike, meta: dict, *, game: str | None = None, rules=None, objective: str | None = None, dtype: str | None = None) -> dict:
+def check_binding(path: str | os.PathLike, meta: dict, *, game: str | None = None, rules: Rules | dict | None = None, objective: str | None = None, dtype: str | None = None) -> dict:
     """Refuse an export that is not the table asked for: of another ``game``, other ``rules``
     (every field, compared as the sidecar states them, not only the name), another
     ``objective`` or another ``dtype``. The one line names both (``game/rules/objective/dtype``).
@@ -726,7 +731,7 @@ def read_metadata(path: str | os.PathLike) -> dict:
     return _read_sidecar(Path(path))
 
 
-def open_table(path: str | os.PathLike, *, what: str, objective: str, cls, game: str | None = None, rules=None) -> tuple[Path, dict, Any]:
+def open_table(path: str | os.PathLike, *, what: str, objective: str, cls: type[_R], game: str | None = None, rules: Rules | dict | None = None) -> tuple[Path, dict, _R]:
     """``(path, sidecar, rules)`` of an export that must hold ``objective`` (``what`` names it in
     the errors): the file there, its sidecar valid and bound to ``game`` / ``rules`` where given,
     its rules a ``cls``."""
@@ -740,7 +745,7 @@ def open_table(path: str | os.PathLike, *, what: str, objective: str, cls, game:
     return p, meta, rules_from(p, meta, cls)
 
 
-def rules_from(path: str | os.PathLike, meta: dict, cls):
+def rules_from(path: str | os.PathLike, meta: dict, cls: type[_R]) -> _R:
     """The sidecar's ``rules`` as a ``cls`` (a rules dataclass): every field, no other, valid."""
     side = sidecar_path(path)
     rules = meta.get("rules")
@@ -802,7 +807,7 @@ def check_array(
     return array
 
 
-def _json_default(obj):
+def _json_default(obj: object) -> int | float | list:
     if isinstance(obj, (np.integer,)):
         return int(obj)
     if isinstance(obj, (np.floating,)):

@@ -25,12 +25,16 @@ from __future__ import annotations
 
 import hashlib
 import math
+import os
 from pathlib import Path
-from typing import Callable
+from typing import TYPE_CHECKING, Callable
 
 import numpy as np
 
 from jaxsolve.errors import JaxsolveError
+
+if TYPE_CHECKING:
+    from numpy.typing import ArrayLike
 
 ALTERED_FRACTION = 0.1
 """The share of a layer's rows an alteration must not hide in: a sample catches it almost surely."""
@@ -64,7 +68,7 @@ def sample_columns(rows: int, width: int, count: int = SAMPLE_COLUMNS, rng: np.r
     return np.sort(rng.random((int(rows), int(width))).argsort(axis=1)[:, :count], axis=1).astype(np.int64)
 
 
-def compare_rows(path: str | Path, what: str, stored, recomputed, tolerance: float) -> None:
+def compare_rows(path: str | Path, what: str, stored: ArrayLike, recomputed: ArrayLike, tolerance: float) -> None:
     """Refuse, in one line naming ``path`` and ``what`` (e.g. ``layer 7``), a sample whose stored
     rows differ from the rows recomputed from the rules by more than ``tolerance``."""
     stored = np.asarray(stored, np.float64)
@@ -79,7 +83,7 @@ def compare_rows(path: str | Path, what: str, stored, recomputed, tolerance: flo
         )
 
 
-def seal_of(record: dict, st) -> str:
+def seal_of(record: dict, st: os.stat_result) -> str:
     """What a full check of a file notes beside it: its recorded SHA-256, size and modification
     time (a file changed since no longer matches the note)."""
     return f"{record['sha256']} {st.st_size} {st.st_mtime_ns}"
