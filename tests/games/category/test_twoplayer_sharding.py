@@ -1,6 +1,7 @@
-"""The two-player engine's layers spread over a device mesh (two CPU devices in one process) and
-over two processes (``jax.distributed`` on localhost, gloo): every layer the same as one
-device's, bit for bit; and the suite's two-player case on a CPU."""
+"""The layered vector objectives spread over a device mesh (two CPU devices in one process) and
+over two processes (``jax.distributed`` on localhost, gloo): the two-player game's and the
+target table's every layer the same as one device's, bit for bit; and the suite's two-player
+case on a CPU."""
 
 from __future__ import annotations
 
@@ -15,7 +16,7 @@ import pytest
 
 from jaxsolve.core import layered
 from jaxsolve.games.category.objectives import twoplayer
-from jaxsolve.games.category.objectives.twoplayer import distributed as twoplayer_distributed
+from jaxsolve.games.category.objectives import distributed as twoplayer_distributed
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)))))
 OPEN = ("twos", "fives", "choice", "yacht")
@@ -78,6 +79,39 @@ def _free_port() -> int:
         return s.getsockname()[1]
 
 
+def _two_processes(args: list[str]) -> list[dict]:
+    """Run the distributed entry point as processes 0 and 1 of two; each one's JSON line."""
+    args = [*args, "--coordinator", f"localhost:{_free_port()}", "--processes", "2"]
+    entry = [sys.executable, "-m", "jaxsolve.games.category.objectives.distributed"]
+    procs = [subprocess.Popen([*entry, *args, "--process-id", str(i)], env=_env(), stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True) for i in (0, 1)]
+    results = [p.communicate(timeout=600) for p in procs]
+    for p, (_, err) in zip(procs, results):
+        assert p.returncode == 0, err[-3000:]
+    rows = [json.loads(o.strip().splitlines()[-1]) for o, _ in results]
+    assert [r["process"] for r in rows] == [0, 1] and all(r["processes"] == 2 for r in rows)
+    assert [r["device"].split(" (")[1] for r in rows] == ["process 0 of 2)", "process 1 of 2)"]
+    return rows
+
+
+def test_a_target_table_by_two_processes_equals_one_process_bit_for_bit(tmp_path):
+    """The target objective of a reduced game (two dice, four boxes open), every layer kept:
+    each process solves its share of every layer's chunks on the one vector driver, and both
+    end with the table one process solves, bit for bit (float64)."""
+    from jaxsolve.games.category.objectives import target
+
+    out = tmp_path / "target.npz"
+    args = ["--objective", "target", "--dice", "2", "--open", *OPEN, "--keep", "all", "--out", str(out)]
+    rows = _two_processes(args)
+    rules, filled = twoplayer_distributed.rules_of(twoplayer_distributed.parse(["--dice", "2", "--open", *OPEN]))
+    one = target.solve_target(rules, dtype="float64", chunk=8, keep="all", prefilled=filled, max_memory=None)
+    assert rows[0]["digest"] == rows[1]["digest"] == twoplayer_distributed.digest(one.layers)
+    with np.load(out) as got:
+        kept = [n for n, v in enumerate(one.layers) if v is not None]
+        assert sorted(got.files) == sorted(["meta"] + [f"layer_{n}" for n in kept])
+        for n in kept:
+            assert np.array_equal(got[f"layer_{n}"], one.layers[n]), n
+
+
 @pytest.mark.slow
 @pytest.mark.parametrize("x32", [False, True], ids=["float64", "float32"])
 def test_two_processes_equal_one_process_in_every_layer(tmp_path, x32):
@@ -86,7 +120,7 @@ def test_two_processes_equal_one_process_in_every_layer(tmp_path, x32):
     out = tmp_path / "layers.npz"
     args = ["--dice", "2", "--open", *OPEN, "--keep", "all", "--coordinator", f"localhost:{_free_port()}", "--processes", "2", "--out", str(out)]
     args += ["--x32"] if x32 else []
-    entry = [sys.executable, "-m", "jaxsolve.games.category.objectives.twoplayer.distributed"]
+    entry = [sys.executable, "-m", "jaxsolve.games.category.objectives.distributed"]
     procs = [subprocess.Popen([*entry, *args, "--process-id", str(i)], env=_env(), stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True) for i in (0, 1)]
     results = [p.communicate(timeout=600) for p in procs]
     for p, (_, err) in zip(procs, results):

@@ -1,15 +1,18 @@
-"""The two-player game (both playing to win) solved by several processes at once
-(``jax.distributed``), e.g. one per GPU host; every process runs the same command with its own
-process id::
+"""A layered objective of the score-sheet family solved by several processes at once
+(``jax.distributed``), e.g. one per GPU host: the two-player game both playing to win
+(``--objective twoplayer``, the default), the target table (``target``: P(at least t more
+points) of every state) or the score distribution (``distribution``); every process runs the
+same command with its own process id::
 
-    python -m jaxsolve.games.category.objectives.twoplayer.distributed --preset small \\
+    python -m jaxsolve.games.category.objectives.distributed [--objective target] --preset small \\
         --coordinator HOST:PORT --processes N --process-id I [--out layers.npz]
 
 ``--coordinator`` (default ``$JAX_COORDINATOR_ADDRESS``) is ``host:port`` of process 0, which
 every process must reach; ``--processes`` (``$JAX_NUM_PROCESSES``) and ``--process-id``
 (``$JAX_PROCESS_ID``) say how many take part and which one this is. Each process solves a
 contiguous share of every layer's chunks on ``--local-devices`` of its own devices (default
-one) and the shares are gathered after each layer (``twoplayer.solve``), so every process
+one) and the shares are gathered after each layer (the layered core's vector driver,
+``core.layered.solve_vector_layers``, which every one of these solves runs on), so every process
 ends with every layer and the values equal one process's, bit for bit. Every process prints
 one JSON line (the start's value, a SHA-256 digest of the layers it holds, its seconds);
 process 0 writes ``--out`` (``.npz``: every kept layer as ``layer_<n>``, with ``--keep all``
@@ -32,17 +35,21 @@ import sys
 from jaxsolve.core.processes import Parser, add_process_options, check_process_options, run_command
 
 
+OBJECTIVES = ("twoplayer", "target", "distribution")
+
+
 def parse(argv=None) -> argparse.Namespace:
     ap = Parser(
-        prog="python -m jaxsolve.games.category.objectives.twoplayer.distributed",
-        description="The two-player game solved by several processes at once (jax.distributed); every process runs the same command with its own --process-id.",
+        prog="python -m jaxsolve.games.category.objectives.distributed",
+        description="A layered objective solved by several processes at once (jax.distributed); every process runs the same command with its own --process-id.",
     )
+    ap.add_argument("--objective", default="twoplayer", choices=OBJECTIVES, help="the two-player game, the target table or the score distribution")
     ap.add_argument("--preset", default="small", choices=("small", "yacht"), help="yacht.small() (3 dice, 9 boxes) or Yacht")
     ap.add_argument("--dice", type=int, default=None, help="play with this many dice instead")
-    ap.add_argument("--open", nargs="*", default=None, help="only these boxes open for both players (the rest filled)")
+    ap.add_argument("--open", nargs="*", default=None, help="only these boxes open (for both players; the rest filled)")
     ap.add_argument("--tie", default="share", choices=("share", "win", "lose"))
     ap.add_argument("--keep", default="start", choices=("start", "all"), help="layers kept (and written)")
-    ap.add_argument("--chunk", type=int, default=8, help="pairs of sheets per chunk")
+    ap.add_argument("--chunk", type=int, default=8, help="states (pairs of sheets) per chunk")
     add_process_options(ap, local_devices=1, local_help="devices of this process its share is spread over (default 1)")
     ap.add_argument("--out", default=None, help="process 0 writes the kept layers here (.npz)")
     ap.add_argument("--x32", action="store_true", help="float32 instead of float64")
@@ -90,14 +97,39 @@ def digest(layers) -> str:
     return h.hexdigest()
 
 
-def save(path, table) -> None:
-    """The kept layers as ``layer_<n>`` and the settings as ``meta`` (JSON) in one ``.npz``."""
+def save(path, table, meta: dict) -> None:
+    """The kept layers as ``layer_<n>`` and the settings ``meta`` (JSON) in one ``.npz``."""
     import numpy as np
 
-    meta = {"rules": table.rules.name, "tie": table.tie, "prefilled": [s.prefilled for s in table.sheets], "device": table.device,
-            "layers": {str(p.n): {"mover": p.mover, "a": p.a, "b": p.b, "leads": [-p.low, p.high]} for p in table.plans}}
     arrays = {f"layer_{n}": v for n, v in enumerate(table.layers) if v is not None}
     np.savez(path, meta=np.asarray(json.dumps(meta)), **arrays)
+
+
+def solve(args, rules, mask: int):
+    """``(table, start value, meta)`` of the objective ``args.objective`` (every process alike)."""
+    import numpy as np
+
+    dtype = "float32" if args.x32 else "float64"
+    if args.objective == "twoplayer":
+        from jaxsolve.games.category.objectives import twoplayer
+
+        table = twoplayer.solve(rules, tie=args.tie, mine=mask, theirs=mask, dtype=dtype, keep=args.keep, chunk=args.chunk, devices=args.local_devices)
+        meta = {"objective": "twoplayer", "rules": table.rules.name, "tie": table.tie, "prefilled": [s.prefilled for s in table.sheets],
+                "device": table.device, "layers": {str(p.n): {"mover": p.mover, "a": p.a, "b": p.b, "leads": [-p.low, p.high]} for p in table.plans}}
+        return table, table.start, meta
+    from jaxsolve.games.category.objectives import distribution, target
+
+    if args.objective == "target":
+        table = target.solve_target(rules, dtype=dtype, chunk=args.chunk, devices=args.local_devices, keep=args.keep, prefilled=mask, max_memory=None)
+        start = float(np.asarray(table.at(mask))[min(30, len(table.at(mask)) - 1)])  # P(at least 30 more points)
+    else:
+        from jaxsolve.games.category.engine import solutions
+
+        sol = solutions.solution(rules, "score", dtype=dtype)
+        table = distribution.distribution(rules, sol, dtype=dtype, chunk=args.chunk, devices=args.local_devices, keep=args.keep, prefilled=mask)
+        start = float(np.asarray(table.at(mask), np.float64) @ np.arange(len(table.at(mask))))  # the mean points still to score
+    meta = {"objective": args.objective, "rules": rules.name, "prefilled": mask, "device": table.device}
+    return table, start, meta
 
 
 def main(argv=None) -> int:
@@ -118,19 +150,16 @@ def _main(args) -> int:
         jax.distributed.initialize(coordinator_address=args.coordinator, num_processes=args.processes, process_id=args.process_id)
     except (ValueError, RuntimeError) as exc:
         raise JaxsolveError(f"jax.distributed could not start: {exc} (give --coordinator, --processes and --process-id)") from None
-    from jaxsolve.games.category.objectives import twoplayer
-
     w0, c0 = time.perf_counter(), time.process_time()
-    table = twoplayer.solve(rules, tie=args.tie, mine=mask, theirs=mask, dtype="float32" if args.x32 else "float64", keep=args.keep,
-                            chunk=args.chunk, devices=args.local_devices)
+    table, start, meta = solve(args, rules, mask)
     row = {
-        "rules": rules.name, "prefilled": mask, "tie": args.tie, "process": jax.process_index(), "processes": jax.process_count(),
-        "device": table.device, "start": table.start, "digest": digest(table.layers), "run_seconds": round(table.seconds, 3),
+        "objective": args.objective, "rules": rules.name, "prefilled": mask, "tie": args.tie, "process": jax.process_index(), "processes": jax.process_count(),
+        "device": table.device, "start": start, "digest": digest(table.layers), "run_seconds": round(table.seconds, 3),
         "compile_seconds": round(table.compile_seconds, 3), "wall_seconds": round(time.perf_counter() - w0, 3),
         "cpu_seconds": round(time.process_time() - c0, 3),
     }
     if jax.process_index() == 0 and args.out:
-        save(args.out, table)
+        save(args.out, table, meta)
     print(json.dumps(row), flush=True)
     jax.distributed.shutdown()
     return 0
