@@ -694,7 +694,7 @@ class VectorSolve(NamedTuple):
 def local_devices(devices: Sequence | int | None) -> list:
     """This process's devices a solve under ``jax.distributed`` uses: ``devices`` (a list of
     this process's devices, as given; a count of the first local ones; None: all local ones)."""
-    if isinstance(devices, (list, tuple)):
+    if devices is not None and not isinstance(devices, int):
         return list(devices)
     local = jax.local_devices()
     n = len(local) if devices is None else int(devices)

@@ -31,6 +31,7 @@ import argparse
 import hashlib
 import json
 import sys
+from typing import Any
 
 from jaxsolve.core.processes import Parser, add_process_options, check_process_options, run_command
 
@@ -105,7 +106,7 @@ def save(path, table, meta: dict) -> None:
     np.savez(path, meta=np.asarray(json.dumps(meta)), **arrays)
 
 
-def solve(args, rules, mask: int):
+def solve(args: argparse.Namespace, rules: Any, mask: int) -> tuple[Any, float, dict[str, Any]]:
     """``(table, start value, meta)`` of the objective ``args.objective`` (every process alike)."""
     import numpy as np
 
@@ -113,10 +114,12 @@ def solve(args, rules, mask: int):
     if args.objective == "twoplayer":
         from jaxsolve.games.category.objectives import twoplayer
 
-        table = twoplayer.solve(rules, tie=args.tie, mine=mask, theirs=mask, dtype=dtype, keep=args.keep, chunk=args.chunk, devices=args.local_devices)
-        meta = {"objective": "twoplayer", "rules": table.rules.name, "tie": table.tie, "prefilled": [s.prefilled for s in table.sheets],
-                "device": table.device, "layers": {str(p.n): {"mover": p.mover, "a": p.a, "b": p.b, "leads": [-p.low, p.high]} for p in table.plans}}
-        return table, table.start, meta
+        pair = twoplayer.solve(rules, tie=args.tie, mine=mask, theirs=mask, dtype=dtype, keep=args.keep, chunk=args.chunk, devices=args.local_devices)
+        meta: dict[str, Any] = {
+            "objective": "twoplayer", "rules": pair.rules.name, "tie": pair.tie, "prefilled": [s.prefilled for s in pair.sheets], "device": pair.device,
+            "layers": {str(p.n): {"mover": p.mover, "a": p.a, "b": p.b, "leads": [-p.low, p.high]} for p in pair.plans},
+        }
+        return pair, pair.start, meta
     from jaxsolve.games.category.objectives import distribution, target
 
     if args.objective == "target":

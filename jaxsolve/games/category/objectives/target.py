@@ -395,8 +395,9 @@ def end_row(table: LayerTables, width: int) -> np.ndarray:
 def check_sample(path, table: LayerTables, layers, store: str, *, game: str | None) -> None:
     """The load check of ``jaxsolve.io.verify``: a random sample of rows of every layer in
     ``layers`` recomputed from the rules (the last layer: the end row; every other from the
-    next layer of ``table``, ``recompute_rows``) and compared with the stored rows. Deepest
-    first, so that a wrong layer is named, not the one above it."""
+    next layer of ``table``, ``recompute_rows``; a target table's rows at a random sample of
+    their channels, ``verify.sample_columns``) and compared with the stored rows. Deepest first,
+    so that a wrong layer is named, not the one above it."""
     from jaxsolve.io import verify
 
     nb = table.rules.num_boxes
@@ -406,7 +407,13 @@ def check_sample(path, table: LayerTables, layers, store: str, *, game: str | No
         layer = table.layers[k]
         rows = verify.sample_rows(len(layer))
         stored = np.asarray(layer[rows], np.float64)
-        got = np.broadcast_to(end_row(table, stored.shape[1]), stored.shape) if k == nb else recompute_rows(table, k, rows, values)
+        if k == nb:
+            got = np.broadcast_to(end_row(table, stored.shape[1]), stored.shape)
+        elif table.kind == "target":  # each channel its own max and mean: a sample of channels of each row
+            cols = verify.sample_columns(len(rows), stored.shape[1], verify.SAMPLE_COLUMNS)
+            stored, got = np.take_along_axis(stored, cols, axis=1), recompute_rows(table, k, rows, columns=cols)
+        else:
+            got = recompute_rows(table, k, rows, values)
         verify.compare_rows(path, f"layer {k}", stored, got, RECOMPUTE_TOLERANCE[store] * scale)
 
 
@@ -418,10 +425,11 @@ def _policy_values(table: LayerTables, game: str | None) -> np.ndarray:
     return solutions.host_values(table_io.solved(table.rules, game=game, dtype="float64"), table.rules, np.float64)
 
 
-def recompute_rows(table: LayerTables, k: int, rows, values: np.ndarray | None = None) -> np.ndarray:
+def recompute_rows(table: LayerTables, k: int, rows, values: np.ndarray | None = None, columns: np.ndarray | None = None) -> np.ndarray:
     """``[len(rows), width]`` float64: rows of layer ``k`` computed again in NumPy from the rows of
     layer ``k + 1`` they reach (one turn each: ``turn_target_numpy``, or for a distribution
-    table ``distribution.turn_distribution_numpy`` under the policy of ``values``)."""
+    table ``distribution.turn_distribution_numpy`` under the policy of ``values``). A target
+    table's ``columns`` (``[len(rows), c]``): only those channels of each row, ``[len(rows), c]``."""
     from jaxsolve.games.category.objectives.distribution import _pad_distribution, turn_distribution_numpy
 
     rules = table.rules
@@ -439,15 +447,17 @@ def recompute_rows(table: LayerTables, k: int, rows, values: np.ndarray | None =
         return turn_distribution_numpy(values, local, _pad_distribution(prev, lead, width), f, u, h, rules, width)
     lo, hi = (0.0, 1.0) if table.terminal is None else (float(table.terminal.min()), float(table.terminal.max()))
     padded = (_pad_target if table.terminal is None else _pad_terminal)(prev, lead, width)
-    return turn_target_numpy(rules, local, padded, f, u, h, lo, hi)
+    return turn_target_numpy(rules, local, padded, f, u, h, lo, hi, columns=columns)
 
 
-def turn_target_numpy(rules: CategoryRules, rows: np.ndarray, padded: np.ndarray, f, u, h, lo: float, hi: float, c0: int = 0) -> np.ndarray:
+def turn_target_numpy(rules: CategoryRules, rows: np.ndarray, padded: np.ndarray, f, u, h, lo: float, hi: float, c0: int = 0, columns: np.ndarray | None = None) -> np.ndarray:
     """``turn_target`` in NumPy (float64, eagerly) for a batch of states: ``[B, width - c0]``, the
     channels ``c0..`` of the turn from the next layer's vectors (``padded``: ``_pad_target`` or
     ``_pad_terminal``; ``rows``: a state's row there), clipped to ``[lo, hi]``. The same stages
     (the best box per target after each throw, ``dice.reroll`` per re-throw, the mean over the
-    first throw), each throw's shifted next-state vector read from a sliding window."""
+    first throw), each throw's shifted next-state vector read from a sliding window. The
+    channels are independent (a max and a mean per target), so ``columns`` (``[B, c]``: channels
+    ``c0 + columns`` of each state) computes only those: ``[B, c]``."""
     sp = tables.space(rules.dice)
     lead = max_turn_reward(rules)
     width = padded.shape[1] - lead - c0
@@ -457,12 +467,12 @@ def turn_target_numpy(rules: CategoryRules, rows: np.ndarray, padded: np.ndarray
     allowed = np.asarray(mv.allowed)
 
     def final(first_throw: bool) -> np.ndarray:
-        """``[T, B, width]``: the best box per target after each throw."""
+        """``[T, B, width]`` (or ``[T, B, c]``): the best box per target after each throw."""
         shift = np.clip(lead - np.asarray(mv.score(first_throw)).astype(np.int64), 0, lead)
-        best = np.full(nrow.shape[1:] + (width,), -1.0)
+        best = np.full(nrow.shape[1:] + ((width,) if columns is None else (columns.shape[1],)), -1.0)
         for b in range(rules.num_boxes):
             if allowed[b].any():
-                got = window[nrow[b], shift[b]]
+                got = window[nrow[b], shift[b]] if columns is None else padded[nrow[b][..., None], c0 + shift[b][..., None] + columns[None]]
                 got[~allowed[b]] = -1.0
                 np.maximum(best, got, out=best)
         return best
