@@ -780,114 +780,132 @@ def solve_vector_layers(
       label) bars per layer with the time left on stderr (``core.progress.layer_bars``).
     Ctrl-C ends the solve between two programs (the command line's handler, ``jaxsolve.interrupt``).
     """
-    dtype = jnp.dtype(dtype)
-    layers = list(layers)
-    processes, rank = jax.process_count(), jax.process_index()
-    mesh = make_mesh(local_devices(devices) if processes > 1 else devices)
-    ndev = mesh.devices.size
-    if sink is not None and (processes > 1 or uniform is not None):
-        raise JaxsolveError("a sink assembles the layers of one process solving one layer shape at a time")
+    run = _VectorRun(layers, end, prepare, dtype=dtype, per_state_bytes=per_state_bytes, fixed_bytes=fixed_bytes, chunk=chunk, devices=devices,
+                     max_memory=max_memory, shared=shared, uniform=uniform, keep=keep, finish=finish, on_values=on_values, sink=sink,
+                     slice_bytes=slice_bytes)
+    return run.run(key, turn, on_layer, progress)
 
-    def shape_of(layer: VectorLayer) -> tuple[int, int]:
-        return (layer.rows, layer.width) if uniform is None else uniform
 
-    def chunk_of(layer: VectorLayer) -> int:
-        height, width = shape_of(layer)
-        if sink is not None:  # the layer held a slice at a time
-            height = min(height, max(1, int(slice_bytes) // (width * dtype.itemsize)))
-        size = plan_chunk(per_state_bytes(width), fixed_bytes(layer, width, height), max_memory, chunk, ndev)
-        return min(size, -(-height // ndev) * ndev) if uniform is None else size
+class _VectorRun:
+    """The state of one ``solve_vector_layers`` call: each layer's chunk and this process's share,
+    the pieces the layers are solved in, the layer before's values and operands, the kept layers."""
 
-    sizes = {layer.key: chunk_of(layer) for layer in layers}
-    shares = {layer.key: process_share(layer.rows, sizes[layer.key], processes, rank) for layer in layers}
-    share_height = max((h for _, _, h in shares.values()), default=1)
+    def __init__(self, layers: Sequence[VectorLayer], end: np.ndarray, prepare: Callable[[np.ndarray, VectorLayer, int, int], tuple], *,
+                 dtype: Any, per_state_bytes: Callable[[int], int], fixed_bytes: Callable[[VectorLayer, int, int], int], chunk: int,
+                 devices: Sequence | int | None, max_memory: int | None, shared: tuple, uniform: tuple[int, int] | None,
+                 keep: Callable[[VectorLayer], bool], finish: Callable[[np.ndarray], np.ndarray] | None,
+                 on_values: Callable[[int, np.ndarray], None] | None, sink: Callable[[VectorLayer], np.ndarray] | None, slice_bytes: int):
+        self.dtype = jnp.dtype(dtype)
+        self.layers = list(layers)
+        self.prepare, self.shared, self.uniform, self.keep, self.finish = prepare, tuple(shared), uniform, keep, finish
+        self.on_values, self.sink, self.slice_bytes, self.chunk = on_values, sink, int(slice_bytes), int(chunk)
+        self.processes, self.rank = jax.process_count(), jax.process_index()
+        self.mesh = make_mesh(local_devices(devices) if self.processes > 1 else devices)
+        if sink is not None and (self.processes > 1 or uniform is not None):
+            raise JaxsolveError("a sink assembles the layers of one process solving one layer shape at a time")
+        ndev = self.mesh.devices.size
+        self.sizes: dict[int, int] = {}
+        for layer in self.layers:
+            height, width = self.shape_of(layer)
+            if sink is not None:  # the layer held a slice at a time
+                height = min(height, max(1, self.slice_bytes // (width * self.dtype.itemsize)))
+            size = plan_chunk(per_state_bytes(width), fixed_bytes(layer, width, height), max_memory, chunk, ndev)
+            self.sizes[layer.key] = min(size, -(-height // ndev) * ndev) if uniform is None else size
+        self.shares = {layer.key: process_share(layer.rows, self.sizes[layer.key], self.processes, self.rank) for layer in self.layers}
+        self.share_height = max((h for _, _, h in self.shares.values()), default=1)
+        self.pieces = [(layer, r0, r1) for layer in self.layers for r0, r1 in self.slices(layer)]
+        self.held: dict = {"prev": end, "own": (), "key": None}
+        self.kept: dict = {}
 
-    def slices(layer: VectorLayer) -> list[tuple[int, int]]:
+    def shape_of(self, layer: VectorLayer) -> tuple[int, int]:
+        """``(height, width)`` of a layer as its program sees it."""
+        return (layer.rows, layer.width) if self.uniform is None else self.uniform
+
+    def slices(self, layer: VectorLayer) -> list[tuple[int, int]]:
         """The rows ``first:stop`` of each piece a layer is solved in: this process's share, or
         with a sink slices of at most ``slice_bytes`` (whole chunks)."""
-        first, stop, _ = shares[layer.key]
-        if sink is None:
+        first, stop, _ = self.shares[layer.key]
+        if self.sink is None:
             return [(first, stop)]
-        size = sizes[layer.key]
-        rows = max(size, int(slice_bytes) // max(1, layer.width * dtype.itemsize) // size * size)
+        size = self.sizes[layer.key]
+        rows = max(size, self.slice_bytes // max(1, layer.width * self.dtype.itemsize) // size * size)
         return [(r, min(stop, r + rows)) for r in range(first, max(stop, first + 1), rows)]
 
-    pieces = [(layer, r0, r1) for layer in layers for r0, r1 in slices(layer)]
-    held: dict = {"prev": end, "own": (), "key": None}
-    kept: dict = {}
+    def release(self) -> None:
+        """Delete the device tables of the layer before (before the next are made)."""
+        for a in self.held["own"]:
+            if isinstance(a, jax.Array) and not a.is_deleted():
+                a.delete()
+        self.held["own"] = ()
 
-    def compute(out, operands, rows_in_layer, *states):
-        return turn(operands, *states, width=out.shape[1])
-
-    def write(out, operands, rows_in_layer, states, got):
-        return out.at[rows_in_layer].set(got)
-
-    def begin_layer(piece: Layer, carry: Any) -> LayerSetup:
+    def begin_layer(self, piece: Layer, carry: Any) -> LayerSetup:
         del carry
-        layer, first, stop = pieces[piece.index]
-        height, width = shape_of(layer)
-        if processes > 1:
-            height = shares[layer.key][2] if uniform is None else share_height
-        if sink is not None:
+        layer, first, stop = self.pieces[piece.index]
+        height, width = self.shape_of(layer)
+        if self.processes > 1:
+            height = self.shares[layer.key][2] if self.uniform is None else self.share_height
+        if self.sink is not None:
             height = stop - first
-        if held["key"] != layer.key:  # the layer's first piece: its own operands from the layer before
-            for a in held["own"]:
-                if isinstance(a, jax.Array):
-                    a.delete()  # the layer before's tables: free them before the next are made
-            held["own"] = ()
-            held["own"], held["key"] = tuple(prepare(held.pop("prev"), layer, width, height)), layer.key
-        return LayerSetup(jnp.zeros((height, width), dtype), tuple(shared) + held["own"], sizes[layer.key])
+        if self.held["key"] != layer.key:  # the layer's first piece: its own operands from the layer before
+            self.release()
+            self.held["own"], self.held["key"] = tuple(self.prepare(self.held.pop("prev"), layer, width, height)), layer.key
+        return LayerSetup(jnp.zeros((height, width), self.dtype), self.shared + self.held["own"], self.sizes[layer.key])
 
-    def end_layer(piece: Layer, carry: Any) -> Any:
-        layer, first, stop = pieces[piece.index]
+    def end_layer(self, piece: Layer, carry: Any) -> Any:
+        layer, first, stop = self.pieces[piece.index]
         part = np.asarray(carry)
-        if sink is not None:
+        if self.sink is not None:
             if first == 0:
-                held["sunk"] = sink(layer)
+                self.held["sunk"] = self.sink(layer)
             got = part[: stop - first, : layer.width]
-            held["sunk"][first:stop] = got if finish is None else finish(got)
+            self.held["sunk"][first:stop] = got if self.finish is None else self.finish(got)
             if stop < layer.rows:
-                return jnp.zeros((1, 1), dtype)
-            values = held.pop("sunk")
+                return jnp.zeros((1, 1), self.dtype)
+            values = self.held.pop("sunk")
         else:
-            if processes > 1:
-                part = gather_shares(part, shares[layer.key], layer.rows, layer.width)
+            if self.processes > 1:
+                part = gather_shares(part, self.shares[layer.key], layer.rows, layer.width)
             got = part[: layer.rows, : layer.width]
-            values = np.ascontiguousarray(got if finish is None else finish(got))
-        held["prev"] = values
-        if keep(layer):
-            kept[layer.key] = values
-        if on_values is not None:
-            on_values(layer.key, values)
-        return jnp.zeros((1, 1), dtype)
+            values = np.ascontiguousarray(got if self.finish is None else self.finish(got))
+        self.held["prev"] = values
+        if self.keep(layer):
+            self.kept[layer.key] = values
+        if self.on_values is not None:
+            self.on_values(layer.key, values)
+        return jnp.zeros((1, 1), self.dtype)
 
-    bars: Any = contextlib.nullcontext(None)
-    if progress is not None:
-        from jaxsolve.core.progress import layer_bars
+    def run(self, key: Hashable, turn: Callable[..., Any], on_layer: Callable[[int, int], None] | None, progress: str | None) -> VectorSolve:
+        def compute(out, operands, rows_in_layer, *states):
+            return turn(operands, *states, width=out.shape[1])
 
-        bars = layer_bars({layer.key: layer.rows for layer in layers}, label=progress)
+        def write(out, operands, rows_in_layer, states, got):
+            return out.at[rows_in_layer].set(got)
 
-    with bars as advance:
+        bars: Any = contextlib.nullcontext(None)
+        if progress is not None:
+            from jaxsolve.core.progress import layer_bars
 
-        def piece_done(index: int, count: int) -> None:
-            layer, r0, r1 = pieces[index]
-            if advance is not None:
-                advance(layer.key, layer.rows if sink is None else r1 - r0)
-            if on_layer is not None and r1 >= shares[layer.key][1]:  # the last piece of this process's share
-                on_layer(layer.key, layer.rows)
+            bars = layer_bars({layer.key: layer.rows for layer in self.layers}, label=progress)
+        with bars as advance:
 
-        work = [Layer(k, layer.states(np.arange(r0, max(r1, r0 + 1)) % layer.rows)) for k, (layer, r0, r1) in enumerate(pieces)]
-        try:
-            run = run_layers(key, SplitStep(compute, write), work, jnp.zeros((1, 1), dtype), (), chunk=chunk, mesh=mesh,
-                             begin_layer=begin_layer, end_layer=end_layer, on_layer=piece_done)
-        finally:
-            for a in held["own"]:
-                if isinstance(a, jax.Array) and not a.is_deleted():
-                    a.delete()
-    timings: dict = {}
-    for k, t in run.timings.items():  # per layer: its pieces summed
-        got = timings.setdefault(pieces[k][0].key, {"states": 0, "chunk": t["chunk"], "seconds": 0.0})
-        got["states"] += t["states"]
-        got["seconds"] = round(got["seconds"] + t["seconds"], 4)
-    device = ", ".join(str(d) for d in mesh.devices.flat) + (f" (process {rank} of {processes})" if processes > 1 else "")
-    return VectorSolve(kept, run.seconds, run.compile_seconds, device, timings)
+            def piece_done(index: int, count: int) -> None:
+                layer, r0, r1 = self.pieces[index]
+                if advance is not None:
+                    advance(layer.key, layer.rows if self.sink is None else r1 - r0)
+                if on_layer is not None and r1 >= self.shares[layer.key][1]:  # the last piece of this process's share
+                    on_layer(layer.key, layer.rows)
+
+            work = [Layer(k, layer.states(np.arange(r0, max(r1, r0 + 1)) % layer.rows)) for k, (layer, r0, r1) in enumerate(self.pieces)]
+            try:
+                done = run_layers(key, SplitStep(compute, write), work, jnp.zeros((1, 1), self.dtype), (), chunk=self.chunk, mesh=self.mesh, begin_layer=self.begin_layer, end_layer=self.end_layer, on_layer=piece_done)
+            finally:
+                self.release()
+        timings: dict = {}
+        for k, t in done.timings.items():  # per layer: its pieces summed
+            got = timings.setdefault(self.pieces[k][0].key, {"states": 0, "chunk": t["chunk"], "seconds": 0.0})
+            got["states"] += t["states"]
+            got["seconds"] = round(got["seconds"] + t["seconds"], 4)
+        device = ", ".join(str(d) for d in self.mesh.devices.flat)
+        if self.processes > 1:
+            device += f" (process {self.rank} of {self.processes})"
+        return VectorSolve(self.kept, done.seconds, done.compile_seconds, device, timings)

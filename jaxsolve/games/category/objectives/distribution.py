@@ -296,6 +296,21 @@ def bucket(n: int, floor: int, fine: bool = True) -> int:
     return min(m * top // 8 for m in ((4, 5, 6, 7, 8) if fine else (8,)) if m * top // 8 >= n)
 
 
+def _subgame(rules: CategoryRules, prefilled: int, start: tuple[int, int, int] | None) -> tuple[int, tuple[int, int, int] | None, np.ndarray]:
+    """``(prefilled, start, rows)`` of a solve's subgame, checked: the boxes closed from the start
+    (a mask leaving a box open), or the state it starts from (reachable), and each state's row."""
+    nb = rules.num_boxes
+    if not 0 <= int(prefilled) < 1 << nb or int(prefilled) == (1 << nb) - 1:
+        raise JaxsolveError(f"prefilled must be a mask of 0..{nb - 1} boxes leaving one open, got {prefilled}")
+    if start is None:
+        return int(prefilled), None, layer_rows(rules, int(prefilled))
+    start = (int(start[0]), int(start[1]), int(start[2]))
+    rows = reach_rows(rules, start)
+    if start[1] < 0 or start[2] not in (0, 1) or rows[int(tables.state_index(start[0], min(start[1], rules.upper_threshold), start[2], rules))] < 0:
+        raise JaxsolveError(f"unreachable state: filled={start[0]}, upper={start[1]}, all_same_held={start[2]}")
+    return start[0], start, rows
+
+
 def layer_tables(
     name: str,
     turn: Callable,
@@ -344,15 +359,7 @@ def layer_tables(
     dtype = jnp.dtype(dtype)
     lengths = support_lengths(rules) if lengths is None else tuple(int(n) for n in lengths)
     nb = rules.num_boxes
-    if not 0 <= int(prefilled) < 1 << nb or int(prefilled) == (1 << nb) - 1:
-        raise JaxsolveError(f"prefilled must be a mask of 0..{nb - 1} boxes leaving one open, got {prefilled}")
-    if start is not None:
-        start = (int(start[0]), int(start[1]), int(start[2]))
-        prefilled = start[0]
-    prefilled = int(prefilled)
-    rows = layer_rows(rules, prefilled) if start is None else reach_rows(rules, start)
-    if start is not None and (start[1] < 0 or start[2] not in (0, 1) or rows[int(tables.state_index(start[0], min(start[1], rules.upper_threshold), start[2], rules))] < 0):
-        raise JaxsolveError(f"unreachable state: filled={start[0]}, upper={start[1]}, all_same_held={start[2]}")
+    prefilled, start, rows = _subgame(rules, prefilled, start)
     lead = max_turn_reward(rules)
     states = [sub_layer_states(rules, k, prefilled, start) for k in range(nb + 1)]
     sizes = [len(s[0]) for s in states]

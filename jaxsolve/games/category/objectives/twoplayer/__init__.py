@@ -5,7 +5,9 @@ The package's public names are re-exported here (``twoplayer.solve``, ``twoplaye
 * ``sheets``: one player's sheets and the layers of pairs of sheets with their lead windows;
 * ``engine``: the turn over the lead, the layered solve (devices, processes, layers written in
   slices), the start's outcome and the fairest compensation;
-* ``simulate``: games played out by seat models, where the two-player move differs from the
+* ``seats``: the NumPy turn of a batch of positions over the lead and the seats besides the
+  optimal one (the expected-score player, a player who reads a one-player table);
+* ``simulate``: games played out by the seats, where the two-player move differs from the
   expected-score move, and the end-game positions expected-score play reaches;
 * ``store`` (the tables kept in the solution store), ``advice`` (ranked options at a position),
   ``endgame`` (an end game from two sheets), ``distributed`` (a solve under ``jax.distributed``):
@@ -40,6 +42,7 @@ from jaxsolve.games.category.objectives.twoplayer.sheets import (
     sheet_class,
     start_sheets,
 )
+from jaxsolve.games.category.objectives.twoplayer.seats import ScoreSeat, SeatModels, decode, score_policy, turn_arrays
 from jaxsolve.games.category.objectives.twoplayer.simulate import (
     DECISION_KINDS,
     DIFFER_TOLERANCE,
@@ -47,14 +50,9 @@ from jaxsolve.games.category.objectives.twoplayer.simulate import (
     SEATS,
     MovesDiffer,
     Played,
-    ScoreSeat,
-    SeatModels,
     Starts,
-    decode,
     reach,
-    score_policy,
     simulate,
-    turn_arrays,
 )
 
 __all__ = [

@@ -228,12 +228,9 @@ def solve(
 
     from jaxsolve.core.layered import VectorLayer, solve_vector_layers
 
-    if tie not in TIES:
-        raise JaxsolveError(f"tie must be one of {', '.join(TIES)}, got {tie!r}")
-    if keep not in ("all", "start"):
-        raise JaxsolveError(f"keep must be 'all' or 'start', got {keep!r}")
-    if shapes not in ("auto", "layer", "uniform"):
-        raise JaxsolveError(f"shapes must be 'auto', 'layer' or 'uniform', got {shapes!r}")
+    for what, value, allowed in (("tie", tie, tuple(TIES)), ("keep", keep, ("all", "start")), ("shapes", shapes, ("auto", "layer", "uniform"))):
+        if value not in allowed:
+            raise JaxsolveError(f"{what} must be one of {', '.join(allowed)}, got {value!r}")
     sheets = _solve_sheets(rules, mine, theirs, start)
     plans = plan_layers(rules, sheets)
     if open_boxes is not None:
