@@ -37,7 +37,7 @@ import tempfile
 import threading
 import time
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Callable
+from typing import TYPE_CHECKING, Any, Callable, Protocol
 
 from jaxsolve.errors import JaxsolveError
 
@@ -47,7 +47,29 @@ if TYPE_CHECKING:
     import jax
 
     from jaxsolve.core.rules import Rules
-    from jaxsolve.games.game import Game
+
+
+class Game(Protocol):
+    """What the store reads of a registered game (``jaxsolve.games.game.Game``; ``io`` does not
+    import the games): its name and its hooks (``objective`` and ``solve_seconds`` read where present)."""
+
+    @property
+    def name(self) -> str: ...
+
+    @property
+    def solve(self) -> Any: ...
+
+    @property
+    def values(self) -> Any: ...
+
+    @property
+    def save(self) -> Any: ...
+
+    @property
+    def load(self) -> Any: ...
+
+    def get_rules(self, name: str | None = None) -> Any: ...
+
 
 TABLES = "tables"
 XLA = "xla"

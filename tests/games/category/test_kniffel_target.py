@@ -7,6 +7,7 @@ from jaxsolve.errors import JaxsolveError
 from jaxsolve.games.category.objectives import distribution as D
 from jaxsolve.games.category.engine import solver
 from jaxsolve.games.category.objectives import target as TG
+from jaxsolve.games.category.objectives import target_situation
 from jaxsolve.games.category.sheets.rules import CategoryRules
 from kniffel_dist_reference import target_table
 
@@ -52,16 +53,16 @@ def test_advice_ranks_choices(tables_):
     rules, open_boxes = CASES[0]
     mask = prefilled_mask(open_boxes)
     table = tables_[0]
-    keeps = TG.target_options(table, mask, 0, 0, [6, 6, 1], 2, 40)
-    boxes = TG.target_options(table, mask, 0, 0, [6, 6, 1], 0, 40)
+    keeps = target_situation.target_options(table, mask, 0, 0, [6, 6, 1], 2, 40)
+    boxes = target_situation.target_options(table, mask, 0, 0, [6, 6, 1], 0, 40)
     assert {c.kind for c in keeps} == {"keep"} and {c.kind for c in boxes} == {"box"}
     assert {c.what for c in boxes} == {"aces", "threes", "full_house", "kniffel", "chance"}
     assert keeps[0].probability >= keeps[-1].probability
     assert 0 < keeps[0].probability <= 1
     # keeping all dice with no re-throw after it is the best box of that throw
-    last = TG.target_options(table, mask, 0, 0, [6, 6, 1], 1, 40)
+    last = target_situation.target_options(table, mask, 0, 0, [6, 6, 1], 1, 40)
     assert next(c for c in last if c.what == "1 6 6").probability == pytest.approx(boxes[0].probability, abs=1e-12)
     with pytest.raises(JaxsolveError, match="dice"):
-        TG.target_options(table, mask, 0, 0, [6, 6], 0, 40)
+        target_situation.target_options(table, mask, 0, 0, [6, 6], 0, 40)
     with pytest.raises(JaxsolveError, match="re-throws"):
-        TG.target_options(table, mask, 0, 0, [6, 6, 1], 3, 40)
+        target_situation.target_options(table, mask, 0, 0, [6, 6, 1], 3, 40)

@@ -10,6 +10,7 @@ from jaxsolve.cli import app
 from jaxsolve.errors import JaxsolveError
 from jaxsolve.games.category.engine import solver
 from jaxsolve.games.category.objectives import target as TG
+from jaxsolve.games.category.objectives import target_situation
 from jaxsolve.games.category.sheets.rules import CategoryRules
 
 RULES = CategoryRules(dice=3, throws=3, joker="forced", upper_threshold=6, extra_bonus=10)
@@ -45,11 +46,11 @@ def test_advice_from_a_table_equals_the_solve(tmp_path, table):
     last = sub | 4
     part = TG.load_table(path, game="kniffel", layers=[bin(m).count("1") + 1 for m in (MASK, sub, last)])
     for mask, throws_left in ((MASK, 2), (MASK, 0), (sub, 1), (last, 0), (last, 2)):
-        a = TG.target_options(table, mask, 0, 0, [1, 6, 6], throws_left, 30)
-        b = TG.target_options(part, mask, 0, 0, [1, 6, 6], throws_left, 30)
+        a = target_situation.target_options(table, mask, 0, 0, [1, 6, 6], throws_left, 30)
+        b = target_situation.target_options(part, mask, 0, 0, [1, 6, 6], throws_left, 30)
         assert {(c.kind, c.what): c.probability for c in a} == pytest.approx({(c.kind, c.what): c.probability for c in b}, abs=1e-6)
     # the best keep's probability is the state's own value at the start of a turn
-    start = TG.target_options(table, MASK, 0, 0, [1, 6, 6], 2, 30)[0].probability
+    start = target_situation.target_options(table, MASK, 0, 0, [1, 6, 6], 2, 30)[0].probability
     assert start <= table.at(MASK)[30] + 1e-12
 
 

@@ -263,6 +263,7 @@ def advise_target_command(rules, *, game, dtype, device, quiet, dice, target, fi
     ``target-table`` export (``table``: reads the next layer only), or solving the rest of the
     game from the position's filled boxes (few open boxes: seconds on a CPU)."""
     from jaxsolve.games.category.objectives import target as TG
+    from jaxsolve.games.category.objectives import target_situation
 
     mask = _mask(filled, rules)
     check_sheet_state(rules, mask, upper, all_same_held)
@@ -276,7 +277,7 @@ def advise_target_command(rules, *, game, dtype, device, quiet, dice, target, fi
         tab = TG.load_table(table, game=game, rules=rules, layers=[bin(mask).count("1") + 1])
     else:
         tab = TG.solve_target(rules, dtype=dtype, chunk=chunk, devices=_devices(devices, device), prefilled=mask)
-    choices = TG.target_options(tab, mask, upper, int(all_same_held), dice, throws_left, target)
+    choices = target_situation.target_options(tab, mask, upper, int(all_same_held), dice, throws_left, target)
     lines = [f"P(at least {target} more points) by choice, best first:", *(f"  {c.kind:4} {c.what:16} {c.probability:.6f}" for c in choices)]
     return Report(tuple(lines), [c.__dict__ for c in choices], result=choices)
 

@@ -451,11 +451,11 @@ def option_vectors(table, filled: int, upper: int, all_same_held: int, faces, th
     """The vector of every option (each legal box; with a re-throw left, each keep of fewer
     than all dice) of one situation, from a target table (step or terminal) of its subgame
     (``target.situation``: one state's turn in NumPy, no compiling)."""
-    from jaxsolve.games.category.objectives import target as TG
+    from jaxsolve.games.category.objectives import target_situation
 
     rules = table.rules
     sp = tables.space(rules.dice)
-    got = TG.situation(table, filled, min(upper, rules.upper_threshold), all_same_held, faces, throws_left)
+    got = target_situation.situation(table, filled, min(upper, rules.upper_threshold), all_same_held, faces, throws_left)
     opts, vecs, keys = [], [], []
     for b in range(rules.num_boxes):
         if got.fills[b, -1] >= 0:  # channel K, which every table holds (a response of the reached channels only: NaN below)
