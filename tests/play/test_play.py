@@ -256,7 +256,7 @@ def test_broken_save_files(tmp_path, content, message):
 def test_heuristic_ratings_sit_beside_the_options_they_match():
     from jaxsolve.games.category.simulation import heuristic
     from jaxsolve.games.category.sheets.kniffel import get_rules
-    from jaxsolve.games.category.answers.play import rating_of
+    from jaxsolve.games.category.answers.play_state import rating_of
     from jaxsolve.games.category.sheets.position import Position
     from jaxsolve.play import PlayOption
 

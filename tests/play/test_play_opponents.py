@@ -124,7 +124,7 @@ def test_no_opponents_is_the_game_as_before_and_bad_counts_are_refused(solution)
 
 def test_win_probability_is_offered_only_where_it_is_quick():
     from jaxsolve.games.category.engine import solutions
-    from jaxsolve.games.category.answers.play import win_open_limit
+    from jaxsolve.games.category.answers.play_state import win_open_limit
 
     assert win_open_limit(games.get_game("kniffel").get_rules("yahtzee")) == 6  # Yahtzee: from 6 open boxes on (turn 8)
     assert win_open_limit(games.get_game("maxi").get_rules("maxi-reduced-4-dice")) == 7
@@ -196,14 +196,14 @@ def test_before_the_exact_limit_the_win_probability_is_the_stored_target_tables_
     """With the whole game's target table in the solution store, a decision with more open boxes
     than ``win_open_limit`` gets the table's answer (``advise_win(method="table")``) instead of
     the note."""
-    from jaxsolve.games.category.answers import play as category_play
+    from jaxsolve.games.category.answers import play_state
     from jaxsolve.games.category.engine import tables
     from jaxsolve.games.category.objectives import target as TG
     from jaxsolve.io import cache
 
     monkeypatch.setenv("JAXSOLVE_CACHE", str(tmp_path))
-    monkeypatch.setattr(category_play, "WIN_KEEPS_OPEN", 4 * len(tables.space(TABLE.dice).keeps))
-    assert category_play.win_open_limit(TABLE) == 2
+    monkeypatch.setattr(play_state, "WIN_KEEPS_OPEN", 4 * len(tables.space(TABLE.dice).keeps))
+    assert play_state.win_open_limit(TABLE) == 2
     g = new(solution, opponents=1)
     g.throw()
     assert g.win_method() is None  # 8 open boxes, no stored table: the note
