@@ -266,6 +266,28 @@ def answer(played, text: str, screen: Screen, view: dict, save: Callable[[Path |
     return True
 
 
+def _one_turn(played, screen: Screen, view: dict, save, timings: bool) -> bool:
+    """Read one input and answer it; False when the player quits (Ctrl-C or end of input)."""
+    try:
+        text = screen.ask(prompt_of(played))
+    except KeyboardInterrupt:
+        text = None
+    if text is None:
+        screen.line("")
+        return False
+    t0 = time.perf_counter()
+    try:
+        going = answer(played, text, screen, view, save)
+    except JaxsolveError as exc:  # a failed save: say so, keep the game
+        screen.error(str(exc))
+        going = True
+    except KeyboardInterrupt:
+        going = False
+    if timings:
+        screen.line(f"(answered in {1000 * (time.perf_counter() - t0):.1f} ms)")
+    return bool(going)
+
+
 def run_loop(played, screen: Screen, save_path: Path | None, heuristic: bool, timings: bool) -> None:
     """Prompt, read, answer until the game is over or the player quits; with ``save_path``
     the game is saved after every move (in the background: ``play.Saver``)."""
@@ -288,26 +310,8 @@ def run_loop(played, screen: Screen, save_path: Path | None, heuristic: bool, ti
 
     view = {"heuristic": heuristic}
     screen.show(played, heuristic)
-    while not played.over:
-        try:
-            text = screen.ask(prompt_of(played))
-        except KeyboardInterrupt:
-            text = None
-        if text is None:
-            screen.line("")
-            break
-        t0 = time.perf_counter()
-        try:
-            going = answer(played, text, screen, view, save)
-        except JaxsolveError as exc:  # a failed save: say so, keep the game
-            screen.error(str(exc))
-            going = True
-        except KeyboardInterrupt:
-            going = False
-        if timings:
-            screen.line(f"(answered in {1000 * (time.perf_counter() - t0):.1f} ms)")
-        if not going:
-            break
+    while not played.over and _one_turn(played, screen, view, save, timings):
+        pass
     if saver is not None:
         try:
             saver.flush()

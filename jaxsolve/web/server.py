@@ -252,34 +252,36 @@ def outcome(job: Job) -> Response:
         return error(f"internal error: {type(exc).__name__}: {exc}", 500)
 
 
-def build_app(service: Service | None = None) -> Starlette:
-    """The Starlette application over ``service`` (a new ``Service`` by default)."""
-    service = service or Service()
+class _Handlers:
+    """The page's request handlers over one ``Service``."""
 
-    async def answer(what: str, make) -> Response:
+    def __init__(self, service: Service):
+        self.service = service
+
+    async def answer(self, what: str, make) -> Response:
         """Check the request (``make()`` returns the work and what orders its job,
         ``Service.order``), run the work as a job on the pool and answer within
-        ``service.wait`` seconds, or with ``202`` and the job to poll."""
+        ``Service.wait`` seconds, or with ``202`` and the job to poll."""
         try:
             work, order = await make()
-            job = service.submit(what, work, **order)
+            job = self.service.submit(what, work, **order)
         except ApiError as exc:
             return error(str(exc), exc.status)
         except JaxsolveError as exc:
             return error(str(exc), 400)
         try:
-            await asyncio.wait_for(asyncio.shield(asyncio.wrap_future(job.future)), service.wait)
+            await asyncio.wait_for(asyncio.shield(asyncio.wrap_future(job.future)), self.service.wait)
         except asyncio.TimeoutError:
             return Json({**job.info(), "pending": True}, status_code=202)
         except Exception:  # noqa: BLE001  the job's own error is answered by outcome()
             pass
         return outcome(job)
 
-    async def games(request: Request) -> Response:
-        return Json(service.catalog())
+    async def games(self, request: Request) -> Response:
+        return Json(self.service.catalog())
 
-    def game_route(kind: str):
-        calls = {"advise": service.advise_call, "values": service.values_call, "play": service.new_game_call, "status": service.status_call, "warm": service.warm_call}
+    def game_route(self, kind: str):
+        calls = {"advise": self.service.advise_call, "values": self.service.values_call, "play": self.service.new_game_call, "status": self.service.status_call, "warm": self.service.warm_call}
 
         async def handler(request: Request) -> Response:
             name = request.path_params["game"]
@@ -287,61 +289,66 @@ def build_app(service: Service | None = None) -> Starlette:
             async def make():
                 body = await read_body(request)
                 work = calls[kind](name, body)
-                return work, service.order(kind, name, body)
+                return work, self.service.order(kind, name, body)
 
-            return await answer(f"{kind} {name}", make)
+            return await self.answer(f"{kind} {name}", make)
 
         return handler
 
-    def play_route(kind: str):
+    def play_route(self, kind: str):
         async def handler(request: Request) -> Response:
             pid = request.path_params["pid"]
 
             async def make():
                 if kind == "move":
-                    return service.move_call(pid, await read_body(request)), service.order(kind, pid, None)
-                service.known(pid)  # 404 at once for an unknown game
-                calls = {"undo": service.undo_call, "state": service.state_call, "review": service.review_call, "distribution": service.distribution_call, "win": service.win_call}
-                return calls[kind](pid), service.order(kind, pid, None)
+                    return self.service.move_call(pid, await read_body(request)), self.service.order(kind, pid, None)
+                self.service.known(pid)  # 404 at once for an unknown game
+                calls = {"undo": self.service.undo_call, "state": self.service.state_call, "review": self.service.review_call, "distribution": self.service.distribution_call, "win": self.service.win_call}
+                return calls[kind](pid), self.service.order(kind, pid, None)
 
-            return await answer(f"{kind} {pid}", make)
+            return await self.answer(f"{kind} {pid}", make)
 
         return handler
 
-    async def job(request: Request) -> Response:
+    async def job(self, request: Request) -> Response:
         try:
-            j = service.job(request.path_params["jid"])
+            j = self.service.job(request.path_params["jid"])
         except ApiError as exc:
             return error(str(exc), exc.status)
         if not j.future.done():
             return Json({**j.info(), "pending": True}, status_code=202)
         return outcome(j)
 
-    async def index(request: Request) -> Response:
+    async def index(self, request: Request) -> Response:
         return FileResponse(STATIC / "index.html", headers={"Cache-Control": "no-cache"})
 
-    async def http_error(request: Request, exc: HTTPException) -> Response:
+    async def http_error(self, request: Request, exc: HTTPException) -> Response:
         message = {404: f"nothing at {request.url.path}", 405: f"{request.method} is not allowed at {request.url.path}"}.get(exc.status_code, str(exc.detail))
         return error(message, exc.status_code)
 
-    async def crash(request: Request, exc: Exception) -> Response:
+    async def crash(self, request: Request, exc: Exception) -> Response:
         log.error("request failed:\n%s", "".join(traceback.format_exception(exc)))
         return error(f"internal error: {type(exc).__name__}: {exc}", 500)
 
+
+def build_app(service: Service | None = None) -> Starlette:
+    """The Starlette application over ``service`` (a new ``Service`` by default)."""
+    service = service or Service()
+    h = _Handlers(service)
     routes = [
-        Route("/", index),
-        Route("/api/games", games),
-        *(Route(f"/api/games/{{game}}/{kind}", game_route(kind), methods=["POST"]) for kind in ("advise", "values", "play", "status", "warm")),
-        Route("/api/play/{pid}", play_route("state")),
-        Route("/api/play/{pid}/move", play_route("move"), methods=["POST"]),
-        Route("/api/play/{pid}/undo", play_route("undo"), methods=["POST"]),
-        Route("/api/play/{pid}/review", play_route("review")),
-        Route("/api/play/{pid}/distribution", play_route("distribution")),
-        Route("/api/play/{pid}/win", play_route("win")),
-        Route("/api/jobs/{jid}", job),
+        Route("/", h.index),
+        Route("/api/games", h.games),
+        *(Route(f"/api/games/{{game}}/{kind}", h.game_route(kind), methods=["POST"]) for kind in ("advise", "values", "play", "status", "warm")),
+        Route("/api/play/{pid}", h.play_route("state")),
+        Route("/api/play/{pid}/move", h.play_route("move"), methods=["POST"]),
+        Route("/api/play/{pid}/undo", h.play_route("undo"), methods=["POST"]),
+        Route("/api/play/{pid}/review", h.play_route("review")),
+        Route("/api/play/{pid}/distribution", h.play_route("distribution")),
+        Route("/api/play/{pid}/win", h.play_route("win")),
+        Route("/api/jobs/{jid}", h.job),
         Mount("/static", StaticFiles(directory=STATIC), name="static"),
     ]
-    handlers: dict[Any, Callable[..., Any]] = {HTTPException: http_error, Exception: crash}
+    handlers: dict[Any, Callable[..., Any]] = {HTTPException: h.http_error, Exception: h.crash}
     app = Starlette(routes=routes, exception_handlers=handlers, middleware=[Middleware(Guard)])
     app.state.service = service
     app.state.hosts = None
