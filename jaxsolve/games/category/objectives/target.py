@@ -35,42 +35,53 @@ DEFAULT_CHUNK = 8
 about three times faster per state than chunks of 64 or more on the 2-core CPU of results/target/."""
 
 
-def final_targets(rows, prev_padded, filled, upper, all_same_held, rules: CategoryRules, width: int, first_throw: bool):
-    """``[boxes, T, B, width]``: P(at least t more) after filling each box after each throw (-1: not allowed)."""
+def next_rows(rows, mv):
+    """``[boxes, T, B]``: the row, in the next layer's table, of the state each move leads to:
+    ``rows[next_state]`` (a state's row in its layer), or ``rows(mv)`` where the row is computed
+    from the move (the two-player game: the pair of the other's sheet and my next sheet)."""
+    import jax.numpy as jnp
+
+    return rows(mv) if callable(rows) else jnp.maximum(rows[mv.next_state], 0)
+
+
+def _box_values(rows, prev_padded, filled, upper, all_same_held, rules: CategoryRules, width: int, first_throw: bool):
+    """Each box's ``[T, B, width]`` after each throw (-1: not allowed), one box at a time: the
+    next state's vector shifted by the box's points (``distribution.shifted``)."""
     import jax.numpy as jnp
 
     lead = max_turn_reward(rules)
     mv = solver.moves(filled, upper, all_same_held, rules)
     reward = mv.score(first_throw).astype(jnp.int32)
-    nrow = jnp.maximum(rows[mv.next_state], 0)
+    nrow = next_rows(rows, mv)
     shape = nrow.shape[1:]
-
-    def box(b):
+    for b in range(rules.num_boxes):
         got = shifted(prev_padded, nrow[b].reshape(-1), reward[b].reshape(-1), width, lead).reshape(shape + (width,))
-        return jnp.where(mv.allowed[b][..., None], got, -1.0)
+        yield jnp.where(mv.allowed[b][..., None], got, -1.0)
 
-    return jnp.stack([box(b) for b in range(rules.num_boxes)])
+
+def final_targets(rows, prev_padded, filled, upper, all_same_held, rules: CategoryRules, width: int, first_throw: bool):
+    """``[boxes, T, B, width]``: P(at least t more) after filling each box after each throw (-1: not allowed)."""
+    import jax.numpy as jnp
+
+    return jnp.stack(list(_box_values(rows, prev_padded, filled, upper, all_same_held, rules, width, first_throw)))
 
 
 def _best_final(rows, prev_padded, filled, upper, all_same_held, rules, width, first_throw):
     """``[T, B, width]``: the best box per target, folded box by box (nothing ``[boxes, ...]`` held)."""
     import jax.numpy as jnp
 
-    lead = max_turn_reward(rules)
-    mv = solver.moves(filled, upper, all_same_held, rules)
-    reward = mv.score(first_throw).astype(jnp.int32)
-    nrow = jnp.maximum(rows[mv.next_state], 0)
-    shape = nrow.shape[1:]
     best = None
-    for b in range(rules.num_boxes):
-        got = shifted(prev_padded, nrow[b].reshape(-1), reward[b].reshape(-1), width, lead).reshape(shape + (width,))
-        got = jnp.where(mv.allowed[b][..., None], got, -1.0)
+    for got in _box_values(rows, prev_padded, filled, upper, all_same_held, rules, width, first_throw):
         best = got if best is None else jnp.maximum(best, got)
     return best
 
 
 def stage_targets(rows, prev_padded, filled, upper, all_same_held, rules: CategoryRules, width: int):
-    """``[throws, T, B, width]``: value of each throw with r re-throws left (r = 0..throws-1)."""
+    """``[throws, T, B, width]``: value of each throw with r re-throws left (r = 0..throws-1).
+
+    The one vector turn of the score sheet, over any channel: ``rows`` says where each move
+    leads in the next layer's table (``next_rows``), ``prev_padded`` is that table as the
+    channel needs it (P(at least t more), a utility, the other player's loss over the lead)."""
     import jax.numpy as jnp
 
     sp = tables.space(rules.dice)
@@ -94,7 +105,8 @@ def stage_targets(rows, prev_padded, filled, upper, all_same_held, rules: Catego
 def turn_target(values, rows, prev_padded, filled, upper, all_same_held, rules: CategoryRules, width: int):
     """``[B, width]`` target values of a batch of states, clipped to ``values = [lowest, highest]``
     (the terminal's range, which every value lies in: a turn's values are means and maxima of
-    the next layer's; clipping takes off the rounding, no 1.0000014 in float32)."""
+    the next layer's; clipping takes off the rounding, no 1.0000014 in float32). ``rows``: as
+    ``next_rows`` takes it."""
     import jax.numpy as jnp
 
     sp = tables.space(rules.dice)

@@ -44,11 +44,10 @@ from typing import Callable
 
 import numpy as np
 
-from jaxsolve.core import dice
 from jaxsolve.core.arrays import float_dtype
 from jaxsolve.errors import JaxsolveError
-from jaxsolve.games.category.engine import solver, tables
-from jaxsolve.games.category.objectives.distribution import max_turn_reward, shifted
+from jaxsolve.games.category.engine import tables
+from jaxsolve.games.category.objectives.distribution import max_turn_reward
 from jaxsolve.games.category.sheets.rules import CategoryRules
 from jaxsolve.games.category.objectives.twoplayer.sheets import LayerPlan, Sheets, end_plans, plan_layers, player_sheets, start_sheets
 
@@ -120,40 +119,18 @@ class TwoPlayerTables:
 # ----------------------------------------------------------------------------- one turn
 
 
-def _best_final(prev_padded, next_index, others, filled, upper, all_same_held, other, rules, width, first_throw):
-    """``[T, B, width]``: the best box per deficit after each last throw (as ``target``'s, the
-    next row the pair (other's sheet, my next sheet))."""
-    import jax.numpy as jnp
-
-    pad = max_turn_reward(rules)
-    mv = solver.moves(filled, upper, all_same_held, rules)
-    reward = mv.score(first_throw).astype(jnp.int32)
-    nrow = jnp.where(mv.allowed, jnp.maximum(next_index[mv.next_state], 0) * others + other[None, None, :], 0)
-    shape = nrow.shape[1:]
-    best = None
-    for b in range(rules.num_boxes):
-        got = shifted(prev_padded, nrow[b].reshape(-1), reward[b].reshape(-1), width, pad).reshape(shape + (width,))
-        got = jnp.where(mv.allowed[b][..., None], got, -1.0)
-        best = got if best is None else jnp.maximum(best, got)
-    return best
-
-
 def turn(prev_padded, next_index, others, filled, upper, all_same_held, other, *, rules: CategoryRules, width: int):
     """``[B, width]``: P(the player to move wins) of a chunk of pairs over his deficit
-    ``d = column - others' most`` (``target.stage_targets`` / ``turn_target`` with pair rows)."""
+    ``d = column - others' most``: the target objective's turn (``target.turn_target``, the one
+    vector turn) whose next row is the pair (the other's sheet, my next sheet)."""
     import jax.numpy as jnp
 
-    sp = tables.space(rules.dice)
+    from jaxsolve.games.category.objectives.target import turn_target
 
-    def final(p, first_throw):
-        return _best_final(p, next_index, others, filled, upper, all_same_held, other, rules, width, first_throw)
+    def pair_rows(mv):
+        return jnp.where(mv.allowed, jnp.maximum(next_index[mv.next_state], 0) * others + other[None, None, :], 0)
 
-    current = dice.computed(lambda p: final(p, rules.throws == 1), prev_padded)
-    for _ in range(rules.throws - 1):
-        current = dice.computed(lambda c: dice.reroll(sp, c), current)
-    if rules.throws > 1 and rules.has_instant_bonus:
-        current = jnp.maximum(current, dice.computed(lambda p: final(p, True), prev_padded))
-    return jnp.clip(dice.throw_mean(sp, current), 0.0, 1.0)
+    return turn_target((0.0, 1.0), pair_rows, prev_padded, filled, upper, all_same_held, rules, width)
 
 
 def pair_bytes(rules: CategoryRules, width: int, itemsize: int) -> int:
