@@ -2,7 +2,10 @@
 
 Each round runs one fresh process per tree (alternating, so both see the same machine load);
 a process solves once to compile and then times ``--repeats`` warm solves of: Yahtzee float32
-and Scandinavian Yatzy float32 (the category value solve), Schlag den Raab and Pig float64 to 1e-12, Zehntausend float64.
+and Scandinavian Yatzy float32 (the category value solve), the vector objectives on the layered
+core's vector driver (the Yahtzee target table of a position with 8 boxes open, float32; the
+whole Yahtzee score distribution, float64; the two-player Yacht end game of every position with
+at most 3 open boxes each, float32), Schlag den Raab and Pig float64 to 1e-12, Zehntausend float64.
 Compile time is excluded; the figures are the medians over all rounds. ``--cases`` keeps the
 cases whose names contain one of the words given; ``--name`` names the output files.
 
@@ -30,23 +33,48 @@ import json, sys, time
 import jax
 jax.config.update("jax_enable_x64", True)
 import jax.numpy as jnp
-try:  # one folder per game family
+try:  # the category folder filed by what it holds
     from jaxsolve.games.category.engine import solver
+    from jaxsolve.games.category.objectives import distribution, target, twoplayer
     from jaxsolve.games.category.sheets.kniffel import PRESETS as K
+    from jaxsolve.games.category.sheets.yacht import PRESETS as YA
     from jaxsolve.games.category.sheets.yatzy import PRESETS as Y
+except ImportError:
+    try:  # one flat folder per game family
+        from jaxsolve.games.category import solver, distribution, target, twoplayer
+        from jaxsolve.games.category.kniffel import PRESETS as K
+        from jaxsolve.games.category.yacht import PRESETS as YA
+        from jaxsolve.games.category.yatzy import PRESETS as Y
+    except ImportError:  # the earlier layout
+        from jaxsolve import yatzy
+        from jaxsolve.kniffel import rules as kr, solver
+        K, Y, YA, distribution, target, twoplayer = kr.PRESETS, yatzy.PRESETS, None, None, None, None
+try:
     from jaxsolve.games.raab import solver as raab
     from jaxsolve.games.raab.rules import PRESETS as R
     from jaxsolve.games.zehntausend import solver as zehntausend
     from jaxsolve.games.zehntausend.rules import PRESETS as Z
 except ImportError:  # the earlier layout
-    from jaxsolve import raab, yatzy, zehntausend
-    from jaxsolve.kniffel import rules as kr, solver
-    K, Y, R, Z = kr.PRESETS, yatzy.PRESETS, raab.PRESETS, zehntausend.PRESETS
+    from jaxsolve import raab, zehntausend
+    R, Z = raab.PRESETS, zehntausend.PRESETS
 
 repeats, wanted = int(sys.argv[1]), sys.argv[2:]
+EIGHT_OPEN = sum(1 << b for b in range(13) if b not in (0, 2, 5, 6, 8, 9, 11, 12))  # Yahtzee with 8 boxes open
+
+
+def score_table():
+    if "sol" not in CACHE:
+        CACHE["sol"] = solver.solve(K["yahtzee"], dtype=jnp.float64)
+    return CACHE["sol"]
+
+
+CACHE = {}
 cases = {
     "kniffel yahtzee float32": lambda: solver.solve(K["yahtzee"], dtype=jnp.float32).solve_seconds,
     "yatzy float32": lambda: solver.solve(Y["yatzy"], dtype=jnp.float32).solve_seconds,
+    "target yahtzee 8-open float32": lambda: target.solve_target(K["yahtzee"], dtype="float32", prefilled=EIGHT_OPEN, keep="start").seconds,
+    "distribution yahtzee float64": lambda: distribution.distribution(K["yahtzee"], score_table(), dtype="float64", keep="start").seconds,
+    "twoplayer yacht 3-open float32": lambda: twoplayer.solve(YA["yacht"], open_boxes=3, dtype="float32").seconds,
     "raab float64": lambda: raab.solve(R["raab"], dtype=jnp.float64).solve_seconds,
     "pig float64": lambda: raab.solve(R["pig"], dtype=jnp.float64).solve_seconds,
     "zehntausend float64": lambda: zehntausend.solve(Z["peter-2013"], dtype=jnp.float64).solve_seconds,
@@ -76,7 +104,7 @@ def main() -> None:
     ap.add_argument("ref", help="the earlier commit")
     ap.add_argument("--rounds", type=int, default=3)
     ap.add_argument("--repeats", type=int, default=3)
-    ap.add_argument("--cases", nargs="*", default=[], help="only the cases whose names contain one of these words (kniffel, yatzy, raab, pig, zehntausend)")
+    ap.add_argument("--cases", nargs="*", default=[], help="only the cases whose names contain one of these words (kniffel, yatzy, target, distribution, twoplayer, raab, pig, zehntausend)")
     ap.add_argument("--name", default=None, help="output file name without extension (default: compare_<ref>)")
     ap.add_argument("--out", default=str(ROOT / "results" / "bench"))
     args = ap.parse_args()
