@@ -1,0 +1,261 @@
+"""The race engine for N players: win-probability vectors of "bank or throw on" games at a table.
+
+A state is every player's banked score seen from the player to move (mover, next, ..., last),
+plus the turn; its value is the vector of the N players' win probabilities, in that order, which
+sums to 1. Each player maximises his own (max-n, Luckhardt & Irani, "An algorithmic solution of
+N-person games", AAAI 1986). A bust or a bank passes the move on, which rotates the vector; the
+first to bank the goal wins. A game brings its turn; the engine brings the cycles, the fixpoint
+inside each and the equilibria where the fixpoint does not settle:
+
+* scores only grow, so the states are walked in layers of the banked sum from the top down
+  (``jaxsolve.core.race_cycles.make_cycles``); a bank lands in a higher layer, whose values are
+  final, and a bust rotates the state within its layer: the N rotations of a state are its
+  *cycle*, a small game of its own, independent of the layer's other cycles;
+* inside a cycle, *best-response iteration*: every member's turn is evaluated at his current
+  bust payoff (the first round at bust payoff 0 for every mover, the declared start), giving
+  each a policy and its line ``A + beta X``; the N linear equations of the cycle are solved in
+  closed form (``solve_cycle``, the N-player form of the duel's bust pair); repeated until no
+  value moves by more than ``tol``. A settled cycle is a pure stationary equilibrium;
+* a cycle that has not settled after ``max_rounds`` rounds (best responses going round, as in
+  matching pennies) is analysed exactly (``race_cycles.cycle_equilibria``): each member's
+  envelope of policy lines in his own bust payoff, every pure equilibrium and, where there is
+  none, the equilibria in which one mover mixes between the two policies adjacent at a
+  breakpoint; ``race_cycles.select`` picks one (declared there).
+
+Tie rule of the turn (the game implements it, ``race_cycles.TIE``): where options are within
+``1e-12`` for the mover, banking wins over throwing on; among set-asides, the most points, then
+the most dice left.
+
+``turn(W, states [B], X [B, N], operands) -> (V [B, N], beta [B])``: the value vector of each
+state's turn under the tie rule's best policy when a bust is worth ``X`` (vector, from the
+mover's view), and the probability to bust before banking under that policy. ``W [S, N]``: all
+turn-start value vectors (bank outcomes are read from higher layers).
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass
+from typing import Callable, Hashable
+
+import jax
+import jax.numpy as jnp
+import numpy as np
+
+from jaxsolve.core.race_cycles import Cycles, bust_vectors, cycle_equilibria, envelope, select
+from jaxsolve.errors import JaxsolveError
+
+
+MAX_ROUNDS = 60
+"""Best-response rounds after which a cycle counts as not settling (part of the declared selection)."""
+
+
+class NoEquilibriumError(JaxsolveError):
+    """A cycle whose best responses do not settle and for which no equilibrium was found."""
+
+
+def solve_cycle(A, beta):
+    """JAX form of ``race_cycles.solve_cycle``: ``W [..., N, N]`` of the cycle equations."""
+    n = A.shape[-1]
+    total = jnp.zeros_like(A)
+    weight = jnp.ones_like(beta)
+    for m in range(n):
+        total = total + weight[..., None] * jnp.roll(jnp.roll(A, -m, axis=-2), m, axis=-1)
+        weight = weight * jnp.roll(beta, -m, axis=-1)
+    return total / (1.0 - weight[..., None])
+
+
+def start_vectors(shape, n: int, dtype):
+    """The declared start of best-response iteration: every mover's bust payoff 0 (the others
+    share the rest equally; only the mover's entry steers his policy)."""
+    x = jnp.full(shape + (n,), 1.0 / max(n - 1, 1), dtype)
+    return x.at[..., 0].set(0.0)
+
+
+def cycle_rounds(turn: Callable, W, members, operands, tol, max_rounds: int):
+    """Best-response iteration for a chunk of cycles ``members [C, N]``; returns the updated
+    ``W``, each cycle's last change ``[C]`` and the rounds run."""
+    C, n = members.shape
+    flat = members.reshape(-1)
+
+    def cond(c):
+        _, _, r, change = c
+        return (jnp.max(change) > tol) & (r < max_rounds)
+
+    def body(c):
+        Wc, X, r, _ = c
+        V, beta = turn(W, flat, X.reshape(C * n, n), operands)
+        V, beta = V.reshape(C, n, n), beta.reshape(C, n)
+        A = V - beta[..., None] * X
+        new = solve_cycle(A, beta)
+        change = jnp.max(jnp.abs(new - Wc), axis=(1, 2))
+        return new, jnp.roll(jnp.roll(new, -1, axis=1), 1, axis=2), r + 1, change
+
+    inf = jnp.full((C, n, n), jnp.inf, W.dtype)
+    start = (inf, start_vectors((C, n), n, W.dtype), jnp.asarray(0, jnp.int32), jnp.full(C, jnp.inf, W.dtype))
+    Wc, _, r, change = jax.lax.while_loop(cond, body, start)
+    return W.at[members].set(Wc), change, r
+
+
+@dataclass
+class MultiRun:
+    """A walk's result: ``values [S, N]`` and its facts."""
+
+    values: np.ndarray
+    residual: float
+    rounds: int
+    unsettled: list  # per unsettled cycle: (members, kind, pure count, mixed count, selected)
+    several: int | None  # settled cycles with more than one pure equilibrium (analyse=True only)
+    analysed: int
+    compile_seconds: float
+    solve_seconds: float
+
+
+def _pad(rows: np.ndarray, width: int) -> np.ndarray:
+    if len(rows) == width:
+        return rows
+    return np.concatenate([rows, np.repeat(rows[-1:], width - len(rows), axis=0)])
+
+
+def solve_multi(
+    key: Hashable,
+    turn: Callable,
+    cycles: Cycles,
+    operands,
+    *,
+    dtype=jnp.float64,
+    tol: float = 1e-13,
+    chunk: int = 64,
+    max_rounds: int = MAX_ROUNDS,
+    analyse: bool = False,
+    progress: Callable[[int, int], None] | None = None,
+) -> MultiRun:
+    """Walk the layers of ``cycles`` from the top down; every cycle by best-response iteration,
+    the unsettled ones by their exact equilibria.
+
+    ``analyse``: also enumerate the equilibria of every settled cycle (slow; small goals) and
+    count those with more than one pure equilibrium; the values do not change (the selection
+    keeps the one best-response iteration reached)."""
+    n = cycles.players
+    S = cycles.levels**n
+    W = jnp.zeros((S, n), dtype)
+    chunk = max(1, min(chunk, len(cycles.members)))
+
+    def step(W, members, operands, tol):
+        return cycle_rounds(turn, W, members, operands, tol, max_rounds)
+
+    t0 = time.perf_counter()
+    exe = jax.jit(step, donate_argnums=0)
+    tol_arr = jnp.asarray(tol, dtype)
+    lowered = exe.lower(W, jnp.zeros((chunk, n), jnp.int32), operands, tol_arr)
+    exe_c = lowered.compile()
+    query = _query(turn, operands, n, dtype)
+    compile_seconds = time.perf_counter() - t0
+    t0 = time.perf_counter()
+    unsettled: list = []
+    several = 0 if analyse else None
+    analysed = 0
+    residual = 0.0
+    rounds = 0
+    L = len(cycles.starts) - 1
+    if progress is not None:
+        progress(0, L)
+    for li in range(L):
+        lo, hi = int(cycles.starts[li]), int(cycles.starts[li + 1])
+        changes = []
+        for c0 in range(lo, hi, chunk):
+            rows = cycles.members[c0 : min(c0 + chunk, hi)]
+            W, change, r = exe_c(W, jnp.asarray(_pad(rows, chunk), jnp.int32), operands, tol_arr)
+            changes.append((rows, change, r))
+        bad_rows, ok_rows = [], []
+        for rows, change, r in changes:
+            ch = np.asarray(change)[: len(rows)]
+            rounds = max(rounds, int(r))
+            bad = ch > tol
+            residual = max(residual, float(np.max(ch[~bad], initial=0.0)))
+            bad_rows.append(rows[bad])
+            ok_rows.append(rows[~bad])
+        bad_all = np.concatenate(bad_rows)
+        if len(bad_all):  # the layer's cycles are independent: all unsettled ones at once
+            W = _settle(W, bad_all, query, n, unsettled)
+        ok_all = np.concatenate(ok_rows)
+        if analyse and len(ok_all):
+            counts = _analyse(W, ok_all, query, n)
+            analysed += len(ok_all)
+            several += int(np.sum(counts > 1))  # type: ignore[operator]
+        if progress is not None:
+            progress(li + 1, L)
+    values = np.asarray(jax.block_until_ready(W))
+    return MultiRun(values, residual, rounds, unsettled, several, analysed, compile_seconds, time.perf_counter() - t0)
+
+
+def _query(turn: Callable, operands, n: int, dtype):
+    """``query(states, X) -> (V, beta)`` on the host: the turn at given bust vectors, in padded
+    batches (one compile per batch size)."""
+    holder: dict = {}
+
+    def call(W, states, X):
+        return turn(W, states, X, operands)
+
+    jitted = jax.jit(call)
+
+    width = 64  # one compiled batch size: queries are split or padded to it
+
+    def query(states, X, W=None):
+        W = holder["W"] if W is None else W
+        states, X = np.asarray(states, np.int64), np.asarray(X, np.float64)
+        vs, bs = [], []
+        for i in range(0, len(states), width):
+            st, Xp = _pad(states[i : i + width], width), _pad(X[i : i + width], width)
+            V, beta = jitted(W, jnp.asarray(st, jnp.int32), jnp.asarray(Xp, dtype))
+            k = min(width, len(states) - i)
+            vs.append(np.asarray(V)[:k])
+            bs.append(np.asarray(beta)[:k])
+        return np.concatenate(vs), np.concatenate(bs)
+
+    query.holder = holder  # type: ignore[attr-defined]
+    return query
+
+
+def _pieces(W, rows, query, n):
+    query.holder["W"] = W
+    flat = rows.reshape(-1)
+    env = envelope(query, flat, n)
+    return [env[i * n : (i + 1) * n] for i in range(len(rows))]
+
+
+def _settle(W, rows, query, n, unsettled):
+    """Exact equilibria of the cycles ``rows`` that did not settle; the selected one's values
+    are written into ``W``."""
+    for members, pieces in zip(rows, _pieces(W, rows, query, n)):
+        _, label = np.unique(members, return_inverse=True)
+        pure, mixed = cycle_equilibria(pieces, label)
+        chosen = select(pure, mixed)
+        if chosen is None:
+            raise NoEquilibriumError(f"no stationary equilibrium found for the cycle of states {members.tolist()}")
+        unsettled.append({"members": members.tolist(), "pure": len(pure), "mixed": len(mixed), "selected": "pure" if chosen.mixer is None else "mixed",
+                          "mixer": chosen.mixer, "q": chosen.q, "values": chosen.W.tolist()})
+        W = W.at[jnp.asarray(members)].set(jnp.asarray(chosen.W, W.dtype))
+    return W
+
+
+def _analyse(W, rows, query, n) -> np.ndarray:
+    """Pure equilibria per settled cycle (the values in ``W`` must be one of them)."""
+    counts = np.zeros(len(rows), np.int64)
+    Wh = np.asarray(W)
+    for i, (members, pieces) in enumerate(zip(rows, _pieces(W, rows, query, n))):
+        _, label = np.unique(members, return_inverse=True)
+        pure, _ = cycle_equilibria(pieces, label)
+        here = Wh[members]
+        if not any(np.max(np.abs(e.W - here)) <= 1e-9 for e in pure):
+            raise JaxsolveError(f"the settled cycle {members.tolist()} is not among its enumerated equilibria")
+        counts[i] = len(pure)
+    return counts
+
+
+def check_sums(values: np.ndarray, tol: float = 1e-12) -> float:
+    """Largest ``|sum - 1|`` of the value vectors (they are probability vectors)."""
+    return float(np.max(np.abs(values.sum(axis=-1) - 1.0)))
+
+
+__all__ = ["MultiRun", "NoEquilibriumError", "bust_vectors", "check_sums", "cycle_rounds", "solve_cycle", "solve_multi", "start_vectors"]

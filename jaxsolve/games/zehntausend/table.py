@@ -1,0 +1,167 @@
+"""Zehntausend for N players on the N-player race engine (``jaxsolve.core.race_multi``).
+
+State of a turn: every banked level seen from the writer to move, ``(s_0, ..., s_{N-1})``
+(levels are points / 50), the turn total ``p`` and the dice ``n`` about to be thrown (``n = 0``:
+all six used, write or throw six again). ``V(p, n)`` is the vector of win probabilities under
+the mover's best policy (max-n). A throw of ``n`` dice either busts (the bust vector ``X``: the
+next player's turn at the same scores, rotated) or offers the write ``S(p + W(w))`` and every
+usable set-aside. ``S(p)``: the win ``e_0`` when ``s_0 + p`` reaches the goal, else the next
+player's turn-start vector at ``(s_1, ..., s_{N-1}, s_0 + p)`` rotated; forbidden below the entry
+minimum while ``s_0 = 0``.
+
+The scan is the duel's (``jaxsolve.games.zehntausend.duel.scan_levels``: throw classes, turn
+totals from the top down, the batch last) with a vector per entry and the table's tie rule:
+every class compares its write first, then its set-asides by most points, then most dice left
+(all six used counts as six), and an option replaces the best so far only when it is better for
+the mover by more than ``1e-12``; writing on ``n = 0`` wins a tie with throwing six.
+"""
+
+from __future__ import annotations
+
+import functools
+from dataclasses import dataclass
+from typing import NamedTuple
+
+import jax
+import jax.numpy as jnp
+import numpy as np
+
+from jaxsolve.core.race_cycles import TIE, make_cycles
+from jaxsolve.core.race_multi import MultiRun, solve_multi
+from jaxsolve.games.raab.table import decode, flat
+from jaxsolve.games.zehntausend.duel_numpy import NDIM, geometry, throw_classes
+from jaxsolve.games.zehntausend.rules import DICE
+from jaxsolve.games.zehntausend.table_rules import TableRules
+
+
+class TableOps(NamedTuple):
+    groups: tuple  # per group (write [Cg], index [Cg, Ug]): options in the tie rule's order
+    by_n: tuple  # per n = 1..6: (classes [C_n], their probabilities [C_n])
+
+
+class Sizes(NamedTuple):
+    G: int
+    H: int
+    reach: int
+    busts: int
+    entry: int
+
+
+def _tie_order(index: np.ndarray, valid: np.ndarray) -> np.ndarray:
+    """A class's options in the tie rule's order (most points, then most dice left; all six used
+    counts as six), unused slots repeating the first."""
+    out = np.empty_like(index)
+    for r in range(index.shape[0]):
+        opts = [int(i) for i, v in zip(index[r], valid[r]) if v]
+        opts.sort(key=lambda i: (-(i // NDIM), -(i % NDIM or DICE)))
+        out[r] = opts + [opts[0]] * (index.shape[1] - len(opts))
+    return out
+
+
+@functools.lru_cache(maxsize=8)
+def _host_ops(turn_rules, dtype_name: str):
+    cls = throw_classes(turn_rules)
+    groups = tuple((np.asarray(w, np.int32), _tie_order(i, v).astype(np.int32)) for w, i, v in cls.groups)
+    by_n = tuple((np.nonzero(cls.prob[:, n])[0].astype(np.int32), np.asarray(cls.prob[np.nonzero(cls.prob[:, n])[0], n], dtype_name)) for n in range(DICE))
+    return groups, by_n
+
+
+def table_ops(rules: TableRules, dtype=jnp.float64) -> TableOps:
+    groups, by_n = _host_ops(rules.duel.turn_rules, jnp.dtype(dtype).name)
+    return TableOps(jax.device_put(groups), jax.device_put(by_n))
+
+
+def sizes(rules: TableRules) -> Sizes:
+    geo = geometry(rules.duel)
+    return Sizes(geo.G, geo.H, geo.reach, geo.busts, geo.entry)
+
+
+def write_vectors(W, s, z: Sizes):
+    """``S [B, H, N]``: the value vector of writing each turn total at scores ``s [B, N]``."""
+    B, N = s.shape
+    p = jnp.arange(z.H)
+    new = s[:, :1] + p[None, :]
+    rest = jnp.broadcast_to(s[:, None, 1:], (B, z.H, N - 1))
+    nxt = flat(jnp.concatenate([rest, jnp.minimum(new, z.G - 1)[..., None]], axis=-1), z.G)
+    win = jnp.zeros(N, W.dtype).at[0].set(1.0)
+    S = jnp.where((new >= z.G)[..., None], win, jnp.roll(W[nxt], 1, axis=-1))
+    if z.entry:
+        barred = (s[:, :1] == 0) & (p[None, :] < z.entry)
+        S = S.at[..., 0].set(jnp.where(barred, -jnp.inf, S[..., 0]))
+    return S
+
+
+def scan_vectors(S, X, top, ops: TableOps, z: Sizes):
+    """``V [H * 7, B, N]``, ``D [H * 7, B]``: value vectors and bust probabilities of every turn
+    total and dice for ``p < top`` (rows from ``top`` on hold the write and slope 0)."""
+    B, H, N = S.shape
+    St = jnp.swapaxes(S, 0, 1)  # [H, B, N]
+    V = jnp.repeat(St, NDIM, axis=0)
+    D = jnp.zeros((H * NDIM, B), S.dtype)
+    bust_v = jnp.broadcast_to(X[None], (z.busts, B, N))
+    bust_d = jnp.ones((z.busts, B), S.dtype)
+
+    def level(i, carry):
+        V, D = carry
+        p = top - 1 - i
+        win_v = jax.lax.dynamic_slice_in_dim(V, (p + 1) * NDIM, z.reach * NDIM, axis=0)
+        win_d = jax.lax.dynamic_slice_in_dim(D, (p + 1) * NDIM, z.reach * NDIM, axis=0)
+        s_win = jax.lax.dynamic_slice_in_dim(St, p, z.reach + 1, axis=0)
+        vals, slopes = [], []
+        for write, index in ops.groups:
+            best_v = s_win[write]  # [Cg, B, N]
+            best_d = jnp.zeros(best_v.shape[:2], S.dtype)
+            cand_v, cand_d = win_v[index], win_d[index]  # [Cg, Ug, B, (N)]
+            for j in range(index.shape[1]):
+                better = cand_v[:, j, :, 0] > best_v[..., 0] + TIE
+                best_v = jnp.where(better[..., None], cand_v[:, j], best_v)
+                best_d = jnp.where(better, cand_d[:, j], best_d)
+            vals.append(best_v)
+            slopes.append(best_d)
+        all_v = jnp.concatenate(vals + [bust_v], axis=0)
+        all_d = jnp.concatenate(slopes + [bust_d], axis=0)
+        e = jnp.stack([jnp.sum(pn[:, None, None] * all_v[rows], axis=0) for rows, pn in ops.by_n])  # [6, B, N]
+        d = jnp.stack([jnp.sum(pn[:, None] * all_d[rows], axis=0) for rows, pn in ops.by_n])
+        s_p = St[p]
+        write_now = s_p[:, 0] >= e[DICE - 1][:, 0] - TIE
+        row_v = jnp.concatenate([jnp.where(write_now[:, None], s_p, e[DICE - 1])[None], e], axis=0)
+        row_d = jnp.concatenate([jnp.where(write_now, 0.0, d[DICE - 1])[None], d], axis=0)
+        V = jax.lax.dynamic_update_slice_in_dim(V, row_v, p * NDIM, axis=0)
+        D = jax.lax.dynamic_update_slice_in_dim(D, row_d, p * NDIM, axis=0)
+        return V, D
+
+    return jax.lax.fori_loop(0, top, level, (V, D))
+
+
+def table_turn(W, states, X, ops: TableOps, *, z: Sizes):
+    """The engine's turn: ``V [B, N]`` and ``beta [B]`` at turn total 0 with six dice."""
+    B, N = X.shape
+    s = decode(states, z.G, N)
+    S = write_vectors(W, s, z)
+    top = z.G - jnp.min(s[:, 0])
+    V, D = scan_vectors(S, X, top, ops, z)
+    return V[DICE], D[DICE]
+
+
+@dataclass(frozen=True, eq=False)
+class TableSolution:
+    """Turn-start win-probability vectors ``values [G] * N + [N]`` (levels, mover first)."""
+
+    rules: TableRules
+    values: np.ndarray
+    run: MultiRun
+
+    @property
+    def start(self) -> np.ndarray:
+        return self.values[(0,) * self.rules.players]
+
+
+def turn_function(rules: TableRules):
+    return functools.partial(table_turn, z=sizes(rules))
+
+
+def solve(rules: TableRules, *, tol: float = 1e-13, analyse: bool = False, progress=None, chunk: int = 8) -> TableSolution:
+    """Win-probability vectors of every turn-start state of Zehntausend at a table."""
+    cycles = make_cycles(rules.levels, rules.players)
+    run = solve_multi(("zehntausend-table", rules), turn_function(rules), cycles, table_ops(rules), tol=tol, chunk=chunk, analyse=analyse, progress=progress)
+    return TableSolution(rules, run.values.reshape((rules.levels,) * rules.players + (rules.players,)), run)
