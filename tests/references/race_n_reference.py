@@ -118,7 +118,13 @@ class Table:
         n = self.players
         members = [rot(rep, j) for j in range(n)]
         policies = [list(itertools.product((0, 1), repeat=max(self.goal - s[0] - 1, 0))) for s in members]
-        lines = [[self.line(s, pi) for pi in pols] for s, pols in zip(members, policies)]
+        lines = []
+        for s, pols in zip(members, policies):  # distinct lines: decisions at totals never reached change nothing
+            seen: dict = {}
+            for pi in pols:
+                A, beta = self.line(s, pi)
+                seen.setdefault((tuple(A), beta), (A, beta))
+            lines.append(list(seen.values()))
         # best-response iteration from bust payoff 0
         x = np.zeros(n)
         W_prev = np.full((n, n), np.inf)

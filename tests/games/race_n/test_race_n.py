@@ -1,0 +1,176 @@
+"""The race engine for N players (``jaxsolve.core.race_multi``) on the Pig family and Zehntausend:
+two players give the duels' values, three and four players the brute force's
+(``tests/references/race_n_reference.py``), the vectors sum to 1, the tie rule, the cycles'
+equilibria."""
+
+from __future__ import annotations
+
+import jax.numpy as jnp
+import numpy as np
+import pytest
+import race_n_reference as ref
+
+from jaxsolve.core.race_cycles import Piece, bust_vectors, cycle_equilibria, make_cycles, select, solve_cycle
+from jaxsolve.core.race_multi import solve_cycle as solve_cycle_jax
+from jaxsolve.games.raab import solver as pig_duel
+from jaxsolve.games.raab import table as pig_table
+from jaxsolve.games.raab.rules import PigRules
+from jaxsolve.games.raab.table_rules import PigTableRules
+from jaxsolve.games.zehntausend import duel as zt_duel
+from jaxsolve.games.zehntausend import table as zt_table
+from jaxsolve.games.zehntausend.duel_numpy import NDIM
+from jaxsolve.games.zehntausend.duel_rules import DuelRules
+from jaxsolve.games.zehntausend.table_rules import TableRules
+
+
+@pytest.mark.parametrize("goal,bust", [(30, 1), pytest.param(25, 6, marks=pytest.mark.slow)])
+def test_two_players_give_the_pig_duel(goal, bust):
+    sol = pig_table.solve(PigTableRules(players=2, goal=goal, bust=bust))
+    duel = pig_duel.solve(PigRules(goal=goal, sides=6, bust=bust, last_turn=False))
+    assert np.max(np.abs(sol.values[..., 0] - duel.start[0])) <= 1e-12
+    assert not sol.run.unsettled
+
+
+@pytest.mark.parametrize("entry", [pytest.param(0, marks=pytest.mark.slow), 200])
+def test_two_players_give_the_zehntausend_duel(entry):
+    sol = zt_table.solve(TableRules(players=2, goal=500, entry=entry))
+    duel = zt_duel.solve(DuelRules(goal=500, entry=entry))
+    assert np.max(np.abs(sol.values[..., 0] - duel.start[0])) <= 1e-12
+
+
+@pytest.mark.parametrize("players,goal,sides,bust", [(3, 6, 6, 1), (3, 7, 3, 3), (4, 5, 3, 1), (4, 5, 4, 1)])
+def test_brute_force_three_and_four_players(players, goal, sides, bust):
+    table = ref.solve(players, goal, sides, bust)
+    sol = pig_table.solve(PigTableRules(players=players, goal=goal, sides=sides, bust=bust))
+    assert len(table.values) == goal**players
+    worst = max(float(np.max(np.abs(sol.values[s] - v))) for s, v in table.values.items())
+    assert worst <= 1e-12
+    assert np.max(np.abs(sol.values.sum(axis=-1) - 1.0)) <= 1e-12
+    # every cycle here has one pure equilibrium: the values do not depend on the selection
+    assert set(table.pure_counts.values()) == {1}
+    assert all(table.settled.values()) and not sol.run.unsettled
+
+
+def test_analysis_counts_equilibria_like_the_brute_force():
+    rules = PigTableRules(players=3, goal=6, sides=6, bust=1)
+    sol = pig_table.solve(rules, analyse=True)
+    table = ref.solve(3, 6, 6, 1)
+    assert sol.run.analysed == len(table.pure_counts)
+    assert sol.run.several == sum(c > 1 for c in table.pure_counts.values())
+
+
+def test_zehntausend_vectors_sum_to_one_for_four_players():
+    sol = zt_table.solve(TableRules(players=4, goal=250, entry=150))
+    assert sol.values.shape == (5, 5, 5, 5, 4)
+    assert np.max(np.abs(sol.values.sum(axis=-1) - 1.0)) <= 1e-12
+    assert np.all(sol.values >= -1e-15)
+    start = sol.start
+    assert start[0] > start[1] > start[2] > start[3]  # moving first is an edge
+
+
+def test_pig_goal_50_has_one_cycle_with_two_pure_equilibria():
+    """Three-player Pig to 50: the cycle of the players at 7, 7 and 0 has two pure stationary
+    equilibria (best responses do not settle there); the players at 7 trade about 0.001."""
+    sol = pig_table.solve(PigTableRules(players=3, goal=50))
+    assert len(sol.run.unsettled) == 1
+    cyc = sol.run.unsettled[0]
+    assert sorted(np.unravel_index(cyc["members"][0], (50,) * 3)) == [0, 7, 7]
+    assert cyc["pure"] == 2 and cyc["selected"] == "pure"
+    assert np.max(np.abs(sol.values.sum(axis=-1) - 1.0)) <= 1e-12
+
+
+def _pig_rules_for_turn():
+    return PigTableRules(players=3, goal=4, sides=2, bust=1)  # a coin: heads adds 2
+
+
+@pytest.mark.parametrize("shift,banks", [(0.0, True), (0.5e-12, True), (-0.5e-12, True), (-2e-12, False)])
+def test_tie_rule_banks_within_1e_12(shift, banks):
+    """At (1, 0, 0) with 2 on the turn, banking is worth W(0, 0, 3)'s last entry to the mover and
+    rolling 0.5 x + 0.5 (heads wins): equal within 1e-12, he banks."""
+    rules = _pig_rules_for_turn()
+    G = rules.goal
+    W = np.full((G**3, 3), 1 / 3)
+    bank_vec = np.array([0.1, 0.3, 0.6 + shift])
+    bank_vec[0] -= shift
+    W[(0 * G + 0) * G + 3] = bank_vec
+    X = np.array([[0.2, 0.5, 0.3]])
+    state = np.array([(1 * G + 0) * G + 0])
+    V, beta = pig_table.pig_turn(jnp.asarray(W), jnp.asarray(state), jnp.asarray(X), pig_table.operands(rules), G=G, F=rules.max_points)
+    V, beta = np.asarray(V)[0], float(np.asarray(beta)[0])
+    seen = np.roll(bank_vec, 1)
+    at2 = seen if banks else 0.5 * X[0] + 0.5 * np.array([1.0, 0.0, 0.0])
+    np.testing.assert_allclose(V, 0.5 * X[0] + 0.5 * at2, rtol=0, atol=1e-15)
+    assert beta == (0.5 if banks else 0.75)
+
+
+def test_set_aside_tie_order():
+    """Most points first, then most dice left, all six used counting as six."""
+    index = np.array([[(1 - 1) * NDIM + 5, (3 - 1) * NDIM + 2, (3 - 1) * NDIM + 0, (3 - 1) * NDIM + 4, 0]])
+    valid = np.array([[True, True, True, True, False]])
+    order = zt_table._tie_order(index, valid)[0]
+    assert order.tolist() == [(3 - 1) * NDIM + 0, (3 - 1) * NDIM + 4, (3 - 1) * NDIM + 2, 5, (3 - 1) * NDIM + 0]
+
+
+def test_cycle_solve_closed_form_matches_linear_system():
+    rng = np.random.default_rng(1)
+    for n in (2, 3, 4):
+        A = rng.random((n, n)) * 0.3
+        beta = rng.random(n) * 0.9
+        table = ref.Table(n, 5, 6, 1)
+        W = table.solve_lines([(A[j], beta[j]) for j in range(n)])
+        np.testing.assert_allclose(solve_cycle(A, beta), W, rtol=0, atol=1e-14)
+        np.testing.assert_allclose(np.asarray(solve_cycle_jax(jnp.asarray(A), jnp.asarray(beta))), W, rtol=0, atol=1e-14)
+
+
+def test_cycle_equilibria_are_equilibria():
+    """Pure ones: every member's solved bust payoff lies in his piece; mixed ones: each mixer's
+    bust payoff is his breakpoint and the values solve the cycle with the mixed lines."""
+    rng = np.random.default_rng(7)
+    checked = 0
+    for _ in range(40):
+        pieces = []
+        for _j in range(3):
+            k = rng.integers(1, 4)
+            cuts = np.sort(rng.uniform(0.05, 0.6, k - 1))
+            lo = np.concatenate([[0.0], cuts])
+            hi = np.concatenate([cuts, [1.0]])
+            betas = np.sort(rng.uniform(0.1, 0.8, k))
+            # lines that meet at the cuts: a_k + beta_k c = a_{k+1} + beta_{k+1} c
+            a = [rng.uniform(0.05, 0.2)]
+            for i, c in enumerate(cuts):
+                a.append(a[-1] + (betas[i] - betas[i + 1]) * c)
+            seat = []
+            for i in range(k):
+                rest = rng.dirichlet(np.ones(2)) * (1 - betas[i] - a[i])
+                seat.append(Piece(np.array([a[i], *rest]), float(betas[i]), float(lo[i]), float(hi[i])))
+            pieces.append(seat)
+        if any(p.A.sum() + p.beta > 1 + 1e-12 or p.A[0] < 0 for seat in pieces for p in seat):
+            continue
+        pure, mixed = cycle_equilibria(pieces)
+        for eq in pure + mixed:
+            lines = [pieces[j][k] for j, k in enumerate(eq.choice)]
+            x = bust_vectors(eq.W)[:, 0]
+            if eq.mixer is None:
+                for j, p in enumerate(lines):
+                    assert p.lo - 1e-9 <= x[j] <= p.hi + 1e-9
+                np.testing.assert_allclose(eq.W, solve_cycle(np.array([p.A for p in lines]), np.array([p.beta for p in lines])), atol=1e-14)
+            else:
+                A = np.array([p.A for p in lines])
+                beta = np.array([p.beta for p in lines])
+                for i, q in zip(eq.mixer, eq.q):
+                    left, right = pieces[i][eq.choice[i]], pieces[i][eq.choice[i] + 1]
+                    assert abs(x[i] - left.hi) <= 1e-9
+                    A[i] = q * left.A + (1 - q) * right.A
+                    beta[i] = q * left.beta + (1 - q) * right.beta
+                np.testing.assert_allclose(eq.W, solve_cycle(A, beta), atol=1e-12)
+            checked += 1
+        if pure or mixed:
+            assert select(pure, mixed) is not None
+    assert checked > 10
+
+
+def test_cycles_cover_every_state_once():
+    cyc = make_cycles(5, 3)
+    members = cyc.members
+    assert set(np.unique(members)) == set(range(125))
+    assert np.all(np.diff(cyc.layer) <= 0)
