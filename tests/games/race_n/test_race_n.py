@@ -174,3 +174,29 @@ def test_cycles_cover_every_state_once():
     members = cyc.members
     assert set(np.unique(members)) == set(range(125))
     assert np.all(np.diff(cyc.layer) <= 0)
+
+
+@pytest.mark.slow
+def test_pig_goal_100_cycles_without_pure_equilibrium_are_mixed_equilibria():
+    """Three-player Pig to 100: the first cycles without a pure stationary equilibrium are those
+    of (34, 57, 64) (both orders); at the selected mixed equilibrium every mixing mover is
+    indifferent (the tie rule's best turn at his bust payoff is worth exactly his value) and no
+    mover can gain (the best turn at his bust payoff is worth no more than his value)."""
+    from jaxsolve.core.race_multi import _query
+
+    rules = PigTableRules(players=3, goal=100)
+    sol = pig_table.solve(rules)
+    flat = sol.values.reshape(-1, 3)
+    none = [u for u in sol.run.unsettled if u["pure"] == 0]
+    first = sorted(np.unravel_index(none[0]["members"][0], (100,) * 3))
+    assert first == [34, 57, 64]
+    query = _query(pig_table.turn_function(rules), pig_table.operands(rules), 3, jnp.float64)
+    for u in none:
+        members = np.array(u["members"])
+        W = flat[members]
+        X = bust_vectors(W)
+        V, _ = query(members, X, W=jnp.asarray(flat))
+        # the best turn at each mover's bust payoff is worth exactly his value: nobody gains by
+        # another policy, and a mixer is indifferent between his two
+        assert np.max(np.abs(V[:, 0] - W[:, 0])) <= 1e-12
+        assert abs(W.sum(axis=1) - 1).max() <= 1e-12
