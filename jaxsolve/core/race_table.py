@@ -18,6 +18,7 @@ from typing import Any, Callable
 
 import numpy as np
 
+from jaxsolve.core.rules import Rules
 from jaxsolve.errors import JaxsolveError
 
 
@@ -39,7 +40,7 @@ def save(path: Path, rules: Any, values: np.ndarray, unsettled: list) -> None:
     np.savez(path, values=values, meta=np.asarray(json.dumps(meta)))
 
 
-def load(path: Path, rules_type: type) -> tuple[Any, np.ndarray, list]:
+def load(path: Path, rules_type: type[Rules]) -> tuple[Any, np.ndarray, list]:
     try:
         with np.load(path, allow_pickle=False) as data:
             values = np.asarray(data["values"])
@@ -48,7 +49,7 @@ def load(path: Path, rules_type: type) -> tuple[Any, np.ndarray, list]:
         raise JaxsolveError(f"{path}: not a table written by solve --out ({exc})") from None
     if meta.get("rules_type") != rules_type.__name__:
         raise JaxsolveError(f"{path} holds a table of {meta.get('rules_type')}, not {rules_type.__name__}")
-    rules = rules_type.from_dict(meta["rules"])
+    rules: Any = rules_type.from_dict(meta["rules"])
     n = rules.players
     if values.shape != (rules.levels,) * n + (n,) or not np.all(np.isfinite(values)) or np.max(np.abs(values.sum(axis=-1) - 1)) > 1e-9:
         raise JaxsolveError(f"{path}: the values do not fit the rules {rules.name} (shape {values.shape})")
@@ -76,15 +77,16 @@ def main(
     prog: str,
     presets: Any,
     default: str,
-    rules_type: type,
+    rules_type: type[Rules],
     solve: Callable[..., Any],
     advise: Callable[..., list[tuple[str, np.ndarray]]],
     step: int,
     advise_args: Callable[[argparse.ArgumentParser], None],
+    simulate: Callable[..., np.ndarray] | None = None,
 ) -> int:
     parser = argparse.ArgumentParser(prog=prog, description=f"{prog}: the race for N players, each playing to win (max-n).")
     sub = parser.add_subparsers(dest="command", required=True)
-    for name in ("solve", "advise"):
+    for name in ("solve", "advise") + (("simulate",) if simulate is not None else ()):
         p = sub.add_parser(name)
         p.add_argument("--rules", default=default, help=f"Preset: {', '.join(presets)}.")
         for f in rules_type.option_fields():
@@ -94,6 +96,10 @@ def main(
         p.add_argument("--json", action="store_true", help="Print the result as JSON.")
         if name == "solve":
             p.add_argument("--out", type=Path, default=None, help="Write the solved table to this .npz file.")
+        elif name == "simulate":
+            p.add_argument("--table", type=Path, default=None, help="A table written by solve --out (else solved first).")
+            p.add_argument("--games", type=int, default=100_000, help="Games played by N players who all follow the solved equilibrium.")
+            p.add_argument("--seed", type=int, default=0, help="Random seed.")
         else:
             p.add_argument("--table", type=Path, default=None, help="A table written by solve --out (else solved first).")
             p.add_argument("--scores", required=True, help="Every player's banked score in turn order, the player to move first: e.g. 300,1200,800.")
@@ -103,20 +109,22 @@ def main(
     except SystemExit as exc:
         return int(exc.code or 0)
     try:
-        return _run(args, presets=presets, rules_type=rules_type, solve=solve, advise=advise, step=step)
+        return _run(args, presets=presets, rules_type=rules_type, solve=solve, advise=advise, step=step, simulate=simulate)
     except JaxsolveError as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 1
 
 
-def _rules(args, presets, rules_type):
+def _rules(args: argparse.Namespace, presets: Any, rules_type: type[Rules]) -> Any:
     if args.rules not in presets:
         raise JaxsolveError(f"unknown rules {args.rules!r}; choose one of {', '.join(presets)}")
     changes = {f.name: getattr(args, f.name) for f in rules_type.option_fields() if f.name != "scoring" and getattr(args, f.name, None) is not None}
     return presets[args.rules].replace(**changes)
 
 
-def _run(args, *, presets, rules_type, solve, advise, step) -> int:
+def _run(
+    args: argparse.Namespace, *, presets: Any, rules_type: type[Rules], solve: Callable[..., Any], advise: Callable[..., Any], step: int, simulate: Callable[..., Any] | None = None
+) -> int:
     from jaxsolve.core.progress import steps_bar
 
     table = getattr(args, "table", None)
@@ -133,6 +141,20 @@ def _run(args, *, presets, rules_type, solve, advise, step) -> int:
             sol = solve(rules, progress=steps)
         values, unsettled = sol.values, [_plain(u, sol.values.shape[:-1], step) for u in sol.run.unsettled]
     n = rules.players
+    if args.command == "simulate":
+        assert simulate is not None
+        if not 1 <= args.games <= 100_000_000 or args.seed < 0:
+            raise JaxsolveError(f"--games must be 1..100,000,000 and --seed at least 0, got {args.games} and {args.seed}")
+        wins = simulate(rules, values, unsettled, args.games, args.seed)
+        start = values[(0,) * n]
+        rate = wins / args.games
+        se = np.sqrt(start * (1 - start) / args.games)
+        if args.json:
+            print(json.dumps({"games": args.games, "wins": wins.tolist(), "rate": rate.tolist(), "value": start.tolist(), "standard_error": se.tolist()}))
+        else:
+            for i in range(n):
+                print(f"seat {i + 1}: won {rate[i]:.6f} of {args.games:,} games, solved {start[i]:.6f} ({(rate[i] - start[i]) / se[i]:+.2f} standard errors)")
+        return 0
     if args.command == "solve":
         fair = fairest(values, step)
         start = values[(0,) * n]
@@ -165,7 +187,7 @@ def _run(args, *, presets, rules_type, solve, advise, step) -> int:
     return 0
 
 
-def _scores(text: str, rules, step: int) -> tuple[int, ...]:
+def _scores(text: str, rules: Any, step: int) -> tuple[int, ...]:
     try:
         points = [int(t) for t in text.replace(" ", "").split(",") if t]
     except ValueError:
@@ -179,4 +201,4 @@ def _scores(text: str, rules, step: int) -> tuple[int, ...]:
 
 def _plain(u: dict, shape: tuple, step: int) -> dict:
     scores = [int(v) * step for v in np.unravel_index(u["members"][0], shape)]
-    return {"scores": scores, "pure": u["pure"], "mixed": u["mixed"], "selected": u["selected"], "mixer": u["mixer"], "q": u["q"]}
+    return {"scores": scores, "members": [int(m) for m in u["members"]], "pure": u["pure"], "mixed": u["mixed"], "selected": u["selected"], "mixer": u["mixer"], "q": u["q"]}

@@ -55,9 +55,16 @@ def _advise_args(p):
     p.add_argument("--turn", type=int, default=0, help="Points rolled this turn so far.")
 
 
+def _simulate(rules, values, unsettled, games, seed):
+    from jaxsolve.games.raab.table_simulate import simulate
+
+    return simulate(rules, values, unsettled, games, seed)
+
+
 def main(argv=None) -> int:
     return race_table.main(
-        argv, prog="pig-table", presets=PRESETS, default="small-3", rules_type=PigTableRules, solve=_solve, advise=_advise, step=1, advise_args=_advise_args
+        argv, prog="pig-table", presets=PRESETS, default="small-3", rules_type=PigTableRules, solve=_solve, advise=_advise, step=1, advise_args=_advise_args,
+        simulate=_simulate,
     )
 
 

@@ -200,3 +200,28 @@ def test_pig_goal_100_cycles_without_pure_equilibrium_are_mixed_equilibria():
         # another policy, and a mixer is indifferent between his two
         assert np.max(np.abs(V[:, 0] - W[:, 0])) <= 1e-12
         assert abs(W.sum(axis=1) - 1).max() <= 1e-12
+
+
+def _within_three_standard_errors(rules, games, seed):
+    from jaxsolve.games.raab.table_simulate import simulate
+
+    sol = pig_table.solve(rules)
+    wins = simulate(rules, sol.values, sol.run.unsettled, games, seed=seed)
+    rate = wins / wins.sum()
+    se = np.sqrt(sol.start * (1 - sol.start) / games)
+    assert wins.sum() == games
+    assert np.all(np.abs(rate - sol.start) <= 3 * se), (rate, sol.start, se)
+
+
+def test_simulated_games_match_the_values():
+    _within_three_standard_errors(PigTableRules(players=3, goal=30), 100_000, seed=3)
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("preset", ["pig-3", "raab-3"])
+def test_a_million_simulated_three_player_games(preset):
+    """Every seat's win rate in 1,000,000 games within 3 standard errors of its value (Pig to
+    100 plays its mixed cycles by drawing each mixer's policy at the start of his turn)."""
+    from jaxsolve.games.raab.table_rules import PRESETS
+
+    _within_three_standard_errors(PRESETS[preset], 1_000_000, seed=11)
