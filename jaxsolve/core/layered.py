@@ -73,6 +73,7 @@ import jax.numpy as jnp
 import numpy as np
 from jax.sharding import Mesh, NamedSharding, PartitionSpec
 
+from jaxsolve.core.arrays import Array
 from jaxsolve.core.compile import abstract, compiled
 from jaxsolve.errors import JaxsolveError
 
@@ -93,7 +94,7 @@ class SplitStep(NamedTuple):
     compute: Callable
     write: Callable
 
-    def __call__(self, carry, operands, rows, *states):
+    def __call__(self, carry: Any, operands: Any, rows: Array, *states: Array) -> Any:
         return self.write(carry, operands, rows, states, self.compute(carry, operands, rows, *states))
 
 
@@ -104,14 +105,14 @@ def _packed(step: Step) -> Callable:
     """``step`` as a program of ``(carry, operands, chunk)``: ``chunk`` ``[1 + components, size]``
     int32 holds the rows and the states' components (one transfer per chunk, not one per array)."""
 
-    def program(carry, operands, chunk):
+    def program(carry: Any, operands: Any, chunk: Array) -> Any:
         return step(carry, operands, chunk[0], *chunk[1:])
 
     return program
 
 
 def _compute_write(step: SplitStep) -> Callable:
-    def program(carry, operands, chunk):
+    def program(carry: Any, operands: Any, chunk: Array) -> tuple[Any, Any]:
         rows, states = chunk[0], tuple(chunk[1:])
         out = step.compute(carry, operands, rows, *states)
         return step.write(carry, operands, rows, states, out), out
@@ -120,7 +121,7 @@ def _compute_write(step: SplitStep) -> Callable:
 
 
 def _write(step: SplitStep) -> Callable:
-    def program(carry, operands, chunk, out):
+    def program(carry: Any, operands: Any, chunk: Array, out: Any) -> Any:
         return step.write(carry, operands, chunk[0], tuple(chunk[1:]), out)
 
     return program
@@ -163,7 +164,7 @@ def make_mesh(devices: Sequence | int | None = None) -> Mesh:
 CHUNK_FLOOR = {"gpu": 16384, "cuda": 16384, "rocm": 16384, "tpu": 16384}
 
 
-def chunk_for(device, chunk: int) -> int:
+def chunk_for(device: Any, chunk: int) -> int:
     """The chunk size a solve uses on ``device``: ``chunk``, raised to the device kind's floor
     (``CHUNK_FLOOR``; none on a CPU)."""
     return max(int(chunk), CHUNK_FLOOR.get(getattr(device, "platform", "cpu"), 0))
@@ -193,7 +194,7 @@ def _chunks(states: tuple, chunk: int) -> np.ndarray:
     return np.ascontiguousarray(packed.reshape(len(packed), -1, chunk).transpose(1, 0, 2))
 
 
-def real_rows(rows):
+def real_rows(rows: Array) -> Array:
     """``[chunk]`` bool: the chunk's own states, False for the padding of a layer's last chunk.
 
     Padding repeats row 0 after the layer's last state, and rows increase along a chunk, so a
@@ -203,11 +204,11 @@ def real_rows(rows):
     return (rows > 0) | (jnp.arange(rows.shape[0]) == 0)
 
 
-def _place(tree, sharding):
+def _place(tree: Any, sharding: jax.sharding.Sharding) -> Any:
     return jax.tree_util.tree_map(lambda a: jax.device_put(a, sharding), tree)
 
 
-def _shapes(tree) -> tuple:
+def _shapes(tree: Any) -> tuple:
     """A hashable summary of a pytree's structure and its arrays' shapes and dtypes."""
     leaves, treedef = jax.tree_util.tree_flatten(tree)
     return (treedef,) + tuple((np.shape(a), str(getattr(a, "dtype", type(a)))) for a in leaves)
@@ -246,7 +247,7 @@ class Schedule(ABC):
         """The chunk size of a layer that ``begin_layer`` does not size."""
         return chunk
 
-    def start(self, layers: list[Layer], carry, operands) -> None:
+    def start(self, layers: list[Layer], carry: Any, operands: Any) -> None:
         self.adopt_carry(carry)
         self.adopt_operands(operands)
 
@@ -254,10 +255,10 @@ class Schedule(ABC):
     def carry(self) -> Any:
         return self._carry
 
-    def adopt_carry(self, carry) -> None:
+    def adopt_carry(self, carry: Any) -> None:
         self._carry = _place(carry, self.rep)
 
-    def adopt_operands(self, operands) -> None:
+    def adopt_operands(self, operands: Any) -> None:
         self.operands = _place(operands, self.rep)
 
     @abstractmethod
@@ -297,7 +298,7 @@ class PerChunk(Schedule):
         n = len(self.devices)
         return max(n, chunk // n * n)
 
-    def dispatch(self, k, layer, size):
+    def dispatch(self, k: int, layer: Layer, size: int) -> Any:
         exe = None
         for i, chunk_h in enumerate(_chunks(layer.states, size)):
             chunk_d = jax.device_put(chunk_h, self.batch)
@@ -334,10 +335,10 @@ class Streams(Schedule):
     def carry(self) -> Any:
         return self.carries[0]
 
-    def adopt_carry(self, carry) -> None:
+    def adopt_carry(self, carry: Any) -> None:
         self.carries = [_place(carry, s) for s in self.shardings]
 
-    def adopt_operands(self, operands) -> None:
+    def adopt_operands(self, operands: Any) -> None:
         self.ops = [_place(operands, s) for s in self.shardings]
 
     def _compile(self, chunk: np.ndarray) -> tuple[list, list]:
@@ -348,7 +349,7 @@ class Streams(Schedule):
         assert isinstance(self.step, SplitStep)
         step = self.step
 
-        def one(e):
+        def one(e: int) -> tuple[jax.stages.Compiled, jax.stages.Compiled, float]:
             head = (abstract(self.carries[e]), abstract(self.ops[e]), jax.ShapeDtypeStruct(chunk.shape, chunk.dtype, sharding=self.shardings[e]))
             exe, seconds = compiled(("layered-stream", self.key), _compute_write(step), *head, donate_argnums=0)
             out_spec = jax.tree_util.tree_map(lambda a: jax.ShapeDtypeStruct(a.shape, a.dtype, sharding=self.shardings[e]), exe.out_info[1])
@@ -370,7 +371,7 @@ class Streams(Schedule):
                     self.carries[e] = writes[e](self.carries[e], self.ops[e], _place(chunk_h, sharding), _place(out, sharding))
         del self.pending[:upto]
 
-    def dispatch(self, k, layer, size):
+    def dispatch(self, k: int, layer: Layer, size: int) -> list[Any]:
         n_dev = len(self.devices)
         shapes = (size, len(layer.states)) + _shapes((self.carries[0], self.ops[0]))
         programs = self.programs.get(shapes)  # one look-up per layer: most layers share the programs
@@ -391,7 +392,7 @@ class Streams(Schedule):
         return list(self.carries)
 
 
-def _take(states, where, i, size: int):
+def _take(states: jax.Array, where: jax.Array, i: Array, size: int) -> jax.Array:
     """Chunk ``i`` of a share, ``[1 + components, size]`` int32: its rows in the layer, then its
     states' components, gathered from ``states`` ``[components, capacity]`` (``_Groups``) at
     ``where`` = (share's first position, share's end, layer's first position); positions past the
@@ -401,19 +402,19 @@ def _take(states, where, i, size: int):
     buffer of its own (gathered into the step's many consumers of the states it would be
     recomputed in each, about a third slower on a CPU)."""
 
-    def take(states, where, i):
+    def take(states: jax.Array, where: jax.Array, i: Array) -> jax.Array:
         pos = where[0] + i * size + jnp.arange(size, dtype=jnp.int32)
         real = pos < where[1]
         pos = jnp.where(real, pos, where[2])
         return jnp.concatenate([jnp.where(real, pos - where[2], 0)[None], states[:, pos]])
 
-    def never(states, where, i):
+    def never(states: jax.Array, where: jax.Array, i: Array) -> jax.Array:
         return jnp.zeros((1 + states.shape[0], size), states.dtype)
 
     return jax.lax.cond(i >= 0, take, never, states, where, i)
 
 
-def _share(plan, layer, share, size: int):
+def _share(plan: jax.Array, layer: Array, share: Array, size: int) -> tuple[jax.Array, jax.Array]:
     """``(where, chunks)`` of share ``share`` of layer ``layer`` in ``plan`` ``[layers, shares, 3]``."""
     where = plan[layer, share]
     return where, (where[1] - where[0] + size - 1) // size
@@ -428,7 +429,7 @@ def _layer_program(step: SplitStep, size: int, slots: int, n_dev: int) -> Callab
     its copy of the carry. ``at`` is a counter kept on the device (no transfer per layer), and
     the next one is what the host waits on."""
 
-    def program(carry, operands, states, plan, at):
+    def program(carry: Any, operands: Any, states: jax.Array, plan: jax.Array, at: jax.Array) -> tuple[Any, jax.Array]:
         me = jax.lax.axis_index(AXIS)
         where, chunks = _share(plan, at[0], me, size)
         outs = None
@@ -437,7 +438,7 @@ def _layer_program(step: SplitStep, size: int, slots: int, n_dev: int) -> Callab
             shapes = jax.eval_shape(step.compute, carry, operands, head, *[head] * states.shape[0])
             outs = jax.tree_util.tree_map(lambda s: jnp.zeros((slots,) + s.shape, s.dtype), shapes)
 
-        def body(i, state):
+        def body(i: Array, state: tuple[Any, Any]) -> tuple[Any, Any]:
             carry, outs = state
             chunk = _take(states, where, i, size)
             rows, components = chunk[0], tuple(chunk[1:])
@@ -453,7 +454,7 @@ def _layer_program(step: SplitStep, size: int, slots: int, n_dev: int) -> Callab
             for e in range(n_dev):  # the others' shares (its own share has no chunks to write)
                 where_e, chunks_e = _share(plan, at[0], e, size)
 
-                def write(i, carry, where_e=where_e, e=e):
+                def write(i: Array, carry: Any, where_e: jax.Array = where_e, e: int = e) -> Any:
                     chunk = _take(states, where_e, i, size)
                     out = jax.tree_util.tree_map(lambda o: jax.lax.dynamic_index_in_dim(o[e], i, keepdims=False), every)
                     return step.write(carry, operands, chunk[0], tuple(chunk[1:]), out)
@@ -470,10 +471,10 @@ class _Groups:
     per device and buffer, not one per layer or chunk, and the first layers (the smallest,
     from the game's end) start computing while the host packs the later ones."""
 
-    def __init__(self, layers):
+    def __init__(self, layers: Sequence[Layer]) -> None:
         sizes = [len(layer.states[0]) for layer in layers]
         self.capacity = max(sizes)
-        self.where = []  # per layer: (buffer number, first position)
+        self.where: list[tuple[int, int]] = []  # per layer: (buffer number, first position)
         used, number = self.capacity, -1
         for n in sizes:
             if used + n > self.capacity:
@@ -517,11 +518,11 @@ class WholeLayer(Schedule):
         self.programs: dict[tuple, Any] = {}  # by the shapes they take (a look-up per layer, no specs built)
         self.buffers: dict[int, Any] = {}  # buffer number -> its states on the devices, sent one layer ahead of its use
 
-    def _send(self, tree):
+    def _send(self, tree: Any) -> Any:
         """Host arrays as a copy owned by JAX (cheaper than an alias here)."""
         return jax.device_put(tree, self.rep, may_alias=False)
 
-    def start(self, layers, carry, operands) -> None:
+    def start(self, layers: list[Layer], carry: Any, operands: Any) -> None:
         super().start(layers, carry, operands)
         if layers:
             self.groups = _Groups(layers)
@@ -536,7 +537,7 @@ class WholeLayer(Schedule):
             self.buffers.clear()  # layers use the buffers in order: the earlier ones are done with
             self.buffers[b] = self._send(self.groups.buffer(b))
 
-    def _program(self, size: int, args: tuple):
+    def _program(self, size: int, args: tuple) -> jax.stages.Compiled:
         assert isinstance(self.step, SplitStep)
         n_dev = len(self.devices)
         shapes = (size,) + _shapes(args)
@@ -551,7 +552,7 @@ class WholeLayer(Schedule):
             self.programs[shapes] = exe
         return exe
 
-    def dispatch(self, k, layer, size):
+    def dispatch(self, k: int, layer: Layer, size: int) -> Any:
         self.prepare(k)
         args = (self._carry, self.operands, self.buffers[self.groups.where[k][0]], self.plan, self.at)
         self._carry, self.at = self._program(size, args)(*args)
@@ -587,7 +588,16 @@ def choose_schedule(step: Step, devices: Sequence, per_layer_setup: bool) -> tup
     return "per-chunk", "one accelerator: its chunks hide a call each"
 
 
-def _loop(schedule: Schedule, layers: list[Layer], carry, operands, chunk: int, begin_layer, end_layer, on_layer) -> LayeredRun:
+def _loop(
+    schedule: Schedule,
+    layers: list[Layer],
+    carry: Any,
+    operands: Any,
+    chunk: int,
+    begin_layer: Callable[[Layer, Any], LayerSetup] | None,
+    end_layer: Callable[[Layer, Any], Any] | None,
+    on_layer: Callable[[int, int], None] | None,
+) -> LayeredRun:
     """The layer loop every schedule runs: layers in order, per-layer setup and end, progress
     and timings (a layer's time as the module docs define it)."""
     schedule.start(layers, carry, operands)
@@ -634,12 +644,12 @@ def run_layers(
     key: Hashable,
     step: Step,
     layers: Sequence[Layer],
-    carry,
-    operands=(),
+    carry: Any,
+    operands: Any = (),
     *,
     chunk: int = 1024,
     mesh: Mesh | None = None,
-    device=None,
+    device: jax.Device | None = None,
     schedule: str = "auto",
     begin_layer: Callable[[Layer, Any], LayerSetup] | None = None,
     end_layer: Callable[[Layer, Any], Any] | None = None,
@@ -875,10 +885,10 @@ class _VectorRun:
         return jnp.zeros((1, 1), self.dtype)
 
     def run(self, key: Hashable, turn: Callable[..., Any], on_layer: Callable[[int, int], None] | None, progress: str | None) -> VectorSolve:
-        def compute(out, operands, rows_in_layer, *states):
+        def compute(out: jax.Array, operands: Any, rows_in_layer: jax.Array, *states: jax.Array) -> jax.Array:
             return turn(operands, *states, width=out.shape[1])
 
-        def write(out, operands, rows_in_layer, states, got):
+        def write(out: jax.Array, operands: Any, rows_in_layer: jax.Array, states: tuple[jax.Array, ...], got: jax.Array) -> jax.Array:
             return out.at[rows_in_layer].set(got)
 
         bars: Any = contextlib.nullcontext(None)
