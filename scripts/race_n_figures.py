@@ -31,8 +31,8 @@ ROOT = Path(__file__).resolve().parent.parent
 RUNS = [  # (game, players, goals, entries)
     ("zehntausend", 3, (1000, 2000, 5000, 10000), (0, 350)),
     ("zehntausend", 4, (500, 1000, 2000), (0, 350)),
-    ("pig", 3, (50, 100), (0,)),
-    ("pig", 4, (30, 50), (0,)),
+    ("pig", 3, (25, 50, 100), (0,)),
+    ("pig", 4, (20, 30, 50), (0,)),
 ]
 
 
@@ -51,7 +51,16 @@ def fairest(values: np.ndarray, step: int) -> dict:
     return best
 
 
-def one(game: str, players: int, goal: int, entry: int) -> dict:
+ANALYSED = [  # (game, players, goal, entry): every cycle's equilibria enumerated
+    ("pig", 3, 25, 0),
+    ("pig", 3, 40, 0),
+    ("zehntausend", 3, 500, 0),
+    ("zehntausend", 3, 500, 350),
+    ("pig", 4, 12, 0),
+]
+
+
+def one(game: str, players: int, goal: int, entry: int, analyse: bool = False) -> dict:
     import jax
 
     jax.config.update("jax_enable_x64", True)
@@ -61,14 +70,14 @@ def one(game: str, players: int, goal: int, entry: int) -> dict:
         from jaxsolve.games.zehntausend.table_rules import TableRules
 
         rules = TableRules(players=players, goal=goal, entry=entry)
-        sol = solve(rules)
+        sol = solve(rules, analyse=analyse)
         step = 50
     else:
         from jaxsolve.games.raab.table import solve as solve_pig
         from jaxsolve.games.raab.table_rules import PigTableRules
 
         prules = PigTableRules(players=players, goal=goal)
-        sol = solve_pig(prules)  # type: ignore[assignment]
+        sol = solve_pig(prules, analyse=analyse)  # type: ignore[assignment]
         step = 1
     seconds = time.perf_counter() - t0
     run = sol.run
@@ -80,7 +89,7 @@ def one(game: str, players: int, goal: int, entry: int) -> dict:
         "sum_error": float(np.max(np.abs(sol.values.sum(axis=-1) - 1.0))),
         "fairest": fairest(sol.values, step),
         "solve_seconds": run.solve_seconds, "compile_seconds": run.compile_seconds, "seconds_in_process": seconds,
-        "max_rounds": run.rounds, "residual": run.residual,
+        "max_rounds": run.rounds, "residual": run.residual, "analysed": run.analysed, "settled_several_pure": run.several,
         "unsettled": len(run.unsettled),
         "unsettled_several_pure": sum(1 for u in run.unsettled if u["pure"] > 1),
         "unsettled_one_pure": sum(1 for u in run.unsettled if u["pure"] == 1),
@@ -91,8 +100,8 @@ def one(game: str, players: int, goal: int, entry: int) -> dict:
     }
 
 
-def measured(game, players, goal, entry) -> dict:
-    cmd = ["/usr/bin/time", "-v", sys.executable, __file__, "--one", game, str(players), str(goal), str(entry)]
+def measured(game, players, goal, entry, analyse: bool = False) -> dict:
+    cmd = ["/usr/bin/time", "-v", sys.executable, __file__, "--one", game, str(players), str(goal), str(entry)] + (["--analyse"] if analyse else [])
     proc = subprocess.run(cmd, capture_output=True, text=True, cwd=ROOT)
     if proc.returncode:
         raise SystemExit(f"error: {' '.join(cmd)} failed:\n{proc.stderr[-2000:]}")
@@ -107,11 +116,13 @@ def measured(game, players, goal, entry) -> dict:
 
 
 def estimate(prev: list[dict], goal: int) -> dict | None:
-    """Power law through the last two measured goals (time and memory above the smallest run's)."""
+    """Power law in the goal through the last two measured runs; for the time at least
+    ``goal ** (N + 1)`` (``G ** N`` states, each turn scanning up to ``G`` totals), since fixed
+    costs (JAX's import, compiles) flatten the fit between small goals."""
     if len(prev) < 2:
         return None
     a, b = prev[-2], prev[-1]
-    k = math.log(b["wall_seconds"] / a["wall_seconds"]) / math.log(b["goal"] / a["goal"])
+    k = max(math.log(b["wall_seconds"] / a["wall_seconds"]) / math.log(b["goal"] / a["goal"]), b["players"] + 1.0)
     km = math.log(max(b["peak_rss_mib"], 1) / max(a["peak_rss_mib"], 1)) / math.log(b["goal"] / a["goal"])
     return {"wall_seconds": b["wall_seconds"] * (goal / b["goal"]) ** k, "peak_rss_mib": b["peak_rss_mib"] * (goal / b["goal"]) ** km, "time_exponent": k, "memory_exponent": km}
 
@@ -126,6 +137,7 @@ def table(rows: list[dict]) -> str:
         e_t = f" ({est['wall_seconds']:.0f})" if est else ""
         e_m = f" ({est['peak_rss_mib']:.0f})" if est else ""
         if "start" not in r:
+            assert est is not None
             lines.append(f"| {r['game']} | {r['players']} | {r['goal']:,} | {r['entry']} | | not run | | ({est['wall_seconds']:.0f}) | ({est['peak_rss_mib']:.0f}) | |")
             continue
         start = " / ".join(f"{v:.6f}" for v in r["start"])
@@ -138,16 +150,40 @@ def table(rows: list[dict]) -> str:
     return "\n".join(lines)
 
 
+def analysed_table(rows: list[dict]) -> str:
+    lines = [
+        "| game | players | goal | entry | cycles | settled, several pure equilibria | unsettled: several pure / one pure / no pure (mixed) | start: win per seat | wall s |",
+        "| --- | --- | --- | --- | --- | --- | --- | --- | --- |",
+    ]
+    for r in rows:
+        start = " / ".join(f"{v:.6f}" for v in r["start"])
+        lines.append(
+            f"| {r['game']} | {r['players']} | {r['goal']} | {r['entry']} | {r['analysed'] + r['unsettled']:,} | {r['settled_several_pure']} | "
+            f"{r['unsettled_several_pure']} / {r['unsettled_one_pure']} / {r['no_pure']} ({r['mixed_selected']}) | {start} | {r['wall_seconds']:.1f} |"
+        )
+    return "\n".join(lines)
+
+
 def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--one", nargs=4, metavar=("GAME", "PLAYERS", "GOAL", "ENTRY"))
     ap.add_argument("--out", type=Path, default=ROOT / "results" / "race-n" / "race-n")
     ap.add_argument("--budget", type=float, default=900.0, help="Largest estimated wall seconds of one run that is still run.")
     ap.add_argument("--only", default="", help="Run only this game (zehntausend or pig).")
+    ap.add_argument("--analyse", action="store_true", help="With --one: enumerate every cycle's equilibria. Alone: run the ANALYSED set only.")
     args = ap.parse_args(argv)
     if args.one:
         game, players, goal, entry = args.one
-        print(json.dumps(one(game, int(players), int(goal), int(entry))))
+        print(json.dumps(one(game, int(players), int(goal), int(entry), analyse=args.analyse)))
+        return 0
+    if args.analyse:
+        found = []
+        for game, players, goal, entry in ANALYSED:
+            r = measured(game, players, goal, entry, analyse=True)
+            found.append(r)
+            print(f"{game} {players} {goal} {entry}: {r['analysed']} settled cycles analysed, {r['settled_several_pure']} with several pure equilibria; unsettled {r['unsettled']}", flush=True)
+            args.out.with_suffix(".json").write_text(json.dumps({"machine": machine(), "rows": found}, indent=1))
+        args.out.with_suffix(".md").write_text(analysed_table(found) + "\n")
         return 0
     rows: list[dict] = []
     args.out.parent.mkdir(parents=True, exist_ok=True)

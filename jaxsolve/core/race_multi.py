@@ -150,6 +150,7 @@ def solve_multi(
     lowered = exe.lower(W, jnp.zeros((chunk, n), jnp.int32), operands, tol_arr)
     exe_c = lowered.compile()
     query = _query(turn, operands, n, dtype)
+    wide = _query(turn, operands, n, dtype, width=512) if analyse else query
     compile_seconds = time.perf_counter() - t0
     t0 = time.perf_counter()
     unsettled: list = []
@@ -180,7 +181,7 @@ def solve_multi(
             W = _settle(W, bad_all, query, n, unsettled)
         ok_all = np.concatenate(ok_rows)
         if analyse and len(ok_all):
-            counts = _analyse(W, ok_all, query, n)
+            counts = _analyse(W, ok_all, wide, n)
             analysed += len(ok_all)
             several += int(np.sum(counts > 1))  # type: ignore[operator]
         if progress is not None:
@@ -189,7 +190,7 @@ def solve_multi(
     return MultiRun(values, residual, rounds, unsettled, several, analysed, compile_seconds, time.perf_counter() - t0)
 
 
-def _query(turn: Callable, operands, n: int, dtype):
+def _query(turn: Callable, operands, n: int, dtype, width: int = 64):
     """``query(states, X) -> (V, beta)`` on the host: the turn at given bust vectors, in padded
     batches (one compile per batch size)."""
     holder: dict = {}
@@ -199,7 +200,7 @@ def _query(turn: Callable, operands, n: int, dtype):
 
     jitted = jax.jit(call)
 
-    width = 64  # one compiled batch size: queries are split or padded to it
+    # one compiled batch size (``width``): queries are split or padded to it
 
     def query(states, X, W=None):
         W = holder["W"] if W is None else W

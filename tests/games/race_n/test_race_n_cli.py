@@ -50,3 +50,23 @@ def test_a_foreign_table_is_refused(tmp_path, capsys):
     capsys.readouterr()
     assert zt.main(["advise", "--table", str(out), "--scores", "0,0,0"]) == 1
     assert "not TableRules" in capsys.readouterr().err
+
+
+def test_play_against_two_computer_players(tmp_path, capsys, monkeypatch):
+    out = tmp_path / "pig.npz"
+    assert pig.main(["solve", "--rules", "small-3", "--goal", "10", "--quiet", "--out", str(out)]) == 0
+    capsys.readouterr()
+    answers = iter(["r", "b"] * 50)
+    monkeypatch.setattr("builtins.input", lambda prompt="": next(answers))
+    assert pig.main(["play", "--table", str(out), "--seat", "2", "--seed", "4"]) == 0
+    text = capsys.readouterr().out
+    assert "banked: player 1 0, you 0, player 3 0; player 1 to move" in text
+    assert text.strip().splitlines()[-1].endswith(("and win", "and wins"))
+
+
+def test_play_refuses_a_seat_outside_the_table(tmp_path, capsys):
+    out = tmp_path / "pig.npz"
+    assert pig.main(["solve", "--rules", "small-3", "--goal", "5", "--quiet", "--out", str(out)]) == 0
+    capsys.readouterr()
+    assert pig.main(["play", "--table", str(out), "--seat", "4"]) == 1
+    assert capsys.readouterr().err.startswith("error: --seat must be 1..3")
