@@ -225,3 +225,42 @@ def test_a_million_simulated_three_player_games(preset):
     from jaxsolve.games.raab.table_rules import PRESETS
 
     _within_three_standard_errors(PRESETS[preset], 1_000_000, seed=11)
+
+
+@pytest.mark.parametrize("players,goal,entry", [pytest.param(3, 500, 0, marks=pytest.mark.slow), (3, 500, 200), (4, 300, 150)])
+def test_zehntausend_movers_value_by_the_duels_numpy_turn(players, goal, entry):
+    """Each mover's own win probability is the best turn against his write and bust payoffs,
+    computed by the duel's NumPy turn (``duel_numpy.turn_tables``, apart from the table's JAX
+    scan): the rotation, the write and bust indices and the mover's optimisation."""
+    from jaxsolve.games.zehntausend.duel_numpy import geometry, host_ops, turn_tables
+
+    rules = TableRules(players=players, goal=goal, entry=entry)
+    sol = zt_table.solve(rules)
+    geo = geometry(rules.duel)
+    G, n = geo.G, players
+    flat = sol.values.reshape(-1, n)
+    states = np.array(list(np.ndindex(*(G,) * n)))
+    idx = np.zeros(len(states), np.int64)
+    for k in range(n):
+        idx = idx * G + states[:, k]
+
+    def at(s):
+        out = np.zeros(len(s), np.int64)
+        for k in range(n):
+            out = out * G + s[:, k]
+        return out
+
+    p = np.arange(geo.H)
+    a = states[:, 0]
+    new = np.minimum(a[:, None] + p[None, :], G - 1)
+    nxt = np.concatenate([np.repeat(states[:, None, 1:], geo.H, axis=1), new[..., None]], axis=-1)
+    S = np.where(a[:, None] + p[None, :] >= G, 1.0, flat[at(nxt.reshape(-1, n)).reshape(len(states), geo.H), n - 1])
+    if entry:
+        S = np.where((a[:, None] == 0) & (p[None, :] < geo.entry), -np.inf, S)
+    x = flat[at(np.roll(states, -1, axis=1)), n - 1]
+    worst = 0.0
+    for top in np.unique(G - a):
+        rows = np.flatnonzero(G - a == top)
+        V = turn_tables(S[rows], x[rows], int(top), host_ops(rules.duel.turn_rules), geo.reach)
+        worst = max(worst, float(np.max(np.abs(V[:, 0, 6] - flat[idx[rows], 0]))))
+    assert worst <= 1e-12
