@@ -54,6 +54,23 @@ class NoEquilibriumError(JaxsolveError):
     """A cycle whose best responses do not settle and for which no equilibrium was found."""
 
 
+def decode_scores(idx, G: int, N: int):
+    """Score tuples ``[..., N]`` of flat state indices (mover first, mixed radix ``G``)."""
+    cols = []
+    for _ in range(N):
+        cols.append(idx % G)
+        idx = idx // G
+    return jnp.stack(cols[::-1], axis=-1)
+
+
+def flat_scores(scores, G: int):
+    """Flat state indices of score tuples ``[..., N]`` (``decode_scores``' inverse)."""
+    idx = jnp.zeros(scores.shape[:-1], jnp.int32)
+    for k in range(scores.shape[-1]):
+        idx = idx * G + scores[..., k]
+    return idx
+
+
 def solve_cycle(A, beta):
     """JAX form of ``race_cycles.solve_cycle``: ``W [..., N, N]`` of the cycle equations."""
     n = A.shape[-1]
@@ -259,4 +276,4 @@ def check_sums(values: np.ndarray, tol: float = 1e-12) -> float:
     return float(np.max(np.abs(values.sum(axis=-1) - 1.0)))
 
 
-__all__ = ["MultiRun", "NoEquilibriumError", "bust_vectors", "check_sums", "cycle_rounds", "solve_cycle", "solve_multi", "start_vectors"]
+__all__ = ["MultiRun", "decode_scores", "flat_scores", "NoEquilibriumError", "bust_vectors", "check_sums", "cycle_rounds", "solve_cycle", "solve_multi", "start_vectors"]

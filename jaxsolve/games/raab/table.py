@@ -22,28 +22,14 @@ import numpy as np
 
 from jaxsolve.core.race_cycles import TIE, make_cycles
 from jaxsolve.core.race_multi import MultiRun, solve_multi
+from jaxsolve.core.race_multi import decode_scores as decode
+from jaxsolve.core.race_multi import flat_scores as flat
 from jaxsolve.games.raab.table_rules import PigTableRules
 
 
 class PigOps(NamedTuple):
     weights: jax.Array  # [F] probability that a roll adds k + 1
     bust: jax.Array  # scalar bust probability
-
-
-def decode(idx, G: int, N: int):
-    """Score tuples ``[B, N]`` of flat indices (JAX)."""
-    cols = []
-    for _ in range(N):
-        cols.append(idx % G)
-        idx = idx // G
-    return jnp.stack(cols[::-1], axis=-1)
-
-
-def flat(scores, G: int):
-    idx = jnp.zeros(scores.shape[:-1], jnp.int32)
-    for k in range(scores.shape[-1]):
-        idx = idx * G + scores[..., k]
-    return idx
 
 
 def bank_vectors(W, s, H: int, G: int):

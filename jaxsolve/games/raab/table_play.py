@@ -16,9 +16,8 @@ import numpy as np
 from jaxsolve.core.race_cycles import flat_index
 from jaxsolve.core.race_table import cycle_note
 from jaxsolve.errors import JaxsolveError
-from jaxsolve.games.raab.table_commands import turn_options
 from jaxsolve.games.raab.table_rules import PigTableRules
-from jaxsolve.games.raab.table_simulate import NUDGE, decisions
+from jaxsolve.games.raab.table_simulate import NUDGE, decisions, turn_options
 
 
 def _mixed_rows(rules: PigTableRules, values: np.ndarray, unsettled: list) -> dict:

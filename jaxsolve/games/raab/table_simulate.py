@@ -1,4 +1,5 @@
-"""Games of the Pig family at a table played with random dice by N players who all follow the
+"""The Pig family at a table from a solved table, in NumPy: one turn's options (``turn_options``,
+for advise and play) and games played with random dice by N players who all follow the
 solved equilibrium: each seat's win rate against its solved value.
 
 The decisions are computed once from the solved values, for every state and turn total at once
@@ -14,9 +15,37 @@ from __future__ import annotations
 import numpy as np
 
 from jaxsolve.core.race_cycles import TIE, decode, flat_index
+from jaxsolve.errors import JaxsolveError
 from jaxsolve.games.raab.table_rules import PigTableRules
 
 NUDGE = 1e-9
+
+
+def turn_options(rules: PigTableRules, values: np.ndarray, scores: tuple, turn: int) -> list[tuple[str, np.ndarray]]:
+    """The value vectors of rolling and (with a turn total) banking at ``scores`` with ``turn``
+    points this turn, the later rolls decided by the tie rule (``table.pig_turn`` in NumPy)."""
+    G, n = rules.goal, rules.players
+    a = scores[0]
+    if a + turn >= G:
+        raise JaxsolveError(f"a turn total of {turn} already reaches the goal {G}: bank it")
+    win = np.zeros(n)
+    win[0] = 1.0
+    X = np.roll(values[tuple(scores[1:]) + (a,)], 1)
+
+    def bank(p):
+        return win if a + p >= G else np.roll(values[tuple(scores[1:]) + (a + p,)], 1)
+
+    V = {p: win for p in range(G - a, G - a + rules.max_points + 1)}
+    w = rules.weights
+    roll = {}
+    for p in range(G - a - 1, turn - 1, -1):
+        r = rules.bust_prob * X + sum(w[k] * V[p + k + 1] for k in range(len(w)))
+        roll[p] = r
+        V[p] = bank(p) if p > 0 and bank(p)[0] >= r[0] - TIE else r
+    options = [("roll", roll[turn])]
+    if turn > 0:
+        options.append((f"bank {turn}", bank(turn)))
+    return options
 
 
 def decisions(rules: PigTableRules, values: np.ndarray, x_shift: np.ndarray | None = None, states: np.ndarray | None = None) -> np.ndarray:

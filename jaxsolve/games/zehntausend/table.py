@@ -28,7 +28,8 @@ import numpy as np
 
 from jaxsolve.core.race_cycles import TIE, make_cycles
 from jaxsolve.core.race_multi import MultiRun, solve_multi
-from jaxsolve.games.raab.table import decode, flat
+from jaxsolve.core.race_multi import decode_scores as decode
+from jaxsolve.core.race_multi import flat_scores as flat
 from jaxsolve.games.zehntausend.duel_numpy import NDIM, geometry, throw_classes
 from jaxsolve.games.zehntausend.rules import DICE
 from jaxsolve.games.zehntausend.table_rules import TableRules

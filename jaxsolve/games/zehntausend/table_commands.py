@@ -20,7 +20,7 @@ def turn_options(rules: TableRules, values: np.ndarray, scores: tuple, turn: int
     import jax
     import jax.numpy as jnp
 
-    from jaxsolve.games.raab.table import flat
+    from jaxsolve.core.race_multi import flat_scores as flat
     from jaxsolve.games.zehntausend import table
     from jaxsolve.games.zehntausend.duel_numpy import NDIM
 
