@@ -19,8 +19,9 @@ first entry of ``R(W_{j+1})``): each policy ``pi`` gives ``a_pi + beta_pi x``. T
 envelope of these lines (``envelope``) is what his best responses can be; the cycle's
 stationary equilibria are then found exactly (``cycle_equilibria``): every pure combination of
 envelope pieces whose solved bust payoffs lie in the pieces' intervals, and, where no pure one
-exists, those in which one mover mixes between the two pieces adjacent at a breakpoint with the
-probability that makes him indifferent (a stationary mixed equilibrium; the others play pure).
+exists, those in which the fewest movers (one, two, ...) each mix between the two pieces
+adjacent at a breakpoint with the probability that makes him indifferent there (a stationary
+mixed equilibrium; the others play pure).
 """
 
 from __future__ import annotations

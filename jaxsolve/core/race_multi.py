@@ -19,7 +19,7 @@ inside each and the equilibria where the fixpoint does not settle:
 * a cycle that has not settled after ``max_rounds`` rounds (best responses going round, as in
   matching pennies) is analysed exactly (``race_cycles.cycle_equilibria``): each member's
   envelope of policy lines in his own bust payoff, every pure equilibrium and, where there is
-  none, the equilibria in which one mover mixes between the two policies adjacent at a
+  none, the equilibria in which the fewest movers mix between the two policies adjacent at a
   breakpoint; ``race_cycles.select`` picks one (declared there).
 
 Tie rule of the turn (the game implements it, ``race_cycles.TIE``): where options are within
