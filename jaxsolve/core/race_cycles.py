@@ -28,7 +28,7 @@ from __future__ import annotations
 
 import itertools
 from dataclasses import dataclass, field
-from typing import Callable
+from typing import Any, Callable
 
 import numpy as np
 
@@ -40,7 +40,7 @@ TIE = 1e-12
 # States and cycles
 
 
-def flat_index(scores, levels: int):
+def flat_index(scores: Any, levels: int) -> np.ndarray:
     """Flat index of score tuples ``[..., N]`` (mixed radix ``levels``, mover first)."""
     scores = np.asarray(scores)
     idx = np.zeros(scores.shape[:-1], np.int64)
@@ -49,7 +49,7 @@ def flat_index(scores, levels: int):
     return idx
 
 
-def decode(idx, levels: int, players: int) -> np.ndarray:
+def decode(idx: Any, levels: int, players: int) -> np.ndarray:
     """Score tuples ``[..., N]`` of flat indices."""
     idx = np.asarray(idx, np.int64)
     out = np.empty(idx.shape + (players,), np.int64)
@@ -92,13 +92,13 @@ def make_cycles(levels: int, players: int) -> Cycles:
 # One cycle under fixed policies
 
 
-def rotate(w, m: int = 1):
+def rotate(w: Any, m: int = 1) -> np.ndarray:
     """``R^m`` of value vectors ``[..., N]``: from the view of the player ``m`` seats on back to
     this one's (``R(w)[k] = w[k - 1]``)."""
     return np.roll(w, m, axis=-1)
 
 
-def solve_cycle(A, beta):
+def solve_cycle(A: Any, beta: Any) -> np.ndarray:
     """``W [..., N, N]`` solving ``W_j = A_j + beta_j R(W_{j+1})`` (members on axis -2).
 
     ``W_j = (sum_m (prod_{k<m} beta_{j+k}) R^m A_{j+m}) / (1 - prod_k beta_k)``."""
@@ -112,7 +112,7 @@ def solve_cycle(A, beta):
     return total / (1.0 - weight[..., None])
 
 
-def bust_vectors(W):
+def bust_vectors(W: Any) -> Any:
     """``X_j = R(W_{j+1})``: each member's value vector after his bust."""
     return np.roll(np.roll(W, -1, axis=-2), 1, axis=-1)
 
@@ -131,7 +131,7 @@ class Piece:
     lo: float
     hi: float
 
-    def mover(self, x):
+    def mover(self, x: Any) -> Any:
         return self.A[0] + self.beta * x
 
 
@@ -150,11 +150,11 @@ def envelope(query: Callable, states: np.ndarray, players: int, max_rounds: int 
     states = np.asarray(states, np.int64)
     U = len(states)
 
-    def at(x):
+    def at(x: Any) -> np.ndarray:
         x = np.asarray(x, np.float64)
         return np.concatenate([x[:, None], np.repeat(((1 - x) / max(players - 1, 1))[:, None], players - 1, axis=1)], axis=1)
 
-    def lines(units, xs):
+    def lines(units: np.ndarray, xs: Any) -> list[tuple[np.ndarray, float]]:
         X = at(xs)
         V, beta = query(states[units], X)
         V, beta = np.asarray(V, np.float64), np.asarray(beta, np.float64)
@@ -251,7 +251,7 @@ def _arrays(pieces: list[list[Piece]], rows: np.ndarray) -> tuple[np.ndarray, np
     return A, beta
 
 
-def _fits(pieces: list[list[Piece]], W: np.ndarray, rows: np.ndarray, skip=(), slack: float = 1e-10) -> np.ndarray:
+def _fits(pieces: list[list[Piece]], W: np.ndarray, rows: np.ndarray, skip: tuple = (), slack: float = 1e-10) -> np.ndarray:
     """Whether each member's solved bust payoff lies in his piece's interval (``skip``: mixers)."""
     x = bust_vectors(W)[..., 0]
     good = np.ones(len(rows), bool)
@@ -282,10 +282,10 @@ def cycle_equilibria(pieces: list[list[Piece]], same: np.ndarray | None = None, 
                 ok &= combos[:, i] == combos[:, j]
     combos = combos[ok]
 
-    def arrays(rows):
+    def arrays(rows: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         return _arrays(pieces, rows)
 
-    def fits(W, rows, skip=()):
+    def fits(W: np.ndarray, rows: np.ndarray, skip: tuple = ()) -> np.ndarray:
         return _fits(pieces, W, rows, skip)
 
     pure: list[Equilibrium] = []
@@ -306,7 +306,9 @@ def cycle_equilibria(pieces: list[list[Piece]], same: np.ndarray | None = None, 
     return pure, _distinct(mixed)
 
 
-def _mixed(pieces, allowed, mixers, arrays, fits, starts: int = 3, steps: int = 60) -> list[Equilibrium]:
+def _mixed(
+    pieces: list[list[Piece]], allowed: list[list[int]], mixers: tuple, arrays: Callable, fits: Callable, starts: int = 3, steps: int = 60
+) -> list[Equilibrium]:
     """Equilibria in which each member of ``mixers`` mixes between the two pieces adjacent at one
     of his breakpoints, with the probabilities that make each of them indifferent there, and
     the others play pure pieces.
@@ -338,7 +340,7 @@ def _mixed(pieces, allowed, mixers, arrays, fits, starts: int = 3, steps: int = 
         rows[:, list(mixers)] += np.asarray(corner)
         corners.append((corner, arrays(rows)))
 
-    def solved(q):
+    def solved(q: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         """Cycle values with mixer ``t`` playing his breakpoint's left piece with probability ``q[:, t]``."""
         A = np.zeros((R, n, n))
         beta = np.zeros((R, n))
@@ -350,7 +352,7 @@ def _mixed(pieces, allowed, mixers, arrays, fits, starts: int = 3, steps: int = 
             beta += w[:, None] * bc
         return solve_cycle(A, beta), 1.0 - np.prod(beta, axis=-1)
 
-    def excess(q):
+    def excess(q: np.ndarray) -> np.ndarray:
         W, den = solved(q)
         x = bust_vectors(W)[:, :, 0]
         return np.stack([(x[:, i] - bps[:, t]) * den for t, i in enumerate(mixers)], axis=1)

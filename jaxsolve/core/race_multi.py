@@ -36,13 +36,13 @@ from __future__ import annotations
 
 import time
 from dataclasses import dataclass
-from typing import Callable, Hashable
+from typing import Any, Callable, Hashable
 
 import jax
 import jax.numpy as jnp
 import numpy as np
 
-from jaxsolve.core.race_cycles import Cycles, bust_vectors, cycle_equilibria, envelope, select
+from jaxsolve.core.race_cycles import Cycles, Piece, bust_vectors, cycle_equilibria, envelope, select
 from jaxsolve.errors import JaxsolveError
 
 
@@ -54,7 +54,7 @@ class NoEquilibriumError(JaxsolveError):
     """A cycle whose best responses do not settle and for which no equilibrium was found."""
 
 
-def decode_scores(idx, G: int, N: int):
+def decode_scores(idx: Any, G: int, N: int) -> jax.Array:
     """Score tuples ``[..., N]`` of flat state indices (mover first, mixed radix ``G``)."""
     cols = []
     for _ in range(N):
@@ -63,7 +63,7 @@ def decode_scores(idx, G: int, N: int):
     return jnp.stack(cols[::-1], axis=-1)
 
 
-def flat_scores(scores, G: int):
+def flat_scores(scores: Any, G: int) -> jax.Array:
     """Flat state indices of score tuples ``[..., N]`` (``decode_scores``' inverse)."""
     idx = jnp.zeros(scores.shape[:-1], jnp.int32)
     for k in range(scores.shape[-1]):
@@ -71,7 +71,7 @@ def flat_scores(scores, G: int):
     return idx
 
 
-def solve_cycle(A, beta):
+def solve_cycle(A: jax.Array, beta: jax.Array) -> jax.Array:
     """JAX form of ``race_cycles.solve_cycle``: ``W [..., N, N]`` of the cycle equations."""
     n = A.shape[-1]
     total = jnp.zeros_like(A)
@@ -82,24 +82,24 @@ def solve_cycle(A, beta):
     return total / (1.0 - weight[..., None])
 
 
-def start_vectors(shape, n: int, dtype):
+def start_vectors(shape: tuple, n: int, dtype: Any) -> jax.Array:
     """The declared start of best-response iteration: every mover's bust payoff 0 (the others
     share the rest equally; only the mover's entry steers his policy)."""
     x = jnp.full(shape + (n,), 1.0 / max(n - 1, 1), dtype)
     return x.at[..., 0].set(0.0)
 
 
-def cycle_rounds(turn: Callable, W, members, operands, tol, max_rounds: int):
+def cycle_rounds(turn: Callable, W: jax.Array, members: jax.Array, operands: Any, tol: Any, max_rounds: int) -> tuple[jax.Array, jax.Array, jax.Array]:
     """Best-response iteration for a chunk of cycles ``members [C, N]``; returns the updated
     ``W``, each cycle's last change ``[C]`` and the rounds run."""
     C, n = members.shape
     flat = members.reshape(-1)
 
-    def cond(c):
+    def cond(c: tuple) -> jax.Array:
         _, _, r, change = c
         return (jnp.max(change) > tol) & (r < max_rounds)
 
-    def body(c):
+    def body(c: tuple) -> tuple:
         Wc, X, r, _ = c
         V, beta = turn(W, flat, X.reshape(C * n, n), operands)
         V, beta = V.reshape(C, n, n), beta.reshape(C, n)
@@ -138,9 +138,9 @@ def solve_multi(
     key: Hashable,
     turn: Callable,
     cycles: Cycles,
-    operands,
+    operands: Any,
     *,
-    dtype=jnp.float64,
+    dtype: Any = jnp.float64,
     tol: float = 1e-13,
     chunk: int = 64,
     max_rounds: int = MAX_ROUNDS,
@@ -158,7 +158,7 @@ def solve_multi(
     W = jnp.zeros((S, n), dtype)
     chunk = max(1, min(chunk, len(cycles.members)))
 
-    def step(W, members, operands, tol):
+    def step(W: jax.Array, members: jax.Array, operands: Any, tol: Any) -> tuple[jax.Array, jax.Array, jax.Array]:
         return cycle_rounds(turn, W, members, operands, tol, max_rounds)
 
     t0 = time.perf_counter()
@@ -207,19 +207,19 @@ def solve_multi(
     return MultiRun(values, residual, rounds, unsettled, several, analysed, compile_seconds, time.perf_counter() - t0)
 
 
-def _query(turn: Callable, operands, n: int, dtype, width: int = 64):
+def _query(turn: Callable, operands: Any, n: int, dtype: Any, width: int = 64) -> Callable:
     """``query(states, X) -> (V, beta)`` on the host: the turn at given bust vectors, in padded
     batches (one compile per batch size)."""
     holder: dict = {}
 
-    def call(W, states, X):
+    def call(W: jax.Array, states: jax.Array, X: jax.Array) -> tuple[jax.Array, jax.Array]:
         return turn(W, states, X, operands)
 
     jitted = jax.jit(call)
 
     # one compiled batch size (``width``): queries are split or padded to it
 
-    def query(states, X, W=None):
+    def query(states: Any, X: Any, W: Any = None) -> tuple[np.ndarray, np.ndarray]:
         W = holder["W"] if W is None else W
         states, X = np.asarray(states, np.int64), np.asarray(X, np.float64)
         vs, bs = [], []
@@ -235,14 +235,14 @@ def _query(turn: Callable, operands, n: int, dtype, width: int = 64):
     return query
 
 
-def _pieces(W, rows, query, n):
-    query.holder["W"] = W
+def _pieces(W: jax.Array, rows: np.ndarray, query: Callable, n: int) -> list[list[list[Piece]]]:
+    query.holder["W"] = W  # type: ignore[attr-defined]
     flat = rows.reshape(-1)
     env = envelope(query, flat, n)
     return [env[i * n : (i + 1) * n] for i in range(len(rows))]
 
 
-def _settle(W, rows, query, n, unsettled):
+def _settle(W: jax.Array, rows: np.ndarray, query: Callable, n: int, unsettled: list) -> jax.Array:
     """Exact equilibria of the cycles ``rows`` that did not settle; the selected one's values
     are written into ``W``."""
     for members, pieces in zip(rows, _pieces(W, rows, query, n)):
@@ -257,7 +257,7 @@ def _settle(W, rows, query, n, unsettled):
     return W
 
 
-def _analyse(W, rows, query, n) -> np.ndarray:
+def _analyse(W: jax.Array, rows: np.ndarray, query: Callable, n: int) -> np.ndarray:
     """Pure equilibria per settled cycle (the values in ``W`` must be one of them)."""
     counts = np.zeros(len(rows), np.int64)
     Wh = np.asarray(W)
