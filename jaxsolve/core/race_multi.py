@@ -42,7 +42,7 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 
-from jaxsolve.core.race_cycles import Cycles, Piece, bust_vectors, cycle_equilibria, envelope, select
+from jaxsolve.core.race_cycles import TIE, Cycles, Piece, bust_vectors, cycle_equilibria, envelope, select
 from jaxsolve.errors import JaxsolveError
 
 
@@ -140,7 +140,7 @@ def solve_multi(
     cycles: Cycles,
     operands: Any,
     *,
-    dtype: Any = jnp.float64,
+    dtype: Any = None,
     tol: float = 1e-13,
     chunk: int = 64,
     max_rounds: int = MAX_ROUNDS,
@@ -153,6 +153,11 @@ def solve_multi(
     ``analyse``: also enumerate the equilibria of every settled cycle (slow; small goals) and
     count those with more than one pure equilibrium; the values do not change (the selection
     keeps the one best-response iteration reached)."""
+    from jaxsolve.core.arrays import float_dtype
+
+    dtype = float_dtype("float64" if dtype is None else dtype)  # a clear error while x64 mode is off
+    if dtype != np.float64:
+        raise JaxsolveError(f"the N-player race engine computes in float64 (its tie rule is {TIE:g}), not {dtype.name}")
     n = cycles.players
     S = cycles.levels**n
     W = jnp.zeros((S, n), dtype)

@@ -20,6 +20,7 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 
+from jaxsolve.core.arrays import float_dtype
 from jaxsolve.core.race_cycles import TIE, make_cycles
 from jaxsolve.core.race_multi import MultiRun, solve_multi
 from jaxsolve.core.race_multi import decode_scores as decode
@@ -98,6 +99,7 @@ def operands(rules: PigTableRules, dtype=jnp.float64) -> PigOps:
 
 def solve(rules: PigTableRules, *, tol: float = 1e-13, analyse: bool = False, progress=None, chunk: int = 256) -> PigTableSolution:
     """Win-probability vectors of every turn-start state of the Pig-family table game."""
+    float_dtype("float64")  # float64 or a clear error (x64 mode off), before any table is built
     cycles = make_cycles(rules.goal, rules.players)
     run = solve_multi(("pig-table", rules), turn_function(rules), cycles, operands(rules), tol=tol, chunk=chunk, analyse=analyse, progress=progress)
     return PigTableSolution(rules, run.values.reshape((rules.goal,) * rules.players + (rules.players,)), run)

@@ -26,6 +26,7 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 
+from jaxsolve.core.arrays import float_dtype
 from jaxsolve.core.race_cycles import TIE, make_cycles
 from jaxsolve.core.race_multi import MultiRun, solve_multi
 from jaxsolve.core.race_multi import decode_scores as decode
@@ -163,6 +164,7 @@ def turn_function(rules: TableRules):
 
 def solve(rules: TableRules, *, tol: float = 1e-13, analyse: bool = False, progress=None, chunk: int = 8) -> TableSolution:
     """Win-probability vectors of every turn-start state of Zehntausend at a table."""
+    float_dtype("float64")  # float64 or a clear error (x64 mode off), before any table is built
     cycles = make_cycles(rules.levels, rules.players)
     run = solve_multi(("zehntausend-table", rules), turn_function(rules), cycles, table_ops(rules), tol=tol, chunk=chunk, analyse=analyse, progress=progress)
     return TableSolution(rules, run.values.reshape((rules.levels,) * rules.players + (rules.players,)), run)

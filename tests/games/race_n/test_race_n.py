@@ -271,3 +271,13 @@ def test_zehntausend_movers_value_by_the_duels_numpy_turn(players, goal, entry):
         V = turn_tables(S[rows], x[rows], int(top), host_ops(rules.duel.turn_rules), geo.reach)
         worst = max(worst, float(np.max(np.abs(V[:, 0, 6] - flat[idx[rows], 0]))))
     assert worst <= 1e-12
+
+
+def test_float32_is_refused():
+    import jax
+
+    from jaxsolve.errors import JaxsolveError
+
+    jax.config.update("jax_enable_x64", False)  # the suite's fixture switches it back on
+    with pytest.raises(JaxsolveError, match="x64 mode is off"):
+        pig_table.solve(PigTableRules(players=3, goal=5))
