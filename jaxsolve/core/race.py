@@ -45,13 +45,14 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 
+from jaxsolve.core.arrays import Array
 from jaxsolve.core.compile import abstract, compiled
-from jaxsolve.core.fixpoint import NotConvergedError, check_tolerance, solve_fixpoint
+from jaxsolve.core.fixpoint import FixpointRun, NotConvergedError, check_tolerance, solve_fixpoint
 from jaxsolve.core.race_solution import RaceSolution as RaceSolution
 from jaxsolve.errors import JaxsolveError
 
 
-def pair_solve(value, k, partner_value, partner_pos):
+def pair_solve(value: Array, k: Array, partner_value: Array, partner_pos: Array) -> Array:
     """Solve each bust pair ``W_i = A_i + k_i W_j`` (``j = partner_pos[i]``) in closed form.
 
     ``value``: the turn values computed with the current partner values ``partner_value``;
@@ -74,7 +75,7 @@ def pair_solve(value, k, partner_value, partner_pos):
 # The sweep driver
 
 
-def solve_sweeps(key: Hashable, sweep: Callable, init, operands, *, tol, max_iter: int):
+def solve_sweeps(key: Hashable, sweep: Callable, init: Array, operands: Array, *, tol: float, max_iter: int) -> FixpointRun:
     """Repeat ``sweep(W, operands)`` (a whole turn for every state, then ``pair_solve``) to ``tol``.
 
     The fixpoint core (``jaxsolve.core.fixpoint``) runs it: one compile per ``key`` and shapes,
@@ -152,21 +153,21 @@ class LayeredResult(NamedTuple):
 
 def layered(
     turn: Callable,
-    W,
-    rounds,
-    residual,
-    evaluations,
-    index,
-    partner,
-    guess,
-    size,
-    operands,
-    tol,
-    first,
-    stop,
+    W: Array,
+    rounds: Array,
+    residual: Array,
+    evaluations: Array,
+    index: Array,
+    partner: Array,
+    guess: Array,
+    size: Array,
+    operands: Array,
+    tol: Array,
+    first: Array,
+    stop: Array,
     max_rounds: int,
     chunk: int,
-    batch_sharding=None,
+    batch_sharding: jax.sharding.Sharding | None = None,
 ) -> LayeredResult:
     """Walk the layers ``first .. stop - 1`` (rows of ``index``) in order; inside each, turn +
     pair solve to ``tol``. ``rounds`` and ``residual`` [L] get those layers' entries.
@@ -187,13 +188,13 @@ def layered(
     (``W`` and the operands replicated); each device then evaluates the turns of its part of the
     layer and the compiler gathers the new values into every copy of ``W``."""
 
-    def constrain(x):
+    def constrain(x: Array) -> Array:
         return x if batch_sharding is None else jax.lax.with_sharding_constraint(x, batch_sharding)
 
     width = index.shape[1]
     n_chunks = -(-size // chunk)  # [L] chunks holding real states
 
-    def one_layer(i, state):
+    def one_layer(i: Array, state: tuple[Array, Array, Array, Array]) -> tuple[Array, Array, Array, Array]:
         W, rounds, residual, evaluations = state
         idx, part = index[i], partner[i]
         g = W[guess[i]]
@@ -201,17 +202,17 @@ def layered(
         live = jnp.arange(width) < n_chunks[i] * chunk  # positions of the chunks evaluated
         put_at = jnp.where(live, idx, W.shape[0])  # the others are dropped from the update
 
-        def cond(c):
+        def cond(c: tuple) -> Array:
             _, r, change, *_ = c
             return (change > tol) & (r < max_rounds)
 
-        def body(c):
+        def body(c: tuple) -> tuple:
             W, r, _, value, slope, used, moved, count = c
             old = W[idx]
             stale = moved[part]  # the partner moved: the turn's bust outcome changed
 
-            def one_chunk(j, vsu):
-                def evaluate(vsu):
+            def one_chunk(j: Array, vsu: tuple) -> tuple:
+                def evaluate(vsu: tuple) -> tuple:
                     vsu, count = vsu[:3], vsu[3]
                     at = constrain(jax.lax.dynamic_slice_in_dim(idx, j * chunk, chunk))
                     v, d = (constrain(t) for t in turn(W, at, operands))
@@ -259,11 +260,11 @@ def pad_layers(layers: Layers, multiple: int) -> Layers:
     return Layers(pad(layers.index), pad(layers.partner), layers.size, pad(layers.guess))  # type: ignore[arg-type]
 
 
-def replicate(tree, sharding):
+def replicate(tree: Array, sharding: jax.sharding.Sharding) -> Array:
     """Host copies of a pytree of arrays as global arrays with ``sharding`` (every process
     passes the same values; works across processes under ``jax.distributed``)."""
 
-    def one(x):
+    def one(x: Array) -> jax.Array:
         host = np.asarray(x)
         return jax.make_array_from_callback(host.shape, sharding, lambda i: host[i])
 
@@ -280,13 +281,13 @@ def layer_blocks(n_layers: int, block: int | None) -> list[tuple[int, int]]:
 def solve_layers(
     key: Hashable,
     turn: Callable,
-    init,
+    init: Array,
     layers: Layers,
-    operands,
+    operands: Array,
     *,
-    tol,
+    tol: float,
     max_rounds: int = 100,
-    mesh=None,
+    mesh: jax.sharding.Mesh | None = None,
     progress: Callable[[int, int], None] | None = None,
     block: int | None = None,
     chunk: int | None = None,
@@ -334,10 +335,12 @@ def solve_layers(
         )
         jit_options["out_shardings"] = rep
 
-        def put(x):
+        def put(x: Any) -> Any:
             return replicate(x, rep)
 
-    def run(W, rounds, residual, evaluations, idx, part, start, sizes, ops, tolerance, first, stop):
+    def run(
+        W: Array, rounds: Array, residual: Array, evaluations: Array, idx: Array, part: Array, start: Array, sizes: Array, ops: Array, tolerance: Array, first: Array, stop: Array
+    ) -> LayeredResult:
         return layered(turn, W, rounds, residual, evaluations, idx, part, start, sizes, ops, tolerance, first, stop, max_rounds, chunk, batch_sharding)
 
     W = init
