@@ -51,7 +51,7 @@ def test_turn_values_match_the_vectors_of_play_table():
         got = S.turn_values(table, states, channels)
         width = table.layers[layer].shape[1]
         padded = jnp.asarray(W._padded(table.layers[layer + 1], max_turn_reward(RULES), width))
-        fu, uu, hu = (jnp.asarray(a, jnp.int32) for a in S.decode(states, RULES))
+        fu, uu, hu = (jnp.asarray(a, jnp.int32) for a in S._decode(states, RULES))
         arr = S._state_arrays_fn(RULES, width)(jnp.asarray(table.rows), padded, fu, uu, hu)
         lane = np.arange(len(states))
         fill = np.asarray(arr["fill"])[:, :, lane, channels]  # [boxes, T, G]
