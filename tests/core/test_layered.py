@@ -89,7 +89,7 @@ def expected():
     return table, rows
 
 
-@pytest.mark.parametrize("devices", [1, 2, 3])
+@pytest.mark.parametrize("devices", [1, 2, pytest.param(3, marks=pytest.mark.slow)])  # three: uneven shares, in the slow set
 def test_every_schedule_matches_closed_form(devices):
     env = dict(os.environ, JAX_PLATFORMS="cpu")
     env.pop("XLA_FLAGS", None)

@@ -93,6 +93,19 @@ def _two_processes(args: list[str]) -> list[dict]:
     return rows
 
 
+def _same_layers(rows: list[dict], out, layers: list) -> None:
+    """Both processes hold ``layers`` (their digests), and process 0 wrote them to ``out``, bit for bit."""
+    assert rows[0]["digest"] == rows[1]["digest"] == twoplayer_distributed.digest(layers)  # every process holds every layer
+    with np.load(out) as got:
+        kept = [n for n, v in enumerate(layers) if v is not None]
+        assert sorted(got.files) == sorted(["meta"] + [f"layer_{n}" for n in kept])
+        for n in kept:
+            assert got[f"layer_{n}"].dtype == layers[n].dtype and np.array_equal(got[f"layer_{n}"], layers[n]), n
+
+
+REDUCED = ["--dice", "2", "--open", *OPEN]
+
+
 def test_a_target_table_by_two_processes_equals_one_process_bit_for_bit(tmp_path):
     """The target objective of a reduced game (two dice, four boxes open), every layer kept:
     each process solves its share of every layer's chunks on the one vector driver, and both
@@ -100,16 +113,9 @@ def test_a_target_table_by_two_processes_equals_one_process_bit_for_bit(tmp_path
     from jaxsolve.games.category.objectives import target
 
     out = tmp_path / "target.npz"
-    args = ["--objective", "target", "--dice", "2", "--open", *OPEN, "--keep", "all", "--out", str(out)]
-    rows = _two_processes(args)
-    rules, filled = twoplayer_distributed.rules_of(twoplayer_distributed.parse(["--dice", "2", "--open", *OPEN]))
-    one = target.solve_target(rules, dtype="float64", chunk=8, keep="all", prefilled=filled, max_memory=None)
-    assert rows[0]["digest"] == rows[1]["digest"] == twoplayer_distributed.digest(one.layers)
-    with np.load(out) as got:
-        kept = [n for n, v in enumerate(one.layers) if v is not None]
-        assert sorted(got.files) == sorted(["meta"] + [f"layer_{n}" for n in kept])
-        for n in kept:
-            assert np.array_equal(got[f"layer_{n}"], one.layers[n]), n
+    rows = _two_processes(["--objective", "target", *REDUCED, "--keep", "all", "--out", str(out)])
+    rules, filled = twoplayer_distributed.rules_of(twoplayer_distributed.parse(REDUCED))
+    _same_layers(rows, out, target.solve_target(rules, dtype="float64", chunk=8, keep="all", prefilled=filled, max_memory=None).layers)
 
 
 @pytest.mark.slow
@@ -118,24 +124,9 @@ def test_two_processes_equal_one_process_in_every_layer(tmp_path, x32):
     """Bit for bit, not to a tolerance: each process computes exactly the chunks one process
     cuts (``process_share``), with the same compiled turn, and the gather moves values as they are."""
     out = tmp_path / "layers.npz"
-    args = ["--dice", "2", "--open", *OPEN, "--keep", "all", "--coordinator", f"localhost:{_free_port()}", "--processes", "2", "--out", str(out)]
-    args += ["--x32"] if x32 else []
-    entry = [sys.executable, "-m", "jaxsolve.games.category.objectives.distributed"]
-    procs = [subprocess.Popen([*entry, *args, "--process-id", str(i)], env=_env(), stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True) for i in (0, 1)]
-    results = [p.communicate(timeout=600) for p in procs]
-    for p, (_, err) in zip(procs, results):
-        assert p.returncode == 0, err[-3000:]
-    rows = [json.loads(o.strip().splitlines()[-1]) for o, _ in results]
-    assert [r["process"] for r in rows] == [0, 1] and all(r["processes"] == 2 for r in rows)
-    assert [r["device"].split(" (")[1] for r in rows] == ["process 0 of 2)", "process 1 of 2)"]
-    rules, filled = twoplayer_distributed.rules_of(twoplayer_distributed.parse(["--dice", "2", "--open", *OPEN]))
-    one = twoplayer.solve(rules, mine=filled, theirs=filled, keep="all", dtype="float32" if x32 else "float64")
-    assert rows[0]["digest"] == rows[1]["digest"] == twoplayer_distributed.digest(one.layers)  # every process holds every layer
-    with np.load(out) as got:
-        kept = [n for n, v in enumerate(one.layers) if v is not None]
-        assert sorted(got.files) == sorted(["meta"] + [f"layer_{n}" for n in kept])
-        for n in kept:
-            assert got[f"layer_{n}"].dtype == one.layers[n].dtype and np.array_equal(got[f"layer_{n}"], one.layers[n]), n
+    rows = _two_processes([*REDUCED, "--keep", "all", "--out", str(out), *(["--x32"] if x32 else [])])
+    rules, filled = twoplayer_distributed.rules_of(twoplayer_distributed.parse(REDUCED))
+    _same_layers(rows, out, twoplayer.solve(rules, mine=filled, theirs=filled, keep="all", dtype="float32" if x32 else "float64").layers)
 
 
 @pytest.mark.parametrize("pairs, chunk, processes", [(1, 8, 2), (126, 8, 2), (100, 8, 3), (853_776, 16, 4), (7, 1, 7), (9, 4, 4)])
