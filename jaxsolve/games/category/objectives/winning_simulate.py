@@ -106,6 +106,50 @@ def _games_at(table, start: tuple[int, int, int], channel: int, games: int, seed
     return _Games(state, np.full(games, int(channel), np.int64), np.zeros(games, np.int64), np.asarray(sp.subkeeps).astype(np.int64), np.asarray(sp.keeps), roll)
 
 
+@dataclass
+class _TurnView:
+    """One turn's option values for a batch of ``G`` games, whatever holds them: ``fill(first,
+    x)`` -> ``[boxes, G]`` the value of each box after throws ``x`` (``first``: the first throw,
+    with its instant bonus); ``keep(left, subs)`` -> ``[G, S]`` the value of each sub-keep with
+    ``left`` re-throws left; ``reward(first, box, x)`` and ``next_state(box, x)`` -> ``[G]``."""
+
+    fill: Any
+    keep: Any
+    reward: Any
+    next_state: Any
+
+
+def _play_turn(rules: CategoryRules, view: _TurnView, games: int, subkeeps, keeps, roll):
+    """Play one turn of ``games`` games die by die by the argmax of ``view`` (ties: filling before
+    re-throwing, the earlier box, the first keep): the points each scores and its next state."""
+    x = roll(np.zeros((games, 6), np.int64))
+    lane = np.arange(games)
+    done = np.zeros(games, bool)
+    box = np.zeros(games, np.int64)
+    first_flag = np.zeros(games, bool)
+    for left in range(rules.throws - 1, -1, -1):
+        first = rules.has_instant_bonus and left == rules.throws - 1
+        fv = view.fill(first, x)  # [boxes, G]
+        best_box = fv.argmax(0)
+        if left == 0:
+            stop = ~done
+        else:
+            subs = subkeeps[x]  # [G, S]
+            kv = view.keep(left, subs)
+            stop = ~done & (fv.max(0) >= kv.max(1) - 1e-12)
+            go = ~done & ~stop
+            if go.any():
+                pick = subs[lane, kv.argmax(1)]
+                x[go] = roll(keeps[pick[go]])
+        box[stop] = best_box[stop]
+        first_flag[stop] = first
+        done |= stop
+    reward = view.reward(False, box, x)
+    if rules.has_instant_bonus:
+        reward = np.where(first_flag, view.reward(True, box, x), reward)
+    return reward, view.next_state(box, x)
+
+
 def play_table(table, start: tuple[int, int, int], channel: int, games: int, seed: int) -> Played:
     """``games`` games from state ``start`` played by the argmax of ``table`` (a target table with
     a terminal, every layer kept) at channel ``channel`` (its K: the utility's last index)."""
@@ -135,32 +179,16 @@ def play_table(table, start: tuple[int, int, int], channel: int, games: int, see
             for j in range(len(chunk)):
                 g = np.flatnonzero(inverse == c0 + j)
                 tg = t[g]
-                x = roll(np.zeros((len(g), 6), np.int64))
-                done = np.zeros(len(g), bool)
-                box = np.zeros(len(g), np.int64)
-                first_flag = np.zeros(len(g), bool)
-                for left in range(rules.throws - 1, -1, -1):
-                    first = rules.has_instant_bonus and left == rules.throws - 1
-                    fills = arr["fill_first" if first else "fill"][:, :, j, :]  # [b, T, W]
-                    fv = fills[:, x, tg]  # [b, G]
-                    best_box = fv.argmax(0)
-                    if left == 0:
-                        stop = ~done
-                    else:
-                        subs = subkeeps[x]  # [G, S]
-                        kv = arr["keep"][left - 1][subs, j, tg[:, None]]  # [G, S]
-                        stop = ~done & (fv.max(0) >= kv.max(1) - 1e-12)
-                        go = ~done & ~stop
-                        pick = subs[np.arange(len(g)), kv.argmax(1)]
-                        if go.any():
-                            x[go] = roll(keeps[pick[go]])
-                    box[stop] = best_box[stop]
-                    first_flag[stop] = first
-                    done |= stop
-                reward = np.where(first_flag, arr["reward_first"][box, x, j] if rules.has_instant_bonus else 0, arr["reward"][box, x, j])
+                views = _TurnView(
+                    fill=lambda first, x, j=j, tg=tg, arr=arr: arr["fill_first" if first else "fill"][:, x, j, tg],
+                    keep=lambda left, subs, j=j, tg=tg, arr=arr: arr["keep"][left - 1][subs, j, tg[:, None]],
+                    reward=lambda first, box, x, j=j, arr=arr: arr["reward_first" if first else "reward"][box, x, j],
+                    next_state=lambda box, x, j=j, arr=arr: arr["next"][box, x, j],
+                )
+                reward, nxt = _play_turn(rules, views, len(g), subkeeps, keeps, roll)
                 points[g] += reward
                 t[g] = np.maximum(tg - reward, 0)
-                state[g] = arr["next"][box, x, j]
+                state[g] = nxt
     return Played(points)
 
 
@@ -273,34 +301,16 @@ def play_channel(table, start: tuple[int, int, int], channel: int, games: int, s
             g = np.arange(b0, min(b0 + batch, games))
             lane = np.arange(len(g))
             tv = turn_values(table, state[g], t[g])
-            x = roll(np.zeros((len(g), 6), np.int64))
-            done = np.zeros(len(g), bool)
-            box = np.zeros(len(g), np.int64)
-            first_flag = np.zeros(len(g), bool)
-            for left in range(rules.throws - 1, -1, -1):
-                first = rules.has_instant_bonus and left == rules.throws - 1
-                fills = tv.fill_first if first and tv.fill_first is not None else tv.fill
-                fv = fills[:, x, lane]  # [boxes, G]
-                best_box = fv.argmax(0)
-                if left == 0:
-                    stop = ~done
-                else:
-                    subs = subkeeps[x]  # [G, S]
-                    kv = tv.keep[left - 1][subs, lane[:, None]]
-                    stop = ~done & (fv.max(0) >= kv.max(1) - 1e-12)
-                    go = ~done & ~stop
-                    if go.any():
-                        pick = subs[lane, kv.argmax(1)]
-                        x[go] = roll(keeps[pick[go]])
-                box[stop] = best_box[stop]
-                first_flag[stop] = first
-                done |= stop
-            reward = tv.reward[box, x, lane]
-            if tv.reward_first is not None:
-                reward = np.where(first_flag, tv.reward_first[box, x, lane], reward)
+            views = _TurnView(
+                fill=lambda first, x, tv=tv, lane=lane: (tv.fill_first if first and tv.fill_first is not None else tv.fill)[:, x, lane],
+                keep=lambda left, subs, tv=tv, lane=lane: tv.keep[left - 1][subs, lane[:, None]],
+                reward=lambda first, box, x, tv=tv, lane=lane: (tv.reward_first if first and tv.reward_first is not None else tv.reward)[box, x, lane],
+                next_state=lambda box, x, tv=tv, lane=lane: tv.next_state[box, x, lane],
+            )
+            reward, nxt = _play_turn(rules, views, len(g), subkeeps, keeps, roll)
             points[g] += reward
             t[g] = np.maximum(t[g] - reward, 0)
-            state[g] = tv.next_state[box, x, lane]
+            state[g] = nxt
         if on_turn is not None:
             on_turn(layer, time.perf_counter() - t0)
     return Played(points)
