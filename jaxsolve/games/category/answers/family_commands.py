@@ -57,13 +57,20 @@ ADVISE_TARGET_PARAMS = (
     DEVICES,
     Param("chunk", int, 8, "Most states per compiled batch.", min=1, max=1 << 16),
 )
-TARGET_TABLE_PARAMS = (
-    Param(
+
+
+def _table_out(use: str) -> Param:
+    """The ``--out`` of a table export; by default the table goes where ``advise --opponent`` ``use``."""
+    return Param(
         "out", Path, None,
         "The .npy to write (its layers beside it as NAME-layer_L.npy, one JSON sidecar); default: the whole game's table into the "
-        "solution store, where `advise --opponent` answers table questions from.",
+        f"solution store, where `advise --opponent` {use}.",
         flags=("--out", "-o"),
-    ),
+    )
+
+
+TARGET_TABLE_PARAMS = (
+    _table_out("answers table questions from"),
     FILLED,
     Param("store", str, "float32", "float32, or uint16 (round(65535 p): half the bytes, error at most 7.7e-6).", choices=("float32", "uint16")),
     Param("at", list, None, "Report the start's P(final >= T) (repeat, or several values).", item=int, min=0),
@@ -72,12 +79,7 @@ TARGET_TABLE_PARAMS = (
     Param("chunk", int, 8, "Most states per compiled batch.", min=1, max=1 << 16),
 )
 DISTRIBUTION_TABLE_PARAMS = (
-    Param(
-        "out", Path, None,
-        "The .npy to write (its layers beside it as NAME-layer_L.npy, one JSON sidecar); default: the whole game's table into the "
-        "solution store, where `advise --opponent` reads the opponents' distributions from.",
-        flags=("--out", "-o"),
-    ),
+    _table_out("reads the opponents' distributions from"),
     FILLED,
     DEVICES,
     Param("max_memory", int, None, "MiB one device may use; chunks shrink to fit.", min=1),
