@@ -85,6 +85,10 @@ def handle_errors(fn):
             fail(str(exc))
         except MemoryError:
             fail("out of memory; try a smaller size")
+        except ValueError as exc:  # Python reads at most 4,300 digits of a number
+            if "integer string conversion" not in str(exc):
+                raise
+            fail("a number in the input is too long (a few digits are all any option takes)")
         except OSError as exc:
             where = f" {exc.filename}" if getattr(exc, "filename", None) else ""
             if exc.errno in (errno.ENOSPC, errno.EPIPE, errno.EBADF) and not where:

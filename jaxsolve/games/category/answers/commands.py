@@ -5,6 +5,7 @@ float dtype a command computes in is passed to every solver and table call as a 
 from __future__ import annotations
 
 import json
+import re
 import sys
 from pathlib import Path
 
@@ -162,6 +163,20 @@ def _context(game, rules, rules_given, objective, table, dtype):
     return sol.rules, sol.objective, sol
 
 
+LONGEST_NUMBER = 9
+"""Most digits of a number in a position or an opponent's text (no score or box value comes near)."""
+
+
+def check_numbers(*given: tuple[str, str | None]) -> None:
+    """Refuse a number of more than ``LONGEST_NUMBER`` digits in ``(option, text)`` pairs, naming
+    the option (Python reads at most 4,300 digits; nothing in a position needs ten)."""
+    for flag, text in given:
+        for run in re.findall(r"\d+", text or ""):
+            if len(run) > LONGEST_NUMBER:
+                shown = text if len(text) <= 40 else f"{text[:37]}..."
+                raise JaxsolveError(f"{flag} {shown!r}: a number of {len(run):,} digits is no score or box value (at most {LONGEST_NUMBER} digits)")
+
+
 def _dice_text(dice, more):
     if more and dice is None:
         raise JaxsolveError(f"unexpected argument {' '.join(more)!r}; dice go after --dice")
@@ -178,6 +193,7 @@ def advise_command(
     from jaxsolve.games.category.engine import solutions
     from jaxsolve.games.category.sheets.position import check_throws_left, parse_dice, parse_position
 
+    check_numbers(("--position", position), *(("--opponent", o) for o in opponent or ()), ("--against", against))
     if against is not None:
         if opponent or batch is not None or strategy == "heuristic" or scope == "turn" or (objective or "score") != "score" or table is not None or win_method != "auto":
             raise JaxsolveError("--against ranks by P(win) against one player who plays to win: no --opponent, --batch, heuristic, turn scope, objective, table or --win-method")
@@ -386,6 +402,7 @@ def read_question(rules, line: str):
         position = q.get("position", "start")
         if not isinstance(position, str) or not position.strip():
             raise JaxsolveError("position must be a non-empty string such as \"aces=3 twos=-\"")
+        check_numbers(("position", position))
         pos = parse_position(position, rules)
     dice = q.get("dice")
     if dice is None:
@@ -457,6 +474,7 @@ def win_answer(rules, sol, q: dict, asked: tuple, *, game: str | None = None) ->
     opps = q.get("opponents")
     if not isinstance(opps, list) or not opps or not all(isinstance(o, str) for o in opps):
         raise JaxsolveError('opponents must be a non-empty array of "SHEET SCORE" texts, e.g. ["aces=3 twos=- 3"]')
+    check_numbers(*(("opponents", o) for o in opps))
     score = q.get("score")
     if score is not None:
         score = _integer(score, "score", 0, 10_000)

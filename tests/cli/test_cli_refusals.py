@@ -1,0 +1,41 @@
+"""Inputs the command line refuses with one ``error:`` line on stderr and exit status 1, before
+any work and without a traceback."""
+
+import json
+
+from typer.testing import CliRunner
+
+from jaxsolve.cli import app
+
+runner = CliRunner()
+LONG = "9" * 5001  # more digits than Python reads as an integer (4,300)
+
+
+def one_line_error(args, *expected: str, stdin: str | None = None):
+    result = runner.invoke(app, args, input=stdin)
+    assert result.exit_code == 1, result.output
+    assert "Traceback" not in result.output
+    lines = result.stderr.strip().splitlines()
+    assert len(lines) == 1 and lines[0].startswith("error: "), result.stderr
+    for text in expected:
+        assert text in lines[0], lines[0]
+    return lines[0]
+
+
+def test_a_score_of_5001_digits_is_refused_naming_the_option():
+    dice = ["--dice", "1", "1", "2", "2", "5", "--no-cache"]
+    one_line_error(["advise", "kniffel", *dice, "--opponent", f"start {LONG}"], "--opponent", "5,001 digits")
+    one_line_error(["advise", "kniffel", *dice, "--against", f"aces=3 {LONG}"], "--against", "5,001 digits")
+    one_line_error(["advise", "kniffel", *dice, "--position", f"aces={LONG}"], "--position", "5,001 digits")
+
+
+def test_a_number_of_5001_digits_elsewhere_is_one_line():
+    one_line_error(["analyze", "kniffel", "--dice", "1", "1", "2", "2", "5", "--position", f"upper={LONG}", "--no-cache"], "too long")
+
+
+def test_a_batch_opponent_score_of_5001_digits_is_an_answer_naming_it():
+    question = json.dumps({"dice": [1, 1, 2, 2, 5], "opponents": [f"start {LONG}"]})
+    result = runner.invoke(app, ["advise", "kniffel", "--batch", "-", "--rules", "kniffel-apl", "--quiet"], input=question + "\n")
+    assert result.exit_code == 1, result.output
+    answer = json.loads(result.stdout)
+    assert "opponents" in answer["error"] and "5,001 digits" in answer["error"]
