@@ -184,17 +184,24 @@ def test_the_quiz_hides_the_advice_until_the_move(page, server):
     no_trouble(page)
 
 
+ON_BOARD = "const e = document.activeElement; return !!e && e !== document.body && document.getElementById('game-view').contains(e)"
+
+
 def test_a_whole_game_by_keys_alone(page):
+    from selenium.webdriver.common.action_chains import ActionChains
+
     page.play("/?game=zehntausend&rules=peter-2013&mode=play&seed=12&turns=2")
     body = page.d.find_element(By.TAG_NAME, "body")
 
     def press(key):
+        # the key goes where the focus is, as a person's key does
         before = page.play_state()
-        body.send_keys(key)
+        ActionChains(page.d).send_keys(key).perform()
         page.until(lambda d: page.settled(before))
         assert page.error() == ""
 
     press("r")  # throw
+    assert page.js(ON_BOARD), "the focus left the board after a throw"
     body.send_keys("1")  # pick the first die
     assert page.js("return document.querySelector('#dice button.die').getAttribute('aria-pressed')") == "true"
     body.send_keys("1")
@@ -203,18 +210,42 @@ def test_a_whole_game_by_keys_alone(page):
     assert page.js("return [...document.querySelectorAll('#play-table button.opt')].every(b => b.tabIndex >= 0)")
     body.send_keys(Keys.ARROW_DOWN)
     assert page.js("return document.activeElement.classList.contains('opt')")
-    page.js("document.activeElement.blur()")
+    page.js("document.getElementById('best').focus()")
     for _ in range(400):
         _, _, awaiting, _ = page.play_state()
         if awaiting == "over":
             break
-        press(Keys.ENTER if awaiting == "choice" else " ")  # Enter: the first move listed (the best in the open mode)
+        press(Keys.ENTER)  # the focused control: the best move, then the throw it leads to, and so on
+        assert page.js(ON_BOARD), f"the focus left the board after move {page.play_state()[1]}"
     assert page.play_state()[2] == "over"
     page.until(lambda d: page.by_id("review").get_attribute("data-mean-loss") is not None)
     assert float(page.by_id("review").get_attribute("data-mean-loss")) == 0.0
+    assert page.js("return document.activeElement.id") == "review"
     body.send_keys("?")
     assert page.by_id("help").is_displayed()
     body.send_keys(Keys.ESCAPE)
+    no_trouble(page)
+
+
+def test_the_focus_stays_on_the_board_after_a_move_and_enter_plays_only_a_focused_move(page):
+    from selenium.webdriver.common.action_chains import ActionChains
+
+    page.play("/?game=maxi&rules=maxi-reduced-4-dice&mode=quiz&seed=5")
+    page.click_and_wait("throw")
+    assert page.js(ON_BOARD) and page.js("return document.activeElement.id") == "throw"
+    # nothing focused: Enter plays nothing (in the quiz the first move listed is a cross-out)
+    page.js("document.activeElement.blur()")
+    before = page.play_state()
+    ActionChains(page.d).send_keys(Keys.ENTER).perform()
+    page.js("return new Promise(r => setTimeout(r, 400))")
+    assert page.play_state() == before
+    # a move clicked in the list: the focus stays on the board, on the next thing to do
+    page.by_id("choice-head").click()
+    option = page.d.find_elements(By.CSS_SELECTOR, "#play-table button.opt")[-1]
+    option.click()
+    page.until(lambda d: page.settled(before))
+    assert page.error() == ""
+    assert page.js(ON_BOARD), "the focus left the board after a move"
     no_trouble(page)
 
 

@@ -48,7 +48,7 @@ const WORDS = {
     clearDice: "clear", holdHint: "Click the dice to keep them", asideHint: "Click the dice to set aside",
     sheetHelp: "Enter the points of the filled boxes (0 for a crossed-out box); leave open boxes empty.",
     yes: "yes", no: "no", default: "default", presetsValue: "the preset's",
-    helpKeys: [["1 … 6", "hold a die / set it aside (the n-th die)"], ["Space, R", "throw (with the dice held)"], ["Enter", "play the move that has the focus, else the first one listed"], ["↑ ↓", "move between the moves"], ["U", "undo"], ["T", "play the computer's turn"], ["?", "this help"]],
+    helpKeys: [["1 … 6", "hold a die / set it aside (the n-th die)"], ["Space, R", "throw (with the dice held)"], ["Enter", "press the control that has the focus (a move, a button)"], ["↑ ↓", "move between the moves"], ["B", "play the best move (not in the quiz)"], ["U", "undo"], ["T", "play the computer's turn"], ["?", "this help"]],
     die: (i, f, held) => `die ${i}: ${f}${held ? ", held" : ""}`, dieEmpty: (i) => `die ${i}: not set`,
     announceBest: "a best move", working: "working", starting: "starting the game", distWorking: "computing the score distribution",
     progress: (what, s) => `${what} (the first answer for these rules solves the game once; later ones come from the cache) — ${s} s`,
@@ -116,7 +116,7 @@ const WORDS = {
     clearDice: "leeren", holdHint: "Würfel anklicken, um sie zu behalten", asideHint: "Würfel anklicken, um sie rauszulegen",
     sheetHelp: "Punkte der ausgefüllten Felder eintragen (0 für gestrichen); offene Felder leer lassen.",
     yes: "ja", no: "nein", default: "Standard", presetsValue: "wie die Regeln",
-    helpKeys: [["1 … 6", "Würfel behalten / rauslegen (der n-te Würfel)"], ["Leertaste, R", "werfen (mit den behaltenen Würfeln)"], ["Enter", "den Zug mit dem Fokus spielen, sonst den ersten"], ["↑ ↓", "zwischen den Zügen wechseln"], ["U", "Zug zurücknehmen"], ["T", "Zug des Computers spielen"], ["?", "diese Hilfe"]],
+    helpKeys: [["1 … 6", "Würfel behalten / rauslegen (der n-te Würfel)"], ["Leertaste, R", "werfen (mit den behaltenen Würfeln)"], ["Enter", "das Bedienelement mit dem Fokus auslösen (einen Zug, eine Schaltfläche)"], ["↑ ↓", "zwischen den Zügen wechseln"], ["B", "den besten Zug spielen (nicht im Quiz)"], ["U", "Zug zurücknehmen"], ["T", "Zug des Computers spielen"], ["?", "diese Hilfe"]],
     die: (i, f, held) => `Würfel ${i}: ${f}${held ? ", behalten" : ""}`, dieEmpty: (i) => `Würfel ${i}: leer`,
     announceBest: "ein bester Zug", working: "rechnet", starting: "Spiel startet", distWorking: "Verteilung wird berechnet",
     progress: (what, s) => `${what} (die erste Antwort für diese Regeln löst das Spiel einmal; spätere kommen aus dem Speicher) — ${s} s`,
@@ -694,6 +694,10 @@ function stageOf(s) {
 function showGame(s) {
   if (s.game !== state.game) return;
   const before = state.play;
+  const focus = document.activeElement;
+  // focus on the board (or lost with a control the board redraws): kept on the board after the move
+  const onBoard = !focus || focus === document.body || $("game-view").contains(focus);
+  const focusedId = onBoard && focus && focus.id ? focus.id : "";
   if (!before || before.id !== s.id || before.moves !== s.moves) state.held = new Set();
   state.play = s;
   if (!before || before.id !== s.id) state.said = new Map();
@@ -719,7 +723,28 @@ function showGame(s) {
   if (s.over) {
     review().catch((err) => showError(err.message));
   }
+  if (onBoard && !$("game-view").contains(document.activeElement)) focusBoard(s, focusedId);
   theirTurnSoon(s);
+}
+
+function focusBoard(s, focusedId) {
+  // After a move the focus stays on the board: on the control pressed where it is still there,
+  // else on the next thing to do (throw, the computer's turn, the best move in the open mode,
+  // the dice to pick), else on the list of moves (never on a move itself: Enter plays only what
+  // the player chose to focus), and at the end on the review.
+  const usable = (e) => e && !e.disabled && e.offsetParent !== null;
+  const candidates = [
+    focusedId && $(focusedId),
+    $("their-turn"), $("throw"),
+    openMode() ? $("best") : null,
+    document.querySelector("#dice button.die"),
+  ];
+  let target = candidates.find(usable);
+  if (!target && s.awaiting === "choice") target = $("choice-head");
+  if (!target && s.over) target = $("review");
+  if (!target) return;
+  target.focus({ preventScroll: true });
+  target.scrollIntoView({ block: "nearest", behavior: "instant" });
 }
 
 function words() { return state.play && state.play.words; }
@@ -781,8 +806,13 @@ function drawDice(s) {
 
 function toggleHold(i) {
   if (state.held.has(i)) state.held.delete(i); else state.held.add(i);
+  const focused = [...document.querySelectorAll("#dice button.die")].indexOf(document.activeElement);
+  const onAction = $("actions").contains(document.activeElement) ? document.activeElement.id : "";
   drawDice(state.play);
   drawActions(state.play);
+  // the die (or the button) that had the focus keeps it though the dice are drawn anew
+  const again = focused >= 0 ? document.querySelectorAll("#dice button.die")[focused] : onAction ? $(onAction) : null;
+  if (again) again.focus({ preventScroll: true });
 }
 
 function heldFaces(s) {
@@ -1232,11 +1262,7 @@ function onKey(ev) {
     opts[j].focus();
     return;
   }
-  if (k === "enter") {
-    if (target && (target.tagName === "BUTTON" || target.tagName === "A" || target.tagName === "SUMMARY")) return; // the focused control answers
-    if (s.awaiting === "choice" && opts.length) { ev.preventDefault(); opts[0].click(); }
-    else if (s.awaiting === "dice") { const b = $("throw") || $("their-turn"); if (b) { ev.preventDefault(); b.click(); } }
-  }
+  // Enter is the focused control's own: with nothing focused it plays nothing
 }
 
 function toggleHelp() {
