@@ -78,8 +78,9 @@ def cache_path(cache_dir: CacheOpt = None):
 @cache_app.command("warm", cls=Command)
 @handle_errors
 def warm(
-    game: Annotated[str, typer.Argument(help="The game (`jaxsolve games` lists them).", show_default=False)],
+    game: Annotated[Optional[str], typer.Argument(help="The game (`jaxsolve games` lists them); none with --all.", show_default=False)] = None,
     rules: Annotated[Optional[List[str]], typer.Option("--rules", "-r", help="A preset to solve (repeat for several; default: the game's default preset).")] = None,
+    every: Annotated[bool, typer.Option("--all", help="Every registered game's default preset (every game that writes a table file).")] = False,
     x64: Annotated[
         Optional[bool], typer.Option("--x64/--x32", help="Solve in float64 or float32 (default: the precision of the game's advise).", show_default=False)
     ] = None,
@@ -87,19 +88,29 @@ def warm(
     quiet: Annotated[bool, typer.Option("--quiet", "-q", help="No progress bars or notes; print only one line per table.")] = False,
     cache_dir: CacheOpt = None,
 ):
-    """Solve and cache a game's tables ahead of time (one line per preset: already cached, or
-    solved and cached, with the seconds it took), with progress on stderr."""
+    """Solve and cache a game's tables ahead of time, or with --all every game's default table
+    (one line per table: already cached, or solved and cached, with the seconds it took), with
+    progress on stderr. These are the tables the page (``jaxsolve serve``) and every command
+    read: one table per rule set."""
     from jaxsolve import games
     from jaxsolve.io import cache
 
-    g = games.get_game(game)
-    chosen = [g.get_rules(name) for name in (rules or [g.default])]  # every preset checked before any solve
-    if g.save is None or g.load is None:
-        raise JaxsolveError(f"{g.name} writes no table file, so it has nothing to cache")
-    dtype = warm_dtype(g) if x64 is None else ("float64" if x64 else "float32")
-    run = Run(device=device, x64=dtype == "float64", quiet=quiet, cache_dir=cache_dir)
+    if every == (game is not None):
+        raise JaxsolveError("name a game, or give --all for every game's default table")
+    if every and rules:
+        raise JaxsolveError("--rules names presets of one game; --all solves every game's default preset")
+    if every:
+        chosen = [(g, g.get_rules()) for g in games.games() if g.save is not None and g.load is not None]
+    else:
+        assert game is not None
+        g = games.get_game(game)
+        chosen = [(g, g.get_rules(name)) for name in (rules or [g.default])]  # every preset checked before any solve
+        if g.save is None or g.load is None:
+            raise JaxsolveError(f"{g.name} writes no table file, so it has nothing to cache")
+    dtypes = [warm_dtype(g) if x64 is None else ("float64" if x64 else "float32") for g, _ in chosen]
+    run = Run(device=device, x64="float64" in dtypes, quiet=quiet, cache_dir=cache_dir)
     where = run.setup()
-    for r in chosen:
+    for (g, r), dtype in zip(chosen, dtypes):
         found = cache.status(g, r, dtype=dtype)
         if found.cached:
             typer.echo(f"{g.name} {r.name} ({dtype}): already cached at {found.path}")

@@ -13,6 +13,8 @@ rules runs once per export: see ``_load``).
 
 For a long-running process (the page's server while ``serve`` runs): ``keep_in_memory()`` (or
 ``setup(..., memory=True)``) keeps every table solved or loaded in memory under the same keys,
+at most ``max_bytes`` of them (their arrays' bytes, ``table_bytes``): past that the least
+recently used go first (``on_forget`` hears which, so that other holders let go of them too),
 and ``status(game, rules, dtype=)`` says, without loading, solving or importing JAX, whether a
 table is at hand and, if not, about how long its solve takes (``estimate``: the seconds measured
 per preset that the game registers, ``Game.solve_seconds``).
@@ -36,6 +38,7 @@ import re
 import tempfile
 import threading
 import time
+from collections import OrderedDict
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Callable, Protocol
 
@@ -84,11 +87,13 @@ class _Config:
     memory: bool = False
     jax_setup: Callable[[], Any] | None = None
     dtype: str | None = None
+    max_bytes: int | None = None
 
 
 _CONFIG = _Config()
-_MEMORY: dict[tuple[str, str], Any] = {}
+_MEMORY: OrderedDict[tuple[str, str], tuple[Any, int]] = OrderedDict()  # key -> (table, its bytes), least recently used first
 _MEMORY_LOCK = threading.Lock()
+_FORGET: list[Callable[[tuple[str, str], Any], None]] = []
 
 
 def default_root() -> Path:
@@ -135,29 +140,110 @@ def _jax_ready(device: jax.Device | Callable[[], jax.Device] | None = None) -> A
     return device
 
 
-def keep_in_memory(on: bool = True) -> None:
+def keep_in_memory(on: bool = True, max_bytes: int | None = None) -> None:
     """Keep every table this process solves or loads in memory, under its store key, and answer
     from there before the folder (for a long-running process: the page's server while ``serve``
-    runs). ``False`` drops the kept tables and keeps none from then on."""
+    runs); at most ``max_bytes`` of them (``table_bytes``; None: no limit): past it the least
+    recently used table goes first (the newest stays, however large). ``False`` drops the kept
+    tables and keeps none from then on."""
     _CONFIG.memory = bool(on)
+    _CONFIG.max_bytes = max_bytes if on else None
     if not on:
         forget()
+    else:
+        _let_go(_trim(None))
+
+
+def on_forget(listener: Callable[[tuple[str, str], Any], None]) -> None:
+    """Call ``listener(key, table)`` whenever a table kept in memory is let go (the limit of
+    ``keep_in_memory``, or ``forget``): a holder of its own references (a per-process table
+    cache, the games in play) drops them, so that the memory is freed."""
+    if listener not in _FORGET:
+        _FORGET.append(listener)
 
 
 def forget() -> None:
     """Drop the tables kept in memory (the folder's entries stay)."""
     with _MEMORY_LOCK:
+        gone = [(k, sol) for k, (sol, _) in _MEMORY.items()]
         _MEMORY.clear()
+    _let_go(gone)
+
+
+def _let_go(gone: list[tuple[tuple[str, str], Any]]) -> None:
+    for key, sol in gone:
+        for listener in list(_FORGET):
+            listener(key, sol)
+
+
+def table_bytes(sol: Any) -> int:
+    """The bytes of the arrays a solved table holds (NumPy or JAX arrays among its fields, in
+    tuples, lists and dicts, each array counted once)."""
+    seen: set[int] = set()
+    total, stack, steps = 0, [sol], 0
+    while stack and steps < 100_000:
+        item, steps = stack.pop(), steps + 1
+        if id(item) in seen or item is None or isinstance(item, (str, bytes, int, float, bool, type)):
+            continue
+        seen.add(id(item))
+        size = getattr(item, "nbytes", None)
+        if isinstance(size, int) and hasattr(item, "dtype") and hasattr(item, "shape"):
+            total += size
+        elif isinstance(item, dict):
+            stack.extend(item.values())
+        elif isinstance(item, (list, tuple, set, frozenset)):
+            stack.extend(item)
+        elif dataclasses.is_dataclass(item):
+            stack.extend(getattr(item, f.name, None) for f in dataclasses.fields(item))
+        elif hasattr(item, "__dict__"):
+            stack.extend(vars(item).values())
+    return total
+
+
+def memory_use() -> dict:
+    """The tables kept in memory: ``tables`` (how many), ``bytes`` (``table_bytes``, all of them)
+    and ``max_bytes`` (the limit, None: none)."""
+    with _MEMORY_LOCK:
+        return {"tables": len(_MEMORY), "bytes": sum(b for _, b in _MEMORY.values()), "max_bytes": _CONFIG.max_bytes}
 
 
 def _memory_key(game: str, rules: Rules, objective: str, dtype: str) -> tuple[str, str]:
     return game, entry_name(rules, objective, dtype)
 
 
+def memory_key(game: Game, rules: Rules, dtype: str) -> tuple[str, str]:
+    """The key under which the registered ``game``'s table of ``rules`` in ``dtype`` is kept in
+    memory (what ``on_forget`` listeners hear)."""
+    return _memory_key(game.name, rules, objective_of(game), dtype)
+
+
+def _trim(keep: tuple[str, str] | None) -> list[tuple[tuple[str, str], Any]]:
+    """(Under the lock or not.) Drop the least recently used tables but ``keep`` until the kept
+    bytes are within the limit; return what was dropped (to ``_let_go`` outside the lock)."""
+    gone: list[tuple[tuple[str, str], Any]] = []
+    limit = _CONFIG.max_bytes
+    if limit is None:
+        return gone
+    with _MEMORY_LOCK:
+        total = sum(b for _, b in _MEMORY.values())
+        for key in list(_MEMORY):
+            if total <= limit:
+                break
+            if key == keep:
+                continue
+            sol, size = _MEMORY.pop(key)
+            total -= size
+            gone.append((key, sol))
+    return gone
+
+
 def _remember(key: tuple[str, str], sol: Any) -> Any:
     if _CONFIG.memory:
+        size = table_bytes(sol)
         with _MEMORY_LOCK:
-            _MEMORY[key] = sol
+            _MEMORY[key] = (sol, size)
+            _MEMORY.move_to_end(key)
+        _let_go(_trim(key))
     return sol
 
 
@@ -165,7 +251,17 @@ def _recall(key: tuple[str, str]) -> Any:
     if not _CONFIG.memory:
         return None
     with _MEMORY_LOCK:
-        return _MEMORY.get(key)
+        kept = _MEMORY.get(key)
+        if kept is None:
+            return None
+        _MEMORY.move_to_end(key)
+        return kept[0]
+
+
+def touch(key: tuple[str, str]) -> bool:
+    """Mark the table kept under ``key`` (``memory_key``) as just used (it goes last among those
+    the limit lets go); whether one is kept."""
+    return _recall(key) is not None
 
 
 def root() -> Path:
@@ -190,7 +286,7 @@ def unwritable(folder: str | os.PathLike | None = None) -> str | None:
 
 def setup(
     folder: str | os.PathLike | None = None, *, enabled: bool = True, say: Callable[[str], None] | None = None,
-    writable: bool | None = None, compilation: bool = False, memory: bool | None = None,
+    writable: bool | None = None, compilation: bool = False, memory: bool | None = None, max_bytes: int | None = None,
 ) -> None:
     """Set up the caches under one folder (None: ``default_root()``): the solution store in
     ``<folder>/tables`` (``configure``) and, with ``compilation`` (for a process that computes
@@ -199,7 +295,8 @@ def setup(
     ``writable=False`` reads cached tables but writes no table and no compiled program (the
     caller has said why); None probes the folder (``unwritable``) and, if it takes no files,
     says why through ``say``. ``say`` receives the store's messages (None: silent). ``memory``:
-    keep solved tables in this process too (``keep_in_memory``; None: leave as it is)."""
+    keep solved tables in this process too (``keep_in_memory``, at most ``max_bytes`` of them;
+    None: leave as it is)."""
     if enabled and writable is None:
         note = unwritable(folder)
         writable = note is None
@@ -207,7 +304,7 @@ def setup(
             say(note)
     configure(folder, enabled=enabled, say=say, writable=writable is not False)
     if memory is not None:
-        keep_in_memory(memory)
+        keep_in_memory(memory, max_bytes)
     if compilation and enabled and writable is not False:
         from jaxsolve.core import runtime
 

@@ -230,6 +230,53 @@ def test_a_new_game_is_cached_through_its_registration_alone(toy):
     np.testing.assert_array_equal(sol.values, want.values)
 
 
+def test_warm_all_solves_every_game_s_default_table_once(toy, monkeypatch):
+    """``cache warm --all``: each registered game's default preset in its advisor's precision;
+    a second run finds them all cached (a registry of the toy game alone keeps it short)."""
+    calls: list = []
+    real = onedie_pig.GAME.solve
+
+    def counted(rules, **kw):
+        calls.append(rules.name)
+        return real(rules, **kw)
+
+    game = dataclasses.replace(onedie_pig.GAME, solve=counted)
+    monkeypatch.setattr(games, "games", lambda: [game])
+    first = runner.invoke(toy, ["cache", "warm", "--all", "--quiet"])
+    assert first.exit_code == 0, first.output
+    assert first.stdout.startswith(f"one-die-pig {game.default} (float64): solved in ") and calls == [game.default]
+    again = runner.invoke(toy, ["cache", "warm", "--all", "--quiet"])
+    assert again.exit_code == 0 and "already cached" in again.stdout and calls == [game.default]
+    for args, message in (([], "name a game, or give --all"), (["one-die-pig", "--all"], "name a game, or give --all"), (["--all", "-r", "x"], "--rules names presets")):
+        refused = runner.invoke(toy, ["cache", "warm", *args])
+        assert refused.exit_code == 1 and refused.stderr.startswith("error: ") and message in refused.stderr, refused.output
+
+
+def test_tables_kept_in_memory_stay_under_the_limit_least_recently_used_first(toy):
+    """``keep_in_memory(max_bytes=)``: past the limit the least recently used table is let go
+    (and its listeners hear it); a table used again goes last."""
+    game = onedie_pig.GAME
+    rules = [onedie_pig.PRESETS["d4-to-8"], onedie_pig.PRESETS["d6-to-12"], game.build_rules("d4-to-8", goal=10)]
+    sizes = [cache.table_bytes(cache.solution(game, r, dtype="float64")) for r in rules]  # solved and written
+    assert all(size > 0 for size in sizes)
+    keys = [cache.memory_key(game, r, "float64") for r in rules]
+    heard: list = []
+    cache.on_forget(lambda key, sol: heard.append(key))
+    try:
+        cache.keep_in_memory(True, max_bytes=sizes[0] + sizes[1])
+        for r in rules[:2]:
+            cache.solution(game, r, dtype="float64")
+        assert cache.memory_use()["tables"] == 2 and heard == []
+        assert cache.touch(keys[0])  # the first is used again
+        cache.solution(game, rules[2], dtype="float64")
+        use = cache.memory_use()
+        assert use["bytes"] <= use["max_bytes"] and heard == [keys[1]]  # the second went first
+        assert [cache.status(game, r, dtype="float64").where for r in rules] == ["memory", "disk", "memory"]
+    finally:
+        cache.keep_in_memory(False)
+        cache._FORGET.pop()
+
+
 def test_warm_refuses_unknown_games_and_presets(toy):
     for args, message in ((["chess"], "unknown game"), (["one-die-pig", "--rules", "nope"], "nope")):
         result = runner.invoke(toy, ["cache", "warm", *args])

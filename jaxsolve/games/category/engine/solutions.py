@@ -17,6 +17,7 @@ import numpy as np
 from jaxsolve.games.category.engine import solver, tables
 from jaxsolve.games.category.sheets.rules import CategoryRules, check_objective
 from jaxsolve.core.arrays import float_dtype
+from jaxsolve.io import cache
 
 
 _SOLUTIONS: dict[tuple, solver.Solution] = {}
@@ -76,6 +77,23 @@ def _zeros(rules: CategoryRules, width: int, dtype_name: str):
 
     shape = (int(np.prod(tables.state_shape(rules))),) + ((width,) if width else ())
     return jnp.zeros(shape, dtype_name)
+
+
+def forget(sol: solver.Solution) -> None:
+    """Let go of ``sol`` here (its entries and their flattened copies): the solution store has
+    dropped it from memory (``cache.on_forget``), so that a bounded server frees it."""
+    for key in [k for k, v in list(_SOLUTIONS.items()) if v is sol]:
+        del _SOLUTIONS[key]
+    _FLAT.pop(id(sol), None)
+    _HOST.pop(id(sol), None)
+
+
+def _forgotten(key, sol) -> None:
+    if isinstance(sol, solver.Solution):
+        forget(sol)
+
+
+cache.on_forget(_forgotten)
 
 
 def flat_values(sol: solver.Solution | None, rules: CategoryRules, dtype=None):
