@@ -19,7 +19,7 @@ DONE = ME + " chance=28"  # a finished sheet: 206 on it, 241 with the upper bonu
         (["--opponent", "aces=3 twos=-"], "sheet then his score"),
         (["--opponent", "aces=3 twos=- 1"], "below the 3 points"),
         (["--opponent", "aces=7 5"], "aces=7 is impossible"),
-        (["--score", "10"], "go with --opponent"),
+        (["--score", "10"], "goes with --opponent"),
         (["--opponent", "start 0", "--objective", "goals"], "finish first"),
     ],
 )

@@ -11,6 +11,8 @@ from pathlib import Path
 
 from jaxsolve.errors import JaxsolveError
 from jaxsolve.games.game import Advice, Batch, Param, Ranked, Report
+from jaxsolve.games.category.engine.objective import TWOPLAYER, WIN, for_advice
+from jaxsolve.games.category.engine.objective import objective as objective_named
 
 OBJECTIVE = Param("objective", str, None, "score (expected points, default) or goals (expected boxes met).", choices=("score", "goals"))
 SOLVE_PARAMS = (
@@ -87,8 +89,8 @@ def solve(rules, *, dtype=None, device=None, progress=None):
     return solver.solve(rules, dtype=dtype, device=device, chunk=256 if rules.dice < 5 else 512, on_layer=table_io.layer_progress(rules, progress))
 
 
-def unit(objective: str) -> str:
-    return "points" if objective == "score" else "boxes met"
+def unit(name: str) -> str:
+    return objective_named(name).unit
 
 
 def solve_command(rules, *, game, dtype, device, quiet, out, objective, chunk, expect, max_saved, devices) -> Report:
@@ -194,18 +196,16 @@ def advise_command(
     from jaxsolve.games.category.sheets.position import check_throws_left, parse_dice, parse_position
 
     check_numbers(("--position", position), *(("--opponent", o) for o in opponent or ()), ("--against", against))
-    if against is not None:
-        if opponent or batch is not None or strategy == "heuristic" or scope == "turn" or (objective or "score") != "score" or table is not None or win_method != "auto":
-            raise JaxsolveError("--against ranks by P(win) against one player who plays to win: no --opponent, --batch, heuristic, turn scope, objective, table or --win-method")
+    asked = for_advice(objective, opponent=bool(opponent), against=against is not None)
+    asked.refuse({
+        "opponent": bool(opponent), "against": against is not None, "batch": batch is not None, "heuristic": strategy == "heuristic",
+        "turn_scope": scope == "turn", "objective": (objective or "score") != "score", "table": table is not None,
+        "win_method": win_method != "auto", "score": score is not None, "ties": ties != "share", "they_started": not i_started,
+    })
+    if asked is TWOPLAYER:
         return two_player_advice(rules, game, setup, position, _dice_text(dice, more_dice), throws_left, against, score, ties, i_started)
-    if not i_started:
-        raise JaxsolveError("--they-started goes with --against")
-    if opponent:
-        if batch is not None or strategy == "heuristic" or scope == "turn" or (objective or "score") != "score" or table is not None:
-            raise JaxsolveError("--opponent ranks by the probability to finish first: no --batch (give opponents in its lines), heuristic, turn scope, objective or table")
+    if asked is WIN:
         return winning_advice(rules, game, setup, position, _dice_text(dice, more_dice), throws_left, opponent, score, ties, win_method)
-    if score is not None or ties != "share" or win_method != "auto":
-        raise JaxsolveError("--score, --ties and --win-method go with --opponent")
 
     if batch is not None:
         if strategy == "heuristic" or scope == "turn" or dice or more_dice or position != "start":

@@ -36,6 +36,8 @@ import numpy as np
 
 from jaxsolve.games.category.answers import advisor
 from jaxsolve.games.category.engine import solutions, tables
+from jaxsolve.errors import JaxsolveError
+from jaxsolve.games.category.engine.objective import SCORE, TWOPLAYER
 from jaxsolve.games.category.sheets.position import Position, PositionError, box_index, format_dice
 from jaxsolve.games.category.sheets.rules import CategoryRules
 from jaxsolve.games.played import PlayError, PlayOption, PlayedGame, Ratings, Summary, fmt_faces, split_tokens, typed_faces
@@ -97,9 +99,12 @@ class CategoryGame(PlayedGame):
             raise PlayError(f"against must be expected or optimal, got {self.against!r}")
         if self.ties not in ("share", "win", "lose"):
             raise PlayError(f"ties must be share, win or lose, got {self.ties!r}")
-        if self.against == "expected":
-            if self.start is not None or self.they_start or self.ties != "share":
-                raise PlayError("start, they_start and ties go with against optimal (the opponent who plays to win)")
+        asked = TWOPLAYER if self.against == "optimal" else SCORE
+        try:
+            asked.refuse({"start": self.start is not None, "they_start": self.they_start, "ties": self.ties != "share"})
+        except JaxsolveError as e:
+            raise PlayError(f"against {self.against}: {e}") from None
+        if asked is SCORE:
             return Sheet(Position.empty(rules)), Sheet(Position.empty(rules))
         if self.opponents > 1:
             raise PlayError("against optimal is a game of two: one opponent (opponents 0 or 1)")

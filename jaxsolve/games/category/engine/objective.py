@@ -1,0 +1,149 @@
+"""What a solve of a category game maximises, as one value per objective.
+
+An ``Objective`` says what a state's value is (``value``), what the turn runs over (its
+``channel``: nothing for the scalar objectives, a vector over the points still needed, the
+points scored or the lead), its unit, its tie rule and which of the advisor's options it takes
+(``options``). The command line, ``play`` and the page read a request into one objective once
+(``for_advice``) and refuse the options it does not take from what it declares (``refuse``),
+so a new objective brings its own words and checks with it.
+
+The six objectives:
+
+- ``score``: the expected final score (the score table; one value per state);
+- ``goals``: the expected number of boxes met (the same turn, a box worth 1 when it scores);
+- ``distribution``: the distribution of the remaining score under the score-optimal policy
+  (a vector over points scored);
+- ``target``: the best probability to score at least t more points, for every t (a vector
+  over points still needed); a utility over final points is the same turn with its terminal;
+- ``win``: the probability to finish first against opponents who play for the expected score
+  (the utility "beat their final scores" over my final points);
+- ``twoplayer``: the probability to win against one player who also plays to win (a vector
+  over the lead).
+
+Ties are decided by ``engine.policy``'s one rule in every objective (ending the turn before
+re-throwing, more dice kept, the earlier box), within its ``tolerance``.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Mapping
+
+from jaxsolve.errors import JaxsolveError
+
+TIE_RULE = "fill before re-throwing, then more dice kept, then the earlier box"
+"""The one tie rule (``engine.policy``), in words."""
+
+
+@dataclass(frozen=True)
+class Objective:
+    """One objective of a category game (hashable: a key for caches and stores).
+
+    Attributes:
+        name: the name the command line and the stores use.
+        value: what a state's value is, in words.
+        channel: what the turn runs over besides the state ("" for a scalar value).
+        unit: the unit of the values an answer ranks by.
+        tolerance: how near two option values count as tied (then the tie rule decides).
+        options: the advisor's options (by name, without dashes) this objective takes
+            beyond the position and dice.
+        asked_by: the option that asks for it, in words (for messages).
+    """
+
+    name: str
+    value: str
+    channel: str
+    unit: str
+    tolerance: str
+    options: frozenset[str]
+    asked_by: str
+
+    @property
+    def scalar(self) -> bool:
+        """Whether a state's value is one number (the score table's objectives)."""
+        return not self.channel
+
+    @property
+    def ties(self) -> str:
+        return TIE_RULE
+
+    def refuse(self, given: Mapping[str, bool]) -> None:
+        """Refuse every option in ``given`` (name -> whether it was given) this objective does
+        not take, in one line saying which objectives take it."""
+        wrong = [name for name, on in given.items() if on and name not in self.options]
+        if not wrong:
+            return
+        parts = []
+        for name in wrong:
+            flag = _flag(name)
+            other = [o.value for o in OBJECTIVES.values() if o.asked_by == flag]
+            takers = [o.asked_by for o in OBJECTIVES.values() if name in o.options and o is not self]
+            if other:
+                where = f" (that ranks by {other[0]})"
+            elif takers:
+                where = f" (it goes with {' or '.join(takers)})"
+            else:
+                where = ""
+            parts.append(f"{flag}{where}")
+        raise JaxsolveError(f"{self.asked_by} ranks by {self.value}: it takes no {'; no '.join(parts)}")
+
+
+_SPELLED = {"heuristic": "--strategy heuristic", "turn_scope": "--scope turn"}
+
+
+def _flag(name: str) -> str:
+    return _SPELLED.get(name, "--" + name.replace("_", "-"))
+
+
+_SOLUTION_OPTIONS = frozenset({"batch", "heuristic", "turn_scope", "table", "objective"})
+
+SCORE = Objective(
+    "score", "the expected final score", "", "points", "1e-9 relative (float64)", _SOLUTION_OPTIONS, "the score objective",
+)
+GOALS = Objective(
+    "goals", "the expected number of boxes met", "", "boxes met", "1e-9 relative (float64)", _SOLUTION_OPTIONS,
+    "the goals objective",
+)
+DISTRIBUTION = Objective(
+    "distribution", "the distribution of the remaining score under the score-optimal policy", "points scored",
+    "probability", "1e-9 relative (float64)", frozenset(), "`distribution`",
+)
+TARGET = Objective(
+    "target", "the probability of scoring at least the target", "points still needed", "probability",
+    "1e-12 absolute", frozenset({"table"}), "`advise-target`",
+)
+WIN = Objective(
+    "win", "the probability to finish first", "points still needed to beat each final score", "P(finish first)",
+    "1e-12 absolute", frozenset({"opponent", "score", "ties", "win_method"}), "--opponent",
+)
+TWOPLAYER = Objective(
+    "twoplayer", "the probability to win against a player who plays to win", "the lead", "P(win)",
+    "1e-12 absolute", frozenset({"against", "score", "ties", "they_started", "they_start", "start"}), "--against",
+)
+
+OBJECTIVES: dict[str, Objective] = {o.name: o for o in (SCORE, GOALS, DISTRIBUTION, TARGET, WIN, TWOPLAYER)}
+"""Every objective by name."""
+
+
+def objective(name: str | Objective) -> Objective:
+    """The objective named ``name`` (an ``Objective`` is returned as it is)."""
+    if isinstance(name, Objective):
+        return name
+    try:
+        return OBJECTIVES[name]
+    except KeyError:
+        raise JaxsolveError(f"unknown objective {name!r}; choose one of {', '.join(OBJECTIVES)}") from None
+
+
+def for_advice(scalar: str | None, *, opponent: bool, against: bool) -> Objective:
+    """The one objective a request for advice asks for: ``--against`` the two-player game,
+    ``--opponent`` the win against the opponents' sheets, else the scalar ``--objective``
+    (``score`` by default)."""
+    if against:
+        return TWOPLAYER
+    if opponent:
+        return WIN
+    chosen = objective(scalar or "score")
+    if not chosen.scalar:
+        raise JaxsolveError(f"--objective takes score or goals, not {chosen.name}")
+    return chosen
