@@ -59,7 +59,7 @@ ADVISE_TARGET_PARAMS = (
 )
 
 
-def _table_out(use: str) -> Param:
+def _out_param(use: str) -> Param:
     """The ``--out`` of a table export; by default the table goes where ``advise --opponent`` ``use``."""
     return Param(
         "out", Path, None,
@@ -70,7 +70,7 @@ def _table_out(use: str) -> Param:
 
 
 TARGET_TABLE_PARAMS = (
-    _table_out("answers table questions from"),
+    _out_param("answers table questions from"),
     FILLED,
     Param("store", str, "float32", "float32, or uint16 (round(65535 p): half the bytes, error at most 7.7e-6).", choices=("float32", "uint16")),
     Param("at", list, None, "Report the start's P(final >= T) (repeat, or several values).", item=int, min=0),
@@ -79,7 +79,7 @@ TARGET_TABLE_PARAMS = (
     Param("chunk", int, 8, "Most states per compiled batch.", min=1, max=1 << 16),
 )
 DISTRIBUTION_TABLE_PARAMS = (
-    _table_out("reads the opponents' distributions from"),
+    _out_param("reads the opponents' distributions from"),
     FILLED,
     DEVICES,
     Param("max_memory", int, None, "MiB one device may use; chunks shrink to fit.", min=1),
