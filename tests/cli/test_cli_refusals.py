@@ -39,3 +39,8 @@ def test_a_batch_opponent_score_of_5001_digits_is_an_answer_naming_it():
     assert result.exit_code == 1, result.output
     answer = json.loads(result.stdout)
     assert "opponents" in answer["error"] and "5,001 digits" in answer["error"]
+
+
+def test_twoplayer_endgame_refuses_filled_counts_that_are_no_turn_of_the_mover():
+    for theirs in ("ones=1 7", "ones=1 twos=2 threes=3 fours=4 20"):
+        one_line_error(["twoplayer-endgame", "yacht", "--mine", "ones=1 twos=2 5", "--theirs", theirs, "--no-cache"], "--mine has 2 boxes filled")

@@ -39,12 +39,6 @@ def _suite_cases(*args, **kwargs):
     return suite_cases(*args, **kwargs)
 
 
-def _endgame_command(*args, **kwargs):
-    from jaxsolve.games.category.objectives.twoplayer.endgame import endgame_command
-
-    return endgame_command(*args, **kwargs)
-
-
 def _endgame_params():
     from jaxsolve.games.category.objectives.twoplayer.endgame import ENDGAME_PARAMS
 
@@ -62,7 +56,7 @@ def _family_commands(name: str, title: str) -> dict[str, Command]:
     run = lambda fn: functools.partial(fn, game=name)  # noqa: E731
     return {
         "twoplayer-endgame": Command(
-            run(_endgame_command), _endgame_params(),
+            run(family_commands.endgame_command), _endgame_params(),
             f"Two players of {title}, both playing to win: solve every position where both have at most --open K boxes open, or one "
             "position's end game from --mine and --theirs (sheet then score), and export it (--out).",
             precision="float32", summary="Solve two-player end games (both play to win) and export them.",

@@ -128,6 +128,39 @@ def check_sheet_state(rules, mask: int, upper: int, all_same_held: bool) -> None
         raise JaxsolveError(str(exc).replace("all_same_held needs", "--holds50 needs")) from None
 
 
+# ----------------------------------------------------------------------------- twoplayer-endgame
+
+
+def endgame_command(rules, **options) -> Report:
+    """``twoplayer-endgame``: the sheets of ``--mine`` and ``--theirs`` checked
+    (``check_endgame_sheets``), then ``endgame.endgame_command``."""
+    from jaxsolve.games.category.objectives.twoplayer import endgame
+
+    check_endgame_sheets(rules, options.get("mine"), options.get("theirs"))
+    return endgame.endgame_command(rules, **options)
+
+
+def check_endgame_sheets(rules, mine: str | None, theirs: str | None) -> None:
+    """Refuse ``--mine`` / ``--theirs`` whose filled counts are no turn of the player to move:
+    the other has as many boxes filled (the mover started) or one more (the other started).
+    A sheet that does not parse is left to the command's own message."""
+    from jaxsolve.games.category.objectives import winning
+    from jaxsolve.games.category.sheets.position import PositionError
+
+    commands.check_numbers(("--mine", mine), ("--theirs", theirs))
+    if mine is None or theirs is None:
+        return
+    try:
+        a, b = (bin(winning.parse_opponent(text, rules).position.state(rules)[0]).count("1") for text in (mine, theirs))
+    except PositionError:
+        return
+    if b not in (a, a + 1):
+        raise JaxsolveError(
+            f"--mine has {a} boxes filled and --theirs {b}: at the turn of the player to move (--mine) the other has as many boxes "
+            f"filled ({a}, the mover started) or one more ({a + 1}, the other started)"
+        )
+
+
 # ----------------------------------------------------------------------------- analyze
 
 
