@@ -38,6 +38,17 @@ def serve(
             "By default the server answers only its own address with its port (and localhost; and, on 0.0.0.0, any IP address), which keeps other sites out (DNS rebinding).",
         ),
     ] = None,
+    max_memory: Annotated[
+        float,
+        typer.Option(
+            "--max-memory",
+            metavar="GIB",
+            min=0,
+            help="Solved tables kept in memory, in GiB of their arrays (default 4; 0: no limit): past it the least recently used table is let go "
+            "(it stays in the cache folder; a game in play on it is put away). The process itself needs more: JAX, compiled programs, answers.",
+        ),
+    ] = 4.0,
+    warm: Annotated[bool, typer.Option("--warm/--no-warm", help="Solve or load every game's default table at start, in the background (the page shows how far).")] = True,
     device: DeviceOpt = Device.auto,
     cache_dir: CacheOpt = None,
     no_cache: NoCacheOpt = False,
@@ -48,8 +59,10 @@ def serve(
     from jaxsolve.web.server import build_app, make_server
 
     check_device(device.value, x64=True)
-    service = Service(cache_dir=cache_dir, use_cache=not no_cache, device=device.value)
+    service = Service(cache_dir=cache_dir, use_cache=not no_cache, device=device.value, max_memory=int(max_memory * 2**30) if max_memory > 0 else None)
     server, sock = make_server(build_app(service), host, port, allow_hosts=allow_host or ())
+    if warm:
+        service.warm_defaults()
     bound = sock.getsockname()
     shown = f"[{bound[0]}]" if ":" in bound[0] else bound[0]
     typer.echo(f"jaxsolve page at http://{shown}:{bound[1]}/ (Ctrl-C stops it)")

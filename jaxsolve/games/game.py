@@ -28,6 +28,8 @@ FLOAT_LIMIT = 1e9
 """A float option is finite and at most this size on a side where it declares no bound."""
 MAX_TEXT = 10_000
 """Longest text an option takes (characters)."""
+MAX_DIGITS = 30
+"""Most digits of a whole number written as text that an option reads (its bounds refuse far fewer)."""
 
 
 @dataclass(frozen=True)
@@ -142,6 +144,9 @@ class Param:
             text = value.strip()
             if not re.fullmatch(r"[+-]?\d+" if whole else r"[+-]?(\d+\.?\d*|\.\d+)([eE][+-]?\d+)?", text):
                 raise JaxsolveError(f"{name} must be {what}, got {value!r}")
+            digits = len(text.lstrip("+-"))
+            if whole and digits > MAX_DIGITS:  # Python reads no int of more than 4,300 digits; no option takes one of 20
+                raise JaxsolveError(f"{name} must be {what} of at most {MAX_DIGITS} digits, got one of {digits:,} digits")
             value = int(text) if whole else float(text)
         if isinstance(value, bool) or not isinstance(value, (int, float)) or (whole and isinstance(value, float) and not value.is_integer()):
             raise JaxsolveError(f"{name} must be {what}, got {value!r}")

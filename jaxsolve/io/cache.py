@@ -154,12 +154,14 @@ def keep_in_memory(on: bool = True, max_bytes: int | None = None) -> None:
         _let_go(_trim(None))
 
 
-def on_forget(listener: Callable[[tuple[str, str], Any], None]) -> None:
+def on_forget(listener: Callable[[tuple[str, str], Any], None], on: bool = True) -> None:
     """Call ``listener(key, table)`` whenever a table kept in memory is let go (the limit of
     ``keep_in_memory``, or ``forget``): a holder of its own references (a per-process table
-    cache, the games in play) drops them, so that the memory is freed."""
-    if listener not in _FORGET:
+    cache, the games in play) drops them, so that the memory is freed. ``on=False``: no longer."""
+    if on and listener not in _FORGET:
         _FORGET.append(listener)
+    elif not on and listener in _FORGET:
+        _FORGET.remove(listener)
 
 
 def forget() -> None:

@@ -12,6 +12,13 @@ first solve, a long distribution) becomes a *job*: the caller gets its id and po
 for the elapsed time, the solution store's notes and the solve's progress until the answer is
 there. Bad input raises ``ApiError`` (an HTTP status and one message); nothing else is raised
 to the caller except a bug, which the server turns into a 500 answer and survives.
+
+One table per rule set: the advisor, play and ``cache warm`` read the same table (the advisor's
+precision, float64, from the same solution store as the command line), so each rule set is
+solved once. The tables kept in memory stay under ``max_memory`` bytes (least recently used
+first, ``cache.keep_in_memory``); a game in play whose table is let go is put away (a request
+for it says so). ``warm_defaults`` solves every game's default table at start, one after the
+other, and ``warming()`` says how far that is.
 """
 
 from __future__ import annotations
@@ -26,11 +33,15 @@ from typing import Any, Callable, Hashable
 
 from jaxsolve.errors import JaxsolveError
 from jaxsolve.games.game import Advice, Batch, Game, Param, read_options
-from jaxsolve.web.jobs import Job, Jobs, Stopping
+from jaxsolve.web.jobs import ABANDON, Job, Jobs, Stopping
 
 TIE_TOL = 1e-9  # an option within this of the best (relative to the best's size) is tied with it
 MAX_QUESTIONS = 1000  # questions in one bulk request
 MAX_GAMES = 256  # games in play kept in memory (the oldest untouched one goes first)
+MAX_MEMORY = 4 << 30
+"""Bytes of solved tables the server keeps in memory by default (``serve --max-memory``): the
+arrays of the tables (``cache.table_bytes``), the least recently used let go first."""
+PUT_AWAY = 1024  # ids of games put away that a request is told about (the oldest forgotten first)
 SEED = Param("seed", int, None, "Seed of the virtual dice (empty: a random seed).", min=0, max=2**63 - 1)
 DISTRIBUTION = "distribution"
 """The command whose ``Report.result`` is P(final score = k) from a position: the page draws it
@@ -99,12 +110,23 @@ def read_values(params, given: Any, what: str) -> dict:
     unknown = sorted(set(given) - set(known))
     if unknown:
         raise ApiError(f"unknown {what}: {', '.join(unknown)}; the {what} here are {', '.join(known) or 'none'}")
+    given = {k: _items(known[k], v) for k, v in given.items()}
     try:
         return read_options(params, given, label=lambda p: p.name.replace("_", " "))
     except ApiError:
         raise
     except JaxsolveError as exc:
         raise ApiError(str(exc)) from None
+
+
+def _items(p: Param, value: Any) -> Any:
+    """A text given for a list of texts (``opponent``, what the page's text field sends) as its
+    items: one item, or several separated by ``;`` (``"aces=3 5; start 0"``: two opponents),
+    never split at spaces, which are inside an item. A list of numbers keeps its text (spaces
+    separate the numbers: ``Param.check``)."""
+    if p.type is list and p.item is str and isinstance(value, str) and value.strip():
+        return [part.strip() for part in value.split(";") if part.strip()] or None
+    return value
 
 
 def tied(regret: float, best: float | None) -> bool:
@@ -176,16 +198,23 @@ def stage(rules, throws_left: int | None, dice) -> str | None:
 class Service:
     """The answers behind the page's API (see the module's doc)."""
 
-    def __init__(self, *, wait: float = 1.5, cache_dir: Path | None = None, use_cache: bool = True, device: str = "auto", workers: int | None = None):
+    def __init__(
+        self, *, wait: float = 1.5, cache_dir: Path | None = None, use_cache: bool = True, device: str = "auto", workers: int | None = None,
+        max_memory: int | None = MAX_MEMORY, abandon: float | None = ABANDON,
+    ):
         self.wait = wait
         self.cache_dir = cache_dir
         self.use_cache = use_cache
         self.device_name = device
+        self.max_memory = max_memory
         self._device = None
-        self._jobs = Jobs(workers)
+        self._jobs = Jobs(workers, abandon)
         self._ids = itertools.count(1)
         self._lock = threading.Lock()
         self._played: OrderedDict[str, Any] = OrderedDict()
+        self._tables: dict[str, tuple[str, str]] = {}  # a game in play -> the memory key of its table
+        self._put_away: OrderedDict[str, None] = OrderedDict()
+        self._warming: list[tuple[Game, Any, str, Job]] = []
         self._dists: dict[tuple, dict] = {}
         self._configured = False
 
@@ -200,7 +229,8 @@ class Service:
                 return
             from jaxsolve.io import cache
 
-            cache.setup(self.cache_dir, enabled=self.use_cache, say=self._note, memory=True)
+            cache.setup(self.cache_dir, enabled=self.use_cache, say=self._note, memory=True, max_bytes=self.max_memory)
+            cache.on_forget(self._forgotten)
             self._configured = True
 
     def setup(self):
@@ -212,7 +242,8 @@ class Service:
                 from jaxsolve.io import cache
 
                 runtime.configure(x64=True)
-                cache.setup(self.cache_dir, enabled=self.use_cache, say=self._note, compilation=True, memory=True)
+                cache.setup(self.cache_dir, enabled=self.use_cache, say=self._note, compilation=True, memory=True, max_bytes=self.max_memory)
+                cache.on_forget(self._forgotten)
                 self._configured = True
                 self._device = runtime.get_device(self.device_name)
             return self._device
@@ -223,16 +254,37 @@ class Service:
         if job is not None:
             job.notes.append(str(message))
 
-    def submit(self, what: str, fn: Callable[[], Any], *, same: Hashable = None, key: Hashable = None, serial: Hashable = None, about: str | None = None) -> Job:
+    def _forgotten(self, key: tuple[str, str], sol: Any) -> None:
+        """The solution store let go of the table ``key`` (``cache.on_forget``): the games in play
+        on it are put away, so that its memory is freed."""
+        gone = [pid for pid, k in list(self._tables.items()) if k == key]
+        for pid in gone:
+            self._played.pop(pid, None)
+            self._tables.pop(pid, None)
+            self._put_away[pid] = None
+        while len(self._put_away) > PUT_AWAY:
+            self._put_away.popitem(last=False)
+
+    def memory(self) -> dict:
+        """The tables kept in memory: how many, their bytes and the limit (``cache.memory_use``)."""
+        from jaxsolve.io import cache
+
+        return {**cache.memory_use(), "max_bytes": self.max_memory, "games_in_play": len(self._played)}
+
+    def submit(
+        self, what: str, fn: Callable[[], Any], *, same: Hashable = None, key: Hashable = None, serial: Hashable = None, about: str | None = None,
+        keep: bool = False,
+    ) -> Job:
         """Run ``fn`` as a job on the pool (``jobs.Jobs.submit``: ``same`` shares the unfinished
-        job of the same request, ``key`` one solve per table, ``serial`` one game's moves in order)."""
+        job of the same request, ``key`` one solve per table, ``serial`` one game's moves in
+        order, ``keep``: never cancelled for want of polls)."""
 
         def run():
             self._configure()
             return fn()
 
         try:
-            return self._jobs.submit(what, run, same=same, key=key, serial=serial, about=about)
+            return self._jobs.submit(what, run, same=same, key=key, serial=serial, about=about, keep=keep)
         except Stopping as exc:
             raise ApiError(str(exc), 503) from None
 
@@ -255,10 +307,8 @@ class Service:
             if kind in ("advise", "values", "play", "warm"):
                 g = self.game(target)
                 rules, _ = self.rules(g, body or {})
-                command = g.commands.get("advise")
-                precision = g.precision if kind == "play" or command is None or command.precision is None else command.precision
                 same = None if kind == "play" else (kind, target, json.dumps(body, sort_keys=True, default=str))
-                dtype = _dtype(precision)
+                dtype = self._table_dtype(g)  # one table per rule set: play reads the advisor's
                 return {"same": same, "key": (g.name, rules, dtype), "about": f"{g.title}, rules {rules.name} ({dtype})"}
             if kind == "win":
                 p = self._played.get(target)
@@ -278,6 +328,7 @@ class Service:
             from jaxsolve.io import cache
 
             cache.keep_in_memory(False)
+            cache.on_forget(self._forgotten, on=False)
         return running
 
     # -------------------------------------------------------------- the registry
@@ -389,6 +440,55 @@ class Service:
 
         return run
 
+    def warm_defaults(self) -> list[Job]:
+        """Solve (or load) every registered game's default table, one after the other, as jobs
+        that are never cancelled for want of polls (``serve`` calls it at start); the quickest
+        first where the games register solve times. ``warming()`` says how far it is."""
+        from jaxsolve import games
+        from jaxsolve.io import cache
+
+        chosen = []
+        for g in games.games():
+            if g.save is None or g.load is None or g.commands.get("advise") is None:
+                continue
+            rules = g.get_rules()
+            chosen.append((cache.estimate(g, rules) or float("inf"), len(chosen), g, rules))
+        jobs = []
+        for _, _, g, rules in sorted(chosen, key=lambda c: c[:2]):
+            dtype = self._table_dtype(g)
+
+            def run(g=g, rules=rules, dtype=dtype) -> dict:
+                import time
+
+                start = time.perf_counter()
+                g.solution(rules, dtype=dtype, device=self.setup)
+                return {"game": g.name, "rules": rules.name, "dtype": dtype, "cached": True, "seconds": round(time.perf_counter() - start, 3)}
+
+            job = self.submit(f"warm {g.name}", run, key=(g.name, rules, dtype), serial="warm at start", about=f"{g.title}, rules {rules.name} ({dtype})", keep=True)
+            self._warming.append((g, rules, dtype, job))
+            jobs.append(job)
+        return jobs
+
+    def warming(self) -> dict:
+        """How far the tables warmed at start are: each table's ``state`` (``waiting``,
+        ``solving`` with its ``progress``, ``ready`` or ``failed``), how many are ``ready`` of
+        ``total``, and ``eta_seconds``: the time left of the table being solved at the rate of
+        its layers so far (measured here and now; none for the tables still waiting)."""
+        tables, ready, eta = [], 0, None
+        for g, rules, dtype, job in self._warming:
+            if job.future.done():
+                failed = job.future.cancelled() or job.future.exception() is not None
+                state = "failed" if failed else "ready"
+                ready += not failed
+            else:
+                state = "solving" if job.ran is not None else "waiting"
+            progress = job.progress() if state == "solving" else None
+            if progress is not None and progress.get("eta_seconds") is not None:
+                eta = progress["eta_seconds"]
+            tables.append({"game": g.name, "title": g.display_name or g.title, "rules": rules.name, "dtype": dtype, "state": state, "progress": progress})
+        busy = any(t["state"] in ("waiting", "solving") for t in tables)
+        return {"tables": tables, "ready": ready, "total": len(tables), "busy": busy, "eta_seconds": eta, "memory": self.memory()}
+
     def _advise(self, g: Game, command, rules, given: bool, options: dict, dtype: str) -> dict:
         result = command.run(rules, rules_given=given, table=None, dtype=dtype, setup=self.setup, quiet=True, **options)
         if isinstance(result, Batch) or not isinstance(result, Advice):
@@ -454,28 +554,43 @@ class Service:
         settings = read_values(params, body.get("settings"), "settings")
 
         def run():
+            from jaxsolve.io import cache
+
+            self.setup()  # float64: the advisor's table of these rules, solved once for both
             played = play.new_game(g.name, rules, **settings)
             if hasattr(played, "win_on_demand"):
                 played.win_on_demand = True  # the page asks for the win probability as a job of its own (``win_call``)
             played.warm()
             pid = f"g{next(self._ids)}"
             self._played[pid] = played
+            self._tables[pid] = cache.memory_key(g, rules, self._table_dtype(g))
             while len(self._played) > MAX_GAMES:
-                self._played.popitem(last=False)
+                self._tables.pop(self._played.popitem(last=False)[0], None)
             return self.play_state(pid)
 
         return run
 
     def known(self, pid: str) -> None:
-        """A 404 ``ApiError`` unless the game ``pid`` is in play (read-only, any thread)."""
+        """A 404 ``ApiError`` unless the game ``pid`` is in play (read-only, any thread); 410
+        for a game put away to keep the tables within ``max_memory``."""
         if pid not in self._played:
-            raise ApiError(f"no game {pid!r} in play here (the server may have restarted)", 404)
+            self._not_in_play(pid)
+
+    def _not_in_play(self, pid: str) -> None:
+        if pid in self._put_away:
+            raise ApiError(f"the game {pid!r} was put away to keep the server's memory within its limit (serve --max-memory); start a new one", 410)
+        raise ApiError(f"no game {pid!r} in play here (the server may have restarted)", 404)
 
     def played(self, pid: str):
         p = self._played.get(pid)
         if p is None:
-            raise ApiError(f"no game {pid!r} in play here (the server may have restarted)", 404)
+            self._not_in_play(pid)
         self._played.move_to_end(pid)
+        key = self._tables.get(pid)
+        if key is not None:
+            from jaxsolve.io import cache
+
+            cache.touch(key)  # its table is in use: the last the memory limit lets go
         return p
 
     def move_call(self, pid: str, body: dict) -> Callable[[], dict]:

@@ -18,11 +18,18 @@ A job waiting for its turn holds no thread: it starts when the job before it end
 job hears the progress bars of ``jaxsolve.core.progress`` opened on its thread (quiet or not,
 ``progress.listening``) and keeps the latest figures: how far (a solve's layers done of its
 layers), what is being done (the layer), and the time left at the rate so far.
+
+A job nobody asks about is cancelled: where ``abandon`` seconds pass without a request for it (its
+submission, a poll of its id, the same request again, or a poll of a job joined to it), a job
+waiting for its turn is cancelled and a running one is stopped (``Abandoned`` raised in its
+thread at its next Python step: a solve between two layers, a distribution between two steps).
+Jobs submitted with ``keep`` (the tables warmed at start) are never cancelled so.
 """
 
 from __future__ import annotations
 
 import concurrent.futures
+import ctypes
 import itertools
 import os
 import threading
@@ -34,8 +41,18 @@ from typing import Any, Callable, Hashable
 KEEP = 200  # finished jobs kept for polling (the oldest finished one goes first)
 
 
+ABANDON = 180.0
+"""Seconds without a request for a job after which it is cancelled (``Jobs``): a page polls its
+jobs every second or so, and a hidden tab, whose timers a browser slows to one a minute, at
+least every minute."""
+
+
 class Stopping(Exception):
     """A job submitted after ``Jobs.close``."""
+
+
+class Abandoned(Exception):
+    """A job cancelled because nobody asked for it for ``Jobs.abandon`` seconds."""
 
 
 @dataclass
@@ -59,7 +76,18 @@ class Job:
     serial: Hashable = None
     fn: Callable[[], Any] | None = None
     after: list[Job] = field(default_factory=list)  # jobs waiting for this one to end
+    keep: bool = False  # never cancelled for want of polls
+    asked: float = field(default_factory=time.monotonic)  # when a request last asked for it
+    thread: int | None = None  # the thread running its work, while it runs
+    stopping: bool = False  # ``Abandoned`` has been raised in its thread
     _base: tuple[float, int] | None = None  # (time, work done) where the current rate is measured from
+
+    def touch(self) -> None:
+        """A request asked for this job (and so for the job whose solve it waits for)."""
+        now = time.monotonic()
+        self.asked = now
+        if self.joined is not None:
+            self.joined.asked = max(self.joined.asked, now)
 
     def heard(self, label: str, done: int, total: int) -> None:
         """A progress bar's update (``progress.listening``): keep the latest figures."""
@@ -103,8 +131,9 @@ class Job:
 class Jobs:
     """The pool and its jobs (see the module's doc); ``current()`` is the job running on this thread."""
 
-    def __init__(self, workers: int | None = None):
+    def __init__(self, workers: int | None = None, abandon: float | None = ABANDON):
         self.workers = workers or max(8, 4 * (os.cpu_count() or 1))
+        self.abandon = abandon
         self._pool = concurrent.futures.ThreadPoolExecutor(max_workers=self.workers, thread_name_prefix="jaxsolve-web")
         self._jobs: OrderedDict[str, Job] = OrderedDict()
         self._ids = itertools.count(1)
@@ -113,23 +142,28 @@ class Jobs:
         self._warm: set[Hashable] = set()  # keys a job has finished well
         self._local = threading.local()
         self._closed = False
+        self._stop_lock = threading.Lock()  # orders raising ``Abandoned`` in a job's thread with the job's end
+        if abandon is not None:
+            threading.Thread(target=self._reaper, name="jaxsolve-web-reaper", daemon=True).start()
 
     def current(self) -> Job | None:
         return getattr(self._local, "job", None)
 
     def submit(
         self, what: str, fn: Callable[[], Any], *, same: Hashable = None, key: Hashable = None, serial: Hashable = None, about: str | None = None,
+        keep: bool = False,
     ) -> Job:
         """Run ``fn`` as a job (or return the unfinished job of the same request ``same``);
-        ``about`` says in words what ``key`` names."""
+        ``about`` says in words what ``key`` names; ``keep``: never cancelled for want of polls."""
         with self._lock:
             if self._closed:
                 raise Stopping("the server is stopping")
             if same is not None:
                 for job in reversed(self._jobs.values()):
                     if job.same == same and not job.future.done():
+                        job.touch()
                         return job
-            job = Job(f"j{next(self._ids)}", what, same=same, key=key, serial=serial, fn=fn, about=about)
+            job = Job(f"j{next(self._ids)}", what, same=same, key=key, serial=serial, fn=fn, about=about, keep=keep)
             self._jobs[job.id] = job
             while len(self._jobs) > KEEP:
                 oldest = next((j for j in self._jobs.values() if j.future.done()), None)
@@ -142,7 +176,38 @@ class Jobs:
         return job
 
     def get(self, jid: str) -> Job | None:
-        return self._jobs.get(jid)
+        """The job ``jid`` (a request asks for it: it is not abandoned), None if unknown."""
+        job = self._jobs.get(jid)
+        if job is not None:
+            job.touch()
+        return job
+
+    def _reaper(self) -> None:
+        """Cancel, now and then, the unfinished jobs nobody asked for in ``abandon`` seconds."""
+        assert self.abandon is not None
+        while not self._closed:
+            time.sleep(min(max(self.abandon / 4, 0.05), 5.0))
+            self.reap()
+
+    def reap(self) -> list[Job]:
+        """Cancel the unfinished jobs (but ``keep`` ones) nobody asked for in ``abandon`` seconds:
+        a waiting one at once, a running one by ``Abandoned`` raised in its thread; return them."""
+        if self.abandon is None:
+            return []
+        now = time.monotonic()
+        with self._lock:
+            idle = [j for j in self._jobs.values() if not j.keep and not j.future.done() and now - j.asked > self.abandon]
+        out = []
+        for job in idle:
+            if job.future.cancel():  # still waiting for its turn: it ends when it would have started
+                out.append(job)
+                continue
+            with self._stop_lock:
+                if job.thread is not None and not job.stopping:
+                    job.stopping = True
+                    ctypes.pythonapi.PyThreadState_SetAsyncExc(ctypes.c_ulong(job.thread), ctypes.py_object(Abandoned))
+                    out.append(job)
+        return out
 
     def _holds(self, job: Job) -> list[tuple[str, Hashable]]:
         holds = []
@@ -177,8 +242,13 @@ class Jobs:
         self._local.job = job
         job.ran = time.monotonic()
         try:
-            with progress.listening(job.heard):
-                result = job.fn()  # type: ignore[misc]
+            try:
+                with self._stop_lock:
+                    job.thread = threading.get_ident()
+                with progress.listening(job.heard):
+                    result = job.fn()  # type: ignore[misc]
+            finally:
+                self._stopped(job)
         except BaseException as exc:  # noqa: BLE001  the job's answer (the server turns it into one message)
             job.finished = time.monotonic()
             job.future.set_exception(exc)
@@ -190,6 +260,14 @@ class Jobs:
         finally:
             self._local.job = None
             job.fn = None
+
+    def _stopped(self, job: Job) -> None:
+        """The job's work is over: no ``Abandoned`` is raised in its thread from now on, and one
+        raised but not yet delivered is withdrawn (it is the job's answer only if it arrived)."""
+        with self._stop_lock:
+            thread, job.thread = job.thread, None
+            if job.stopping and thread is not None:
+                ctypes.pythonapi.PyThreadState_SetAsyncExc(ctypes.c_ulong(thread), None)
 
     def _end(self, job: Job, ok: bool) -> None:
         """Let go of what ``job`` held and start the jobs that waited for it."""

@@ -20,12 +20,17 @@ a 500 with the same shape, and the server goes on):
 - ``GET /api/play/{id}/win``: in a game against computer opponents (``settings.opponents``), your
   probability to finish first at this decision, each option's by its label, or why it is not
   offered (a job of its own: the board does not wait for it).
+- ``GET /api/warming``: the tables ``serve`` solves at start (every game's default preset, one
+  after the other): each one's state (waiting, solving with its progress, ready, failed), how
+  many are ready, the time left of the one being solved at its rate so far, and the memory the
+  kept tables take (``Service.warming``).
 - ``GET /api/jobs/{id}``: a request still being worked on (answered ``202`` with its job id):
   elapsed seconds, the solution store's notes, ``progress`` (``{done, total, label,
   eta_seconds}``: the layers the solve's progress bars have done of all, the layer, the
   seconds left at the rate so far; null until a bar reports), ``joined`` (the job whose solve of the
   same rules it waits for) and ``about`` (the game and rules whose table it needs); then the
-  answer. Every request is a job on a pool of threads (``jobs``).
+  answer. Every request is a job on a pool of threads (``jobs``). A job nobody asks about for
+  ``jobs.ABANDON`` seconds is cancelled; asked for then, it is answered ``410``.
 - ``GET /``: the page (``static/``).
 
 Only this computer's pages talk to it (a local server is reachable from any page the browser
@@ -45,6 +50,7 @@ than 500, which means a bug); smaller rules or a bigger machine answer it.
 from __future__ import annotations
 
 import asyncio
+import concurrent.futures
 import ipaddress
 import json
 import logging
@@ -63,6 +69,7 @@ from starlette.staticfiles import StaticFiles
 
 from jaxsolve.errors import JaxsolveError
 from jaxsolve.web.api import ApiError, Job, Service, plain
+from jaxsolve.web.jobs import Abandoned
 
 STATIC = Path(__file__).parent / "static"
 MAX_BODY = 1 << 20
@@ -245,6 +252,8 @@ def outcome(job: Job) -> Response:
         return error(str(exc), 400)
     except MemoryError:
         return error("out of memory on this computer; try smaller rules", 507)
+    except (Abandoned, concurrent.futures.CancelledError):
+        return error("this request was cancelled: nobody asked for its answer for a while; ask again", 410)
     except Exception as exc:  # a bug: say so, keep serving (but XLA's out of memory is none)
         if type(exc).__name__ in ("JaxRuntimeError", "XlaRuntimeError") and "RESOURCE_EXHAUSTED" in str(exc):
             return error("out of memory on the device; try smaller rules", 507)
@@ -273,6 +282,9 @@ class _Handlers:
             await asyncio.wait_for(asyncio.shield(asyncio.wrap_future(job.future)), self.service.wait)
         except asyncio.TimeoutError:
             return Json({**job.info(), "pending": True}, status_code=202)
+        except asyncio.CancelledError:
+            if not job.future.cancelled():  # this request was cancelled, not its job
+                raise
         except Exception:  # noqa: BLE001  the job's own error is answered by outcome()
             pass
         return outcome(job)
@@ -319,6 +331,9 @@ class _Handlers:
             return Json({**j.info(), "pending": True}, status_code=202)
         return outcome(j)
 
+    async def warming(self, request: Request) -> Response:
+        return Json(self.service.warming())
+
     async def index(self, request: Request) -> Response:
         return FileResponse(STATIC / "index.html", headers={"Cache-Control": "no-cache"})
 
@@ -345,6 +360,7 @@ def build_app(service: Service | None = None) -> Starlette:
         Route("/api/play/{pid}/review", h.play_route("review")),
         Route("/api/play/{pid}/distribution", h.play_route("distribution")),
         Route("/api/play/{pid}/win", h.play_route("win")),
+        Route("/api/warming", h.warming),
         Route("/api/jobs/{jid}", h.job),
         Mount("/static", StaticFiles(directory=STATIC), name="static"),
     ]
