@@ -447,7 +447,7 @@ class Service:
         from jaxsolve import games
         from jaxsolve.io import cache
 
-        chosen = []
+        chosen: list[tuple[float, int, Game, Any]] = []
         for g in games.games():
             if g.save is None or g.load is None or g.commands.get("advise") is None:
                 continue

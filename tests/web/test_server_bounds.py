@@ -6,6 +6,7 @@ with their progress, and inputs Python cannot read answered with one line and a 
 from __future__ import annotations
 
 import time
+import urllib.request
 
 import pytest
 
@@ -153,6 +154,9 @@ def test_the_default_tables_are_warmed_at_start_with_their_progress(start, monke
     assert solves == [(PIG, onedie_pig.GAME.default, "float64")]
     status, status_of = server.post(f"/api/games/{PIG}/status", {})
     assert status == 200 and status_of["where"] == "memory"
+    page = urllib.request.urlopen(server.url + "/", timeout=30).read().decode()
+    script = urllib.request.urlopen(server.url + "/static/warming.js", timeout=30).read().decode()
+    assert 'id="warming"' in page and "/static/warming.js" in page and "/api/warming" in script
 
 
 @pytest.mark.parametrize(
