@@ -44,3 +44,50 @@ def test_a_batch_opponent_score_of_5001_digits_is_an_answer_naming_it():
 def test_twoplayer_endgame_refuses_filled_counts_that_are_no_turn_of_the_mover():
     for theirs in ("ones=1 7", "ones=1 twos=2 threes=3 fours=4 20"):
         one_line_error(["twoplayer-endgame", "yacht", "--mine", "ones=1 twos=2 5", "--theirs", theirs, "--no-cache"], "--mine has 2 boxes filled")
+
+
+STARTING = """
+import os, runpy, signal, sys
+
+
+class SignalAt:
+    # sends SIGINT to this process when the module named is about to be imported
+    def __init__(self, name):
+        self.name = name
+
+    def find_spec(self, name, path, target=None):
+        if name == self.name:
+            os.kill(os.getpid(), signal.SIGINT)
+        return None
+
+
+sys.meta_path.insert(0, SignalAt(sys.argv[1]))
+sys.argv[1:] = ["games"]
+runpy.run_module("jaxsolve", run_name="__main__", alter_sys=True)
+"""
+
+
+def test_ctrl_c_while_the_modules_load_is_one_line_and_status_130(tmp_path):
+    """A SIGINT while ``python -m jaxsolve`` loads its modules (before the full handler of
+    ``jaxsolve.interrupt`` is in place, and while the command line's modules load) ends the
+    command with ``interrupted`` and status 130, no ``KeyboardInterrupt`` traceback."""
+    import os
+    import signal
+    import subprocess
+    import sys
+
+    root = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+    script = tmp_path / "start.py"
+    script.write_text(STARTING)
+    ignored = signal.getsignal(signal.SIGINT) is signal.SIG_IGN  # a child of a background run would inherit that
+    if ignored:
+        signal.signal(signal.SIGINT, signal.default_int_handler)
+    try:
+        for module in ("jaxsolve.interrupt", "threading", "typer"):
+            run = subprocess.run([sys.executable, str(script), module], cwd=root, capture_output=True, text=True, timeout=120,
+                                 env={**os.environ, "PYTHONPATH": root})
+            assert (run.returncode, run.stderr) == (130, "interrupted\n"), (module, run.returncode, run.stderr[-800:])
+            assert run.stdout == ""
+    finally:
+        if ignored:
+            signal.signal(signal.SIGINT, signal.SIG_IGN)
