@@ -42,6 +42,7 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 
+from jaxsolve.core.compile import abstract, compiled
 from jaxsolve.core.race_cycles import TIE, Cycles, Piece, bust_vectors, cycle_equilibria, envelope, select
 from jaxsolve.errors import JaxsolveError
 
@@ -160,21 +161,19 @@ def solve_multi(
         raise JaxsolveError(f"the N-player race engine computes in float64 (its tie rule is {TIE:g}), not {dtype.name}")
     n = cycles.players
     S = cycles.levels**n
-    W = jnp.zeros((S, n), dtype)
+    W = jax.device_put(np.zeros((S, n), dtype))
     chunk = max(1, min(chunk, len(cycles.members)))
 
     def step(W: jax.Array, members: jax.Array, operands: Any, tol: Any) -> tuple[jax.Array, jax.Array, jax.Array]:
         return cycle_rounds(turn, W, members, operands, tol, max_rounds)
 
+    tol_arr = jax.device_put(np.asarray(tol, dtype))
+    members0 = jax.device_put(np.zeros((chunk, n), np.int32))
+    # one program per game, rules and chunk (the compile cache: a second solve compiles nothing)
+    exe_c, compile_seconds = compiled(("race-multi", key, max_rounds), step, *(abstract(x) for x in (W, members0, operands, tol_arr)), donate_argnums=0)
     t0 = time.perf_counter()
-    exe = jax.jit(step, donate_argnums=0)
-    tol_arr = jnp.asarray(tol, dtype)
-    lowered = exe.lower(W, jnp.zeros((chunk, n), jnp.int32), operands, tol_arr)
-    exe_c = lowered.compile()
     query = _query(turn, operands, n, dtype)
     wide = _query(turn, operands, n, dtype, width=512) if analyse else query
-    compile_seconds = time.perf_counter() - t0
-    t0 = time.perf_counter()
     unsettled: list = []
     several = 0 if analyse else None
     analysed = 0
@@ -188,10 +187,10 @@ def solve_multi(
         changes = []
         for c0 in range(lo, hi, chunk):
             rows = cycles.members[c0 : min(c0 + chunk, hi)]
-            W, change, r = exe_c(W, jnp.asarray(_pad(rows, chunk), jnp.int32), operands, tol_arr)
+            W, change, r = exe_c(W, jax.device_put(np.asarray(_pad(rows, chunk), np.int32)), operands, tol_arr)
             changes.append((rows, change, r))
         bad_rows, ok_rows = [], []
-        for rows, change, r in changes:
+        for rows, change, r in jax.device_get(changes):
             ch = np.asarray(change)[: len(rows)]
             rounds = max(rounds, int(r))
             bad = ch > tol
@@ -208,7 +207,7 @@ def solve_multi(
             several += int(np.sum(counts > 1))  # type: ignore[operator]
         if progress is not None:
             progress(li + 1, L)
-    values = np.asarray(jax.block_until_ready(W))
+    values = np.asarray(jax.device_get(W))
     return MultiRun(values, residual, rounds, unsettled, several, analysed, compile_seconds, time.perf_counter() - t0)
 
 
@@ -230,7 +229,7 @@ def _query(turn: Callable, operands: Any, n: int, dtype: Any, width: int = 64) -
         vs, bs = [], []
         for i in range(0, len(states), width):
             st, Xp = _pad(states[i : i + width], width), _pad(X[i : i + width], width)
-            V, beta = jitted(W, jnp.asarray(st, jnp.int32), jnp.asarray(Xp, dtype))
+            V, beta = jax.device_get(jitted(W, jax.device_put(np.asarray(st, np.int32)), jax.device_put(np.asarray(Xp, dtype))))
             k = min(width, len(states) - i)
             vs.append(np.asarray(V)[:k])
             bs.append(np.asarray(beta)[:k])
@@ -258,14 +257,14 @@ def _settle(W: jax.Array, rows: np.ndarray, query: Callable, n: int, unsettled: 
             raise NoEquilibriumError(f"no stationary equilibrium found for the cycle of states {members.tolist()}")
         unsettled.append({"members": members.tolist(), "pure": len(pure), "mixed": len(mixed), "selected": "pure" if chosen.mixer is None else "mixed",
                           "mixer": chosen.mixer, "q": chosen.q, "values": chosen.W.tolist()})
-        W = W.at[jnp.asarray(members)].set(jnp.asarray(chosen.W, W.dtype))
+        W = W.at[jax.device_put(np.asarray(members))].set(jax.device_put(np.asarray(chosen.W, W.dtype)))
     return W
 
 
 def _analyse(W: jax.Array, rows: np.ndarray, query: Callable, n: int) -> np.ndarray:
     """Pure equilibria per settled cycle (the values in ``W`` must be one of them)."""
     counts = np.zeros(len(rows), np.int64)
-    Wh = np.asarray(W)
+    Wh = np.asarray(jax.device_get(W))
     for i, (members, pieces) in enumerate(zip(rows, _pieces(W, rows, query, n))):
         _, label = np.unique(members, return_inverse=True)
         pure, _ = cycle_equilibria(pieces, label)

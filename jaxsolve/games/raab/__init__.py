@@ -4,7 +4,8 @@ page's tables, plots and play."""
 
 from jaxsolve.games.game import Command, Param
 from jaxsolve.games.race_registration import race_game
-from jaxsolve.games.raab import commands
+from jaxsolve.games.race_table_game import table_game as table_registration
+from jaxsolve.games.raab import commands, table_game as pig_table
 
 GAMES = (
     race_game(
@@ -37,5 +38,13 @@ GAMES = (
         bench_presets=("raab", "pig"),
         solve_seconds={"raab": 5.8, "pig": 8.9, "piglet": 4.0},  # results/cache/solve-seconds.md
         display_name="Schlag den Raab / Pig",
+    ),
+    table_registration(
+        pig_table.SPEC, "The Pig family for 2 to 4 players at one table (--players): every seat's win probability, each playing to win",
+        module="jaxsolve.games.raab", default="pig-3", small="coin-3", play="table_played.TablePigGame",
+        play_params=(Param("seat", int, 1, "Your seat at the table (1 moves first); the others are computer players who play the solved equilibrium.", min=1, max=4),),
+        bench_presets=("raab-3",),
+        solve_seconds={"pig-3": 219.3, "pig-4": 128.2},  # whole process, results/race-n/race-n.md
+        display_name="Pig at a table",
     ),
 )

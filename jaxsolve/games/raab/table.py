@@ -94,7 +94,7 @@ def turn_function(rules: PigTableRules):
 
 
 def operands(rules: PigTableRules, dtype=jnp.float64) -> PigOps:
-    return PigOps(jnp.asarray(rules.weights, dtype), jnp.asarray(rules.bust_prob, dtype))
+    return PigOps(jax.device_put(np.asarray(rules.weights, dtype)), jax.device_put(np.asarray(rules.bust_prob, dtype)))
 
 
 def solve(rules: PigTableRules, *, tol: float = 1e-13, analyse: bool = False, progress=None, chunk: int = 256) -> PigTableSolution:

@@ -53,6 +53,19 @@ def decisions(rules: PigTableRules, values: np.ndarray, x_shift: np.ndarray | No
 
     ``x_shift [S]``: added to each mover's bust payoff (to find the policies either side of a
     breakpoint)."""
+    return _turn(rules, values, x_shift, states)[0]
+
+
+def turn_values(rules: PigTableRules, values: np.ndarray, states: np.ndarray) -> np.ndarray:
+    """The mover's value of his best turn (a turn starts with a roll) at each flat state of
+    ``states``, his bust payoff read from ``values``: equal to ``values[state][0]`` in a solution
+    (also at a mixed cycle, where each mixer is indifferent)."""
+    return _turn(rules, values, None, states)[1]
+
+
+def _turn(rules: PigTableRules, values: np.ndarray, x_shift: np.ndarray | None, states: np.ndarray | None) -> tuple[np.ndarray, np.ndarray]:
+    """``(bank [S, G], the mover's turn-start value [S])`` by a pass over the turn total from the
+    goal down (the tie rule: bank within ``1e-12``)."""
     G, n = rules.goal, rules.players
     flat = values.reshape(-1, n)
     states = np.arange(G**n) if states is None else np.asarray(states)
@@ -73,7 +86,8 @@ def decisions(rules: PigTableRules, values: np.ndarray, x_shift: np.ndarray | No
         take = (b >= roll - TIE) | (a + p >= G)
         bank[:, p] = take
         V[p] = np.where(take, b, roll)
-    return bank
+    start = rules.bust_prob * X + sum(w[k] * V[k + 1] for k in range(F))
+    return bank, start
 
 
 def simulate(rules: PigTableRules, values: np.ndarray, unsettled: list, games: int, seed: int = 0) -> np.ndarray:

@@ -10,7 +10,9 @@ solve by several processes (``duel_distributed``).
 
 from jaxsolve.games.game import Command, Param
 from jaxsolve.games.race_registration import race_game
+from jaxsolve.games.race_table_game import table_game as table_registration
 from jaxsolve.games.zehntausend import commands, duel_commands
+from jaxsolve.games.zehntausend import table_game as zehntausend_table
 
 GAMES = (
     race_game(
@@ -52,5 +54,12 @@ GAMES = (
         bench_presets=("first-to-10000",),
         solve_seconds={"first-to-10000": 29.2, "last-turn": 56.1, "small": 2.7},  # `jaxsolve cache warm`, results/cache/solve-seconds.md
         display_name="Zehntausend duel",
+    ),
+    table_registration(
+        zehntausend_table.SPEC, "Zehntausend for 2 to 4 players at one table (--players): every seat's win probability, each playing to win",
+        module="jaxsolve.games.zehntausend", default="three-to-2000", small="small-3",
+        bench_presets=("three-to-1000",),
+        solve_seconds={"three-to-1000": 18.9, "three-to-2000": 153.0, "three-to-2000-350": 157.5, "four-to-1000": 97.2},  # whole process, results/race-n/race-n.md
+        display_name="Zehntausend at a table",
     ),
 )

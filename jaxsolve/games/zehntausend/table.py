@@ -31,8 +31,9 @@ from jaxsolve.core.race_cycles import TIE, make_cycles
 from jaxsolve.core.race_multi import MultiRun, solve_multi
 from jaxsolve.core.race_multi import decode_scores as decode
 from jaxsolve.core.race_multi import flat_scores as flat
-from jaxsolve.games.zehntausend.duel_numpy import NDIM, geometry, throw_classes
+from jaxsolve.games.zehntausend.duel_numpy import NDIM
 from jaxsolve.games.zehntausend.rules import DICE
+from jaxsolve.games.zehntausend.table_numpy import Sizes, host_ops, sizes
 from jaxsolve.games.zehntausend.table_rules import TableRules
 
 
@@ -41,41 +42,9 @@ class TableOps(NamedTuple):
     by_n: tuple  # per n = 1..6: (classes [C_n], their probabilities [C_n])
 
 
-class Sizes(NamedTuple):
-    G: int
-    H: int
-    reach: int
-    busts: int
-    entry: int
-
-
-def _tie_order(index: np.ndarray, valid: np.ndarray) -> np.ndarray:
-    """A class's options in the tie rule's order (most points, then most dice left; all six used
-    counts as six), unused slots repeating the first."""
-    out = np.empty_like(index)
-    for r in range(index.shape[0]):
-        opts = [int(i) for i, v in zip(index[r], valid[r]) if v]
-        opts.sort(key=lambda i: (-(i // NDIM), -(i % NDIM or DICE)))
-        out[r] = opts + [opts[0]] * (index.shape[1] - len(opts))
-    return out
-
-
-@functools.lru_cache(maxsize=8)
-def _host_ops(turn_rules, dtype_name: str):
-    cls = throw_classes(turn_rules)
-    groups = tuple((np.asarray(w, np.int32), _tie_order(i, v).astype(np.int32)) for w, i, v in cls.groups)
-    by_n = tuple((np.nonzero(cls.prob[:, n])[0].astype(np.int32), np.asarray(cls.prob[np.nonzero(cls.prob[:, n])[0], n], dtype_name)) for n in range(DICE))
-    return groups, by_n
-
-
 def table_ops(rules: TableRules, dtype=jnp.float64) -> TableOps:
-    groups, by_n = _host_ops(rules.duel.turn_rules, jnp.dtype(dtype).name)
+    groups, by_n = host_ops(rules.duel.turn_rules, jnp.dtype(dtype).name)
     return TableOps(jax.device_put(groups), jax.device_put(by_n))
-
-
-def sizes(rules: TableRules) -> Sizes:
-    geo = geometry(rules.duel)
-    return Sizes(geo.G, geo.H, geo.reach, geo.busts, geo.entry)
 
 
 def write_vectors(W, s, z: Sizes):
