@@ -261,6 +261,13 @@ def outcome(job: Job) -> Response:
         return error(f"internal error: {type(exc).__name__}: {exc}", 500)
 
 
+def _retrieved(future: asyncio.Future) -> None:
+    """Take a finished job's error off the future that awaited it: the answer is ``outcome``'s
+    (a poll of the job), not a "never retrieved" traceback in the server's log."""
+    if not future.cancelled():
+        future.exception()
+
+
 class _Handlers:
     """The page's request handlers over one ``Service``."""
 
@@ -278,8 +285,10 @@ class _Handlers:
             return error(str(exc), exc.status)
         except JaxsolveError as exc:
             return error(str(exc), 400)
+        waited = asyncio.wrap_future(job.future)
+        waited.add_done_callback(_retrieved)
         try:
-            await asyncio.wait_for(asyncio.shield(asyncio.wrap_future(job.future)), self.service.wait)
+            await asyncio.wait_for(asyncio.shield(waited), self.service.wait)
         except asyncio.TimeoutError:
             return Json({**job.info(), "pending": True}, status_code=202)
         except asyncio.CancelledError:

@@ -97,6 +97,19 @@ def test_tables_in_memory_stay_under_the_limit_and_a_game_on_a_dropped_one_is_pu
     assert status == 200 and warming["memory"]["tables"] == 1 and warming["memory"]["max_bytes"] == 1
 
 
+def test_games_in_play_on_one_table_share_its_derived_values(start):
+    """Raab's games hold the mid-turn values of their table (tens of MB for the full duel): one
+    copy per table, however many games are in play on it."""
+    server = start(wait=300)
+    ids = []
+    for seed in (1, 2, 3):
+        status, game = server.post("/api/games/raab/play", {"rules": "piglet", "settings": {"seed": seed}})
+        assert status == 200, game
+        ids.append(game["id"])
+    first, *others = (server.service.played(pid).solution for pid in ids)
+    assert all(other is first for other in others)
+
+
 def slow_solve(steps: list, seconds: float):
     """``onedie_pig.solve`` that first works for ``seconds`` in small Python steps (counted)."""
     real = onedie_pig.solve

@@ -14,12 +14,15 @@ is the best option's win probability minus the chosen one's.
 
 from __future__ import annotations
 
+import threading
 from dataclasses import dataclass
+from typing import Any
 
 from jaxsolve.games.race_play import RaceGame, check_first, check_solution, other
 from jaxsolve.games.raab import advisor, solver
 from jaxsolve.games.raab.rules import PigRules
 from jaxsolve.errors import JaxsolveError
+from jaxsolve.io import cache
 from jaxsolve.games.played import PlayError, PlayOption, Summary, split_tokens, typed_faces
 
 OPPONENTS = ("bot", "human")
@@ -39,6 +42,33 @@ class DuelState:
     winner: str | None = None
 
 
+_FULL: dict[int, tuple[Any, solver.FullSolution]] = {}  # id(table) -> (table, its mid-turn values), the newest last
+FULL_KEPT = 8
+_FULL_LOCK = threading.Lock()
+
+
+def _full_of(sol) -> solver.FullSolution:
+    """``solver.full(sol)``, computed once per table for every game on it (a server plays many
+    games on one table; each copy is tens of MB), for the ``FULL_KEPT`` tables used last."""
+    with _FULL_LOCK:
+        kept = _FULL.pop(id(sol), None)
+    if kept is None or kept[0] is not sol:
+        kept = (sol, solver.full(sol))
+    with _FULL_LOCK:
+        _FULL[id(sol)] = kept
+        while len(_FULL) > FULL_KEPT:
+            _FULL.pop(next(iter(_FULL)))
+    return kept[1]
+
+
+def _forgotten(key, sol) -> None:
+    with _FULL_LOCK:
+        _FULL.pop(id(sol), None)  # the solution store let go of the table (a server's memory limit)
+
+
+cache.on_forget(_forgotten)
+
+
 class RaabGame(RaceGame):
     """One duel. ``full`` is ``solver.full`` of the solution cache's table of ``rules``
     (``Game.solution``; solved there when not given)."""
@@ -53,7 +83,7 @@ class RaabGame(RaceGame):
         if full is None:
             from jaxsolve.games import get_game
 
-            full = solver.full(get_game(game).solution(rules))
+            full = _full_of(get_game(game).solution(rules))
         full = check_solution(full, rules)
         super().__init__(game, rules, full, seed=seed, auto_roll=auto_roll)
 
