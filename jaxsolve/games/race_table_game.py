@@ -61,6 +61,8 @@ class TableSpec:
             value at flat states, his bust payoff read from ``values`` (NumPy).
         turn_params: ``advise``'s options that say where the turn stands.
         turn_text: ``turn_text(**turn) -> str``: the turn in words (``turn total 12``).
+        check: ``check(rules, scores, **turn)``: refuses a turn that cannot be (a turn total
+            that reaches the goal, a Zehntausend total off the 50 grid) before any solve.
         simulate: ``simulate(rules, values, unsettled, games, seed) -> wins per seat``, or None.
     """
 
@@ -73,6 +75,7 @@ class TableSpec:
     turn_values: Callable[..., np.ndarray]
     turn_params: tuple[Param, ...]
     turn_text: Callable[..., str]
+    check: Callable[..., None]
     simulate: Callable[..., np.ndarray] | None = None
 
 
@@ -330,18 +333,19 @@ def solve_command(spec: TableSpec, rules: Any, *, dtype: str, device: Any, quiet
 def advise_command(spec: TableSpec, rules: Any, *, rules_given: bool, table: Any, dtype: str, setup: Callable[..., Any], quiet: bool, scores: str, **turn: Any) -> Advice:
     """The options at a position, from the table file or the solution cache's table (read with
     NumPy; JAX is set up only when the table must be solved first)."""
-    if table is None:
-        parse_scores(scores, rules, spec.step)  # bad input refused before any solve
+    if table is None:  # bad input refused before any solve
+        spec.check(rules, parse_scores(scores, rules, spec.step), **turn)
     sol = table_or_solution(spec, table, rules, rules_given, dtype, setup)
     rules = sol.rules
     levels = parse_scores(scores, rules, spec.step)
+    spec.check(rules, levels, **turn)
     values = np.asarray(sol.values, np.float64)
     options = rank(spec.options(rules, values, levels, **turn))
     names = seat_names(rules.players)
     banked = ", ".join(f"{name} {lv * spec.step}" for name, lv in zip(names, levels))
     heading = [f"{rules.name} ({rules.players} players, goal {rules.goal}): banked {banked}; you move, {spec.turn_text(**turn)}"]
     heading += [f"  {label}: " + ", ".join(f"{name} {x:.6f}" for name, x in zip(names, v)) for label, v, _ in options]
-    note = cycle_note(tuple(int(lv) for lv in levels), sol.unsettled, 1)
+    note = cycle_note(tuple(int(lv) for lv in levels), sol.unsettled, spec.step)
     if note:
         heading.append(note)
     ranked = tuple(Ranked(label, float(v[0]), regret, {"win": [float(x) for x in v]}) for label, v, regret in options)

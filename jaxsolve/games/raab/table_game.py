@@ -9,6 +9,7 @@ from typing import Any
 
 import numpy as np
 
+from jaxsolve.errors import JaxsolveError
 from jaxsolve.games.game import Param
 from jaxsolve.games.race_table_game import TableSpec
 from jaxsolve.games.raab.table_rules import PRESETS, PigTableRules
@@ -44,11 +45,16 @@ def _simulate(rules: PigTableRules, values: np.ndarray, unsettled: list, games: 
     return simulate(rules, values, unsettled, games, seed)
 
 
+def _check(rules: PigTableRules, scores: tuple, turn: int = 0) -> None:
+    if scores[0] + turn >= rules.goal:
+        raise JaxsolveError(f"a turn total of {turn} already reaches the goal {rules.goal}: bank it")
+
+
 def _turn_text(turn: int = 0) -> str:
     return f"turn total {turn}"
 
 
 SPEC = TableSpec(
     GAME, PigTableRules, _presets, 1, _solve, _options, _turn_values,
-    (Param("turn", int, 0, "Points rolled this turn so far (not yet banked).", min=0, max=100_000),), _turn_text, _simulate,
+    (Param("turn", int, 0, "Points rolled this turn so far (not yet banked).", min=0, max=100_000),), _turn_text, _check, _simulate,
 )

@@ -9,6 +9,7 @@ from typing import Any
 
 import numpy as np
 
+from jaxsolve.errors import JaxsolveError
 from jaxsolve.games.game import Param
 from jaxsolve.games.race_table_game import TableSpec
 from jaxsolve.games.zehntausend.rules import DICE, STEP
@@ -39,6 +40,13 @@ def _turn_values(rules: TableRules, values: np.ndarray, states: np.ndarray) -> n
     return turn_values(rules, values, states)
 
 
+def _check(rules: TableRules, scores: tuple, turn: int = 0, dice_left: int = DICE) -> None:
+    if turn % STEP:
+        raise JaxsolveError(f"--turn must be a multiple of {STEP}, got {turn}")
+    if scores[0] * STEP + turn >= rules.goal:
+        raise JaxsolveError(f"a turn total of {turn} already reaches the goal {rules.goal}: write it")
+
+
 def _turn_text(turn: int = 0, dice_left: int = DICE) -> str:
     return f"{turn} set aside this turn, {dice_left} {'die' if dice_left == 1 else 'dice'} left to throw" + (" (all six used: throw six again)" if dice_left == 0 else "")
 
@@ -50,4 +58,5 @@ SPEC = TableSpec(
         Param("dice_left", int, DICE, "Dice left to throw (0: all six used, throw six again).", min=0, max=DICE),
     ),
     _turn_text,
+    _check,
 )
