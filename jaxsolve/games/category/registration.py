@@ -7,7 +7,7 @@ import functools
 from typing import Callable
 
 from jaxsolve.core.rules import Presets
-from jaxsolve.games.category.answers import commands, family_commands
+from jaxsolve.games.category.answers import commands, family_commands, table_commands
 from jaxsolve.games.category.sheets import names
 from jaxsolve.games.category.sheets.sheet import KNIFFEL_SHEET
 from jaxsolve.games.game import Command, Game, Param
@@ -78,20 +78,20 @@ def _family_commands(name: str, title: str) -> dict[str, Command]:
             precision="fixed64", quiet_help=None, summary="Advise by the probability of reaching a score (the target objective).",
         ),
         "target-table": Command(
-            run(family_commands.target_table_command), family_commands.TARGET_TABLE_PARAMS,
+            run(table_commands.target_table_command), table_commands.TARGET_TABLE_PARAMS,
             f"Solve the target objective (max P(at least t more points), every t) for every state of {title} and export every "
             "layer, for `advise-target --table`.\n\nThe whole Yahtzee table is 4.3 x 10^8 values (1.7 GB in float32).",
             precision="fixed32", summary="Export the table of max P(final >= t) for every state and t.",
         ),
         "distribution-table": Command(
-            run(family_commands.distribution_table_command), family_commands.DISTRIBUTION_TABLE_PARAMS,
+            run(table_commands.distribution_table_command), table_commands.DISTRIBUTION_TABLE_PARAMS,
             f"The exact distribution of the remaining score (P(k more points) under the score-optimal policy) of every state of "
             f"{title}, solved in float64 and exported in float32, every layer, for `advise --opponent` (each opponent's row read "
             "instead of computed).\n\nThe whole Yahtzee table is 4.3 x 10^8 values (1.7 GB).",
             precision="float64", summary="Export the remaining-score distribution of every state.",
         ),
         "twoplayer-table": Command(
-            run(family_commands.twoplayer_table_command), family_commands.TWOPLAYER_TABLE_PARAMS,
+            run(table_commands.twoplayer_table_command), table_commands.TWOPLAYER_TABLE_PARAMS,
             f"Solve {title} for two players, both playing to win, and keep every layer in the solution store (written as each "
             "is done; two layers in memory), for simulated two-player play and advice.\n\nThe whole two-player Yacht is "
             "2.04 x 10^9 values (8.2 GB in float32, about 40 core-minutes); games far larger are refused up front.",

@@ -16,7 +16,7 @@ from typer.testing import CliRunner
 
 from jaxsolve.cli import app
 from jaxsolve.errors import JaxsolveError
-from jaxsolve.games.category.answers import family_commands
+from jaxsolve.games.category.answers import table_commands
 from jaxsolve.games.category.objectives import twoplayer
 from jaxsolve.games.category.objectives.twoplayer import store as twoplayer_store
 from jaxsolve.games.category.sheets import yacht
@@ -179,7 +179,7 @@ def test_the_command_stores_a_sealed_table_that_a_changed_file_breaks(tmp_path, 
     size and time no longer those noted) checked in full again and refused."""
     monkeypatch.setenv("JAXSOLVE_CACHE", str(tmp_path))
     monkeypatch.setattr(verify, "WHOLE_HASH_BYTES", 0)  # every file counts as large: noted once checked
-    report = family_commands.twoplayer_table_command(TINY, game="yacht", dtype=np.float32, device=None, quiet=True, ties="win",
+    report = table_commands.twoplayer_table_command(TINY, game="yacht", dtype=np.float32, device=None, quiet=True, ties="win",
                                                      max_memory=256, chunk=8)
     path = twoplayer_store.store_path("yacht", TINY, "win")
     assert path.is_relative_to(tmp_path) and report.data["file"] == str(path)

@@ -12,7 +12,7 @@ import pytest
 from jaxsolve.core import compile as compile_cache
 from jaxsolve.errors import JaxsolveError
 from jaxsolve.games.category.objectives import distribution as D
-from jaxsolve.games.category.answers import family_commands
+from jaxsolve.games.category.answers import table_commands
 from jaxsolve.games.category.engine import solver, tables
 from jaxsolve.games.category.objectives import target as TG
 from jaxsolve.games.category.objectives import winning as W
@@ -112,7 +112,7 @@ def store(tmp_path, monkeypatch):
     import jax
 
     cache.setup(tmp_path / "cache", compilation=False)
-    family_commands.target_table_command(
+    table_commands.target_table_command(
         SMALL, game="kniffel", dtype="float32", device=jax.devices()[0], quiet=True, out=None, filled=None,
         store="float32", at=None, devices=1, max_memory=2048, chunk=8,
     )
@@ -184,7 +184,7 @@ def test_the_store_keeps_only_the_whole_game(tmp_path):
     cache.setup(tmp_path / "cache", compilation=False)
     try:
         with pytest.raises(JaxsolveError, match="give --out"):
-            family_commands.target_table_command(
+            table_commands.target_table_command(
                 SMALL, game="kniffel", dtype="float32", device=jax.devices()[0], quiet=True, out=None, filled=["aces"],
                 store="float32", at=None, devices=1, max_memory=2048, chunk=8,
             )

@@ -1,0 +1,217 @@
+"""The category family's table exports: ``target-table``, ``distribution-table`` and
+``twoplayer-table`` (typer-free, as ``family_commands``): each checks, before any work, that
+its table can be written where it goes (``--out``, or the solution store under ``--cache-dir``)
+and that the disk there has room for it, and only then sets up JAX (``setup``) and solves."""
+
+from __future__ import annotations
+
+import sys
+import time
+from pathlib import Path
+
+from jaxsolve.errors import JaxsolveError
+from jaxsolve.games.category.answers.family_commands import FILLED, DEVICES, CHUNK, _devices, _mask
+from jaxsolve.games.game import Param, Report
+
+def _out_param(use: str) -> Param:
+    """The ``--out`` of a table export; by default the table goes where ``advise --opponent`` ``use``."""
+    return Param(
+        "out", Path, None,
+        "The .npy to write (its layers beside it as NAME-layer_L.npy, one JSON sidecar); default: the whole game's table into the "
+        f"solution store, where `advise --opponent` {use}.",
+        flags=("--out", "-o"),
+    )
+
+
+TARGET_TABLE_PARAMS = (
+    _out_param("answers table questions from"),
+    FILLED,
+    Param("store", str, "float32", "float32, or uint16 (round(65535 p): half the bytes, error at most 7.7e-6).", choices=("float32", "uint16")),
+    Param("at", list, None, "Report the start's P(final >= T) (repeat, or several values).", item=int, min=0),
+    DEVICES,
+    Param("max_memory", int, 2048, "MiB one device may use; chunks shrink to fit.", min=1),
+    Param("chunk", int, 8, "Most states per compiled batch.", min=1, max=1 << 16),
+)
+DISTRIBUTION_TABLE_PARAMS = (
+    _out_param("reads the opponents' distributions from"),
+    FILLED,
+    DEVICES,
+    Param("max_memory", int, None, "MiB one device may use; chunks shrink to fit.", min=1),
+    CHUNK,
+)
+TWOPLAYER_TABLE_PARAMS = (
+    Param("ties", str, "share", "What a tie is worth to the player who started: share (half), win (all) or lose (nothing).", choices=("share", "win", "lose")),
+    Param("max_memory", int, 0, "MiB for a layer's tables and a chunk's working set; chunks shrink to fit (0: what the largest layer needs, "
+          "at least 2048).", min=0),
+    Param("chunk", int, 8, "Most pairs of sheets per compiled batch.", min=1, max=1 << 16),
+    Param("open_boxes", int, 0, "Only every position where both players have at most this many boxes open (an end-game table); 0: the whole game.",
+          flags=("--open",), min=0, max=20),
+)
+
+
+def target_table_command(rules, *, game, dtype, device, quiet, out, filled, store, at, devices, max_memory, chunk) -> Report:
+    """Solve the target objective for every state of the game (or of the subgame with ``filled``
+    boxes closed) and export every layer (``target.save_table``), for ``advise-target --table``;
+    without ``out``, the whole game's table into the solution store (``target.store_path``), for
+    ``advise --opponent`` (its layers noted there as checked: no first read hashes them)."""
+    from jaxsolve.games.category.objectives import distribution as D
+    from jaxsolve.games.category.objectives import target as TG
+    from jaxsolve.core.progress import layer_bars
+
+    mask = _mask(filled, rules)
+    in_store, out = _table_out(game, rules, mask, out, "target")
+    sizes = {k: len(D.sub_layer_states(rules, k, mask)[0]) for k in range(rules.num_boxes)}
+    with layer_bars(sizes, quiet, label="target") as advance:
+        tab = TG.solve_target(
+            rules, dtype=dtype, chunk=chunk, devices=_devices(devices, device), max_memory=max_memory << 20, prefilled=mask, on_layer=advance
+        )
+    paths = TG.save_table(out, tab, game=game, store=store)
+    if in_store:
+        TG.seal_table(out)
+    start = tab.at(mask)
+    points = sorted(set(at or [100, 200, 250, 300, 350, 400, 500]) | {0})
+    tail = {t: float(start[t]) if t < len(start) else 0.0 for t in points}
+    values = sum(int(a.size) for a in tab.layers if a is not None)
+    data = {
+        "rules": rules.name, "prefilled": mask, "file": str(out), "files": len(paths), "store": store, "values": values,
+        "seconds": tab.seconds, "compile_seconds": tab.compile_seconds, "device": tab.device, "p_at_least": {str(t): v for t, v in tail.items()},
+    }
+    lines = [
+        f"{rules.name}: target table of {values:,} state-target values in {tab.seconds:.1f} s (+{tab.compile_seconds:.1f} s compiling) on {tab.device}",
+        *(f"  max P(final >= {t}) = {v:.6f}" for t, v in tail.items()),
+        f"wrote {out} and {len(paths) - 1} layer files beside it",
+    ]
+    return Report(tuple(lines), data, result=tab)
+
+
+def _table_out(game, rules, mask: int, out, kind: str):
+    """Where a ``target-table`` / ``distribution-table`` goes: ``out``, else (the whole game
+    only) the solution store's ``target.store_path(game, rules, kind)``; checked writable.
+    Returns (in the store, the path)."""
+    from jaxsolve.games.category.objectives import target as TG
+    from jaxsolve.io import cache, export
+
+    if mask == rules.full_mask:
+        raise JaxsolveError("every box is filled: the game is over")
+    in_store = out is None
+    if in_store:
+        if mask:
+            raise JaxsolveError("the solution store keeps the whole game's table: give --out for the table of a subgame (--filled)")
+        if not cache.enabled():
+            raise JaxsolveError("--no-cache: give --out for the table")
+        out = TG.store_path(game, rules, kind)
+        try:
+            out.parent.mkdir(parents=True, exist_ok=True)
+        except OSError as exc:
+            raise JaxsolveError(f"cannot create {out.parent}: {exc.strerror or exc}") from None
+    export.check_writable(out)
+    return in_store, out
+
+
+def distribution_table_command(rules, *, game, dtype, device, quiet, out, filled, devices, max_memory, chunk) -> Report:
+    """The exact distribution of the remaining score (P(k more points) under the score-optimal
+    policy) of every state of the game (or of the subgame with ``filled`` boxes closed), solved
+    in ``dtype`` (float64) and exported in float32, every layer (``target.save_table``); without
+    ``out``, the whole game's into the solution store (``target.store_path(..., 'distribution')``),
+    where ``advise --opponent`` reads each opponent's row instead of computing it."""
+    import numpy as np
+
+    from jaxsolve.core.progress import layer_bars
+    from jaxsolve.games.category.objectives import distribution as D
+    from jaxsolve.games.category.engine import table_io
+    from jaxsolve.games.category.objectives import target as TG
+
+    mask = _mask(filled, rules)
+    in_store, out = _table_out(game, rules, mask, out, "distribution")
+    sizes = {k: len(D.sub_layer_states(rules, k, mask)[0]) for k in range(rules.num_boxes)}
+    memory = None if max_memory is None else max_memory << 20
+    with layer_bars(sizes, quiet, label="distribution") as advance:
+        sol = table_io.solved(rules, game=game, dtype=dtype, device=device)
+        tab = D.distribution(rules, sol, dtype=dtype, chunk=chunk, devices=_devices(devices, device), max_memory=memory, keep="all", prefilled=mask, on_layer=advance)
+    start = np.asarray(tab.at(mask), np.float64)
+    for k, layer in enumerate(tab.layers):  # one layer at a time: float64 and float32 of the whole table are never held at once
+        if layer is not None:
+            tab.layers[k] = np.asarray(layer).astype(np.float32)
+    paths = TG.save_table(out, tab, game=game, store="float32")
+    if in_store:
+        TG.seal_table(out)
+    summary = D.summarize(start)
+    values = sum(int(a.size) for a in tab.layers if a is not None)
+    data = {
+        "rules": rules.name, "prefilled": mask, "file": str(out), "files": len(paths), "store": "float32", "values": values,
+        "bytes": sum(Path(p).stat().st_size for p in paths), "seconds": tab.seconds, "compile_seconds": tab.compile_seconds, "device": tab.device,
+        "mean": summary.mean, "sd": summary.sd,
+    }
+    lines = [
+        f"{rules.name}: distribution table of {values:,} state-point values in {tab.seconds:.1f} s (+{tab.compile_seconds:.1f} s compiling) on {tab.device}",
+        f"  from the start: mean {summary.mean:.6f} more points, SD {summary.sd:.5f}",
+        f"wrote {out} and {len(paths) - 1} layer files beside it ({data['bytes']:,} bytes)",
+    ]
+    return Report(tuple(lines), data, result=tab)
+
+
+def twoplayer_table_command(rules, *, game, dtype, device, quiet, ties, max_memory, chunk, open_boxes=0) -> Report:
+    """Solve the two-player game of ``rules`` (both play to win), or with ``open_boxes`` every
+    position where both players have at most that many boxes open, and keep every layer in the
+    solution store, each written as it is done (``twoplayer_store.save``), for simulated play
+    and advice (``twoplayer_store.load``). Refused up front where the layers would not fit this
+    machine's memory or the store's disk (``twoplayer_store.estimate``)."""
+    import numpy as np
+
+    from jaxsolve.core.progress import layer_bars
+    from jaxsolve.games.category.objectives.twoplayer import store as twoplayer_store
+    from jaxsolve.io import cache
+
+    if not cache.enabled():
+        raise JaxsolveError("--no-cache: the two-player table is kept only in the solution store")
+    if open_boxes > rules.num_boxes:
+        raise JaxsolveError(f"--open {open_boxes}: {rules.name} has {rules.num_boxes} boxes")
+    k = open_boxes or None
+    size = twoplayer_store.estimate(rules, dtype, k)
+    path = twoplayer_store.store_path(game, rules, ties, str(np.dtype(dtype)), k)
+    size.check(path.parent)
+    what = "two players" if k is None else f"two players, every position with at most {k} open boxes each"
+    _say(f"{rules.name}, {what}: {size.pairs:,} pairs of sheets, {size.values:,} state-lead values, "
+         f"{size.disk_bytes / 2**30:.2f} GiB on disk, about {size.core_seconds / 60:.0f} core-minutes")
+    t = [time.perf_counter(), time.process_time()]
+
+    def told(n: int, pairs: int) -> None:
+        now = [time.perf_counter(), time.process_time()]
+        if not quiet:
+            _say(f"layer {n}: {pairs:,} pairs in {now[0] - t[0]:.1f} s ({now[1] - t[1]:.1f} CPU s), load {_load()}, {time.strftime('%H:%M:%S', time.gmtime())} UTC")
+        t[:] = now
+
+    with layer_bars(size.layer_pairs, quiet, label="layer") as advance:
+
+        def on_layer(n: int, pairs: int) -> None:
+            advance(n, pairs)
+            told(n, pairs)
+
+        tab, writer = twoplayer_store.save(game, rules, tie=ties, dtype=dtype, chunk=chunk, devices=[device] if device is not None else 1,
+                                           max_memory=(max_memory << 20) or max(2 << 30, size.memory_bytes), on_layer=on_layer, open_boxes=k)
+    data = {
+        "rules": rules.name, "tie": ties, "dtype": str(np.dtype(dtype)), "file": str(path), "pairs": size.pairs, "values": size.values,
+        "bytes": writer.bytes, "start": tab.start if k is None else None, "open_boxes": k, "seconds": tab.seconds, "compile_seconds": tab.compile_seconds, "device": tab.device,
+    }
+    lines = [
+        f"{rules.name}, {what} (ties {ties}): {size.values:,} state-lead values in {tab.seconds:.1f} s (+{tab.compile_seconds:.1f} s compiling) on {tab.device}",
+        f"  the first player's P(win) + {twoplayer_store.twoplayer.TIES[ties]} P(tie) = {tab.start:.9f}" if k is None else
+        f"  the first layer: {tab.plans[0].pairs:,} pairs of sheets with {rules.num_boxes - tab.plans[0].a} open boxes each",
+        f"wrote {path} and {len(writer.records)} layer files beside it ({writer.bytes / 2**30:.2f} GiB)",
+    ]
+    return Report(tuple(lines), data, result=tab)
+
+
+def _load() -> str:
+    try:
+        return " ".join(Path("/proc/loadavg").read_text().split()[:3])
+    except OSError:
+        return "?"
+
+
+def _say(message: str) -> None:
+    try:
+        sys.stderr.write(message + "\n")
+        sys.stderr.flush()
+    except OSError:
+        pass
