@@ -13,7 +13,8 @@ rules runs once per export: see ``_load``).
 
 For a long-running process (the page's server while ``serve`` runs): ``keep_in_memory()`` (or
 ``setup(..., memory=True)``) keeps every table solved or loaded in memory under the same keys,
-at most ``max_bytes`` of them (their arrays' bytes, ``table_bytes``): past that the least
+at most ``max_bytes`` of them (their arrays' bytes, ``table_bytes``, and the copies derived
+from them that a holder keeps, ``charge``): past that the least
 recently used go first (``on_forget`` hears which, so that other holders let go of them too),
 and ``status(game, rules, dtype=)`` says, without loading, solving or importing JAX, whether a
 table is at hand and, if not, about how long its solve takes (``estimate``: the seconds measured
@@ -258,6 +259,22 @@ def _recall(key: tuple[str, str]) -> Any:
             return None
         _MEMORY.move_to_end(key)
         return kept[0]
+
+
+def charge(sol: Any, nbytes: int) -> None:
+    """Count ``nbytes`` more against the table ``sol`` kept in memory: a copy derived from it that
+    a holder keeps as long as the table is kept (a flattened copy; let go with it through
+    ``on_forget``), so that the limit bounds what the tables really take; past it the least
+    recently used other tables go. Nothing where ``sol`` is not kept."""
+    if not _CONFIG.memory:
+        return
+    with _MEMORY_LOCK:
+        key = next((k for k, (kept, _) in _MEMORY.items() if kept is sol), None)
+        if key is None:
+            return
+        kept, size = _MEMORY[key]
+        _MEMORY[key] = (kept, size + int(nbytes))
+    _let_go(_trim(key))
 
 
 def touch(key: tuple[str, str]) -> bool:

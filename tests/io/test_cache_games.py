@@ -272,6 +272,10 @@ def test_tables_kept_in_memory_stay_under_the_limit_least_recently_used_first(to
         use = cache.memory_use()
         assert use["bytes"] <= use["max_bytes"] and heard == [keys[1]]  # the second went first
         assert [cache.status(game, r, dtype="float64").where for r in rules] == ["memory", "disk", "memory"]
+        # a copy a holder derives from the newest table counts against the limit too: the other goes
+        cache.charge(cache.solution(game, rules[2], dtype="float64"), sizes[1] + 1)
+        assert heard == [keys[1], keys[0]] and cache.memory_use()["tables"] == 1
+        assert cache.memory_use()["bytes"] == sizes[2] + sizes[1] + 1
     finally:
         cache.keep_in_memory(False)
         cache._FORGET.pop()

@@ -106,6 +106,7 @@ def flat_values(sol: solver.Solution | None, rules: CategoryRules, dtype=None):
     key = id(sol)
     if key not in _FLAT or _FLAT[key][0] is not sol:
         _FLAT[key] = (sol, jnp.asarray(np.nan_to_num(sol.values.reshape(-1), nan=0.0), sol.values.dtype))
+        cache.charge(sol, _FLAT[key][1].nbytes)  # counted against the table's memory limit (a server's)
     return _FLAT[key][1]
 
 
@@ -117,4 +118,5 @@ def host_values(sol: solver.Solution | None, rules: CategoryRules, dtype):
     key = id(sol)
     if key not in _HOST or _HOST[key][0] is not sol or _HOST[key][1].dtype != dtype:
         _HOST[key] = (sol, np.nan_to_num(sol.values.reshape(-1), nan=0.0).astype(dtype, copy=False))
+        cache.charge(sol, _HOST[key][1].nbytes)
     return _HOST[key][1]
