@@ -26,6 +26,7 @@ from __future__ import annotations
 import itertools
 import json
 import math
+import re
 import threading
 from collections import OrderedDict
 from pathlib import Path
@@ -677,7 +678,7 @@ class Service:
             "board": _board(g.board, p),
             "sheet": (_board("sheet", p) or {}).get("rows"),
             "words": g.words(p.rules) if g.words is not None else None,
-            "log": [_logged(i, m) for i, m in enumerate(p.moves, 1)],
+            "log": [_logged(i, m, _points_of(p, i - 1, m)) for i, m in enumerate(p.moves, 1)],
             "news": list(p.news),
             "value_now": p.value_now(),
             "options": ranked_rows(options, best),
@@ -695,13 +696,19 @@ class Service:
         })
 
     def review_call(self, pid: str) -> Callable[[], dict]:
-        """Every decision of the game with its loss against the best option, the mean loss per
-        decision (as in Verhoeff's proficiency test), the score and what optimal play expects."""
+        """Every decision of the game (``decision``: its number among your decisions, ``move``:
+        among all moves) with its loss against the best option in the game's unit, the mean loss
+        per decision (as in Verhoeff's proficiency test), the score and what optimal play expects
+        from where the game began (``from_start``: false for an end game from filled sheets)."""
 
         def run():
             p = self.played(pid)
             summary = p.summary()
-            decisions = [d.to_dict() | {"optimal": tied(d.regret, d.value + d.regret)} for d in summary.decisions]
+            before = getattr(p, "_before", [])
+            decisions = [
+                d.to_dict() | {"decision": k, "optimal": tied(d.regret, d.value + d.regret), "at": _at(before[d.number - 1]) if d.number <= len(before) else {}}
+                for k, d in enumerate(summary.decisions, 1)
+            ]
             n = len(decisions)
             return plain({
                 "id": pid,
@@ -712,6 +719,7 @@ class Service:
                 "score": summary.score,
                 "expected": summary.expected,
                 "expected_label": summary.expected_label,
+                "from_start": "start" not in p.settings(),  # an end game (``start``) is compared with its own start
                 "lines": list(summary.lines),
                 "decisions": decisions,
                 "count": n,
@@ -837,13 +845,71 @@ def _win(p, view) -> dict | None:
     }
 
 
-def _logged(number: int, m: dict) -> dict:
-    """One move of the game as the page's log shows it: who, what (its fields), and for your
-    decisions the best option and the loss."""
+def _logged(number: int, m: dict, points: int | None = None) -> dict:
+    """One move of the game as the page's log shows it: who, what (its fields), the points it
+    wrote (``points``, where it wrote any), and for your decisions the best option and the loss."""
     out = {k: v for k, v in m.items() if k not in ("value", "where")}
     out["number"] = number
     out.setdefault("by", "you")
+    if points is not None:
+        out["points"] = points
     return out
+
+
+def _at(state) -> dict:
+    """Where a decision was, as the page says it in its words: the ``turn`` (a sheet's: its
+    filled boxes plus one), the ``dice`` showing, the ``throws_left``, the banked scores (``you``,
+    ``them``) and the points of the turn so far (``turn_total``), where the state has them."""
+    out: dict = {}
+    position = getattr(state, "position", None)
+    turn = getattr(state, "turn", None)
+    if isinstance(turn, int):
+        out["turn"] = turn
+    elif position is not None and isinstance(getattr(position, "filled", None), int):
+        out["turn"] = bin(position.filled).count("1") + 1
+    for name in ("dice", "throw"):
+        faces = _faces(getattr(state, name, None))
+        if faces:
+            out["dice"] = faces
+            break
+    for name in ("throws_left", "you", "them"):
+        v = getattr(state, name, None)
+        if isinstance(v, int) and not isinstance(v, bool):
+            out[name] = v
+    total = getattr(state, "turn_total", getattr(state, "points", None))
+    if isinstance(total, int) and not isinstance(total, bool):
+        out["turn_total"] = total
+    return out
+
+
+def _points_of(p, index: int, m: dict) -> int | None:
+    """The points the move ``index`` of the game wrote down: a box's score on the mover's sheet
+    (a box keeps its score), or what a write or a stop added to the mover's banked score (the
+    states before and after it); None for a move that writes nothing."""
+    action = m.get("action")
+    s = p.state
+    if action == "fill" and isinstance(m.get("box"), str):
+        player = m.get("player") if m.get("by") == "them" else None
+        sheet = s.others[player - 1] if isinstance(player, int) and 0 < player <= len(getattr(s, "others", ())) else s
+        position = getattr(sheet, "position", None)
+        names = list(getattr(p.rules, "box_names", ()))
+        if position is None or m["box"] not in names:
+            return None
+        score = position.scores[names.index(m["box"])]
+        return None if score is None else int(score)
+    if action in ("write", "stop"):
+        said = re.search(r"\b(?:write|bank) (\d+)", str(m.get("label", "")))  # your decision's own words: the turn's points
+        if said:
+            return int(said.group(1))
+        before = getattr(p, "_before", [])
+        if index >= len(before):
+            return None
+        after = before[index + 1] if index + 1 < len(before) else s
+        for name in ("them" if m.get("by") == "them" else "you", "total"):
+            a, b = getattr(before[index], name, None), getattr(after, name, None)
+            if isinstance(a, int) and isinstance(b, int):
+                return b - a
+    return None
 
 
 def _text(line) -> str:

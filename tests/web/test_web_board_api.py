@@ -89,3 +89,35 @@ def test_the_players_words_for_the_boxes():
             rules = g.get_rules(preset)
             assert set(g.words(rules)["en"]) == {b.name for b in rules.boxes}
             assert all("_" not in w for w in g.words(rules)["en"].values())
+
+
+def test_the_log_carries_the_points_each_move_wrote(service):
+    """A box's points on the mover's sheet, a stop's or a write's points banked, by you and by the computer."""
+    s = service.new_game_call("raab", {"rules": "pig", "settings": {"seed": 5}})()
+    for _ in range(3000):
+        if s["over"]:
+            break
+        s = service.move_call(s["id"], {"throw": None} if s["awaiting"] == "dice" else {"choice": "best"})()
+    assert s["over"]
+    for who in ("you", "them"):
+        stops = [m for m in s["log"] if m["action"] == "stop" and m["by"] == who]
+        assert stops and all(m["points"] > 0 for m in stops)
+        assert sum(m["points"] for m in stops) == s["board"][who]
+    assert all("points" not in m for m in s["log"] if m["action"] in ("throw", "roll"))
+    s = service.new_game_call("maxi", {"rules": "maxi-reduced-4-dice", "settings": {"seed": 2}})()
+    for _ in range(12):
+        s = service.move_call(s["id"], {"throw": None} if s["awaiting"] == "dice" else {"choice": "best"})()
+    fills = [m for m in s["log"] if m["action"] == "fill"]
+    assert fills and {m["box"]: m["points"] for m in fills} == {r["box"]: r["score"] for r in s["board"]["rows"] if r["score"] is not None}
+
+
+def test_a_review_numbers_the_decisions_and_says_where_each_was(service):
+    s = service.new_game_call("zehntausend", {"rules": "peter-2013", "settings": {"seed": 6, "turns": 1}})()
+    while not s["over"]:
+        s = service.move_call(s["id"], {"throw": None} if s["awaiting"] == "dice" else {"choice": "best"})()
+    r = service.review_call(s["id"])()
+    assert [d["decision"] for d in r["decisions"]] == list(range(1, r["count"] + 1))
+    assert [d["move"] for d in r["decisions"]] == [m["number"] for m in s["log"] if "regret" in m]
+    first = r["decisions"][0]["at"]
+    assert first["turn"] == 1 and first["turn_total"] == 0 and first["dice"] == s["log"][0]["dice"]
+    assert r["from_start"] is True and r["unit"] == "points"

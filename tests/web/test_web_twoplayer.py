@@ -64,3 +64,23 @@ def test_the_advisor_against_the_optimal_player(site):
     assert status == 200, got
     assert got["unit"] == "P(win)" and got["data"]["lead"] == -15 and got["data"]["expected_move"] in [o["option"] for o in got["options"]]
     assert any("both playing to win" in line for line in got["heading"])
+
+
+def test_an_end_games_review_compares_with_the_end_games_own_value(site):
+    """Optimal play's expectation from the starting sheets, not the whole game's from the empty sheet."""
+    from jaxsolve.games.category.sheets.position import parse_position
+
+    status, s = post(site, "/api/games/yacht-small/play", {"rules": "small", "settings": {"seed": 5, "against": "optimal", "start": START}})
+    assert status == 200, s
+    for _ in range(60):
+        if s["over"]:
+            break
+        status, s = post(site, f"/api/play/{s['id']}/move", {"throw": None} if s["awaiting"] == "dice" else {"choice": "best"})
+        assert status == 200, s
+    p = site.service.played(s["id"])
+    mine = parse_position(START.split("/")[0].strip(), p.rules)
+    want = mine.total + p.solution.value(*mine.state(p.rules))
+    status, r = get(site, f"/api/play/{s['id']}/review")
+    assert status == 200 and r["from_start"] is False
+    assert r["expected"] == pytest.approx(want, abs=1e-9) and abs(r["expected"] - p.solution.game_value) > 1
+    assert [d["decision"] for d in r["decisions"]] == list(range(1, r["count"] + 1))

@@ -22,7 +22,7 @@ const WORDS = {
     ownDice: "Your own dice", enter: "Enter", undo: "Undo", log: "Moves", review: "Review", where: "where",
     chosen: "your move", bestMove: "best move", close: "Close",
     footer: "Answers come from exact solutions computed on this computer. Ties with the best move count as best.",
-    you: "You", them: "Computer", yourTurn: "Your turn", theirTurn: "The computer's turn", turnTotal: "this turn",
+    you: "You", them: "Computer", themSubject: "The computer", yourTurn: "Your turn", theirTurn: "The computer's turn", turnTotal: "this turn",
     goal: "goal", banked: "banked", started: "started", won: "won", lastTurn: "last turn",
     throwN: (n) => `Throw ${n} ${n === 1 ? "die" : "dice"}`, throwAgain: (n) => `Throw ${n} ${n === 1 ? "die" : "dice"} again`,
     throwOf: (k, n) => `Throw ${k} of ${n}`, turnOf: (k, n) => `Turn ${k} of ${n}`,
@@ -36,12 +36,24 @@ const WORDS = {
     chooseHead: "Your moves", chooseHeadQuiz: "Your moves (the advice shows after you move)", theirChoice: "Their moves",
     upperTotal: "Upper section", bonus: (t) => `Bonus (${t}+)`, extraBonus: "Extra bonus",
     lowerTotal: "Lower section", grandTotal: "Total", open: "open", scratch: "0 (crossed out)",
-    decisions: (n, loss) => `${n} ${n === 1 ? "decision" : "decisions"}, total loss ${loss}`,
+    decisions: (n, loss, unit) => `${n} ${n === 1 ? "decision" : "decisions"}, total loss ${loss} ${unit}`,
     yourMove: "Your move", bestWas: "best", lossWord: "loss", aBest: "a best move", gameOver: "Game over",
     youWon: "You won", theyWon: "The computer won", threw: "threw", bust: "bust",
-    kept: "kept", filled: "filled", setAsideLog: "set aside", wrote: "wrote", rolled: "rolls on", stopped: "stops",
+    logThrew: () => "threw", logKept: (you, faces) => faces ? `kept ${faces}` : "kept no die",
+    logFilled: (you, box, p) => p === 0 ? `crossed out ${box}` : p == null ? `filled ${box}` : `wrote ${p} in ${box}`,
+    logAside: (you, faces) => `set aside ${faces}`, logWrote: (you, p) => p == null ? "wrote the turn's points" : `wrote ${p} points`,
+    logRolled: () => "threw on", logStopped: (you, p) => p == null ? "stopped" : `stopped and banked ${p}`,
     advValue: (v) => `Value of the position: ${v}`, expected: "expected", winProb: "win probability",
-    pointsStill: "points still to come", summary: (n, k, loss, mean) => `${n} decisions, ${k} of them best; total loss ${loss}, mean loss per decision ${mean}`,
+    pointsStill: "points still to come",
+    summary: (n, k, loss, mean, unit) => `${n} ${n === 1 ? "decision" : "decisions"}, ${k} of them best; total loss ${loss} ${unit}, ${mean} per decision`,
+    lossUnit: (prob) => prob ? "percentage points of win probability" : "points", ppShort: "pp",
+    finalScore: (n) => `Final score: ${n}`, raceWon: (you, them) => `You won, ${you} to ${them}`, raceLost: (you, them) => `The computer won, ${them} to ${you}`,
+    startExpect: (v, fromStart) => `optimal play expects ${v} ${fromStart ? "from the start" : "from where this end game began"}`,
+    startWin: (p) => `your win probability at the start (both playing optimally): ${p}`,
+    percentile: (score, pct) => `Your ${score} beats ${pct} of games played optimally (the distribution of final scores under optimal play).`,
+    percentileWorking: "Where your score stands among optimally played games: computing …",
+    whereTurn: (k) => `turn ${k}`, whereLeft: (n) => `${n} ${n === 1 ? "re-throw" : "re-throws"} left`, whereScores: (you, them) => `you ${you}, computer ${them}`,
+    whereTurnTotal: (p) => `${p} this turn`,
     distribution: "Show the score distribution under optimal play",
     distCaption: (m, sd) => `final score under optimal play: mean ${m}, SD ${sd}; yours in red`,
     diceLabel: "Dice", diceHelp: "Click a die to change its face.", addDie: "one die more", removeDie: "one die less",
@@ -55,30 +67,77 @@ const WORDS = {
     notCached: (s) => `These rules are not solved on this computer yet: the first answer solves them once${s == null ? "" : `, about ${secondsText(s)}`}.`,
     solveNow: "Solve now", solvedNow: "Solved: answers for these rules now come at once.",
     layersLeft: (d, n, eta) => `${d} of ${n} layers done${eta == null ? "" : `, about ${secondsText(eta)} left`}`,
+    layersDone: (n) => `all ${n} layers solved; finishing (storing the table and working out the answer) …`,
     cantKeepAll: "Keeping every die is no throw: fill a box.", noSuchMove: "That is not a move here.",
     computer: (i) => `Computer ${i}`, computerShort: (i) => `C${i}`, winCol: "win", winBest: "to win", winNow: (p) => `your win probability now: ${p}`,
     winNowOptimal: (p) => `your win probability now: ${p} (against the optimal player: both play to win)`,
     winWorking: "computing your win probability …", winLoss: "win probability lost", winBestWas: "best to win",
     winFrom: (n, turn) => `Win probability from ${n} open boxes on (turn ${turn}); before that its exact answer takes too long to wait for (“jaxsolve target-table” gives the table's answer from the start). The moves are ranked by expected points.`,
-    opponentsHead: "The computer's turns", oppThrew: "threw", oppKept: "keeps", oppFilled: (box, p) => `fills ${box} with ${p}`,
+    opponentsHead: "The computer's turns",
     standings: "Standings", winner: (who) => `winner: ${who}`, tieFirst: (who) => `a tie for first: ${who}`,
-    winLossTotal: (loss, n) => `loss in win probability ${loss} over ${n} ${n === 1 ? "decision" : "decisions"}`,
+    winLossTotal: (loss, n) => `loss in win probability ${loss} percentage points over ${n} ${n === 1 ? "decision" : "decisions"}`,
     fieldWords: {
-      position: ["Score sheet", "The points in the filled boxes, e.g. aces=3 twos=- (typed: box=points)."],
-      dice: ["Dice", "The dice showing, e.g. 1 1 2 2 5."], throws_left: ["Throws left", "Re-throws still allowed this turn (empty: all but the first throw)."],
-      objective: ["Objective", "score: expected points; goals: expected boxes met."], scope: ["Scope", "game: the rest of the game counts; turn: this turn alone."],
-      strategy: ["Strategy", "optimal (exact) or the rating heuristic."], mine: ["Your banked score", ""], theirs: ["Their banked score", ""],
-      turn: ["Your turn total", "Points this turn so far (0: the turn starts)."], they_started: ["They started", "Who started the game (last-turn rule)."],
-      points: ["Set aside this turn", "Points already set aside (a multiple of 50)."], seed: ["Seed", "Seed of the virtual dice (empty: random)."],
-      turns: ["Turns", "Turns in the game."], opponent: ["Opponent", "bot: the computer plays them; human: you enter their moves."],
-      first: ["Who starts", "you or them"],
-      opponents: ["Computer opponents", "They play for expected points after you; your win probability stands beside your moves."],
-      "set-against": ["Opponents play", "expected: for expected points; optimal: one opponent who plays to win against you (the two-player optimal strategy)."],
+      // the advisor's questions
+      "adv-position": ["Score sheet (typed)", "The filled boxes as box=points, e.g. aces=3 twos=- full_house=25 (- crossed out); the sheet above fills it in."],
+      "adv-dice": ["Dice", "The dice showing, one digit each, e.g. 1 1 2 5 6; the dice above fill it in."],
+      "adv-throws_left": ["Throws left", "How many more times you may throw this turn (empty: all but the first throw)."],
+      "adv-objective": ["Aim", "Expected points, or expected number of boxes that meet their goal."],
+      "adv-scope": ["Looking ahead", "The rest of the game, or this turn alone."],
+      "adv-strategy": ["Advice by", "The exact solution, or the rating heuristic (a rule of thumb)."],
+      "adv-heuristic_reading": ["Heuristic reading", "Rating heuristic only: how its start value counts the upper bonus (empty: the usual)."],
+      "adv-bot_strength": ["Heuristic strength", "Rating heuristic only: strongest, strong, medium or weak (how much its forecasts err)."],
+      "adv-bot_seed": ["Heuristic seed", "Rating heuristic only: the seed of its forecast errors."],
+      "adv-opponent": ["Opponents' sheets", "Players who play for expected points: each one's sheet and score, e.g. aces=3 twos=- 5 (several: separate them with ;). Your moves are then ranked by your chance to finish first."],
+      "adv-score": ["Your score", "With opponents: your total so far (empty: your sheet's total and any bonus earned)."],
+      "adv-ties": ["A tie for first", "With opponents: a tie is shared, a win or a loss for you."],
+      "adv-win_method": ["Win probability by", "With opponents: exact (solved for your remaining game), table (a stored table; an upper bound) or auto (exact from 9 open boxes on)."],
+      "adv-against": ["Against one player who plays to win", "His sheet and score, e.g. ones=3 twos=- 5: your moves ranked by your win probability, both playing to win."],
+      "adv-i_started": ["I started the game", "Against a player who plays to win: who threw first (at your turn he has as many boxes filled if you started, one more if he did)."],
+      "adv-mine": ["Your score", "Points you have banked."], "adv-theirs": ["Their score", "Points your opponent has banked."],
+      "adv-turn": ["This turn so far", "Points of this turn not yet banked (0: the turn starts)."],
+      "adv-they_started": ["They started", "Whether your opponent threw first (matters for the last-turn rule)."],
+      "adv-points": ["Set aside this turn", "Points already set aside this turn (a multiple of 50)."],
+      "adv-scores": ["Everyone's score", "Each player's banked points in turn order, yours first, e.g. 450,1200,800."],
+      "adv-dice_left": ["Dice left", "Dice left to throw (0: all six used, throw six again)."],
+      // the settings of a game
+      "set-seed": ["Seed", "The same number gives the same virtual dice (empty: random)."],
+      "set-seat": ["Your seat", "Your place at the table (1 throws first); the computer plays the other seats, each to win."],
+      "set-turns": ["Turns", "How many turns the game has."],
+      "set-opponent": ["Opponent", "The computer plays your opponent's turns, or you enter them."],
+      "set-first": ["Who starts", "You or your opponent."],
+      "set-opponents": ["Computer opponents", "They play for expected points after you; your win probability stands beside your moves."],
+      "set-against": ["Opponents play", "For expected points, or one opponent who plays to win against you (the two-player optimal strategy)."],
       "set-start": ["Start from sheets", "Against the optimal player: yours / his, e.g. ones=3 twos=6 / ones=2 twos=8 (an end game; as many boxes filled on both)."],
       "set-they_start": ["The computer starts", "Against the optimal player: he throws first."],
-      "set-ties": ["A tie is", "Against the optimal player: share (half a win), win or lose for you."],
-      "adv-against": ["Against one player who plays to win", "His sheet and score, e.g. ones=3 twos=- 5: your moves ranked by your win probability, both playing to win."],
-      "adv-i_started": ["I started", "With a player who plays to win: who started the game."],
+      "set-ties": ["A tie is", "Against the optimal player: shared (half a win), a win or a loss for you."],
+      // rules options (empty: the chosen rules' own)
+      "rule-throws": ["Throws per turn", "How often you may throw in a turn."],
+      "rule-players": ["Players", "Players at the table (2 to 4)."],
+      "rule-joker": ["Joker rule", "What a second all-same throw may fill: none, forced (its upper box first), free, or as in Kniffel."],
+      "rule-extra_bonus": ["Extra bonus", "Points for each further all-same throw once its box is filled."],
+      "rule-instant_all_same": ["At once: all the same", "Bonus for the all-same box filled right after the first throw."],
+      "rule-instant_other": ["At once: any other box", "Bonus for any other box filled right after the first throw."],
+      "rule-goal": ["Goal", "The banked score that wins."],
+      "rule-sides": ["Sides of the die", "Each face counts its number."],
+      "rule-bust": ["Bust face", "The face that loses the turn's points."],
+      "rule-last_turn": ["Last turn", "The other player may answer once the starter reaches the goal."],
+      "rule-bound": ["Highest score kept", "Under the last-turn rule: the largest final score the solution keeps apart."],
+      "rule-straight": ["Straight 1–6", "Points for 1 2 3 4 5 6 (a multiple of 50; 0: none)."],
+      "rule-six_of_a_kind": ["Six of a kind", "Points for six of a kind (a multiple of 50; 0: keep doubling)."],
+      "rule-three_pairs": ["Three pairs", "Points for three pairs (a multiple of 50; 0: nothing)."],
+      "rule-two_fives": ["Two 5s as a 1", "Two 5s count as one 1 (100 points): never, once per set-aside, or always."],
+      "rule-entry": ["Entry minimum", "Your first banked points must reach it (a multiple of 50; 0: none)."],
+      "rule-end": ["End of the game", "The first to the goal wins, or the other player has a last turn."],
+      "rule-scoring": ["Scoring of a turn", "Which Zehntausend scoring the turns use."],
+      position: ["Score sheet", ""],
+    },
+    choiceWords: {
+      objective: { score: "expected points", goals: "boxes that meet their goal" }, scope: { game: "the rest of the game", turn: "this turn alone" },
+      strategy: { optimal: "the exact solution", heuristic: "the rating heuristic" }, ties: { share: "shared", win: "a win", lose: "a loss" },
+      win_method: { auto: "automatic", exact: "exact", table: "stored table" }, opponent: { bot: "the computer", human: "you enter them" },
+      first: { you: "you", them: "your opponent" }, against: { expected: "for expected points", optimal: "to win against you" },
+      joker: { none: "none", forced: "forced", free: "free", kniffel: "as in Kniffel" }, two_fives: { off: "never", one: "once per set-aside", any: "always" },
+      end: { first: "first to the goal", "last-turn": "last turn for the other" },
     },
   },
   de: {
@@ -90,7 +149,7 @@ const WORDS = {
     ownDice: "Eigene Würfel", enter: "Eintragen", undo: "Zurück", log: "Züge", review: "Auswertung", where: "wo",
     chosen: "dein Zug", bestMove: "bester Zug", close: "Schließen",
     footer: "Die Antworten kommen aus exakten Lösungen, berechnet auf diesem Rechner. Gleichwertige Züge zählen als beste.",
-    you: "Du", them: "Computer", yourTurn: "Du bist dran", theirTurn: "Der Computer ist dran", turnTotal: "dieser Zug",
+    you: "Du", them: "Computer", themSubject: "Der Computer", yourTurn: "Du bist dran", theirTurn: "Der Computer ist dran", turnTotal: "dieser Zug",
     goal: "Ziel", banked: "geschrieben", started: "hat angefangen", won: "gewonnen", lastTurn: "letzter Zug",
     throwN: (n) => `${n} ${n === 1 ? "Würfel" : "Würfel"} werfen`, throwAgain: (n) => `${n} Würfel neu werfen`,
     throwOf: (k, n) => `Wurf ${k} von ${n}`, turnOf: (k, n) => `Runde ${k} von ${n}`,
@@ -104,12 +163,25 @@ const WORDS = {
     chooseHead: "Deine Züge", chooseHeadQuiz: "Deine Züge (der Rat erscheint nach deinem Zug)", theirChoice: "Ihre Züge",
     upperTotal: "Oberer Teil", bonus: (t) => `Bonus (ab ${t})`, extraBonus: "Zusatzbonus",
     lowerTotal: "Unterer Teil", grandTotal: "Endsumme", open: "offen", scratch: "0 (gestrichen)",
-    decisions: (n, loss) => `${n} ${n === 1 ? "Entscheidung" : "Entscheidungen"}, Verlust insgesamt ${loss}`,
+    decisions: (n, loss, unit) => `${n} ${n === 1 ? "Entscheidung" : "Entscheidungen"}, Verlust insgesamt ${loss} ${unit}`,
     yourMove: "Dein Zug", bestWas: "bester", lossWord: "Verlust", aBest: "ein bester Zug", gameOver: "Spielende",
     youWon: "Du hast gewonnen", theyWon: "Der Computer hat gewonnen", threw: "Wurf", bust: "nichts gewertet",
-    kept: "behält", filled: "trägt ein", setAsideLog: "legt raus", wrote: "schreibt auf", rolled: "würfelt weiter", stopped: "hört auf",
+    logThrew: (you) => you ? "wirfst" : "wirft", logKept: (you, faces) => `${you ? "behältst" : "behält"} ${faces || "keinen Würfel"}`,
+    logFilled: (you, box, p) => p === 0 ? `${you ? "streichst" : "streicht"} das Feld ${box}` : p == null ? `${you ? "füllst" : "füllt"} das Feld ${box} aus` : `${you ? "trägst" : "trägt"} ${p} ins Feld ${box} ein`,
+    logAside: (you, faces) => `${you ? "legst" : "legt"} ${faces} raus`, logWrote: (you, p) => `${you ? "schreibst" : "schreibt"} ${p == null ? "die Punkte des Zugs" : `${p} Punkte`} auf`,
+    logRolled: (you) => you ? "würfelst weiter" : "würfelt weiter",
+    logStopped: (you, p) => p == null ? (you ? "hörst auf" : "hört auf") : `${you ? "hörst" : "hört"} auf und ${you ? "schreibst" : "schreibt"} ${p} Punkte auf`,
     advValue: (v) => `Wert der Stellung: ${v}`, expected: "erwartet", winProb: "Gewinnwahrscheinlichkeit",
-    pointsStill: "Punkte noch zu erwarten", summary: (n, k, loss, mean) => `${n} Entscheidungen, davon ${k} beste; Verlust insgesamt ${loss}, im Mittel ${mean} je Entscheidung`,
+    pointsStill: "Punkte noch zu erwarten",
+    summary: (n, k, loss, mean, unit) => `${n} ${n === 1 ? "Entscheidung" : "Entscheidungen"}, davon ${k} beste; Verlust insgesamt ${loss} ${unit}, im Mittel ${mean} je Entscheidung`,
+    lossUnit: (prob) => prob ? "Prozentpunkte Gewinnwahrscheinlichkeit" : "Punkte", ppShort: "Pp.",
+    finalScore: (n) => `Endstand: ${n} Punkte`, raceWon: (you, them) => `Du hast gewonnen, ${you} zu ${them}`, raceLost: (you, them) => `Der Computer hat gewonnen, ${them} zu ${you}`,
+    startExpect: (v, fromStart) => `bestes Spiel erwartet ${v} Punkte ${fromStart ? "ab dem Start" : "ab dem Beginn dieses Endspiels"}`,
+    startWin: (p) => `deine Gewinnwahrscheinlichkeit zu Beginn (beide spielen optimal): ${p}`,
+    percentile: (score, pct) => `Deine ${score} Punkte schlagen ${pct} der optimal gespielten Partien (Verteilung der Endpunkte bei bestem Spiel).`,
+    percentileWorking: "Wo deine Punkte unter optimal gespielten Partien stehen: wird berechnet …",
+    whereTurn: (k) => `Runde ${k}`, whereLeft: (n) => n === 0 ? "kein Wurf mehr" : n === 1 ? "noch ein Wurf" : `noch ${n} Würfe`, whereScores: (you, them) => `du ${you}, Computer ${them}`,
+    whereTurnTotal: (p) => `${p} in diesem Zug`,
     distribution: "Verteilung der Endpunkte bei bestem Spiel zeigen",
     distCaption: (m, sd) => `Endpunkte bei bestem Spiel: Mittel ${m}, SD ${sd}; deine in Rot`,
     diceLabel: "Würfel", diceHelp: "Auf einen Würfel klicken ändert seine Augenzahl.", addDie: "ein Würfel mehr", removeDie: "ein Würfel weniger",
@@ -123,33 +195,104 @@ const WORDS = {
     notCached: (s) => `Diese Regeln sind auf diesem Rechner noch nicht gelöst: die erste Antwort löst sie einmal${s == null ? "" : `, etwa ${secondsText(s)}`}.`,
     solveNow: "Jetzt lösen", solvedNow: "Gelöst: Antworten zu diesen Regeln kommen jetzt sofort.",
     layersLeft: (d, n, eta) => `${d} von ${n} Schichten fertig${eta == null ? "" : `, noch etwa ${secondsText(eta)}`}`,
+    layersDone: (n) => `alle ${n} Schichten gelöst; wird abgeschlossen (Tabelle speichern, Antwort berechnen) …`,
     cantKeepAll: "Alle Würfel behalten ist kein Wurf: ein Feld ausfüllen.", noSuchMove: "Das ist hier kein Zug.",
     computer: (i) => `Computer ${i}`, computerShort: (i) => `C${i}`, winCol: "Sieg", winBest: "zum Sieg", winNow: (p) => `deine Gewinnwahrscheinlichkeit jetzt: ${p}`,
     winNowOptimal: (p) => `deine Gewinnwahrscheinlichkeit jetzt: ${p} (gegen den optimalen Spieler: beide spielen auf Sieg)`,
     winWorking: "Gewinnwahrscheinlichkeit wird berechnet …", winLoss: "Gewinnwahrscheinlichkeit verloren", winBestWas: "bester zum Sieg",
     winFrom: (n, turn) => `Gewinnwahrscheinlichkeit ab ${n} offenen Feldern (Runde ${turn}); vorher dauert die exakte Antwort zu lange („jaxsolve target-table“ liefert die Antwort der Tabelle schon ab dem Start). Die Züge sind nach erwarteten Punkten geordnet.`,
-    opponentsHead: "Die Züge des Computers", oppThrew: "wirft", oppKept: "behält", oppFilled: (box, p) => `trägt ${p} in ${box} ein`,
+    opponentsHead: "Die Züge des Computers",
     standings: "Stand", winner: (who) => `Sieger: ${who}`, tieFirst: (who) => `gleichauf vorn: ${who}`,
-    winLossTotal: (loss, n) => `verlorene Gewinnwahrscheinlichkeit ${loss} in ${n} ${n === 1 ? "Entscheidung" : "Entscheidungen"}`,
+    winLossTotal: (loss, n) => `verlorene Gewinnwahrscheinlichkeit ${loss} Prozentpunkte in ${n} ${n === 1 ? "Entscheidung" : "Entscheidungen"}`,
     fieldWords: {
-      position: ["Spielblock", "Punkte der ausgefüllten Felder, z. B. aces=3 twos=- (getippt: Feld=Punkte)."],
-      dice: ["Würfel", "Die liegenden Würfel, z. B. 1 1 2 2 5."], throws_left: ["Würfe übrig", "Noch erlaubte Würfe in diesem Zug (leer: alle außer dem ersten)."],
-      objective: ["Ziel", "score: erwartete Punkte; goals: erwartete erfüllte Felder."], scope: ["Umfang", "game: der Rest des Spiels zählt; turn: nur dieser Zug."],
-      strategy: ["Strategie", "optimal (exakt) oder die Bewertungsheuristik."], mine: ["Deine Punkte", ""], theirs: ["Ihre Punkte", ""],
-      turn: ["Punkte in diesem Zug", "Bisher in diesem Zug (0: der Zug beginnt)."], they_started: ["Sie haben angefangen", "Wer das Spiel begonnen hat (Regel: letzter Zug)."],
-      points: ["Rausgelegt in diesem Zug", "Schon rausgelegte Punkte (Vielfaches von 50)."], seed: ["Startwert", "Startwert der virtuellen Würfel (leer: zufällig)."],
-      turns: ["Runden", "Runden im Spiel."], opponent: ["Gegner", "bot: der Computer spielt; human: du gibst ihre Züge ein."],
-      first: ["Wer beginnt", "you (du) oder them (sie)"],
-      opponents: ["Computer-Gegner", "Sie spielen nach dir auf erwartete Punkte; deine Gewinnwahrscheinlichkeit steht neben deinen Zügen."],
-      "set-against": ["Gegner spielen", "expected: auf erwartete Punkte; optimal: ein Gegner, der gegen dich auf Sieg spielt (die optimale Zwei-Spieler-Strategie)."],
+      "adv-position": ["Spielblock (getippt)", "Die ausgefüllten Felder als Feld=Punkte, z. B. aces=3 twos=- full_house=25 (- gestrichen); der Block oben füllt es aus."],
+      "adv-dice": ["Würfel", "Die liegenden Würfel, je eine Ziffer, z. B. 1 1 2 5 6; die Würfel oben füllen es aus."],
+      "adv-throws_left": ["Würfe übrig", "Wie oft du in diesem Zug noch werfen darfst (leer: alle außer dem ersten Wurf)."],
+      "adv-objective": ["Ziel", "Erwartete Punkte oder erwartete Zahl der Felder, die ihr Ziel erreichen."],
+      "adv-scope": ["Vorausschau", "Der Rest des Spiels oder nur dieser Zug."],
+      "adv-strategy": ["Rat nach", "Der exakten Lösung oder der Bewertungsheuristik (einer Faustregel)."],
+      "adv-heuristic_reading": ["Lesart der Heuristik", "Nur Bewertungsheuristik: wie ihr Startwert den Bonus oben zählt (leer: üblich)."],
+      "adv-bot_strength": ["Stärke der Heuristik", "Nur Bewertungsheuristik: strongest, strong, medium oder weak (wie stark ihre Vorhersagen irren)."],
+      "adv-bot_seed": ["Startwert der Heuristik", "Nur Bewertungsheuristik: Startwert ihrer Vorhersagefehler."],
+      "adv-opponent": ["Spielblöcke der Gegner", "Spieler, die auf erwartete Punkte spielen: je Block und Punktestand, z. B. aces=3 twos=- 5 (mehrere: mit ; trennen). Deine Züge stehen dann nach deiner Chance, vorn zu landen."],
+      "adv-score": ["Deine Punkte", "Mit Gegnern: deine Summe bisher (leer: die Summe deines Blocks mit verdientem Bonus)."],
+      "adv-ties": ["Gleichstand vorn", "Mit Gegnern: ein Gleichstand wird geteilt, ist ein Sieg oder eine Niederlage für dich."],
+      "adv-win_method": ["Gewinnwahrscheinlichkeit per", "Mit Gegnern: exakt (für dein restliches Spiel gelöst), Tabelle (gespeichert; eine obere Schranke) oder automatisch (exakt ab 9 offenen Feldern)."],
+      "adv-against": ["Gegen einen Spieler, der auf Sieg spielt", "Sein Spielblock und seine Punkte, z. B. ones=3 twos=- 5: deine Züge nach deiner Gewinnwahrscheinlichkeit, beide spielen auf Sieg."],
+      "adv-i_started": ["Ich habe angefangen", "Gegen einen Spieler, der auf Sieg spielt: wer zuerst geworfen hat (bei deinem Zug hat er gleich viele Felder gefüllt, wenn du begonnen hast, sonst eins mehr)."],
+      "adv-mine": ["Deine Punkte", "Deine gutgeschriebenen Punkte."], "adv-theirs": ["Punkte des Gegners", "Die gutgeschriebenen Punkte deines Gegners."],
+      "adv-turn": ["Bisher in diesem Zug", "Punkte dieses Zugs, noch nicht gutgeschrieben (0: der Zug beginnt)."],
+      "adv-they_started": ["Der Gegner hat angefangen", "Ob dein Gegner zuerst geworfen hat (wichtig für die Regel vom letzten Zug)."],
+      "adv-points": ["Rausgelegt in diesem Zug", "In diesem Zug schon rausgelegte Punkte (ein Vielfaches von 50)."],
+      "adv-scores": ["Punkte aller Spieler", "Die gutgeschriebenen Punkte jedes Spielers in Zugfolge, deine zuerst, z. B. 450,1200,800."],
+      "adv-dice_left": ["Würfel übrig", "Noch zu werfende Würfel (0: alle sechs genutzt, wieder sechs werfen)."],
+      "set-seed": ["Startwert", "Derselbe Wert gibt dieselben virtuellen Würfel (leer: zufällig)."],
+      "set-seat": ["Dein Platz", "Dein Platz am Tisch (1 wirft zuerst); der Computer spielt die anderen Plätze, jeder auf Sieg."],
+      "set-turns": ["Runden", "Wie viele Runden das Spiel hat."],
+      "set-opponent": ["Gegner", "Der Computer spielt die Züge deines Gegners, oder du gibst sie ein."],
+      "set-first": ["Wer beginnt", "Du oder dein Gegner."],
+      "set-opponents": ["Computer-Gegner", "Sie spielen nach dir auf erwartete Punkte; deine Gewinnwahrscheinlichkeit steht neben deinen Zügen."],
+      "set-against": ["Gegner spielen", "Auf erwartete Punkte oder ein Gegner, der gegen dich auf Sieg spielt (die optimale Zwei-Spieler-Strategie)."],
       "set-start": ["Start mit Spielblöcken", "Gegen den optimalen Spieler: deiner / seiner, z. B. ones=3 twos=6 / ones=2 twos=8 (ein Endspiel; gleich viele Felder gefüllt)."],
       "set-they_start": ["Der Computer beginnt", "Gegen den optimalen Spieler: er würfelt zuerst."],
-      "set-ties": ["Ein Gleichstand ist", "Gegen den optimalen Spieler: share (ein halber Sieg), win oder lose für dich."],
-      "adv-against": ["Gegen einen Spieler, der auf Sieg spielt", "Sein Spielblock und seine Punkte, z. B. ones=3 twos=- 5: deine Züge nach deiner Gewinnwahrscheinlichkeit, beide spielen auf Sieg."],
-      "adv-i_started": ["Ich habe angefangen", "Gegen einen Spieler, der auf Sieg spielt: wer das Spiel begonnen hat."],
+      "set-ties": ["Ein Gleichstand ist", "Gegen den optimalen Spieler: geteilt (ein halber Sieg), ein Sieg oder eine Niederlage für dich."],
+      "rule-throws": ["Würfe je Zug", "Wie oft du in einem Zug werfen darfst."],
+      "rule-players": ["Spieler", "Spieler am Tisch (2 bis 4)."],
+      "rule-joker": ["Joker-Regel", "Was ein zweiter Wurf mit lauter gleichen Augen ausfüllen darf: nichts, erzwungen (zuerst sein Feld oben), frei oder wie bei Kniffel."],
+      "rule-extra_bonus": ["Zusatzbonus", "Punkte für jeden weiteren Wurf mit lauter gleichen Augen, wenn sein Feld gefüllt ist."],
+      "rule-instant_all_same": ["Im Hieb: lauter gleiche", "Bonus, wenn das Feld für lauter gleiche Augen gleich nach dem ersten Wurf gefüllt wird."],
+      "rule-instant_other": ["Im Hieb: anderes Feld", "Bonus für jedes andere Feld, das gleich nach dem ersten Wurf gefüllt wird."],
+      "rule-goal": ["Ziel", "Der Punktestand, der gewinnt."],
+      "rule-sides": ["Seiten des Würfels", "Jede Seite zählt ihre Augen."],
+      "rule-bust": ["Verlustseite", "Die Seite, die die Punkte des Zugs verliert."],
+      "rule-last_turn": ["Letzter Zug", "Der andere darf noch einmal, wenn der Startspieler das Ziel erreicht."],
+      "rule-bound": ["Höchster Punktestand", "Bei der Regel vom letzten Zug: der größte Endstand, den die Lösung unterscheidet."],
+      "rule-straight": ["Straße 1–6", "Punkte für 1 2 3 4 5 6 (ein Vielfaches von 50; 0: keine)."],
+      "rule-six_of_a_kind": ["Sechs gleiche", "Punkte für sechs gleiche (ein Vielfaches von 50; 0: weiter verdoppeln)."],
+      "rule-three_pairs": ["Drei Paare", "Punkte für drei Paare (ein Vielfaches von 50; 0: nichts)."],
+      "rule-two_fives": ["Zwei 5er als 1", "Zwei 5er zählen als eine 1 (100 Punkte): nie, einmal je Rauslegen oder immer."],
+      "rule-entry": ["Einstieg", "Deine ersten gutgeschriebenen Punkte müssen ihn erreichen (ein Vielfaches von 50; 0: keiner)."],
+      "rule-end": ["Spielende", "Wer zuerst das Ziel erreicht, gewinnt, oder der andere hat einen letzten Zug."],
+      "rule-scoring": ["Wertung eines Zugs", "Welche Zehntausend-Wertung die Züge haben."],
+      position: ["Spielblock", ""],
+    },
+    choiceWords: {
+      objective: { score: "erwartete Punkte", goals: "Felder, die ihr Ziel erreichen" }, scope: { game: "der Rest des Spiels", turn: "nur dieser Zug" },
+      strategy: { optimal: "die exakte Lösung", heuristic: "die Bewertungsheuristik" }, ties: { share: "geteilt", win: "ein Sieg", lose: "eine Niederlage" },
+      win_method: { auto: "automatisch", exact: "exakt", table: "gespeicherte Tabelle" }, opponent: { bot: "der Computer", human: "du gibst sie ein" },
+      first: { you: "du", them: "dein Gegner" }, against: { expected: "auf erwartete Punkte", optimal: "gegen dich auf Sieg" },
+      joker: { none: "keine", forced: "erzwungen", free: "frei", kniffel: "wie bei Kniffel" }, two_fives: { off: "nie", one: "einmal je Rauslegen", any: "immer" },
+      end: { first: "zuerst am Ziel", "last-turn": "letzter Zug für den anderen" },
     },
   },
 };
+
+const GAME_WORDS = {
+  en: {
+    kniffel: "Five dice, three throws a turn, thirteen boxes to fill: the best move at every throw, from the exact solution.",
+    yatzy: "Scandinavian Yatzy: five dice, fifteen boxes, 50 points for the upper section.",
+    maxi: "Maxi Yatzy: six dice, twenty boxes.",
+    yacht: "Yacht: five dice, twelve boxes, no bonus.",
+    raab: "Roll one die as often as you dare; a bust face loses the turn. First to the goal wins.",
+    zehntausend: "Zehntausend alone: set aside 1s, 5s and triples, and write your points before a throw scores nothing.",
+    "zehntausend-duel": "Zehntausend against the computer: the first to the goal wins; every move ranked by your chance to win.",
+    "pig-table": "Pig with 2 to 4 players at one table: every move ranked by your chance to win.",
+    "zehntausend-table": "Zehntausend with 2 to 4 players at one table: every move ranked by your chance to win.",
+  },
+  de: {
+    kniffel: "Fünf Würfel, drei Würfe je Zug, dreizehn Felder: der beste Zug bei jedem Wurf, aus der exakten Lösung.",
+    yatzy: "Skandinavisches Yatzy: fünf Würfel, fünfzehn Felder, 50 Punkte Bonus oben.",
+    maxi: "Maxi Yatzy: sechs Würfel, zwanzig Felder.",
+    yacht: "Yacht: fünf Würfel, zwölf Felder, kein Bonus.",
+    raab: "Einen Würfel werfen, so oft du dich traust; die Verlustseite kostet die Punkte des Zugs. Wer zuerst am Ziel ist, gewinnt.",
+    zehntausend: "Zehntausend allein: 1er, 5er und Drillinge rauslegen und die Punkte aufschreiben, bevor ein Wurf nichts bringt.",
+    "zehntausend-duel": "Zehntausend gegen den Computer: wer zuerst am Ziel ist, gewinnt; jeder Zug nach deiner Gewinnchance.",
+    "pig-table": "Pig mit 2 bis 4 Spielern an einem Tisch: jeder Zug nach deiner Gewinnchance.",
+    "zehntausend-table": "Zehntausend mit 2 bis 4 Spielern an einem Tisch: jeder Zug nach deiner Gewinnchance.",
+  },
+};
+
+function gameWords(g) { return (GAME_WORDS[state.lang] || {})[g.name] || GAME_WORDS.en[g.name] || g.title; }
 
 function t(key, ...args) {
   const w = WORDS[state.lang][key] ?? WORDS.en[key];
@@ -199,10 +342,13 @@ function shown(x, unit) {
   if (x === null || x === undefined) return "—";
   return isProb(unit) ? `${(100 * x).toFixed(1)} %` : Number(x).toFixed(2);
 }
-function shownLoss(x, unit) {
+function shownLoss(x, unit, bare = false) {
+  // A loss in the game's unit: points, or percentage points of a probability (a loss of 0.05
+  // in win probability is 5 percentage points: "5.00 pp"); ``bare``: the number alone.
   if (x === null || x === undefined) return "—";
   if (Math.abs(x) < 1e-12) return "0";
-  return isProb(unit) ? `${(100 * x).toFixed(2)} %` : Number(x).toFixed(2);
+  if (!isProb(unit)) return Number(x).toFixed(2);
+  return bare ? (100 * x).toFixed(2) : `${(100 * x).toFixed(2)} ${t("ppShort")}`;
 }
 function numCell(x, unit, loss = false) {
   return el("td", { class: "num", text: loss ? shownLoss(x, unit) : shown(x, unit), title: x === null || x === undefined ? "" : String(x) });
@@ -318,7 +464,10 @@ function showProgress(job) {
   box.hidden = false;
   const what = job.what.startsWith("play") ? t("starting") : job.what.startsWith("distribution") ? t("distWorking") : t("working");
   const p = job.progress;
-  const layers = p && p.total ? ` — ${t("layersLeft", p.done, p.total, p.eta_seconds)}` : "";
+  // every layer solved while the job still runs: the rest (storing the table, the answer) has no
+  // count to show, so no time left is promised
+  const layers = p && p.total ? ` — ${p.done >= p.total ? t("layersDone", p.total) : t("layersLeft", p.done, p.total, p.eta_seconds)}` : "";
+  box.dataset.finishing = p && p.total && p.done >= p.total ? "1" : "";
   $("progress-text").textContent = t("progress", what, job.seconds.toFixed(1)) + layers;
   $("progress-notes").textContent = (job.notes || []).join(" · ");
 }
@@ -342,6 +491,11 @@ async function checkCached() {
   } catch (err) { /* the note is a courtesy: a question asked anyway says what went wrong */ }
 }
 
+function solvedMaybe() {
+  // An answer for these rules came: their table may be solved now (the note asks the server again).
+  if (!$("cache-note").hidden) checkCached();
+}
+
 async function warmTable() {
   await guarded(async () => {
     await api("POST", `/api/games/${encodeURIComponent(state.game)}/warm`, rulesBody());
@@ -359,10 +513,17 @@ async function guarded(fn, fieldId) {
 // ------------------------------------------------------------------ forms from Params
 
 function fieldWords(p, prefix) {
+  // A field's words by form (the same name means different things in two forms), else the
+  // option's own help with its command-line spellings (--against) named as the page names them.
   const words = t("fieldWords");
-  const w = words[`${prefix}-${p.name}`] || words[p.name]; // a name two forms use differently: by form first
-  const help = (p.help || "").replace(/--[a-z][a-z0-9-]*\s*/g, "");
+  const w = words[`${prefix}-${p.name}`] || words[p.name];
+  const help = (p.help || "").replace(/--([a-z][a-z0-9-]*)/g, (all, name) => name.replaceAll("-", " "));
   return w ? [w[0], w[1] || help] : [p.label, help];
+}
+
+function choiceWord(p, value) {
+  const words = t("choiceWords")[p.name];
+  return (words && words[value]) || value;
 }
 
 function field(p, prefix) {
@@ -384,7 +545,7 @@ function field(p, prefix) {
   } else if (p.choices && p.choices.length) {
     input = el("select", { id, name: p.name });
     if (p.default === null) input.append(el("option", { value: "", text: `(${unset})` }));
-    for (const c of p.choices) input.append(el("option", { value: c, text: c }));
+    for (const c of p.choices) input.append(el("option", { value: c, text: choiceWord(p, c) }));
     input.value = p.default === null ? "" : p.default;
     if (prefix === "set" && p.name === "against") input.addEventListener("change", () => { oneOpponent(); writeUrl(); });
   } else {
@@ -425,7 +586,7 @@ function chooseGame(name, preset) {
   stopTimer();
   const g = currentGame();
   $("game").value = name;
-  $("game-title").textContent = g.title;
+  $("game-title").textContent = gameWords(g);
   const presetBox = $("preset");
   presetBox.replaceChildren(...g.presets.map((p) => el("option", { value: p, text: p })));
   presetBox.value = preset && g.presets.includes(preset) ? preset : g.default;
@@ -447,7 +608,7 @@ function buildAdvisor() {
   const main = [], more = [];
   for (const p of (g.advise ? g.advise.options : [])) {
     if (p.name === "position" && currentTable().boxes) { main.unshift(field(p, "adv")); continue; }
-    (p.choices.length || p.help.startsWith("Heuristic") || ["bot_seed", "against", "i_started"].includes(p.name) ? more : main).push(field(p, "adv"));
+    (p.choices.length || p.help.startsWith("Heuristic") || ["bot_seed", "against", "i_started", "opponent", "score"].includes(p.name) ? more : main).push(field(p, "adv"));
   }
   $("advise-fields").replaceChildren(...main);
   $("advise-more").replaceChildren(...more);
@@ -595,6 +756,7 @@ async function advise(ev) {
   const box = $("advice");
   box.hidden = false;
   box.dataset.game = answer.game;
+  solvedMaybe();
   $("advice-stage").textContent = stageWords(answer) || "";
   $("advice-stage").title = answer.heading.join(" · ");
   $("advice-value").textContent = answer.value === null ? "" : t("advValue", `${shown(answer.value, answer.unit)}${isProb(answer.unit) ? "" : " " + unitWord(answer.unit)}`);
@@ -716,7 +878,7 @@ function showGame(s) {
   drawLog(s);
   drawTable(s, before);
   $("undo").disabled = !s.can_undo;
-  $("running-loss").textContent = openMode() || s.over ? t("decisions", s.decisions, shownLoss(s.loss, s.unit)) : "";
+  $("running-loss").textContent = openMode() || s.over ? t("decisions", s.decisions, shownLoss(s.loss, s.unit, true), t("lossUnit", isProb(s.unit))) : "";
   $("typed-box").hidden = s.awaiting !== "dice";
   $("speed").closest("label").hidden = !(s.board && (s.board.kind === "race" || (s.board.players || []).length));
   $("review").hidden = !s.over;
@@ -972,6 +1134,22 @@ function drawSheet(s) {
   $("sheet").dataset.players = String(players.length);
 }
 
+function logWords(m, s) {
+  // What a move did, in words that agree with who did it (du wirfst, der Computer wirft) and
+  // with the points it wrote down.
+  const you = m.by !== "them";
+  switch (m.action) {
+    case "throw": return t("logThrew", you);
+    case "keep": return t("logKept", you, (m.keep || []).join(" "));
+    case "fill": return t("logFilled", you, boxName(m.box, s.words), m.points);
+    case "aside": return t("logAside", you, asideFaces(m.set_aside || []));
+    case "write": return t("logWrote", you, m.points);
+    case "roll": return t("logRolled", you);
+    case "stop": return t("logStopped", you, m.points);
+    default: return m.action;
+  }
+}
+
 function drawLog(s) {
   const log = $("log");
   const entries = [];
@@ -979,21 +1157,16 @@ function drawLog(s) {
   const first = Math.max(0, all.length - 40);
   for (let j = first; j < all.length; j++) {
     const m = all[j], next = all[j + 1];
-    const who = m.by === "them" ? (m.player ? t("computer", m.player) : t("them")) : t("you");
+    const who = m.by === "them" ? (m.player ? t("computer", m.player) : t("themSubject")) : t("you");
     const li = el("li", { class: `by-${m.by}`, "data-action": m.action });
     li.append(el("span", { class: "who", text: who }));
     // a throw that no decision follows (another throw, the other player, the end) scored nothing
     const bust = m.action === "throw" && (next ? next.action === "throw" || next.by !== m.by : s.awaiting === "dice" || s.over && s.log.length > 0 && !s.dice);
+    li.append(el("span", { text: ` ${logWords(m, s)}${m.action === "throw" ? " " : ""}` }));
     if (m.action === "throw") {
-      li.append(el("span", { text: ` ${t("threw")} ` }), miniDice(m.dice));
+      li.append(miniDice(m.dice));
       if (bust) li.append(el("span", { class: "lossmark", text: ` — ${t("bust")}` }));
-    } else if (m.action === "keep") li.append(el("span", { text: ` ${t("kept")} ${(m.keep || []).join(" ") || "—"}` }));
-    else if (m.action === "fill") li.append(el("span", { text: ` ${t("filled")} ${boxName(m.box, s.words)}` }));
-    else if (m.action === "aside") li.append(el("span", { text: ` ${t("setAsideLog")} ${asideFaces(m.set_aside || [])}` }));
-    else if (m.action === "write") li.append(el("span", { text: ` ${t("wrote")}` }));
-    else if (m.action === "roll") li.append(el("span", { text: ` ${t("rolled")}` }));
-    else if (m.action === "stop") li.append(el("span", { text: ` ${t("stopped")}` }));
-    else li.append(el("span", { text: ` ${m.action}` }));
+    }
     if ("regret" in m && (openMode() || m.number < s.moves || s.over)) {
       li.append(el("span", { class: m.regret > 1e-9 ? "lossmark" : "okmark", text: m.regret > 1e-9 ? ` −${shownLoss(m.regret, s.unit)}` : " ✓" }));
     }
@@ -1055,18 +1228,10 @@ async function fetchWin(s) {
 function feedLine(m, s) {
   // One move of a computer opponent in words, with its dice.
   const who = t("computer", m.player || 1);
-  const li = el("li", { class: "by-them", "data-action": m.action, "data-player": String(m.player || 1) }, el("span", { class: "who", text: `${who}: ` }));
-  let said;
-  if (m.action === "throw") { li.append(el("span", { text: `${t("oppThrew")} ` }), miniDice(m.dice)); said = `${who} ${t("oppThrew")} ${m.dice.join(" ")}`; }
-  else if (m.action === "keep") { said = `${who} ${t("oppKept")} ${(m.keep || []).join(" ") || "—"}`; li.append(el("span", { text: `${t("oppKept")} ${(m.keep || []).join(" ") || "—"}` })); }
-  else if (m.action === "fill") {
-    const p = (s.board.players || [])[(m.player || 1) - 1];
-    const i = s.board.rows.findIndex((r) => r.box === m.box);
-    const pts = p && i >= 0 ? p.scores[i] : "";
-    said = `${who} ${t("oppFilled", boxName(m.box, s.words), pts)}`;
-    li.append(el("span", { text: t("oppFilled", boxName(m.box, s.words), pts) }));
-  } else { said = `${who} ${m.action}`; li.append(el("span", { text: m.action })); }
-  return [li, said];
+  const words = logWords(m, s);
+  const li = el("li", { class: "by-them", "data-action": m.action, "data-player": String(m.player || 1) }, el("span", { class: "who", text: who }), el("span", { text: ` ${words}` }));
+  if (m.action === "throw") li.append(" ", miniDice(m.dice));
+  return [li, `${who} ${words}${m.action === "throw" ? " " + m.dice.join(" ") : ""}`];
 }
 
 function drawTable(s, before) {
@@ -1142,6 +1307,7 @@ async function newGame(ev) {
   state.win = null;
   const s = await api("POST", `/api/games/${encodeURIComponent(state.game)}/play`, { ...rulesBody(), settings: values($("play-fields")) });
   showGame(s);
+  solvedMaybe();
   // the board in view: on a phone its top at the top of the screen
   const top = s.board && s.board.kind === "race" ? $("race") : $("play-stage");
   top.scrollIntoView({ block: window.innerWidth < 760 ? "start" : "nearest", behavior: "instant" });
@@ -1163,28 +1329,79 @@ async function review() {
   const id = state.play.id;
   const r = await api("GET", `/api/play/${id}/review`);
   if (!state.play || state.play.id !== id) return;
+  const s = state.play;
   const prob = isProb(r.unit);
-  const table = atTable(state.play) ? standings(state.play) : null;
-  const lines = table ? [r.lines[0], ...table] : r.lines; // at a table: the standings in the page's words
-  $("final").textContent = `${lines.join("; ")} — ${r.expected_label || t("expected")} ${prob ? shown(r.expected, r.unit) : fmt(r.expected, 2)}`;
+  const table = atTable(s) ? standings(s) : null;
+  const lines = [finalWords(s, r), ...(table || [])];
+  const expected = prob ? t("startWin", shown(r.expected, r.unit)) : t("startExpect", fmt(r.expected, 2), r.from_start !== false);
+  $("final").textContent = `${lines.join("; ")} — ${expected}`;
   $("final").title = String(r.expected);
-  $("review-summary").textContent = t("summary", r.count, r.optimal, shownLoss(r.loss, r.unit), shownLoss(r.mean_loss, r.unit));
+  $("review-summary").textContent = t("summary", r.count, r.optimal, shownLoss(r.loss, r.unit, true), shownLoss(r.mean_loss, r.unit, true), t("lossUnit", prob));
   $("review").dataset.meanLoss = String(r.mean_loss);
   $("review").dataset.score = String(r.score);
-  $("review-table").tBodies[0].replaceChildren(...r.decisions.map((d) => el("tr", { class: d.optimal ? "" : "mine", "data-regret": String(d.regret) },
-    el("td", { class: "num", text: d.move }), el("td", { text: d.where }), el("td", { text: state.said.get(d.chosen) || d.chosen }), el("td", { text: state.said.get(d.best) || d.best }), numCell(d.regret, r.unit, true))));
+  $("review-table").tBodies[0].replaceChildren(...r.decisions.map((d) => el("tr", { class: d.optimal ? "" : "mine", "data-regret": String(d.regret), "data-move": String(d.move) },
+    el("td", { class: "num", text: String(d.decision ?? d.move) }), whereCell(d), el("td", { text: state.said.get(d.chosen) || d.chosen }), el("td", { text: state.said.get(d.best) || d.best }), numCell(d.regret, r.unit, true))));
   const g = currentGame();
   $("distribution").replaceChildren();
-  if (g && g.distribution) {
-    const button = el("button", { id: "show-distribution", type: "button", text: t("distribution") });
-    button.addEventListener("click", () => guarded(async () => {
-      button.disabled = true;
-      const dist = await api("GET", `/api/play/${id}/distribution`);
-      if (state.play && state.play.id === id) $("distribution").replaceChildren(chart(dist, r.score));
-    }));
+  $("percentile").replaceChildren();
+  if (g && g.distribution && !prob && r.from_start !== false) {
+    // where the final score stands among optimally played games: from the distribution of the
+    // final score under optimal play (computed once per rules, in the background)
+    const note = el("p", { class: "muted small", text: t("percentileWorking"), "aria-busy": "true" });
+    $("percentile").append(note);
+    const button = el("button", { id: "show-distribution", type: "button", text: t("distribution"), disabled: true });
     $("distribution").append(button);
+    quietly(`/api/play/${id}/distribution`).then((dist) => {
+      if (!state.play || state.play.id !== id) return;
+      const beats = dist.p.slice(0, Math.max(0, Math.min(r.score, dist.p.length))).reduce((a, x) => a + x, 0);
+      $("percentile").replaceChildren(el("p", { id: "percentile-line", text: t("percentile", r.score, percentText(beats)), "data-beats": String(beats) }));
+      button.disabled = false;
+      button.addEventListener("click", () => { $("distribution").replaceChildren(chart(dist, r.score)); });
+    }).catch(() => { $("percentile").replaceChildren(); $("distribution").replaceChildren(); }); // no figure rather than a wrong one
   }
   announce(`${t("gameOver")}. ${$("final").textContent}. ${$("review-summary").textContent}`);
+}
+
+function percentText(x) {
+  // a share as a whole percentage, with one decimal near 0 and 100 (never "0 %" for a few games)
+  const v = 100 * x;
+  return `${v < 1 || v > 99 ? v.toFixed(1) : Math.round(v)} %`;
+}
+
+function finalWords(s, r) {
+  // The result in the page's words: the final score of a sheet or of turns, the race's outcome.
+  const b = s.board || {};
+  if (b.kind === "race" && b.winner) return b.winner === "you" ? t("raceWon", b.you, b.them) : t("raceLost", b.you, b.them);
+  if (b.kind === "sheet" || b.kind === "turns") return t("finalScore", b.total);
+  return r.lines.join("; ");
+}
+
+function whereCell(d) {
+  // Where a decision was: the turn, the scores, the points of the turn, the dice and the throws left.
+  const at = d.at || {};
+  const parts = [];
+  if (at.turn != null) parts.push(t("whereTurn", at.turn));
+  if (at.you != null && at.them != null) parts.push(t("whereScores", at.you, at.them));
+  if (at.turn_total) parts.push(t("whereTurnTotal", at.turn_total));
+  if (at.throws_left != null) parts.push(t("whereLeft", at.throws_left));
+  if (!parts.length && !at.dice) return el("td", { text: d.where });
+  const cell = el("td", { title: d.where });
+  cell.append(parts.join(", "));
+  if (at.dice) cell.append(parts.length ? ": " : "", miniDice(at.dice));
+  return cell;
+}
+
+async function quietly(url) {
+  // A GET answered as a job, polled without the progress box (work the player does not wait for).
+  let res = await fetch(url);
+  let data = await res.json();
+  while (res.status === 202 && data.pending) {
+    await new Promise((r) => setTimeout(r, 1000));
+    res = await fetch(`/api/jobs/${data.job}`);
+    data = await res.json();
+  }
+  if (!res.ok) throw new Error(data.error || `HTTP ${res.status}`);
+  return data;
 }
 
 function standings(s) {
@@ -1194,7 +1411,7 @@ function standings(s) {
   const top = scores.filter(([, v]) => v === scores[0][1]).map(([who]) => who);
   const out = [top.length === 1 ? t("winner", top[0]) : t("tieFirst", top.join(" & ")), `${t("standings")}: ${scores.map(([who, v], k) => `${k + 1}. ${who} ${v}`).join(", ")}`];
   const lost = s.log.filter((m) => m.info && m.info.win_regret !== undefined).map((m) => m.info.win_regret);
-  if (lost.length) out.push(t("winLossTotal", shownLoss(lost.reduce((a, x) => a + x, 0), WIN), lost.length));
+  if (lost.length) out.push(t("winLossTotal", shownLoss(lost.reduce((a, x) => a + x, 0), WIN, true), lost.length));
   return out;
 }
 
@@ -1297,6 +1514,7 @@ function setLanguage(lang) {
   translateStatic();
   const g = currentGame();
   if (g) {
+    $("game-title").textContent = gameWords(g);
     const keep = { rules: values($("rules-options")), set: values($("play-fields")) };
     $("rules-options").replaceChildren(...g.rules_options.map((p) => field(p, "rule")));
     $("play-fields").replaceChildren(...(g.play || []).map((p) => field(p, "set")));

@@ -438,7 +438,17 @@ class CategoryGame(PlayedGame):
         lines: tuple[str, ...] = (f"score {self.score} (sheet {self.state.position.total} + bonus {self.state.bonus})",)
         if self.state.others:
             lines += self.standings()
-        return Summary(float(self.score), self.solution.game_value, self.regret, self.decisions(), self.unit, lines)
+        return Summary(float(self.score), self.start_value(), self.regret, self.decisions(), self.unit, lines)
+
+    def start_value(self) -> float:
+        """What optimal play expects for your final score from where this game began: the whole
+        game's value, or for an end game (``start``) your starting sheet's score and bonus plus
+        that sheet's value."""
+        mine = self._start_sheets[0]
+        if mine.position.filled == 0:
+            return float(self.solution.game_value)
+        f, u, h = mine.position.state(self.rules)
+        return float(mine.score + self.solution.value(f, u, h))
 
     def standings(self) -> tuple[str, ...]:
         """The table's scores, highest first (the winner first, or the leader while the game
