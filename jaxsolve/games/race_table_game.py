@@ -56,7 +56,7 @@ class TableSpec:
         solve: ``solve(rules, progress=) -> engine solution`` (``values``, ``run``; float64, JAX).
         options: ``options(rules, values, scores, **turn) -> [(label, vector)]``: the options of
             the mover at ``scores`` (levels, mover first) with the turn as ``turn_params`` say,
-            in NumPy.
+            in NumPy, in the tie rule's order (writing or banking first).
         turn_values: ``turn_values(rules, values, states) -> [k]``: the mover's best one-turn
             value at flat states, his bust payoff read from ``values`` (NumPy).
         turn_params: ``advise``'s options that say where the turn stands.
@@ -275,13 +275,13 @@ def seat_names(n: int) -> list[str]:
 
 
 def rank(options: list[tuple[str, np.ndarray]]) -> list[tuple[str, np.ndarray, float]]:
-    """``(label, vector, regret)`` best first for the mover; an option within ``1e-12`` of the
-    best counts as a tie (regret 0), ranked in the tie rule's order (the game lists its options
-    so: writing / banking last, hence first among ties)."""
+    """``(label, vector, regret)`` best first for the mover. ``options`` come in the tie rule's
+    order (writing or banking first); an option within ``1e-12`` of the best counts as a tie
+    (regret 0) and keeps that order among the ties."""
     best = max(float(v[0]) for _, v in options)
-    tied = [(label, v) for label, v in options if float(v[0]) >= best - TIE]
-    rest = sorted(((label, v) for label, v in options if float(v[0]) < best - TIE), key=lambda o: -float(o[1][0]))
-    return [(label, v, 0.0) for label, v in reversed(tied)] + [(label, v, best - float(v[0])) for label, v in rest]
+    tied = [(label, v, 0.0) for label, v in options if float(v[0]) >= best - TIE]
+    rest = sorted(((label, v, best - float(v[0])) for label, v in options if float(v[0]) < best - TIE), key=lambda o: o[2])
+    return tied + rest
 
 
 # ----------------------------------------------------------------------------- the commands

@@ -30,7 +30,7 @@ def _solve(rules: PigTableRules, progress=None) -> Any:
 def _options(rules: PigTableRules, values: np.ndarray, scores: tuple, turn: int = 0) -> list:
     from jaxsolve.games.raab.table_simulate import turn_options
 
-    return turn_options(rules, values, scores, turn)
+    return turn_options(rules, values, scores, turn)[::-1]  # the tie rule's order: banking first
 
 
 def _turn_values(rules: PigTableRules, values: np.ndarray, states: np.ndarray) -> np.ndarray:

@@ -193,7 +193,7 @@ class TablePigGame(PlayedGame):
         from jaxsolve.games.race_table_game import rank
 
         s = self.state
-        ranked = rank(turn_options(self.rules, self.values, self.seen(s), s.turn_total))
+        ranked = rank(turn_options(self.rules, self.values, self.seen(s), s.turn_total)[::-1])  # the tie rule's order: banking first
         return [PlayOption(label, float(v[0]), regret, {"action": "bank" if label.startswith("bank") else "roll"}, v) for label, v, regret in ranked]
 
     def advise_options(self) -> dict:

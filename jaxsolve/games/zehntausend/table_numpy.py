@@ -10,6 +10,7 @@ by more than ``1e-12``); ``test_numpy_turn_equals_the_jax_turn`` holds the two t
 from __future__ import annotations
 
 import functools
+from dataclasses import dataclass
 from typing import NamedTuple
 
 import numpy as np
@@ -104,21 +105,24 @@ def _bust_vectors(flat: np.ndarray, s: np.ndarray, G: int) -> np.ndarray:
     return np.roll(flat[flat_index(np.roll(s, -1, axis=-1), G)], 1, axis=-1)
 
 
-def turn_scan(rules: TableRules, values: np.ndarray, scores: tuple) -> tuple[np.ndarray, np.ndarray]:
+def turn_scan(rules: TableRules, values: np.ndarray, scores: tuple, x_shift: float = 0.0) -> tuple[np.ndarray, np.ndarray]:
     """``(V [H * 7, N], S [H, N])`` of one state (levels, mover first): every turn total's and
-    dice's value vector and every write's."""
+    dice's value vector and every write's. ``x_shift``: added to the mover's bust payoff (a
+    mixer's policy either side of his breakpoint)."""
     n = rules.players
     z = sizes(rules)
     flat = np.asarray(values, np.float64).reshape(-1, n)
     s = np.asarray([scores], np.int64)
     S = write_vectors(flat, s, z)
-    V = scan_vectors(S, _bust_vectors(flat, s, z.G), z.G - int(scores[0]), host_ops(rules.duel.turn_rules), z)
+    X = _bust_vectors(flat, s, z.G)
+    X[:, 0] += x_shift
+    V = scan_vectors(S, X, z.G - int(scores[0]), host_ops(rules.duel.turn_rules), z)
     return V[:, 0], S[0]
 
 
 def turn_options(rules: TableRules, values: np.ndarray, scores: tuple, turn: int, dice: int) -> list[tuple[str, np.ndarray]]:
     """Value vectors of writing ``turn`` points and of throwing ``dice`` dice on (0: all six
-    used, throw six) at ``scores`` (levels)."""
+    used, throw six) at ``scores`` (levels), in the tie rule's order (writing first)."""
     if turn % STEP or turn < 0:
         raise JaxsolveError(f"--turn must be a non-negative multiple of {STEP}, got {turn}")
     if not 0 <= dice <= DICE:
@@ -127,10 +131,72 @@ def turn_options(rules: TableRules, values: np.ndarray, scores: tuple, turn: int
     if scores[0] + p >= rules.levels:
         raise JaxsolveError(f"a turn total of {turn} already reaches the goal {rules.goal}: write it")
     V, S = turn_scan(rules, values, scores)
-    options = [(f"throw {dice or DICE} on", V[p * NDIM + (dice or DICE)])]
+    options = []
     if p > 0 and np.isfinite(S[p][0]):
         options.append((f"write {turn}", S[p]))
+    options.append((f"throw {dice or DICE} on", V[p * NDIM + (dice or DICE)]))
     return options
+
+
+@dataclass(frozen=True)
+class ThrowOption:
+    """One option of a throw: ``write`` (the turn total plus the most the throw scores) or
+    ``aside`` (``set_aside`` faces, ``points`` this turn after it, ``dice`` to throw next) with
+    its value vector (mover first)."""
+
+    label: str
+    vector: np.ndarray
+    action: str
+    set_aside: tuple[str, ...] = ()
+    points: int = 0
+    dice: int = 0
+
+
+def throw_options(rules: TableRules, values: np.ndarray, scores: tuple, turn: int, faces, x_shift: float = 0.0, scan=None) -> list[ThrowOption]:
+    """Every option of the dice ``faces`` showing, with ``turn`` points set aside before the
+    throw, at ``scores`` (levels, mover first), in the tie rule's order: writing, then the
+    set-asides by most points, then most dice left (all six used counts as six). Where writing
+    reaches the goal it is the only option (it wins). ``scan``: ``turn_scan``'s result, where at
+    hand. A throw that scores nothing (a bust) or a total no turn reaches is refused."""
+    from jaxsolve.games.zehntausend.scoring import build_tables, check_reachable, parse_throw
+
+    turn_rules = rules.duel.turn_rules
+    counts = parse_throw(list(faces))
+    check_reachable(turn_rules, turn, int(counts.sum()), "a turn total of")
+    tables = build_tables(turn_rules)
+    write = int(tables.write[tables.row_index(counts)])
+    if write == 0:
+        raise JaxsolveError(f"the throw {' '.join(map(str, sorted(faces)))} scores nothing: a bust, the turn is over")
+    V, S = turn_scan(rules, values, scores, x_shift) if scan is None else scan
+    top = S.shape[0] - 1
+    p = turn // STEP
+    out = []
+    w = S[min(p + write // STEP, top)]
+    if np.isfinite(w[0]):
+        out.append(ThrowOption(f"write {turn + write}", w, "write", (), turn + write, 0))
+        if scores[0] * STEP + turn + write >= rules.goal:
+            return out
+    subsets = tables.set_asides(counts)
+    n = int(counts.sum())
+    asides = []
+    for i in range(len(subsets.points)):
+        pts, used = int(subsets.points[i]), int(subsets.dice[i])
+        left = n - used if used < n else DICE
+        level = min(p + pts // STEP, top)
+        keep = tuple(subsets.faces(i))
+        asides.append(ThrowOption(f"aside {' '.join(keep)}, throw {left}", V[level * NDIM + left], "aside", keep, turn + pts, left))
+    asides.sort(key=lambda o: (-o.points, -o.dice))
+    return out + asides
+
+
+def best_option(options: list[ThrowOption]) -> ThrowOption:
+    """The mover's choice by the tie rule: an option replaces the best so far only when it is
+    better for him by more than ``1e-12`` (the options in the tie rule's order)."""
+    best = options[0]
+    for o in options[1:]:
+        if o.vector[0] > best.vector[0] + TIE:
+            best = o
+    return best
 
 
 def turn_values(rules: TableRules, values: np.ndarray, states: np.ndarray) -> np.ndarray:

@@ -20,6 +20,7 @@ from jaxsolve.games.raab.rules import PigRules
 from jaxsolve.games.raab.table_rules import PigTableRules
 from jaxsolve.games.zehntausend import duel as zt_duel
 from jaxsolve.games.zehntausend import table as zt_table
+from jaxsolve.games.zehntausend import table_numpy as zt_numpy
 from jaxsolve.games.zehntausend.duel_numpy import NDIM
 from jaxsolve.games.zehntausend.duel_rules import DuelRules
 from jaxsolve.games.zehntausend.table_rules import TableRules
@@ -114,7 +115,7 @@ def test_set_aside_tie_order():
     """Most points first, then most dice left, all six used counting as six."""
     index = np.array([[(1 - 1) * NDIM + 5, (3 - 1) * NDIM + 2, (3 - 1) * NDIM + 0, (3 - 1) * NDIM + 4, 0]])
     valid = np.array([[True, True, True, True, False]])
-    order = zt_table._tie_order(index, valid)[0]
+    order = zt_numpy._tie_order(index, valid)[0]
     assert order.tolist() == [(3 - 1) * NDIM + 0, (3 - 1) * NDIM + 4, (3 - 1) * NDIM + 2, 5, (3 - 1) * NDIM + 0]
 
 
@@ -271,6 +272,30 @@ def test_zehntausend_movers_value_by_the_duels_numpy_turn(players, goal, entry):
         V = turn_tables(S[rows], x[rows], int(top), host_ops(rules.duel.turn_rules), geo.reach)
         worst = max(worst, float(np.max(np.abs(V[:, 0, 6] - flat[idx[rows], 0]))))
     assert worst <= 1e-12
+
+
+def test_numpy_turn_gives_each_movers_value():
+    """The NumPy turn that advise, play and the loader use (``table_numpy``), at turn total 0,
+    gives each mover's value of the engine's table."""
+    rules = TableRules(players=4, goal=250, entry=150)
+    sol = _zt_solve(rules)
+    states = np.arange(rules.levels**4)
+    np.testing.assert_allclose(zt_numpy.turn_values(rules, sol.values, states), sol.values.reshape(-1, 4)[:, 0], rtol=0, atol=1e-12)
+
+
+@pytest.mark.slow
+def test_numpy_turn_equals_the_jax_turn():
+    """The NumPy turn's option vectors equal the JAX scan's (``table_commands.turn_options``)."""
+    from jaxsolve.games.zehntausend import table_commands
+
+    rules = TableRules(players=4, goal=250, entry=150)
+    sol = _zt_solve(rules)
+    for scores, turn, dice in (((0, 0, 0, 0), 0, 6), ((0, 2, 1, 4), 150, 3), ((3, 0, 2, 1), 50, 0), ((1, 4, 4, 0), 100, 1)):
+        jax_opts = table_commands.turn_options(rules, sol.values, scores, turn, dice)
+        np_opts = zt_numpy.turn_options(rules, sol.values, scores, turn, dice)
+        assert [label for label, _ in np_opts] == [label for label, _ in jax_opts]
+        for (_, a), (_, b) in zip(np_opts, jax_opts):
+            np.testing.assert_allclose(a, np.asarray(b), rtol=0, atol=1e-12)
 
 
 def test_float32_is_refused():
