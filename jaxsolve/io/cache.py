@@ -519,11 +519,12 @@ LONG_SOLVE_SECONDS = 10.0
 
 def _solving(game: str, rules: Rules, dtype: str, solve: Callable[[], Any], seconds: float | None = None) -> Any:
     """``solve()``, announced on one line (through the store's ``say``: stderr, not under
-    ``--quiet``) with the ``seconds`` it is expected to take (``estimate``), unless it is
-    known to take less than ``LONG_SOLVE_SECONDS``."""
+    ``--quiet``) unless the registered ``seconds`` (``estimate``) say it takes less than
+    ``LONG_SOLVE_SECONDS``. The line gives no time: a figure measured on an idle machine is
+    not what this one takes now; the solve's progress bar shows the time left at the rate its
+    layers take here."""
     if seconds is None or seconds >= LONG_SOLVE_SECONDS:
-        about = f"; about {duration(seconds)} on this machine" if seconds is not None else ""
-        _say(f"solving {game} under the rules {rules.name} in {dtype}{about}")
+        _say(f"solving {game} under the rules {rules.name} in {dtype}")
     return solve()
 
 

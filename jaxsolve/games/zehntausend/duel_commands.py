@@ -169,7 +169,6 @@ def solve_command(rules, *, dtype, device, quiet, out, tol, compensation, device
     """The solve, with a bar of layers on stderr; ``result`` the solution where it is the
     table every other command uses (the default tolerance), so that it is cached."""
     from jaxsolve.core.progress import steps_bar
-    from jaxsolve.games import get_game
     from jaxsolve.games.zehntausend import duel
     from jaxsolve.io import cache
 
@@ -178,10 +177,8 @@ def solve_command(rules, *, dtype, device, quiet, out, tol, compensation, device
     if compensation % 50 or compensation >= rules.goal:
         raise JaxsolveError(f"--compensation must be a multiple of 50 below the goal {rules.goal}, got {compensation}")
     mesh = device_mesh(devices, device)
-    seconds = cache.estimate(get_game(GAME), rules)
-    if not quiet:  # also where stderr is no terminal (the bar then shows only at the end)
-        about = f"; about {cache.duration(seconds)} on this machine" if seconds is not None else ""
-        cache.note(f"solving {GAME} under the rules {rules.name} in {dtype}{about}")
+    if not quiet:  # also where stderr is no terminal (the bar then shows only at the end); the bar shows the time left as measured here
+        cache.note(f"solving {GAME} under the rules {rules.name} in {dtype}")
     with steps_bar(layer_count(rules), f"solving {rules.name}, layers", quiet) as steps:
         sol = duel.solve(rules, tol=tol, dtype=dtype, device=device, mesh=mesh, progress=steps)
     files = save(out, sol) if out is not None else []
