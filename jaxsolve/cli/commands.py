@@ -113,10 +113,17 @@ def _report_command(name: str):
         rules, given, own = _split(game, values)
         as_json = own.pop("as_json", False)
         command = game.commands[name]
+        takes = inspect.signature(command.run).parameters
         # a command that answers without JAX: the store set up, JAX only where it must solve
-        # (``--device gpu`` is refused where none is visible, also here)
-        device = run.setup() if command.jax else run.setup(jax=False)
-        if "rules_given" in inspect.signature(command.run).parameters:  # e.g. to check a --table against --rules
+        # (``--device gpu`` is refused where none is visible, also here); one that takes
+        # ``setup`` checks its input first and calls it (JAX set up, the device returned) then
+        if command.jax and "setup" not in takes:
+            device = run.setup()
+        else:
+            device = run.setup(jax=False, note="setup" not in takes)
+            if "setup" in takes:
+                own["setup"] = run.setup
+        if "rules_given" in takes:  # e.g. to check a --table against --rules
             own["rules_given"] = given
         report = command.run(rules, dtype=run.dtype, device=device, quiet=run.quiet or as_json, **own)
         emit(report, as_json, run.quiet)

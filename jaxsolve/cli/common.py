@@ -164,15 +164,17 @@ class Run:
         """The float precision asked for: ``float64`` (``--x64``) or ``float32``."""
         return "float64" if self.x64 else "float32"
 
-    def setup(self, jax: bool = True):
+    def setup(self, jax: bool = True, note: bool = True):
         """Configure JAX (precision, caches) and return the chosen device; the solution store
         reports on stderr what it loads or writes (unless ``--quiet``). ``jax=False`` configures
         the solution store only (JAX is not imported; returns None): for a command that may
         answer from a cached table with NumPy and calls ``setup()`` only if it must solve (the
-        store calls it before a solve its caller did not set up: ``cache.defer_jax``)."""
+        store calls it before a solve its caller did not set up: ``cache.defer_jax``).
+        ``note=False``: no note on an unwritable cache folder (a command that must write there
+        says so itself)."""
         from jaxsolve.io import cache
 
-        writable = self.no_cache or cache_writable(self.cache_dir)
+        writable = self.no_cache or (cache_writable(self.cache_dir) if note else cache.unwritable(self.cache_dir) is None)
         cache.setup(self.cache_dir, enabled=not self.no_cache, say=None if self.quiet else _note, writable=writable, compilation=jax)
         if not jax:
             check_device(self.device.value, x64=self.x64)

@@ -91,3 +91,60 @@ def test_ctrl_c_while_the_modules_load_is_one_line_and_status_130(tmp_path):
     finally:
         if ignored:
             signal.signal(signal.SIGINT, signal.SIG_IGN)
+
+
+# ----------------------------------------------------------------------------- table exports: checked before any work
+
+TABLE_COMMANDS = (["twoplayer-table", "yacht", "--open", "2"], ["target-table", "yacht"], ["distribution-table", "yacht"])
+
+
+def no_jax_setup(monkeypatch):
+    """Fail the test if the command sets up JAX (the step before its work) before it refuses."""
+    from jaxsolve.core import runtime
+
+    def refuse(*args, **kwargs):
+        raise AssertionError("JAX was set up before the refusal")
+
+    monkeypatch.setattr(runtime, "configure", refuse)
+
+
+def test_table_exports_refuse_a_file_as_cache_folder_before_any_work(tmp_path, monkeypatch):
+    no_jax_setup(monkeypatch)
+    folder = tmp_path / "a-file"
+    folder.write_text("")
+    for args in TABLE_COMMANDS:
+        one_line_error([*args, "--cache-dir", str(folder)], f"the solution store under {folder} cannot be written", "--cache-dir")
+
+
+def test_table_exports_refuse_a_read_only_cache_folder_before_any_work(tmp_path, monkeypatch):
+    import tempfile
+
+    no_jax_setup(monkeypatch)
+    folder = tmp_path / "read-only"
+    mkstemp = tempfile.mkstemp
+
+    def read_only(*args, dir=None, **kwargs):  # as a read-only folder answers (also to root)
+        if dir is not None and str(dir).startswith(str(folder)):
+            raise PermissionError(13, "Permission denied")
+        return mkstemp(*args, dir=dir, **kwargs)
+
+    monkeypatch.setattr(tempfile, "mkstemp", read_only)
+    for args in TABLE_COMMANDS:
+        one_line_error([*args, "--cache-dir", str(folder)], "cannot be written", "Permission denied", "--cache-dir")
+
+
+def test_table_exports_refuse_a_disk_too_small_before_any_work_with_true_figures(tmp_path, monkeypatch):
+    from jaxsolve.games.category.answers import table_commands
+
+    no_jax_setup(monkeypatch)
+    monkeypatch.setattr(table_commands, "free_bytes", lambda folder: 3 << 19)  # 1.5 MiB
+    for args, what in zip(TABLE_COMMANDS, ("two-player", "target", "distribution")):
+        line = one_line_error([*args, "--cache-dir", str(tmp_path / "store")], f"the {what} table takes about ", "has 1.5 MiB free")
+        assert "0.0 GiB" not in line and " MiB on disk" in line
+    one_line_error(["distribution-table", "yacht", "--out", str(tmp_path / "d.npy")], "the distribution table takes about ", "has 1.5 MiB free")
+
+
+def test_disk_sizes_read_in_their_unit():
+    from jaxsolve.games.category.answers.table_commands import size_text
+
+    assert [size_text(n) for n in (512, 3 << 10, 45 << 20, 3 << 29)] == ["512 bytes", "3.0 KiB", "45.0 MiB", "1.5 GiB"]

@@ -49,7 +49,7 @@ TWOPLAYER_TABLE_PARAMS = (
 )
 
 
-def target_table_command(rules, *, game, dtype, device, quiet, out, filled, store, at, devices, max_memory, chunk) -> Report:
+def target_table_command(rules, *, game, dtype, device, quiet, out, filled, store, at, devices, max_memory, chunk, setup=None) -> Report:
     """Solve the target objective for every state of the game (or of the subgame with ``filled``
     boxes closed) and export every layer (``target.save_table``), for ``advise-target --table``;
     without ``out``, the whole game's table into the solution store (``target.store_path``), for
@@ -61,6 +61,8 @@ def target_table_command(rules, *, game, dtype, device, quiet, out, filled, stor
     mask = _mask(filled, rules)
     in_store, out = _table_out(game, rules, mask, out, "target")
     sizes = {k: len(D.sub_layer_states(rules, k, mask)[0]) for k in range(rules.num_boxes)}
+    check_disk(table_bytes(rules, sizes, 2 if store == "uint16" else 4), out.parent, "the target table")
+    device = setup() if setup is not None else device
     with layer_bars(sizes, quiet, label="target") as advance:
         tab = TG.solve_target(
             rules, dtype=dtype, chunk=chunk, devices=_devices(devices, device), max_memory=max_memory << 20, prefilled=mask, on_layer=advance
@@ -100,15 +102,60 @@ def _table_out(game, rules, mask: int, out, kind: str):
         if not cache.enabled():
             raise JaxsolveError("--no-cache: give --out for the table")
         out = TG.store_path(game, rules, kind)
-        try:
-            out.parent.mkdir(parents=True, exist_ok=True)
-        except OSError as exc:
-            raise JaxsolveError(f"cannot create {out.parent}: {exc.strerror or exc}") from None
+        check_store(out)
     export.check_writable(out)
     return in_store, out
 
 
-def distribution_table_command(rules, *, game, dtype, device, quiet, out, filled, devices, max_memory, chunk) -> Report:
+def check_store(path: Path) -> None:
+    """The solution store's folder for ``path`` created and taking files, or one line naming the
+    cache folder (``--cache-dir``) and why not: before any work."""
+    from jaxsolve.io import cache, export
+
+    try:
+        export.check_output_dir(path.parent, create=True)
+    except JaxsolveError as exc:
+        raise JaxsolveError(f"the solution store under {cache.root()} cannot be written ({exc}): give a writable --cache-dir") from None
+
+
+def size_text(n: int) -> str:
+    """Bytes as a reader compares them: GiB from 1 GiB on, else MiB, else KiB."""
+    for unit, size in (("GiB", 2**30), ("MiB", 2**20), ("KiB", 2**10)):
+        if n >= size:
+            return f"{n / size:,.1f} {unit}"
+    return f"{n} bytes"
+
+
+def free_bytes(folder: Path) -> int | None:
+    """The bytes free on the disk under ``folder`` (its nearest existing parent), or None."""
+    import shutil
+
+    probe = Path(folder)
+    while not probe.exists() and probe != probe.parent:
+        probe = probe.parent
+    try:
+        return shutil.disk_usage(probe).free
+    except OSError:
+        return None
+
+
+def check_disk(need: int, folder: Path, what: str) -> None:
+    """Refuse, before any work, a table of ``need`` bytes where the disk under ``folder`` has less free."""
+    free = free_bytes(folder)
+    if free is not None and need > free:
+        raise JaxsolveError(f"{what} takes about {size_text(need)} on disk; {folder} has {size_text(free)} free")
+
+
+def table_bytes(rules, sizes: dict[int, int], itemsize: int) -> int:
+    """The bytes of a target or distribution table export: each layer's states times its
+    support (``distribution.support_lengths``), and the end layer."""
+    from jaxsolve.games.category.objectives import distribution as D
+
+    widths = D.support_lengths(rules)
+    return itemsize * (sum(n * widths[k] for k, n in sizes.items()) + widths[rules.num_boxes]) + 4096 * (len(sizes) + 2)  # the files' headers, the sidecar
+
+
+def distribution_table_command(rules, *, game, dtype, device, quiet, out, filled, devices, max_memory, chunk, setup=None) -> Report:
     """The exact distribution of the remaining score (P(k more points) under the score-optimal
     policy) of every state of the game (or of the subgame with ``filled`` boxes closed), solved
     in ``dtype`` (float64) and exported in float32, every layer (``target.save_table``); without
@@ -124,6 +171,8 @@ def distribution_table_command(rules, *, game, dtype, device, quiet, out, filled
     mask = _mask(filled, rules)
     in_store, out = _table_out(game, rules, mask, out, "distribution")
     sizes = {k: len(D.sub_layer_states(rules, k, mask)[0]) for k in range(rules.num_boxes)}
+    check_disk(table_bytes(rules, sizes, 4), out.parent, "the distribution table")
+    device = setup() if setup is not None else device
     memory = None if max_memory is None else max_memory << 20
     with layer_bars(sizes, quiet, label="distribution") as advance:
         sol = table_io.solved(rules, game=game, dtype=dtype, device=device)
@@ -150,7 +199,7 @@ def distribution_table_command(rules, *, game, dtype, device, quiet, out, filled
     return Report(tuple(lines), data, result=tab)
 
 
-def twoplayer_table_command(rules, *, game, dtype, device, quiet, ties, max_memory, chunk, open_boxes=0) -> Report:
+def twoplayer_table_command(rules, *, game, dtype, device, quiet, ties, max_memory, chunk, open_boxes=0, setup=None) -> Report:
     """Solve the two-player game of ``rules`` (both play to win), or with ``open_boxes`` every
     position where both players have at most that many boxes open, and keep every layer in the
     solution store, each written as it is done (``twoplayer_store.save``), for simulated play
@@ -169,10 +218,13 @@ def twoplayer_table_command(rules, *, game, dtype, device, quiet, ties, max_memo
     k = open_boxes or None
     size = twoplayer_store.estimate(rules, dtype, k)
     path = twoplayer_store.store_path(game, rules, ties, str(np.dtype(dtype)), k)
-    size.check(path.parent)
+    check_store(path)
+    size.check(path.parent, free=1 << 62)  # rows and memory; the disk below, in figures of their size
+    check_disk(size.disk_bytes, path.parent, "the two-player table")
     what = "two players" if k is None else f"two players, every position with at most {k} open boxes each"
     _say(f"{rules.name}, {what}: {size.pairs:,} pairs of sheets, {size.values:,} state-lead values, "
-         f"{size.disk_bytes / 2**30:.2f} GiB on disk, about {size.core_seconds / 60:.0f} core-minutes")
+         f"{size_text(size.disk_bytes)} on disk, about {size.core_seconds / 60:.0f} core-minutes")
+    device = setup() if setup is not None else device
     t = [time.perf_counter(), time.process_time()]
 
     def told(n: int, pairs: int) -> None:
@@ -197,7 +249,7 @@ def twoplayer_table_command(rules, *, game, dtype, device, quiet, ties, max_memo
         f"{rules.name}, {what} (ties {ties}): {size.values:,} state-lead values in {tab.seconds:.1f} s (+{tab.compile_seconds:.1f} s compiling) on {tab.device}",
         f"  the first player's P(win) + {twoplayer_store.twoplayer.TIES[ties]} P(tie) = {tab.start:.9f}" if k is None else
         f"  the first layer: {tab.plans[0].pairs:,} pairs of sheets with {rules.num_boxes - tab.plans[0].a} open boxes each",
-        f"wrote {path} and {len(writer.records)} layer files beside it ({writer.bytes / 2**30:.2f} GiB)",
+        f"wrote {path} and {len(writer.records)} layer files beside it ({size_text(writer.bytes)})",
     ]
     return Report(tuple(lines), data, result=tab)
 
