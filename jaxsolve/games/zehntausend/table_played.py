@@ -108,8 +108,9 @@ class TableZehntausendGame(AsideChoices):
         if isinstance(seat, bool) or not isinstance(seat, int) or not 1 <= seat <= rules.players:
             raise JaxsolveError(f"seat must be 1..{rules.players} at a table of {rules.players}, got {seat!r}")
         self.seat = seat - 1
+        solution = _solve(rules) if solution is None else solution
+        self.table = Table(rules, solution.values, solution.unsettled)  # before the computer players' first moves
         super().__init__(game, rules, solution, _solve, seed=seed, auto_roll=auto_roll)
-        self.table = Table(rules, self.solution.values, self.solution.unsettled)
 
     def settings(self) -> dict:
         return {"seat": self.seat + 1}

@@ -191,3 +191,39 @@ def test_play_refuses_a_seat_beyond_the_table():
 )
 def test_bad_input_is_one_error_line(args, message):
     assert message in one_error_line(run(*args))
+
+
+@pytest.mark.slow
+def test_zehntausend_at_a_table_advise_a_throw_play_and_simulate(tmp_path):
+    """Three players to 300 (one solve, then the cached table): advise on a throw lists the write
+    and every set-aside with every seat's vector, the write's being the next player's turn-start
+    vector; a game against two computer players runs to its end; simulated games give each
+    seat's value within four standard errors."""
+    rules = ["--rules", "small-3", "--goal", "300"]
+    result = run("advise", ZT, *rules, "--scores", "0,0,150", "--turn", "50", "--dice", "1 5 2 3 4", "--json", cache=tmp_path)
+    assert result.exit_code == 0, result.output
+    advice = json.loads(result.stdout)
+    labels = [o["option"] for o in advice["options"]]
+    assert "write 200" in labels and {"aside 1, throw 4", "aside 5, throw 4", "aside 1 5, throw 3"} <= set(labels)
+    sol = games.get_game(ZT).load(next((tmp_path / "tables" / ZT).glob("*.npy")))
+    write = next(o for o in advice["options"] if o["option"] == "write 200")
+    np.testing.assert_allclose(write["win"], np.roll(sol.values[0, 3, 4], 1), rtol=0, atol=1e-12)  # 200 banked: the next player's turn
+    assert all(abs(sum(o["win"]) - 1.0) < 1e-12 for o in advice["options"])
+    near_goal = run("advise", ZT, *rules, "--scores", "100,0,150", "--turn", "50", "--dice", "1 5 2 3 4", "--json", cache=tmp_path)
+    assert [o["option"] for o in json.loads(near_goal.stdout)["options"]] == ["write 200"]  # it reaches the goal: it wins
+    played = runner.invoke(app, ["play", ZT, *rules, "--seat", "3", "--seed", "2", "--plain", "--cache-dir", str(tmp_path)], input="\n" * 600)
+    assert played.exit_code == 0, played.output
+    assert "you in seat 3" in played.stdout and "game over" in played.stdout
+    sim = run("simulate", ZT, *rules, "--games", "3000", "--seed", "4", "--json", cache=tmp_path)
+    assert sim.exit_code == 0, sim.output
+    assert all(abs(z) < 4 for z in json.loads(sim.stdout)["z"])
+
+
+@pytest.mark.parametrize("seat", [2, 3])
+def test_play_from_a_later_seat_replays_and_undoes(seat, tmp_path):
+    """The computer players move before you; the game's checks (``testing.check_play``): ranked
+    options, advise at every decision, save, replay and undo."""
+    from jaxsolve import testing
+
+    played = testing.check_play(games.get_game(PIG), "random", seed=seat, folder=tmp_path, settings={"seat": seat})
+    assert played.over and played.settings() == {"seat": seat}
