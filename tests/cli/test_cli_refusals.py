@@ -148,3 +148,19 @@ def test_disk_sizes_read_in_their_unit():
     from jaxsolve.games.category.answers.table_commands import size_text
 
     assert [size_text(n) for n in (512, 3 << 10, 45 << 20, 3 << 29)] == ["512 bytes", "3.0 KiB", "45.0 MiB", "1.5 GiB"]
+
+
+def test_advise_against_from_the_start_names_a_remedy_that_is_not_refused(monkeypatch):
+    """The whole two-player Yahtzee cannot be built (too many rows in a layer): the error names the
+    end-game table that can, and --opponent; that command passes the rows and memory checks (it
+    stops only at the disk check, made to fail here so that nothing is solved)."""
+    import re
+
+    from jaxsolve.games.category.answers import table_commands
+
+    line = one_line_error(["advise", "kniffel", "--dice", "1", "1", "2", "2", "5", "--against", "start 0", "--quiet"], "--opponent")
+    assert "`jaxsolve twoplayer-table kniffel`" not in line
+    named = re.search(r"`jaxsolve (twoplayer-table kniffel --rules yahtzee --open \d+)`", line)
+    assert named, line
+    monkeypatch.setattr(table_commands, "free_bytes", lambda folder: 1)
+    one_line_error([*named.group(1).split(), "--quiet"], "the two-player table takes about ")

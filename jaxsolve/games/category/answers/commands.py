@@ -266,7 +266,14 @@ def two_player_advice(rules, game, setup, position, dice_text, throws_left, agai
     if faces is None:
         raise JaxsolveError("the advisor needs the dice showing (--dice 1 1 2 2 5)")
     setup()
-    advice = twoplayer_advice.advise(rules, sides, faces, throws_left, ties=ties, game=game)
+    try:
+        advice = twoplayer_advice.advise(rules, sides, faces, throws_left, ties=ties, game=game)
+    except JaxsolveError as exc:
+        told, whole, _ = str(exc).partition("; build the whole game's table once with")
+        remedy = whole and endgame_remedy(rules, game)
+        if not remedy:
+            raise
+        raise JaxsolveError(f"{told}; {remedy}") from None
     data = {k: v for k, v in advice.to_dict().items() if k not in ("value", "options")}
     expected = advice.expected.label if advice.expected is not None else None
     options = tuple(
@@ -274,6 +281,32 @@ def two_player_advice(rules, game, setup, position, dice_text, throws_left, agai
         for o in advice.options
     )
     return Advice(twoplayer_advice.describe(advice), options, "P(win)", advice.value, data)
+
+
+def endgame_remedy(rules, game: str) -> str | None:
+    """Where the whole two-player table of ``rules`` cannot be built on this machine
+    (``twoplayer_store.estimate``: too many rows or too much memory), what helps instead: the
+    end-game set of the most open boxes that can (``twoplayer-table GAME --open K``), for
+    positions that near the end, or ``--opponent``; None where the whole table can be built."""
+    from jaxsolve.games.category.objectives.twoplayer import store
+
+    def fits(k: int | None) -> bool:
+        try:
+            store.estimate(rules, "float32", k).check(Path("."), free=1 << 62)
+        except JaxsolveError:
+            return False
+        return True
+
+    if fits(None):
+        return None
+    k = next((k for k in range(rules.num_boxes - 1, 0, -1) if fits(k)), None)
+    other = "rank against players who play for expected points with --opponent"
+    if k is None:
+        return f"the whole two-player table of {rules.name} is too large for this machine; {other}"
+    return (
+        f"the whole two-player table of {rules.name} is too large for this machine: `jaxsolve twoplayer-table {game} --rules {rules.name} "
+        f"--open {k}` builds the end games with at most {k} open boxes each (advice from there on); before that, {other}"
+    )
 
 
 def _heuristic(rules, position, dice_text, throws_left, reading, strength, seed) -> Advice:
