@@ -164,3 +164,9 @@ def test_advise_against_from_the_start_names_a_remedy_that_is_not_refused(monkey
     assert named, line
     monkeypatch.setattr(table_commands, "free_bytes", lambda folder: 1)
     one_line_error([*named.group(1).split(), "--quiet"], "the two-player table takes about ")
+
+
+def test_an_error_names_the_current_option_not_its_old_spelling():
+    for flag in ("--all-same-held", "--holds50"):
+        line = one_line_error(["advise-target", "kniffel", "1", "2", "3", "4", "5", "--target", "10", flag], "--all-same-held needs")
+        assert "--holds50" not in line

@@ -91,7 +91,7 @@ def check_sheet_state(rules, mask: int, upper: int, all_same_held: bool) -> None
     try:
         check_state(rules, mask, upper, int(all_same_held))
     except JaxsolveError as exc:
-        raise JaxsolveError(str(exc).replace("all_same_held needs", "--holds50 needs")) from None
+        raise JaxsolveError(str(exc).replace("all_same_held needs", "--all-same-held needs")) from None
 
 
 # ----------------------------------------------------------------------------- twoplayer-endgame
