@@ -117,11 +117,21 @@ def quiz(driver):
 
 
 def review(driver):
-    for _ in range(400):
+    """A whole game, the best move but at every fifth decision the second one listed, then the
+    review with the line that says where the score stands among optimally played games."""
+    for k in range(400):
         if driver.execute_script("return document.getElementById('game-view').dataset.awaiting") == "over":
             break
-        click(driver, "throw" if has(driver, "throw") and not has(driver, "best") else "best")
+        if has(driver, "throw") and not has(driver, "best"):
+            click(driver, "throw")
+        elif k % 5 == 4 and driver.execute_script("return document.querySelectorAll('#play-table button.opt').length > 1"):
+            before = moves(driver)
+            driver.execute_script("document.querySelectorAll('#play-table button.opt')[1].click()")
+            wait(driver, lambda d: moves(d) != before)
+        else:
+            click(driver, "best")
     wait(driver, lambda d: d.execute_script("return !!document.getElementById('review').dataset.meanLoss"))
+    wait(driver, lambda d: d.execute_script("return !!document.getElementById('percentile-line') || !document.getElementById('percentile').textContent"))
     driver.execute_script("document.getElementById('review').scrollIntoView({block: 'start'})")
 
 
@@ -154,12 +164,13 @@ def optimal_game(driver):
 
 
 SHOTS = {
+    "first": ("/", None),
     "sheet": ("/?game=kniffel&rules=yahtzee&mode=play&seed=11", sheet_game),
     "race": ("/?game=raab&rules=pig&mode=play&seed=5", race_game),
     "duel": ("/?game=zehntausend-duel&rules=small&mode=play&seed=8", race_game),
     "zehntausend": ("/?game=zehntausend&rules=peter-2013&mode=play&seed=4&turns=3", lambda d: click(d, "throw")),
     "quiz": ("/?game=kniffel&rules=yahtzee&mode=quiz&seed=21", quiz),
-    "review": ("/?game=zehntausend&rules=peter-2013&mode=play&seed=2&turns=2", review),
+    "review": ("/?game=maxi&rules=maxi-reduced-4-dice&mode=play&seed=2", review),
     "opponents": ("/?game=maxi&rules=maxi-reduced-4-dice&mode=play&seed=6&opponents=2&speed=fast", table_game),
     "advisor": ("/?game=kniffel&rules=kniffel&mode=advise&lang=de", None),
     "optimal": (f"/?game=yacht&rules=yacht&mode=play&seed=3&against=optimal&speed=fast&start={quote(OPTIMAL_START)}", optimal_game),

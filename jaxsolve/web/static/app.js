@@ -39,7 +39,7 @@ const WORDS = {
     decisions: (n, loss, unit) => `${n} ${n === 1 ? "decision" : "decisions"}, total loss ${loss} ${unit}`,
     yourMove: "Your move", bestWas: "best", lossWord: "loss", aBest: "a best move", gameOver: "Game over",
     youWon: "You won", theyWon: "The computer won", threw: "threw", bust: "bust",
-    logThrew: () => "threw", logKept: (you, faces) => faces ? `kept ${faces}` : "kept no die",
+    logThrew: () => "threw", logKept: (you, faces) => faces ? `kept ${faces}` : "kept no dice",
     logFilled: (you, box, p) => p === 0 ? `crossed out ${box}` : p == null ? `filled ${box}` : `wrote ${p} in ${box}`,
     logAside: (you, faces) => `set aside ${faces}`, logWrote: (you, p) => p == null ? "wrote the turn's points" : `wrote ${p} points`,
     logRolled: () => "threw on", logStopped: (you, p) => p == null ? "stopped" : `stopped and banked ${p}`,
@@ -72,7 +72,7 @@ const WORDS = {
     computer: (i) => `Computer ${i}`, computerShort: (i) => `C${i}`, winCol: "win", winBest: "to win", winNow: (p) => `your win probability now: ${p}`,
     winNowOptimal: (p) => `your win probability now: ${p} (against the optimal player: both play to win)`,
     winWorking: "computing your win probability …", winLoss: "win probability lost", winBestWas: "best to win",
-    winFrom: (n, turn) => `Win probability from ${n} open boxes on (turn ${turn}); before that its exact answer takes too long to wait for (“jaxsolve target-table” gives the table's answer from the start). The moves are ranked by expected points.`,
+    winFrom: (n, turn) => `Win probability from ${n} open boxes on (turn ${turn}); before that its exact answer takes too long to wait for. The moves are ranked by expected points.`,
     opponentsHead: "The computer's turns",
     standings: "Standings", winner: (who) => `winner: ${who}`, tieFirst: (who) => `a tie for first: ${who}`,
     winLossTotal: (loss, n) => `loss in win probability ${loss} percentage points over ${n} ${n === 1 ? "decision" : "decisions"}`,
@@ -80,7 +80,7 @@ const WORDS = {
       // the advisor's questions
       "adv-position": ["Score sheet (typed)", "The filled boxes as box=points, e.g. aces=3 twos=- full_house=25 (- crossed out); the sheet above fills it in."],
       "adv-dice": ["Dice", "The dice showing, one digit each, e.g. 1 1 2 5 6; the dice above fill it in."],
-      "adv-throws_left": ["Throws left", "How many more times you may throw this turn (empty: all but the first throw)."],
+      "adv-throws_left": ["Throws left", "How many more times you may throw this turn (empty: as after the first throw)."],
       "adv-objective": ["Aim", "Expected points, or expected number of boxes that meet their goal."],
       "adv-scope": ["Looking ahead", "The rest of the game, or this turn alone."],
       "adv-strategy": ["Advice by", "The exact solution, or the rating heuristic (a rule of thumb)."],
@@ -200,14 +200,14 @@ const WORDS = {
     computer: (i) => `Computer ${i}`, computerShort: (i) => `C${i}`, winCol: "Sieg", winBest: "zum Sieg", winNow: (p) => `deine Gewinnwahrscheinlichkeit jetzt: ${p}`,
     winNowOptimal: (p) => `deine Gewinnwahrscheinlichkeit jetzt: ${p} (gegen den optimalen Spieler: beide spielen auf Sieg)`,
     winWorking: "Gewinnwahrscheinlichkeit wird berechnet …", winLoss: "Gewinnwahrscheinlichkeit verloren", winBestWas: "bester zum Sieg",
-    winFrom: (n, turn) => `Gewinnwahrscheinlichkeit ab ${n} offenen Feldern (Runde ${turn}); vorher dauert die exakte Antwort zu lange („jaxsolve target-table“ liefert die Antwort der Tabelle schon ab dem Start). Die Züge sind nach erwarteten Punkten geordnet.`,
+    winFrom: (n, turn) => `Gewinnwahrscheinlichkeit ab ${n} offenen Feldern (Runde ${turn}); vorher dauert die exakte Antwort zu lange. Die Züge sind nach erwarteten Punkten geordnet.`,
     opponentsHead: "Die Züge des Computers",
     standings: "Stand", winner: (who) => `Sieger: ${who}`, tieFirst: (who) => `gleichauf vorn: ${who}`,
     winLossTotal: (loss, n) => `verlorene Gewinnwahrscheinlichkeit ${loss} Prozentpunkte in ${n} ${n === 1 ? "Entscheidung" : "Entscheidungen"}`,
     fieldWords: {
       "adv-position": ["Spielblock (getippt)", "Die ausgefüllten Felder als Feld=Punkte, z. B. aces=3 twos=- full_house=25 (- gestrichen); der Block oben füllt es aus."],
       "adv-dice": ["Würfel", "Die liegenden Würfel, je eine Ziffer, z. B. 1 1 2 5 6; die Würfel oben füllen es aus."],
-      "adv-throws_left": ["Würfe übrig", "Wie oft du in diesem Zug noch werfen darfst (leer: alle außer dem ersten Wurf)."],
+      "adv-throws_left": ["Würfe übrig", "Wie oft du in diesem Zug noch werfen darfst (leer: wie nach dem ersten Wurf)."],
       "adv-objective": ["Ziel", "Erwartete Punkte oder erwartete Zahl der Felder, die ihr Ziel erreichen."],
       "adv-scope": ["Vorausschau", "Der Rest des Spiels oder nur dieser Zug."],
       "adv-strategy": ["Rat nach", "Der exakten Lösung oder der Bewertungsheuristik (einer Faustregel)."],
@@ -991,7 +991,8 @@ function drawActions(s) {
   const box = $("actions");
   const out = [];
   const button = (id, text, fn, primary = false, key = null) => {
-    const b = el("button", { id, type: "button", class: primary ? "primary" : "", text });
+    // a button's words begin with a capital (the same words in the list of moves do not)
+    const b = el("button", { id, type: "button", class: primary ? "primary" : "", text: text.charAt(0).toUpperCase() + text.slice(1) });
     if (key) b.setAttribute("aria-keyshortcuts", key);
     b.addEventListener("click", () => guarded(fn));
     out.push(b);
@@ -1340,7 +1341,7 @@ async function review() {
   $("review").dataset.meanLoss = String(r.mean_loss);
   $("review").dataset.score = String(r.score);
   $("review-table").tBodies[0].replaceChildren(...r.decisions.map((d) => el("tr", { class: d.optimal ? "" : "mine", "data-regret": String(d.regret), "data-move": String(d.move) },
-    el("td", { class: "num", text: String(d.decision ?? d.move) }), whereCell(d), el("td", { text: state.said.get(d.chosen) || d.chosen }), el("td", { text: state.said.get(d.best) || d.best }), numCell(d.regret, r.unit, true))));
+    el("td", { class: "num", text: String(d.decision ?? d.move) }), whereCell(d), el("td", { text: state.said.get(d.chosen) || d.chosen }), bestCell(d), numCell(d.regret, r.unit, true))));
   const g = currentGame();
   $("distribution").replaceChildren();
   $("percentile").replaceChildren();
@@ -1360,6 +1361,12 @@ async function review() {
     }).catch(() => { $("percentile").replaceChildren(); $("distribution").replaceChildren(); }); // no figure rather than a wrong one
   }
   announce(`${t("gameOver")}. ${$("final").textContent}. ${$("review-summary").textContent}`);
+}
+
+function bestCell(d) {
+  // the best move where yours was another; a tick where yours was a best one
+  if (d.optimal) return el("td", { class: "okmark", text: "✓", title: t("aBest") }, el("span", { class: "sr-only", text: ` ${t("aBest")}` }));
+  return el("td", { text: state.said.get(d.best) || d.best });
 }
 
 function percentText(x) {
