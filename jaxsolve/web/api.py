@@ -443,19 +443,22 @@ class Service:
 
     def warm_defaults(self) -> list[Job]:
         """Solve (or load) every registered game's default table, one after the other, as jobs
-        that are never cancelled for want of polls (``serve`` calls it at start); the quickest
-        first where the games register solve times. ``warming()`` says how far it is."""
+        that are never cancelled for want of polls (``serve`` calls it at start): those the
+        cache folder holds first (a load), then the quickest to solve where the games register
+        solve times. ``warming()`` says how far it is."""
         from jaxsolve import games
         from jaxsolve.io import cache
 
-        chosen: list[tuple[float, int, Game, Any]] = []
+        self._configure()
+        chosen: list[tuple[bool, float, int, Game, Any]] = []
         for g in games.games():
             if g.save is None or g.load is None or g.commands.get("advise") is None:
                 continue
             rules = g.get_rules()
-            chosen.append((cache.estimate(g, rules) or float("inf"), len(chosen), g, rules))
+            solved = cache.status(g, rules, dtype=self._table_dtype(g)).cached
+            chosen.append((not solved, cache.estimate(g, rules) or float("inf"), len(chosen), g, rules))
         jobs = []
-        for _, _, g, rules in sorted(chosen, key=lambda c: c[:2]):
+        for _, _, _, g, rules in sorted(chosen, key=lambda c: c[:3]):
             dtype = self._table_dtype(g)
 
             def run(g=g, rules=rules, dtype=dtype) -> dict:

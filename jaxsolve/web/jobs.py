@@ -23,7 +23,8 @@ A job nobody asks about is cancelled: where ``abandon`` seconds pass without a r
 submission, a poll of its id, the same request again, or a poll of a job joined to it), a job
 waiting for its turn is cancelled and a running one is stopped (``Abandoned`` raised in its
 thread at its next Python step: a solve between two layers, a distribution between two steps).
-Jobs submitted with ``keep`` (the tables warmed at start) are never cancelled so.
+Jobs submitted with ``keep`` (the tables warmed at start), and the jobs whose solve one of them
+waits for, are never cancelled so.
 """
 
 from __future__ import annotations
@@ -196,7 +197,9 @@ class Jobs:
             return []
         now = time.monotonic()
         with self._lock:
-            idle = [j for j in self._jobs.values() if not j.keep and not j.future.done() and now - j.asked > self.abandon]
+            unfinished = [j for j in self._jobs.values() if not j.future.done()]
+            kept = {id(j.joined) for j in unfinished if j.keep and j.joined is not None}  # a kept job waits for their solve
+            idle = [j for j in unfinished if not j.keep and id(j) not in kept and now - j.asked > self.abandon]
         out = []
         for job in idle:
             if job.future.cancel():  # still waiting for its turn: it ends when it would have started

@@ -152,6 +152,23 @@ def test_a_job_nobody_polls_is_cancelled_and_a_polled_one_runs_on(start, monkeyp
     assert status == 200 and answer["options"], answer
 
 
+def test_a_solve_a_warming_job_waits_for_is_not_cancelled(start, monkeypatch):
+    """A question's solve of a default table that nobody polls goes on while the warming at start
+    waits for it (joined): the warming is never cancelled, nor what it waits for."""
+    steps: list = []
+    monkeypatch.setattr(onedie_pig, "solve", slow_solve(steps, 3.0))
+    monkeypatch.setattr(games, "games", lambda: [onedie_pig.GAME])
+    server = start(wait=0.0, abandon=0.5)
+    status, asked = server.post(f"/api/games/{PIG}/advise", {"options": {"mine": 1}})  # the default rules, left unpolled
+    assert status == 202
+    job = server.service.job(asked["job"])
+    while job.ran is None:
+        time.sleep(0.02)
+    (warm,) = server.service.warm_defaults()
+    assert warm.joined is job
+    assert job.future.result(timeout=60)["options"] and warm.future.result(timeout=60)["cached"]
+
+
 def test_the_default_tables_are_warmed_at_start_with_their_progress(start, monkeypatch, solves):
     monkeypatch.setattr(games, "games", lambda: [onedie_pig.GAME])
     server = start(wait=60, abandon=0.5)

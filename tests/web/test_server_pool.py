@@ -155,12 +155,15 @@ def test_serve_on_every_interface_warns_that_the_page_is_open(monkeypatch):
         return Quiet(), sock
 
     monkeypatch.setattr(web_server, "make_server", make)
-    result = CliRunner().invoke(build_app(), ["serve", "--host", "0.0.0.0", "--allow-host", "mybox.local"])
+    warmed: list = []
+    monkeypatch.setattr(Service, "warm_defaults", lambda self: warmed.append(self.max_memory) or [])  # no solve left running at the end
+    result = CliRunner().invoke(build_app(), ["serve", "--host", "0.0.0.0", "--allow-host", "mybox.local", "--no-warm"])
     assert result.exit_code == 0, result.output
     assert "warning: listening on 0.0.0.0: the page is open to the network" in result.output
-    assert seen["hosts"].any_address and "mybox.local" in seen["hosts"].names
-    result = CliRunner().invoke(build_app(), ["serve"])
+    assert seen["hosts"].any_address and "mybox.local" in seen["hosts"].names and warmed == []
+    result = CliRunner().invoke(build_app(), ["serve", "--max-memory", "0.5"])
     assert result.exit_code == 0 and "warning" not in result.output
+    assert warmed == [1 << 29]  # the default tables warmed at start, under the limit given
 
 
 # ----------------------------------------------------------------------------- the pool
