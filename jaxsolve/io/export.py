@@ -736,6 +736,11 @@ def open_table(path: str | os.PathLike, *, what: str, objective: str, cls: type[
     the errors): the file there, its sidecar valid and bound to ``game`` / ``rules`` where given,
     its rules a ``cls``."""
     p = Path(path)
+    if p.suffix.lower() == ".json":
+        raise JaxsolveError(f"{p} is the sidecar of a {what}; give its .npy file ({p.with_suffix('.npy')})")
+    layer = re.fullmatch(r"(.+)-layer_\d+\.npy", p.name)
+    if layer and (p.parent / f"{layer.group(1)}.npy").is_file():
+        raise JaxsolveError(f"{p} is one layer of a {what}; give the table's first file ({p.parent / f'{layer.group(1)}.npy'})")
     if not p.is_file():
         raise JaxsolveError(f"no such {what}: {p}")
     meta = read_metadata(p)

@@ -170,3 +170,15 @@ def test_an_error_names_the_current_option_not_its_old_spelling():
     for flag in ("--all-same-held", "--holds50"):
         line = one_line_error(["advise-target", "kniffel", "1", "2", "3", "4", "5", "--target", "10", flag], "--all-same-held needs")
         assert "--holds50" not in line
+
+
+def test_advise_target_table_refuses_the_sidecar_and_a_layer_file_naming_the_table(tmp_path):
+    filled = [a for box in ("ones", "twos", "threes", "fours", "fives", "sixes", "full_house", "four_of_a_kind", "little_straight") for a in ("--filled", box)]
+    out = tmp_path / "t.npy"
+    made = runner.invoke(app, ["target-table", "yacht", *filled, "--out", str(out), "--quiet", "--no-cache"])
+    assert made.exit_code == 0, made.output
+    ask = ["advise-target", "yacht", "1", "2", "3", "4", "5", "--target", "10", *filled, "--no-cache", "--table"]
+    assert runner.invoke(app, [*ask, str(out)]).exit_code == 0
+    one_line_error([*ask, str(tmp_path / "t.json")], "is the sidecar of a target table", f"give its .npy file ({out})")
+    layer = next(tmp_path.glob("t-layer_*.npy"))
+    one_line_error([*ask, str(layer)], "is one layer of a target table", f"({out})")
