@@ -83,7 +83,7 @@ class TableSpec:
 class SolvedTable:
     """A solved table: ``values [G] * N + [N]`` (``values[s_0, ..., s_{N-1}]``: every player's
     win probability, mover first, at the turn start with those banked levels) and the cycles
-    whose best responses did not settle (``unsettled``: plain dicts, ``race_table._plain``)."""
+    whose best responses did not settle (``unsettled``: plain dicts, ``race_table.plain_cycle``)."""
 
     rules: Any
     values: np.ndarray
@@ -121,7 +121,7 @@ def solve(spec: TableSpec, rules: Any, *, dtype: str | None = None, device: Any 
     import jax
 
     from jaxsolve.core.arrays import precision
-    from jaxsolve.core.race_table import _plain
+    from jaxsolve.core.race_table import plain_cycle
 
     dtype = "float64" if dtype is None else str(np.dtype(dtype))
     if dtype not in ("float32", "float64"):
@@ -134,7 +134,7 @@ def solve(spec: TableSpec, rules: Any, *, dtype: str | None = None, device: Any 
             sol = spec.solve(rules, progress=progress)
     shape = sol.values.shape[:-1]
     run = sol.run
-    unsettled = [_plain(u, shape, spec.step) for u in run.unsettled]
+    unsettled = [plain_cycle(u, shape, spec.step) for u in run.unsettled]
     where = str(device) if device is not None else str(jax.devices()[0])
     return SolvedTable(rules, np.asarray(sol.values, dtype), unsettled, float(run.residual), int(run.rounds), float(run.compile_seconds), float(run.solve_seconds), where)
 

@@ -285,17 +285,22 @@ def test_numpy_turn_gives_each_movers_value():
 
 @pytest.mark.slow
 def test_numpy_turn_equals_the_jax_turn():
-    """The NumPy turn's option vectors equal the JAX scan's (``table_commands.turn_options``)."""
-    from jaxsolve.games.zehntausend import table_commands
+    """The NumPy turn's value vectors of every turn total and dice (``table_numpy.turn_scan``)
+    equal the engine's JAX scan (``table.scan_vectors``) at a few states."""
+    from jaxsolve.core.race_cycles import flat_index
 
     rules = TableRules(players=4, goal=250, entry=150)
     sol = _zt_solve(rules)
-    for scores, turn, dice in (((0, 0, 0, 0), 0, 6), ((0, 2, 1, 4), 150, 3), ((3, 0, 2, 1), 50, 0), ((1, 4, 4, 0), 100, 1)):
-        jax_opts = table_commands.turn_options(rules, sol.values, scores, turn, dice)
-        np_opts = zt_numpy.turn_options(rules, sol.values, scores, turn, dice)
-        assert [label for label, _ in np_opts] == [label for label, _ in jax_opts]
-        for (_, a), (_, b) in zip(np_opts, jax_opts):
-            np.testing.assert_allclose(a, np.asarray(b), rtol=0, atol=1e-12)
+    z = zt_table.sizes(rules)
+    W = jnp.asarray(sol.values.reshape(-1, 4))
+    for scores in ((0, 0, 0, 0), (0, 2, 1, 4), (3, 0, 2, 1), (1, 4, 4, 0)):
+        S = zt_table.write_vectors(W, jnp.asarray([scores]), z)
+        X = jnp.roll(W[jnp.asarray([flat_index(np.array(scores[1:] + scores[:1]), z.G)])], 1, axis=-1)
+        V, _ = zt_table.scan_vectors(S, X, z.G - scores[0], zt_table.table_ops(rules), z)
+        V_np, S_np = zt_numpy.turn_scan(rules, sol.values, scores)
+        rows = slice(0, (z.G - scores[0]) * NDIM)  # the rows the scan computes (above them: the writes)
+        np.testing.assert_allclose(V_np[rows], np.asarray(V)[rows, 0], rtol=0, atol=1e-12)
+        np.testing.assert_array_equal(S_np, np.asarray(S)[0])
 
 
 def test_float32_is_refused():

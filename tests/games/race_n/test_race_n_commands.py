@@ -227,3 +227,10 @@ def test_play_from_a_later_seat_replays_and_undoes(seat, tmp_path):
 
     played = testing.check_play(games.get_game(PIG), "random", seed=seat, folder=tmp_path, settings={"seat": seat})
     assert played.over and played.settings() == {"seat": seat}
+
+
+def test_a_table_of_the_other_game_is_refused(tmp_path):
+    out = tmp_path / "pig.npy"
+    assert run("solve", PIG, *TINY, "--quiet", "--out", str(out)).exit_code == 0
+    assert "holds a table of 'pig-table'" in one_error_line(run("advise", ZT, "--table", str(out), "--scores", "0,0,0"))
+    assert "needs 3 banked scores" in one_error_line(run("advise", PIG, "--table", str(out), "--scores", "0,0"))
