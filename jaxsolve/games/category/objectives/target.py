@@ -23,6 +23,7 @@ from typing import Callable
 import numpy as np
 
 from jaxsolve.core import dice
+from jaxsolve.core.arrays import namespace
 from jaxsolve.errors import JaxsolveError
 from jaxsolve.games.category.engine import solver, tables
 from jaxsolve.games.category.objectives.distribution import LayerTables, layer_rows, layer_tables, max_turn_reward, shifted, sub_layer_states, support_lengths
@@ -35,28 +36,46 @@ DEFAULT_CHUNK = 8
 about three times faster per state than chunks of 64 or more on the 2-core CPU of results/target/."""
 
 
-def next_rows(rows, mv):
+def next_rows(rows, mv, xp=None):
     """``[boxes, T, B]``: the row, in the next layer's table, of the state each move leads to:
-    ``rows[next_state]`` (a state's row in its layer), or ``rows(mv)`` where the row is computed
-    from the move (the two-player game: the pair of the other's sheet and my next sheet)."""
-    import jax.numpy as jnp
+    ``rows[next_state]`` (a state's row in its layer; -1, a state not held, read as row 0: its
+    move is not allowed), or ``rows(mv)`` where the row is computed from the move (the
+    two-player game: the pair of the other's sheet and my next sheet)."""
+    xp = namespace(xp)
+    return rows(mv) if callable(rows) else xp.maximum(rows[mv.next_state], 0)
 
-    return rows(mv) if callable(rows) else jnp.maximum(rows[mv.next_state], 0)
+
+def _shifted(prev_padded, nrow, shift, width: int, lead: int, xp, columns=None):
+    """``[..., width]``: ``prev[nrow, k - shift]`` for k = 0..width-1, ``nrow`` and ``shift`` of
+    any one shape, from a table padded by ``lead`` on the left (``distribution.shifted`` under
+    JAX; a sliding window in NumPy). ``columns`` (NumPy, ``[B, c]``, ``nrow`` ``[..., B]``):
+    only those channels k of each state."""
+    if xp is np:
+        nrow = np.minimum(nrow, len(prev_padded) - 1)  # a row of another layer: its move is not allowed, not read
+        start = np.clip(lead - shift, 0, lead)
+        if columns is not None:
+            return prev_padded[nrow[..., None], start[..., None] + columns]
+        return np.lib.stride_tricks.sliding_window_view(prev_padded, width, axis=1)[nrow, start]
+    return shifted(prev_padded, nrow.reshape(-1), shift.reshape(-1), width, lead).reshape(nrow.shape + (width,))
 
 
-def _box_values(rows, prev_padded, filled, upper, all_same_held, rules: CategoryRules, width: int, first_throw: bool):
-    """Each box's ``[T, B, width]`` after each throw (-1: not allowed), one box at a time: the
-    next state's vector shifted by the box's points (``distribution.shifted``)."""
-    import jax.numpy as jnp
-
+def _box_values(rows, prev_padded, filled, upper, all_same_held, rules: CategoryRules, width: int, first_throw: bool, xp=None, columns=None):
+    """Each open box's ``[T, B, width]`` after each throw (-1: not allowed), one box at a time:
+    the next state's vector shifted by the box's points."""
+    xp = namespace(xp)
     lead = max_turn_reward(rules)
-    mv = solver.moves(filled, upper, all_same_held, rules)
-    reward = mv.score(first_throw).astype(jnp.int32)
-    nrow = next_rows(rows, mv)
-    shape = nrow.shape[1:]
+    mv = solver.moves(filled, upper, all_same_held, rules, xp=xp)
+    reward = mv.score(first_throw).astype(xp.int32)
+    nrow = next_rows(rows, mv, xp)
     for b in range(rules.num_boxes):
-        got = shifted(prev_padded, nrow[b].reshape(-1), reward[b].reshape(-1), width, lead).reshape(shape + (width,))
-        yield jnp.where(mv.allowed[b][..., None], got, -1.0)
+        if xp is np and not mv.allowed[b].any():
+            continue  # NumPy runs eagerly: a box closed in every state of the batch costs nothing
+        got = _shifted(prev_padded, nrow[b], reward[b], width, lead, xp, columns)
+        if xp is np:
+            got[~mv.allowed[b]] = -1.0  # a gathered copy: changed in place
+            yield got
+        else:
+            yield xp.where(mv.allowed[b][..., None], got, -1.0)
 
 
 def final_targets(rows, prev_padded, filled, upper, all_same_held, rules: CategoryRules, width: int, first_throw: bool):
@@ -66,52 +85,49 @@ def final_targets(rows, prev_padded, filled, upper, all_same_held, rules: Catego
     return jnp.stack(list(_box_values(rows, prev_padded, filled, upper, all_same_held, rules, width, first_throw)))
 
 
-def _best_final(rows, prev_padded, filled, upper, all_same_held, rules, width, first_throw):
+def _best_final(rows, prev_padded, filled, upper, all_same_held, rules, width, first_throw, xp=None, columns=None):
     """``[T, B, width]``: the best box per target, folded box by box (nothing ``[boxes, ...]`` held)."""
-    import jax.numpy as jnp
-
+    xp = namespace(xp)
     best = None
-    for got in _box_values(rows, prev_padded, filled, upper, all_same_held, rules, width, first_throw):
-        best = got if best is None else jnp.maximum(best, got)
+    for got in _box_values(rows, prev_padded, filled, upper, all_same_held, rules, width, first_throw, xp, columns):
+        best = got if best is None else xp.maximum(best, got, out=best) if xp is np else xp.maximum(best, got)
     return best
 
 
-def stage_targets(rows, prev_padded, filled, upper, all_same_held, rules: CategoryRules, width: int):
+def stage_targets(rows, prev_padded, filled, upper, all_same_held, rules: CategoryRules, width: int, xp=None, columns=None):
     """``[throws, T, B, width]``: value of each throw with r re-throws left (r = 0..throws-1).
 
     The one vector turn of the score sheet, over any channel: ``rows`` says where each move
     leads in the next layer's table (``next_rows``), ``prev_padded`` is that table as the
-    channel needs it (P(at least t more), a utility, the other player's loss over the lead)."""
-    import jax.numpy as jnp
-
+    channel needs it (P(at least t more), a utility, the other player's loss over the lead).
+    Traced with JAX, or run eagerly with NumPy (``xp=numpy``, float64: the loaders' check, the
+    opponents' response); ``columns`` as ``_shifted`` takes it (NumPy)."""
     sp = tables.space(rules.dice)
 
     def final(prev_padded, first_throw):
-        return _best_final(rows, prev_padded, filled, upper, all_same_held, rules, width, first_throw)
+        return _best_final(rows, prev_padded, filled, upper, all_same_held, rules, width, first_throw, xp, columns)
 
     # each stage apart (``dice.computed``): a stage's consumers gather its rows, and XLA would
     # otherwise fuse the stage into each of them and recompute it per gathered row (the 13-box
     # choice six times per re-throw level: about 20 times slower on a CPU)
-    current = dice.computed(lambda p: final(p, rules.throws == 1), prev_padded)
+    current = dice.computed(lambda p: final(p, rules.throws == 1), prev_padded, xp=xp)
     out = [current]
     for _ in range(rules.throws - 1):
-        current = dice.computed(lambda c: dice.reroll(sp, c), current)
+        current = dice.computed(lambda c: dice.reroll(sp, c, xp=xp), current, xp=xp)
         out.append(current)
     if rules.throws > 1 and rules.has_instant_bonus:
-        out[-1] = jnp.maximum(out[-1], dice.computed(lambda p: final(p, True), prev_padded))
+        out[-1] = namespace(xp).maximum(out[-1], dice.computed(lambda p: final(p, True), prev_padded, xp=xp))
     return out
 
 
-def turn_target(values, rows, prev_padded, filled, upper, all_same_held, rules: CategoryRules, width: int):
+def turn_target(values, rows, prev_padded, filled, upper, all_same_held, rules: CategoryRules, width: int, xp=None, columns=None):
     """``[B, width]`` target values of a batch of states, clipped to ``values = [lowest, highest]``
     (the terminal's range, which every value lies in: a turn's values are means and maxima of
     the next layer's; clipping takes off the rounding, no 1.0000014 in float32). ``rows``: as
-    ``next_rows`` takes it."""
-    import jax.numpy as jnp
-
+    ``next_rows`` takes it; ``xp`` and ``columns`` as ``stage_targets`` takes them."""
     sp = tables.space(rules.dice)
-    got = dice.throw_mean(sp, stage_targets(rows, prev_padded, filled, upper, all_same_held, rules, width)[-1])
-    return jnp.clip(got, values[0], values[1])
+    got = dice.throw_mean(sp, stage_targets(rows, prev_padded, filled, upper, all_same_held, rules, width, xp, columns)[-1], xp=xp)
+    return namespace(xp).clip(got, values[0], values[1])
 
 
 def target_bytes(rules: CategoryRules, width: int, itemsize: int) -> int:
@@ -462,38 +478,14 @@ def recompute_rows(table: LayerTables, k: int, rows, values: np.ndarray | None =
 
 
 def turn_target_numpy(rules: CategoryRules, rows: np.ndarray, padded: np.ndarray, f, u, h, lo: float, hi: float, c0: int = 0, columns: np.ndarray | None = None) -> np.ndarray:
-    """``turn_target`` in NumPy (float64, eagerly) for a batch of states: ``[B, width - c0]``, the
-    channels ``c0..`` of the turn from the next layer's vectors (``padded``: ``_pad_target`` or
-    ``_pad_terminal``; ``rows``: a state's row there), clipped to ``[lo, hi]``. The same stages
-    (the best box per target after each throw, ``dice.reroll`` per re-throw, the mean over the
-    first throw), each throw's shifted next-state vector read from a sliding window. The
-    channels are independent (a max and a mean per target), so ``columns`` (``[B, c]``: channels
+    """``turn_target`` run in NumPy (float64, eagerly) for a batch of states: ``[B, width - c0]``,
+    the channels ``c0..`` of the turn from the next layer's vectors (``padded``: ``_pad_target``
+    or ``_pad_terminal``; ``rows``: a state's row there), clipped to ``[lo, hi]``. The channels
+    are independent (a max and a mean per target), so ``columns`` (``[B, c]``: channels
     ``c0 + columns`` of each state) computes only those: ``[B, c]``."""
-    sp = tables.space(rules.dice)
     lead = max_turn_reward(rules)
     width = padded.shape[1] - lead - c0
-    window = np.lib.stride_tricks.sliding_window_view(padded[:, c0:], width, axis=1)  # [rows, lead + 1, width]: row n from k
-    mv = solver.moves(f, u, h, rules, xp=np)
-    nrow = np.clip(rows[np.asarray(mv.next_state)], 0, len(padded) - 1)  # a closed box's is not read
-    allowed = np.asarray(mv.allowed)
-
-    def final(first_throw: bool) -> np.ndarray:
-        """``[T, B, width]`` (or ``[T, B, c]``): the best box per target after each throw."""
-        shift = np.clip(lead - np.asarray(mv.score(first_throw)).astype(np.int64), 0, lead)
-        best = np.full(nrow.shape[1:] + ((width,) if columns is None else (columns.shape[1],)), -1.0)
-        for b in range(rules.num_boxes):
-            if allowed[b].any():
-                got = window[nrow[b], shift[b]] if columns is None else padded[nrow[b][..., None], c0 + shift[b][..., None] + columns[None]]
-                got[~allowed[b]] = -1.0
-                np.maximum(best, got, out=best)
-        return best
-
-    current = final(rules.throws == 1)
-    for _ in range(rules.throws - 1):
-        current = dice.reroll(sp, current, xp=np)
-    if rules.throws > 1 and rules.has_instant_bonus:
-        current = np.maximum(current, final(True))
-    return np.clip(dice.throw_mean(sp, current, xp=np), lo, hi)
+    return turn_target((lo, hi), rows, np.asarray(padded, np.float64)[:, c0:], f, u, h, rules, width, xp=np, columns=columns)
 
 
 MASS_TOLERANCE = 1e-4
