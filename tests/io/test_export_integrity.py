@@ -706,7 +706,7 @@ def test_stdout_on_a_full_disk_is_one_error_line():
         (["advise-target", "kniffel", "1", "2", "3", "4", "5", "--target", "10", "--upper", "500"], "upper total 500 is impossible"),
         (["advise-target", "kniffel", "1", "2", "3", "4", "5", "--target", "10", "--upper", "19", "--filled", "aces", "--filled", "twos"], "at most 15"),
         (["advise-target", "kniffel", "1", "2", "3", "4", "5", "--target", "10", "--upper", "7", "--filled", "twos"], "only sums"),
-        (["advise-target", "kniffel", "1", "2", "3", "4", "5", "--target", "10", "--holds50"], "--holds50 needs the kniffel box"),
+        (["advise-target", "kniffel", "1", "2", "3", "4", "5", "--target", "10", "--holds50"], "--all-same-held needs the kniffel box"),
     ],
 )
 def test_usage_and_state_errors_are_one_line(monkeypatch, args, message):
