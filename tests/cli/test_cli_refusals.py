@@ -182,3 +182,18 @@ def test_advise_target_table_refuses_the_sidecar_and_a_layer_file_naming_the_tab
     one_line_error([*ask, str(tmp_path / "t.json")], "is the sidecar of a target table", f"give its .npy file ({out})")
     layer = next(tmp_path.glob("t-layer_*.npy"))
     one_line_error([*ask, str(layer)], "is one layer of a target table", f"({out})")
+
+
+def test_win_method_exact_from_the_start_is_refused_up_front_naming_what_answers(monkeypatch):
+    from jaxsolve.games.category.objectives import winning
+
+    def no_solve(*args, **kwargs):
+        raise AssertionError("solved")
+
+    monkeypatch.setattr(winning, "advise_win", no_solve)
+    line = one_line_error(["advise", "kniffel", "--dice", "1", "1", "2", "2", "5", "--opponent", "start 0", "--win-method", "exact", "--quiet"],
+                          "--win-method exact with 13 open boxes", "--win-method table", "target-table kniffel --rules yahtzee")
+    assert "saved throws" not in line
+    question = json.dumps({"dice": [1, 1, 2, 2, 5], "opponents": ["start 0"], "win_method": "exact"})
+    result = runner.invoke(app, ["advise", "kniffel", "--batch", "-", "--rules", "kniffel-apl", "--quiet"], input=question + "\n")
+    assert result.exit_code == 1 and "--win-method exact with 13 open boxes" in json.loads(result.stdout)["error"], result.output

@@ -248,11 +248,39 @@ def winning_advice(rules, game, setup, position, dice_text, throws_left, opponen
     if faces is None:
         raise JaxsolveError("the advisor needs the dice showing (--dice 1 1 2 2 5)")
     opps = [winning.parse_opponent(text, rules) for text in opponents]
+    if method == "exact":
+        check_exact_size(rules, pos, game)
     # small games in NumPy from the cached score table: JAX set up (imported) only where needed
     advice = winning.advise_win(rules, pos, faces, throws_left, opps, score=score, ties=ties, method=method, game=game, jax_setup=setup)
     data = {k: v for k, v in advice.to_dict().items() if k not in ("value", "options")}
     options = tuple(Ranked(o.label, o.value, o.regret, {k: v for k, v in o.to_dict().items() if k not in ("option", "value", "regret")}) for o in advice.options)
     return Advice(winning.describe(advice), options, "P(finish first)", advice.value, data)
+
+
+EXACT_MAX_BYTES = 1 << 30
+"""The most float64 values (in bytes) ``--win-method exact`` solves beyond ``winning.EXACT_MAX_OPEN``
+open boxes: Yahtzee's 10 open boxes are 0.3 GiB and 11 CPU seconds at 9; its start is 3.2 GiB
+before the working memory of the solve (which ran out of memory)."""
+
+
+def check_exact_size(rules, position, game: str) -> None:
+    """Refuse ``--win-method exact`` where my best response over the rest of the game is more
+    than ``EXACT_MAX_BYTES`` of values (past ``winning.EXACT_MAX_OPEN`` open boxes), naming what answers."""
+    from jaxsolve.games.category.objectives import distribution as D
+    from jaxsolve.games.category.objectives import winning
+
+    f, u, h = position.state(rules)
+    n_open = rules.num_boxes - bin(f).count("1")
+    if n_open <= winning.EXACT_MAX_OPEN:
+        return
+    widths = D.support_lengths(rules)
+    need = 8 * sum(len(D.sub_layer_states(rules, k, f, (f, u, h))[0]) * widths[k] for k in range(bin(f).count("1"), rules.num_boxes))
+    if need > EXACT_MAX_BYTES:
+        raise JaxsolveError(
+            f"--win-method exact with {n_open} open boxes solves my best response over {need / 2**30:,.1f} GiB of values (at most "
+            f"{EXACT_MAX_BYTES / 2**30:,.0f} GiB here): use --win-method table (an upper bound, from the target table `jaxsolve "
+            f"target-table {game} --rules {rules.name}` keeps in the solution store) or auto (exact from {winning.EXACT_MAX_OPEN} open boxes on)"
+        )
 
 
 def two_player_advice(rules, game, setup, position, dice_text, throws_left, against, score, ties, i_started) -> Advice:
@@ -521,6 +549,8 @@ def win_answer(rules, sol, q: dict, asked: tuple, *, game: str | None = None) ->
         pos = parse_state(f"filled={names} upper={u} all_same_held={h}", rules)
     else:
         pos = parse_position(q.get("position", "start"), rules)
+    if method == "exact":
+        check_exact_size(rules, pos, game or "GAME")
     advice = winning.advise_win(rules, pos, faces, left, [winning.parse_opponent(o, rules) for o in opps], score=score, ties=ties, method=method, sol=sol, game=game)
     return {"rules": rules.name, **{k: v for k, v in advice.to_dict().items() if k != "rules"}}
 
