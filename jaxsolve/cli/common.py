@@ -98,7 +98,8 @@ def handle_errors(fn):
             if not _is_out_of_memory(exc):
                 raise
             first = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
-            fail(f"out of memory on the device ({first}); try a smaller size, fewer saved throws or more devices")
+            fewer = ", fewer saved throws" if kwargs.get("max_saved") is not None else ""  # solve --saved-throws
+            fail(f"out of memory on the device ({first}); try a smaller size{fewer} or more devices")
 
     return wrapper
 

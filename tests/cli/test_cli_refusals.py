@@ -197,3 +197,23 @@ def test_win_method_exact_from_the_start_is_refused_up_front_naming_what_answers
     question = json.dumps({"dice": [1, 1, 2, 2, 5], "opponents": ["start 0"], "win_method": "exact"})
     result = runner.invoke(app, ["advise", "kniffel", "--batch", "-", "--rules", "kniffel-apl", "--quiet"], input=question + "\n")
     assert result.exit_code == 1 and "--win-method exact with 13 open boxes" in json.loads(result.stdout)["error"], result.output
+
+
+def test_running_out_of_device_memory_names_saved_throws_only_where_they_were_asked(capsys):
+    import pytest
+    import typer
+
+    from jaxsolve.cli.common import handle_errors
+
+    class XlaRuntimeError(Exception):
+        pass
+
+    @handle_errors
+    def command(**kwargs):
+        raise XlaRuntimeError("RESOURCE_EXHAUSTED: Out of memory allocating 123 bytes")
+
+    for kwargs, saved in (({"max_saved": 3}, True), ({"max_saved": None}, False), ({}, False)):
+        with pytest.raises(typer.Exit):
+            command(**kwargs)
+        line = capsys.readouterr().err.strip()
+        assert line.startswith("error: out of memory on the device") and ("saved throws" in line) == saved, line
