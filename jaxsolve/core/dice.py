@@ -29,7 +29,6 @@ import itertools
 import math
 import re
 from dataclasses import dataclass
-from fractions import Fraction
 from types import ModuleType
 from typing import Any, Callable, Iterable, Literal, Sequence, SupportsInt, TypeVar
 
@@ -52,15 +51,6 @@ def _multisets(size: int, sides: int) -> list[tuple[int, ...]]:
             counts[face] += 1
         out.append(tuple(counts))
     return sorted(set(out), reverse=True)
-
-
-def multinomial_fraction(counts: tuple[int, ...] | np.ndarray, sides: int) -> Fraction:
-    """Exact probability that ``sum(counts)`` fair dice show exactly this multiset."""
-    m = int(sum(counts))
-    ways = math.factorial(m)
-    for c in counts:
-        ways //= math.factorial(int(c))
-    return Fraction(ways, sides**m)
 
 
 @dataclass(frozen=True, eq=False)
@@ -140,19 +130,6 @@ class DiceSpace:
         out = np.zeros((self.num_keeps, self.num_throws))
         out[self.nz_keep, self.nz_throw] = self.nz_prob
         return out
-
-    @functools.cached_property
-    def level_up(self) -> list[np.ndarray]:
-        """``level_up[k]``: ``[n_{k+1}, n_k]`` matrix, keep of k dice = mean over one more die."""
-        mats = []
-        for k in range(self.n):
-            lo, hi = self.level(k), self.level(k + 1)
-            m = np.zeros((hi.stop - hi.start, lo.stop - lo.start))
-            for j in range(lo.start, lo.stop):
-                for face in range(self.sides):
-                    m[self.add_die[j, face] - hi.start, j - lo.start] += 1.0 / self.sides
-            mats.append(m)
-        return mats
 
     @functools.cached_property
     def level_down(self) -> list[np.ndarray]:

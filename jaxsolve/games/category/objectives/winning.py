@@ -55,34 +55,25 @@ TRIM = 1e-15
 """The utility over my points is cut where it stays within this of its largest value."""
 CHUNK = 2
 """States per compiled batch of the exact response and the opponents' distributions: a chunk's
-throws x channel in float64 (252 x ~900 x 8 bytes per state) stay in a CPU's caches. The
-response at 9 open boxes took 14 to 15 CPU s with chunks of 1 or 2 states, 18 with 4, about 30
-with 8 and 40 with 16 on the 2-core CPU of results/winning/ (compiling included)."""
+throws x channel in float64 (252 x ~900 x 8 bytes per state) stay in a CPU's caches
+(results/winning/ has the measured effect of the chunk size)."""
 NUMPY_CHUNK_VALUES = 1 << 17
 """Throw x channel values per batch of the NumPy response (``response_numpy``): 1 MiB in float64,
-which stays in a core's caches. The 6-open response of results/winning/ took 0.14 to 0.18 CPU s
-in batches of 2^17 values, 0.17 to 0.23 in 2^18, 0.40 to 0.43 in 2^19, 0.76 to 0.91 in 2^21
-(loaded 2-core CPU)."""
+which stays in a core's caches (results/winning/ has the measured effect of the batch size)."""
 ENGINES = ("auto", "numpy", "jax")
 NUMPY_MAX_OPPONENT_STATES = 1 << 14
 """``auto`` computes an opponent's distribution in NumPy (``distribution.distribution_numpy``)
-where his game reaches at most this many states, else with the compiled step. On the 2-core CPU
-of results/winning/ (loaded), about 0.15 CPU ms per state: 96 and 984 states (the two 6-open
-opponents there) 0.03 and 0.12 CPU s, 6,528 states (9 open) 0.96, 33,528 (9 open, every upper
-box open) 5.6; with JAX in a new process 3.1 to 6.6 s for the first three (tracing the step),
-25 CPU s for the last (compiling it). A running process with the step compiled is faster than
-NumPy on the large ones."""
+where his game reaches at most this many states, else with the compiled step: NumPy's cost
+grows with the states, the compiled step's is mostly tracing and compiling it, so a running
+process with the step compiled is ahead on the large ones (the measurements: results/winning/)."""
 NUMPY_MAX_RESPONSE_WORK = 1 << 17
 """``auto`` solves my exact response in NumPy (``response_numpy``, the reached channels) where
 it computes at most this many state-channel values (``response_work``), else with the compiled
-step. NumPy took 7.5 to 8.7 CPU microseconds per value on the loaded 2-core CPU of
-results/winning/ (20,924 values at the 6-open speed position: 0.18 s; 108,883 at a 6-open
-position with the upper boxes filled but 3: 0.95 s; 295,567 at 8 open: 2.5 s; 1.1 million at 6
-open with every upper box open: 8.3 s; 2.5 million at 9 open: 20.7 s), the compiled step 11 to
-16 CPU s at 9 open with its compiling and 0.2 to 0.4 s at 6 open once compiled."""
+step: NumPy's cost grows with the values, the compiled step's is mostly compiling it (the
+measurements: results/winning/)."""
 EXACT_MAX_OPEN = 9
-"""``auto`` solves the exact best response with at most this many open boxes (with 9, 11 to
-16 CPU s on the 2-core CPU of results/winning/), else answers from the target table."""
+"""``auto`` solves the exact best response with at most this many open boxes (its time at 9:
+results/winning/), else answers from the target table."""
 
 
 # ----------------------------------------------------------------------------- opponents
@@ -363,8 +354,7 @@ def response_numpy(rules: CategoryRules, w: np.ndarray, start: tuple[int, int, i
 
 def response_work(rules: CategoryRules, start: tuple[int, int, int], top: int) -> int:
     """How many state-channel values ``response_numpy(..., channels='reached')`` computes for a
-    utility over the points 0..``top`` (its work: about 8 CPU microseconds each on the 2-core CPU
-    of results/winning/)."""
+    utility over the points 0..``top`` (the measured cost per value: results/winning/)."""
     from jaxsolve.games.category.objectives.distribution import sub_layer_states
 
     start = (int(start[0]), int(start[1]), int(start[2]))
@@ -420,14 +410,6 @@ def stored_target_table(rules: CategoryRules, game: str | None, layers) -> Any:
     table = TG.load_table(path, game=game, rules=rules, layers=layers, mmap=True)
     cache.note(f"using the target table {path}")
     return table
-
-
-def adopt_target_table(table) -> None:
-    """Answer ``table``'s subgame from ``table`` (e.g. one read from disk) from now on."""
-    first = next(i for i, layer in enumerate(table.layers) if layer is not None)
-    f = tables.layer_states(table.rules, first)[0]
-    mask = int(np.bitwise_and.reduce(f.astype(np.int64))) if len(f) else 0
-    _TABLES[(table.rules, mask)] = table
 
 
 def _padded(nxt: np.ndarray, lead: int, width: int) -> np.ndarray:
