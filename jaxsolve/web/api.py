@@ -900,7 +900,7 @@ def _points_of(p, index: int, m: dict) -> int | None:
             return None
         score = position.scores[names.index(m["box"])]
         return None if score is None else int(score)
-    if action in ("write", "stop"):
+    if action in ("write", "stop", "bank"):
         said = re.search(r"\b(?:write|bank) (\d+)", str(m.get("label", "")))  # your decision's own words: the turn's points
         if said:
             return int(said.group(1))

@@ -154,7 +154,7 @@ const WORDS = {
     throwN: (n) => `${n} ${n === 1 ? "Würfel" : "Würfel"} werfen`, throwAgain: (n) => `${n} Würfel neu werfen`,
     throwOf: (k, n) => `Wurf ${k} von ${n}`, turnOf: (k, n) => `Runde ${k} von ${n}`,
     keepThrow: (keep, n) => keep.length ? `${keep.join(" ")} behalten, ${n} Würfel werfen` : `alle ${n} Würfel neu werfen`,
-    fill: (box, p) => p === 0 ? `${box} streichen: 0` : `${p} in ${box} eintragen`,
+    fill: (box, p) => p === 0 ? `das Feld ${box} streichen` : `${p} ins Feld ${box} eintragen`,
     aside: (faces, n, p) => `${faces} rauslegen, ${n} Würfel werfen` + (p != null ? ` (${p} in diesem Zug)` : ""),
     write: (p) => p != null ? `${p} Punkte aufschreiben` : "Punkte aufschreiben",
     roll: "weiterwürfeln", stop: (p) => p != null ? `aufhören, ${p} schreiben` : "aufhören", fiveAsOne: "5 5 als 1",
@@ -808,7 +808,7 @@ function moveWords(o, words) {
     case "aside": return t("aside", asideFaces(m.set_aside || []), m.next ?? "?", m.points);
     case "write": return t("write", m.points);
     case "roll": return t("roll");
-    case "stop": return t("stop", m.points);
+    case "stop": case "bank": return t("stop", m.points);
     default: return o.option;
   }
 }
@@ -933,6 +933,12 @@ function drawRace(s) {
 function drawTurns(s) {
   const b = s.board || {};
   const box = $("turns");
+  if (!["turns", "race", "sheet"].includes(b.kind) && (s.status || []).length) {
+    // a game whose registration names no board the page draws: its own lines (the scores, the turn)
+    box.hidden = false;
+    box.replaceChildren(...s.status.map((line) => el("div", { class: "status-line", text: line })));
+    return;
+  }
   box.hidden = b.kind !== "turns";
   if (b.kind !== "turns") return;
   box.replaceChildren(el("div", { class: "total" }, el("span", { class: "muted", text: t("grandTotal") + " " }), el("strong", { text: String(b.total) })),
@@ -1020,7 +1026,7 @@ function drawActions(s) {
         if (w) button("write", t("writeBtn", w.points ?? ""), () => chooseThen(w, false));
       } else {
         const roll = findOption(s, (m) => m.action === "roll");
-        const stop = findOption(s, (m) => m.action === "stop");
+        const stop = findOption(s, (m) => m.action === "stop" || m.action === "bank");
         if (roll) button("throw", t("roll"), () => chooseThen(roll, !theirs), true, "r");
         if (stop) button("stop", t("stop", s.board && s.board.turn_total), () => chooseThen(stop, false));
       }
@@ -1146,7 +1152,7 @@ function logWords(m, s) {
     case "aside": return t("logAside", you, asideFaces(m.set_aside || []));
     case "write": return t("logWrote", you, m.points);
     case "roll": return t("logRolled", you);
-    case "stop": return t("logStopped", you, m.points);
+    case "stop": case "bank": return t("logStopped", you, m.points);
     default: return m.action;
   }
 }
