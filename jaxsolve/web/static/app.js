@@ -1168,7 +1168,9 @@ function drawLog(s) {
     const li = el("li", { class: `by-${m.by}`, "data-action": m.action });
     li.append(el("span", { class: "who", text: who }));
     // a throw that no decision follows (another throw, the other player, the end) scored nothing
-    const bust = m.action === "throw" && (next ? next.action === "throw" || next.by !== m.by : s.awaiting === "dice" || s.over && s.log.length > 0 && !s.dice);
+    // (a game that ends on a throw, on a board the page does not know, ended by reaching its goal)
+    const known = ["race", "turns", "sheet"].includes((s.board || {}).kind);
+    const bust = m.action === "throw" && (next ? next.action === "throw" || next.by !== m.by : s.awaiting === "dice" || known && s.over && s.log.length > 0 && !s.dice);
     li.append(el("span", { text: ` ${logWords(m, s)}${m.action === "throw" ? " " : ""}` }));
     if (m.action === "throw") {
       li.append(miniDice(m.dice));
