@@ -351,12 +351,22 @@ def warm_display(played, plain: bool, top: int, heuristic: bool) -> None:
     gc.freeze()
 
 
+def check_settings(game, rules, settings: dict) -> None:
+    """A new game's settings checked by its class (``check_settings(rules, **settings)``, where it
+    has one) before anything is solved."""
+    check = getattr(game.play_game(), "check_settings", None)
+    if check is not None:
+        check(rules if rules is not None else game.get_rules(), **settings)
+
+
 def play_interactively(
-    make: Callable, game, rules, resume: Optional[Path], save: Optional[Path], given: list[str], plain: bool, top: int, heuristic: bool, timings: bool, run: Run
+    make: Callable, game, rules, resume: Optional[Path], save: Optional[Path], given: list[str], plain: bool, top: int, heuristic: bool, timings: bool, run: Run,
+    settings: dict | None = None,
 ) -> None:
     """Start (``make()``) or resume a game, warm it, and run the loop. ``rules``: the rules the
     command line asked for (None: none; a resumed game must have them); ``given``: the options
-    that set up a new game and were given (refused with ``--resume``)."""
+    that set up a new game and were given (refused with ``--resume``); ``settings``: the new
+    game's, checked (``check_settings``) before the solve is announced."""
     from jaxsolve import play
     from jaxsolve.io import export
 
@@ -369,6 +379,8 @@ def play_interactively(
     screen = Screen(plain, top)
     t0 = time.perf_counter()
     data = play.read_save(resume) if resume is not None else None
+    if data is None and settings is not None:  # a new game's settings (e.g. its starting sheets) refused before the solve is announced
+        check_settings(game, rules, settings)
     run.setup(jax=not getattr(game.play_game(), "numpy_answers", False))  # a game answering with NumPy: JAX only to solve
     screen.line("solving (or loading) the game and compiling what each answer needs ...")
     screen.flush()
@@ -414,7 +426,8 @@ def _play(game, values: dict, run: Run) -> None:
     given = [_flag(p) for p in setting_params if settings[p.name] != p.default]
     make = lambda: play.new_game(game.name, rules, **settings)  # noqa: E731
     play_interactively(
-        make, game, rules, values["resume"], values["save"], given, values["plain"], values["top"], values.get("show_heuristic", False), values["timings"], run
+        make, game, rules, values["resume"], values["save"], given, values["plain"], values["top"], values.get("show_heuristic", False), values["timings"], run,
+        settings,
     )
 
 

@@ -217,3 +217,17 @@ def test_running_out_of_device_memory_names_saved_throws_only_where_they_were_as
             command(**kwargs)
         line = capsys.readouterr().err.strip()
         assert line.startswith("error: out of memory on the device") and ("saved throws" in line) == saved, line
+
+
+def test_play_refuses_starting_sheets_before_it_says_it_is_solving(monkeypatch):
+    from jaxsolve.games.category.engine import solutions
+
+    def no_solve(*args, **kwargs):
+        raise AssertionError("solved")
+
+    monkeypatch.setattr(solutions, "solution", no_solve)
+    for start, message in (("ones=3 / ones=2 twos=4", "both sheets have as many boxes filled"), ("ones=3 ones=2", "a slash")):
+        result = runner.invoke(app, ["play", "yacht", "--against", "optimal", "--start", start, "--plain", "--no-cache"], input="")
+        assert result.exit_code == 1, result.output
+        assert "solving" not in result.stdout and result.stderr.strip().splitlines() == [result.stderr.strip()], result.output
+        assert message in result.stderr

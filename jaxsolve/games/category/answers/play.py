@@ -78,6 +78,13 @@ class CategoryGame(PlayedGame):
         self._replaying = False
         super().__init__(game, rules, solution, seed=seed, auto_roll=auto_roll)
 
+    @classmethod
+    def check_settings(cls, rules: CategoryRules, *, opponents=0, against="expected", start=None, they_start=False, ties="share", **_) -> None:
+        """A new game's settings checked as ``__init__`` checks them, before anything is solved."""
+        probe = cls.__new__(cls)
+        probe.opponents, probe.against, probe.start, probe.they_start, probe.ties = check_opponents(opponents), against, start, bool(they_start), ties
+        probe._read_start(rules)
+
     def settings(self) -> dict:
         out: dict = {"opponents": self.opponents} if self.opponents and self.against != "optimal" else {}
         if self.against != "expected":
