@@ -395,7 +395,7 @@ def seat_maps(sol: SolvedTable, out: Path, step: int) -> Path:
     n, G = rules.players, rules.levels
     values = np.asarray(sol.values, np.float64)
     plane = values[(slice(None), slice(None)) + (0,) * (n - 2)]  # [s_1, s_2, seat]
-    fig, axes = plt.subplots(1, n + 1, figsize=(4.2 * (n + 1), 4.0), dpi=100)
+    fig, axes = plt.subplots(1, n + 1, figsize=(4.4 * (n + 1), 4.3), dpi=100, layout="constrained")
     ticks = np.arange(G) * step
     for seat in range(n):
         ax = axes[seat]
@@ -404,7 +404,7 @@ def seat_maps(sol: SolvedTable, out: Path, step: int) -> Path:
         ax.set_title(f"seat {seat + 1} wins")
         ax.set_xlabel("seat 1's banked score (to move)")
         ax.set_ylabel("seat 2's banked score")
-    fig.colorbar(im, ax=axes[n - 1], label="win probability")
+    fig.colorbar(im, ax=list(axes[:n]), label="win probability", shrink=0.9)
     ax = axes[n]
     for seat in range(n):
         ax.plot(ticks, plane[:, 0, seat], label=f"seat {seat + 1}")
