@@ -292,6 +292,45 @@ const GAME_WORDS = {
   },
 };
 
+// The rule sets in the players' words (the address keeps the preset's name; a preset without
+// words here shows its name). Yatzy's variants are its base name and its switches (+fh5 ...).
+const PRESET_WORDS = {
+  en: {
+    yahtzee: "Yahtzee (Hasbro)", "yahtzee-free": "Yahtzee, free joker", "yahtzee-nojoker": "Yahtzee without joker",
+    "yahtzee-nobonus": "Yahtzee without joker and extra bonus", kniffel: "Kniffel (Schmidt)", "kniffel-apl": "Kniffel with two throws a turn",
+    "kniffel-imhieb": "Kniffel with the Im-Hieb bonus", yatzy: "Yatzy", "+fh5": "full house takes five alike", "+tp4": "two pairs take four alike",
+    "+forced": "boxes in order", maxi: "Maxi Yatzy", "maxi-reduced-4-dice": "Maxi Yatzy, reduced to 4 dice", yacht: "Yacht",
+    raab: "Schlag den Raab (to 50, a 6 busts, last turn)", pig: "Pig (to 100, a 1 busts)", piglet: "Piglet (a coin, to 2)",
+    "peter-2013": "Zehntausend, standard", "no-two-fives": "without two 5s as a 1", "three-pairs": "three pairs score 1500",
+    doubling: "six of a kind keeps doubling", "first-to-10000": "first to 10,000", "entry-350": "to 10,000, entry 350", "entry-500": "to 10,000, entry 500",
+    "last-turn": "to 10,000, last turn for the other", "last-turn-350": "to 10,000, last turn, entry 350", small: "small: to 500", "small-entry": "small: to 500, entry 200",
+    "pig-3": "Pig, 3 players, to 100", "pig-4": "Pig, 4 players, to 50", "raab-3": "Schlag den Raab, 3 players", "raab-4": "Schlag den Raab, 4 players",
+    "coin-3": "a coin, 3 players, to 10", "small-3": "small, 3 players", "three-to-2000": "3 players, to 2,000", "three-to-2000-350": "3 players, to 2,000, entry 350",
+    "three-to-1000": "3 players, to 1,000", "three-to-10000": "3 players, to 10,000", "four-to-1000": "4 players, to 1,000",
+  },
+  de: {
+    yahtzee: "Yahtzee (Hasbro)", "yahtzee-free": "Yahtzee, freier Joker", "yahtzee-nojoker": "Yahtzee ohne Joker",
+    "yahtzee-nobonus": "Yahtzee ohne Joker und Zusatzbonus", kniffel: "Kniffel (Schmidt)", "kniffel-apl": "Kniffel mit zwei Würfen je Zug",
+    "kniffel-imhieb": "Kniffel mit Im-Hieb-Bonus", yatzy: "Yatzy", "+fh5": "Full House auch mit fünf gleichen", "+tp4": "zwei Paare auch mit vier gleichen",
+    "+forced": "Felder der Reihe nach", maxi: "Maxi Yatzy", "maxi-reduced-4-dice": "Maxi Yatzy, verkleinert auf 4 Würfel", yacht: "Yacht",
+    raab: "Schlag den Raab (bis 50, die 6 kostet den Zug, letzter Zug)", pig: "Pig (bis 100, die 1 kostet den Zug)", piglet: "Piglet (eine Münze, bis 2)",
+    "peter-2013": "Zehntausend, Standard", "no-two-fives": "ohne zwei 5er als 1", "three-pairs": "drei Paare zählen 1500",
+    doubling: "sechs gleiche verdoppeln weiter", "first-to-10000": "zuerst 10.000", "entry-350": "bis 10.000, Einstieg 350", "entry-500": "bis 10.000, Einstieg 500",
+    "last-turn": "bis 10.000, letzter Zug für den anderen", "last-turn-350": "bis 10.000, letzter Zug, Einstieg 350", small: "klein: bis 500", "small-entry": "klein: bis 500, Einstieg 200",
+    "pig-3": "Pig, 3 Spieler, bis 100", "pig-4": "Pig, 4 Spieler, bis 50", "raab-3": "Schlag den Raab, 3 Spieler", "raab-4": "Schlag den Raab, 4 Spieler",
+    "coin-3": "eine Münze, 3 Spieler, bis 10", "small-3": "klein, 3 Spieler", "three-to-2000": "3 Spieler, bis 2.000", "three-to-2000-350": "3 Spieler, bis 2.000, Einstieg 350",
+    "three-to-1000": "3 Spieler, bis 1.000", "three-to-10000": "3 Spieler, bis 10.000", "four-to-1000": "4 Spieler, bis 1.000",
+  },
+};
+
+function presetWords(name) {
+  const words = PRESET_WORDS[state.lang] || PRESET_WORDS.en;
+  if (words[name]) return words[name];
+  const [base, ...switches] = name.split("+");
+  if (switches.length && words[base] && switches.every((x) => words[`+${x}`])) return [words[base], ...switches.map((x) => words[`+${x}`])].join("; ");
+  return name;
+}
+
 function gameWords(g) { return (GAME_WORDS[state.lang] || {})[g.name] || GAME_WORDS.en[g.name] || g.title; }
 
 function t(key, ...args) {
@@ -588,7 +627,7 @@ function chooseGame(name, preset) {
   $("game").value = name;
   $("game-title").textContent = gameWords(g);
   const presetBox = $("preset");
-  presetBox.replaceChildren(...g.presets.map((p) => el("option", { value: p, text: p })));
+  presetBox.replaceChildren(...g.presets.map((p) => el("option", { value: p, text: presetWords(p) })));
   presetBox.value = preset && g.presets.includes(preset) ? preset : g.default;
   $("rules-options").replaceChildren(...g.rules_options.map((p) => field(p, "rule")));
   buildAdvisor();
@@ -1530,6 +1569,7 @@ function setLanguage(lang) {
   const g = currentGame();
   if (g) {
     $("game-title").textContent = gameWords(g);
+    for (const o of $("preset").options) o.textContent = presetWords(o.value);
     const keep = { rules: values($("rules-options")), set: values($("play-fields")) };
     $("rules-options").replaceChildren(...g.rules_options.map((p) => field(p, "rule")));
     $("play-fields").replaceChildren(...(g.play || []).map((p) => field(p, "set")));
