@@ -7,6 +7,7 @@ import errno
 import functools
 import inspect
 import os
+import re
 import sys
 from enum import Enum
 from pathlib import Path
@@ -282,10 +283,23 @@ def _metavar(p: Param) -> str | None:
     return None
 
 
+_MARKUP = re.compile(r"(\\*)(\[[a-z#/@][^[]*?])")  # what rich reads as a markup tag (rich.markup.escape's pattern)
+
+
+def literal(text: str) -> str:
+    """Help text shown as written: what rich markup would read as a tag (``[ts, mine/50]``)
+    escaped, where typer draws the help with rich."""
+    from typer import core
+
+    if not core.HAS_RICH or core.DEFAULT_MARKUP_MODE is None:
+        return text
+    return _MARKUP.sub(lambda m: f"{m.group(1)}{m.group(1)}\\{m.group(2)}", text)
+
+
 def _help(p: Param) -> str:
     if p.choices and "one of" not in p.help:
-        return f"{p.help} (one of {', '.join(p.choices)})"
-    return p.help
+        return literal(f"{p.help} (one of {', '.join(p.choices)})")
+    return literal(p.help)
 
 
 def typer_parameters(p: Param) -> list[inspect.Parameter]:
@@ -351,7 +365,7 @@ def add_game_command(
         return body(game, values, kwargs.pop("run", None))
 
     command.__name__ = f"{group.info.name or 'command'}_{game.name}".replace("-", "_")
-    command.__doc__ = doc
+    command.__doc__ = literal(doc)
     signature = inspect.Signature(typed + [P("run", P.KEYWORD_ONLY, annotation=Run, default=Run())])
     command.__signature__ = signature  # type: ignore[attr-defined]  # a function takes any attribute
     command.__annotations__ = {q.name: q.annotation for q in signature.parameters.values()}

@@ -231,3 +231,23 @@ def test_play_refuses_starting_sheets_before_it_says_it_is_solving(monkeypatch):
         assert result.exit_code == 1, result.output
         assert "solving" not in result.stdout and result.stderr.strip().splitlines() == [result.stderr.strip()], result.output
         assert message in result.stderr
+
+
+def help_text(args) -> str:
+    """``--help`` of ``args`` as one line of words (the panels' borders and the wrapping taken out)."""
+    result = runner.invoke(app, [*args, "--help"], env={"COLUMNS": "240"})
+    assert result.exit_code == 0, result.output
+    return " ".join(result.stdout.replace("│", " ").split())
+
+
+def test_help_shows_square_brackets_as_written():
+    """Rich markup reads ``[ts, mine/50, theirs/50]`` as a tag and drops it: help texts are escaped."""
+    from jaxsolve import games
+
+    assert "[ts, mine/50, theirs/50]" in help_text(["solve", "zehntausend-duel"])
+    for game in games.games():
+        for name, command in game.commands.items():
+            for p in command.params:
+                if "[" in p.help and name in ("solve", "advise", "plot", "tables", "simulate"):
+                    words = " ".join(p.help.split())
+                    assert words[:60] in help_text([name, game.name]), (name, game.name, p.name)
