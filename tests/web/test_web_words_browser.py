@@ -1,5 +1,5 @@
-"""The page's words in a real browser (headless Chromium): every field of every registered game
-has the players' words in English and German (never the command line's help), the log says
+"""The page's words in a real browser (headless Chromium): every field, rule set and game of the
+registry has the players' words in English and German (never the command line's help), the log says
 each move in grammatical German with the points it wrote, the progress says "finishing" once
 every layer is solved, the note about an unsolved table goes once the answer came, and a
 finished score game's review says where the final score stands among optimally played games.
@@ -17,6 +17,7 @@ import pytest
 pytest.importorskip("starlette", reason="the page needs starlette and uvicorn (pip install -e .)")
 pytest.importorskip("selenium", reason="the browser tests need selenium (pip install -e .[test])")
 
+import onedie_pig  # noqa: E402
 from web_helpers import CHROMIUM, DRIVER, Page, browsing, get_answered, serving  # noqa: E402
 
 from jaxsolve import games  # noqa: E402
@@ -51,7 +52,7 @@ def test_every_field_of_every_game_has_the_players_words_in_english_and_german(p
     page.open(path="/?game=raab&mode=advise&lang=en")
     missing = []
     for g in games.games():
-        if g.name.startswith("onedie"):  # the tests' own game: its help stands in
+        if g.name == onedie_pig.GAME.name:  # the tests' own game: its help stands in
             continue
         fields = [("rule", p.name) for p in form_params(g.override_params())]
         if "advise" in g.commands:
@@ -63,6 +64,21 @@ def test_every_field_of_every_game_has_the_players_words_in_english_and_german(p
                 words = page.js("const w = WORDS[arguments[0]].fieldWords; return w[arguments[1]] || w[arguments[2]] || null", lang, f"{prefix}-{name}", name)
                 if not words or not words[0] or (prefix != "adv" or name != "position") and not words[1]:
                     missing.append(f"{g.name} {lang} {prefix}-{name}")
+    assert not missing, missing
+
+
+def test_every_rule_set_and_game_has_the_players_words(page):
+    page.open(path="/?game=raab&mode=advise&lang=en")
+    missing = []
+    for g in games.games():
+        if g.name == onedie_pig.GAME.name:
+            continue
+        for lang in ("en", "de"):
+            if not page.js("return !!GAME_WORDS[arguments[0]][arguments[1]]", lang, g.name):
+                missing.append(f"{lang} game {g.name}")
+            for preset in g.presets():
+                if page.js("const keep = state.lang; state.lang = arguments[0]; const w = presetWords(arguments[1]); state.lang = keep; return w", lang, preset) == preset:
+                    missing.append(f"{lang} {g.name} {preset}")
     assert not missing, missing
 
 
