@@ -251,3 +251,12 @@ def test_help_shows_square_brackets_as_written():
                 if "[" in p.help and name in ("solve", "advise", "plot", "tables", "simulate"):
                     words = " ".join(p.help.split())
                     assert words[:60] in help_text([name, game.name]), (name, game.name, p.name)
+
+
+def test_plot_zehntausend_duel_default_totals_fit_every_goal(tmp_path):
+    from jaxsolve.games.zehntausend.duel_commands import default_totals
+
+    assert default_totals(10_000) == [300, 1000] and default_totals(500) == [300] and default_totals(250) == [100]
+    result = runner.invoke(app, ["plot", "zehntausend-duel", "--rules", "small", "--out", str(tmp_path), "--quiet"])
+    assert result.exit_code == 0, result.output
+    assert "turn total 300" in result.stdout and list(tmp_path.glob("*.png"))

@@ -34,7 +34,8 @@ SIMULATE_PARAMS = (
 )
 PLOT_PARAMS = (
     Param("out", Path, Path("."), "Folder for the PNG file (default: the current folder).", flags=("--out", "-o")),
-    Param("totals", str, "300,1000", "Turn totals (comma-separated) of the decision maps."),
+    Param("totals", str, None, "Turn totals (comma-separated) of the decision maps (default: 300 and 1000, those below the largest final score; "
+          "else half of it)."),
     Param("table", Path, None, "Draw from a table written by `solve --out` (with its rules) instead of solving first."),
 )
 
@@ -279,15 +280,11 @@ def plot_command(rules, *, rules_given=False, dtype, device, quiet, out, totals,
     from jaxsolve.io import export
 
     export.check_output_dir(out, create=True)
-    try:
-        points = [int(t) for t in totals.split(",") if t.strip()]
-    except ValueError:
-        raise JaxsolveError(f"--totals must be comma-separated multiples of 50, got {totals!r}") from None
-    if not points or any(p < 0 or p % 50 for p in points):
-        raise JaxsolveError(f"--totals must be comma-separated multiples of 50, got {totals!r}")
+    points = None if totals is None else _read_totals(totals)
     if table is None:
-        _check_totals(points, rules)
+        _check_totals(points or default_totals(rules.top), rules)
     sol = cached_or_solve(table, rules, rules_given, dtype, lambda: device)  # device None: JAX set up by the store to solve
+    points = points or default_totals(sol.rules.top)
     _check_totals(points, sol.rules)
     grid = duel_plot.decision_grid(sol, points)  # the NumPy turn: no JAX
     path = duel_plot.decision_maps(sol, out, points, grid)
@@ -300,6 +297,22 @@ def plot_command(rules, *, rules_given=False, dtype, device, quiet, out, totals,
             f"{d['share']:.1%} of {d['positions']:,} positions"
         )
     return Report(tuple(lines), {"files": [str(path)], "departures": away})
+
+
+def _read_totals(totals: str) -> list[int]:
+    try:
+        points = [int(t) for t in totals.split(",") if t.strip()]
+    except ValueError:
+        raise JaxsolveError(f"--totals must be comma-separated multiples of 50, got {totals!r}") from None
+    if not points or any(p < 0 or p % 50 for p in points):
+        raise JaxsolveError(f"--totals must be comma-separated multiples of 50, got {totals!r}")
+    return points
+
+
+def default_totals(top: int) -> list[int]:
+    """The decision maps' turn totals when none are given: 300 and 1000 where below the largest
+    final score ``top``, else half of it (a multiple of 50)."""
+    return [t for t in (300, 1000) if t < top] or [top // 2 // 50 * 50]
 
 
 def _check_totals(points: list[int], rules) -> None:
