@@ -22,7 +22,7 @@ const WORDS = {
     ownDice: "Your own dice", enter: "Enter", undo: "Undo", log: "Moves", review: "Review", where: "where",
     chosen: "your move", bestMove: "best move", close: "Close",
     footer: "Answers come from exact solutions computed on this computer. Ties with the best move count as best.",
-    you: "You", them: "Computer", themSubject: "The computer", yourTurn: "Your turn", theirTurn: "The computer's turn", turnTotal: "this turn",
+    errorWord: "error", you: "You", them: "Computer", themSubject: "The computer", yourTurn: "Your turn", theirTurn: "The computer's turn", turnTotal: "this turn",
     goal: "goal", banked: "banked", started: "started", won: "won", lastTurn: "last turn",
     throwN: (n) => `Throw ${n} ${n === 1 ? "die" : "dice"}`, throwAgain: (n) => `Throw ${n} ${n === 1 ? "die" : "dice"} again`,
     throwOf: (k, n) => `Throw ${k} of ${n}`, turnOf: (k, n) => `Turn ${k} of ${n}`,
@@ -149,7 +149,7 @@ const WORDS = {
     ownDice: "Eigene Würfel", enter: "Eintragen", undo: "Zurück", log: "Züge", review: "Auswertung", where: "wo",
     chosen: "dein Zug", bestMove: "bester Zug", close: "Schließen",
     footer: "Die Antworten kommen aus exakten Lösungen, berechnet auf diesem Rechner. Gleichwertige Züge zählen als beste.",
-    you: "Du", them: "Computer", themSubject: "Der Computer", yourTurn: "Du bist dran", theirTurn: "Der Computer ist dran", turnTotal: "dieser Zug",
+    errorWord: "Fehler", you: "Du", them: "Computer", themSubject: "Der Computer", yourTurn: "Du bist dran", theirTurn: "Der Computer ist dran", turnTotal: "dieser Zug",
     goal: "Ziel", banked: "geschrieben", started: "hat angefangen", won: "gewonnen", lastTurn: "letzter Zug",
     throwN: (n) => `${n} ${n === 1 ? "Würfel" : "Würfel"} werfen`, throwAgain: (n) => `${n} Würfel neu werfen`,
     throwOf: (k, n) => `Wurf ${k} von ${n}`, turnOf: (k, n) => `Runde ${k} von ${n}`,
@@ -451,7 +451,7 @@ function playersWords(message) {
 
 function showError(message, fieldId) {
   const box = $("error");
-  box.textContent = message ? "error: " + playersWords(message) : "";
+  box.textContent = message ? `${t("errorWord")}: ${playersWords(message)}` : "";
   box.hidden = !message;
   for (const e of document.querySelectorAll("[aria-invalid=true]")) e.removeAttribute("aria-invalid");
   if (!message) return;
