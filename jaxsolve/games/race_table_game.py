@@ -64,6 +64,7 @@ class TableSpec:
         check: ``check(rules, scores, **turn)``: refuses a turn that cannot be (a turn total
             that reaches the goal, a Zehntausend total off the 50 grid) before any solve.
         simulate: ``simulate(rules, values, unsettled, games, seed) -> wins per seat``, or None.
+        simulate_games: the games ``simulate`` plays by default.
     """
 
     name: str
@@ -77,6 +78,7 @@ class TableSpec:
     turn_text: Callable[..., str]
     check: Callable[..., None]
     simulate: Callable[..., np.ndarray] | None = None
+    simulate_games: int = 100_000
 
 
 @dataclass(frozen=True, eq=False)
@@ -292,11 +294,13 @@ SOLVE_HELP = (
 )
 ADVISE_HELP = "Every option's win probability for each seat, the mover first; says when the position lies on a cycle with several equilibria or a mixed one."
 SCORES = Param("scores", str, None, "Every player's banked score in turn order, the player to move first: e.g. 450,1200,800.", required=True)
-SIMULATE_PARAMS = (
-    Param("games", int, 100_000, "Games of N players who all follow the solved equilibrium.", flags=("--games", "-n"), min=1, max=100_000_000),
-    Param("seed", int, 0, "Random seed (same seed, same games).", min=0, max=2**31 - 1),
-    Param("table", Path, None, "Play on a table written by `solve --out` (with its rules) instead of the cached one."),
-)
+def simulate_params(games: int) -> tuple[Param, ...]:
+    """The options of ``simulate``, ``games`` by default."""
+    return (
+        Param("games", int, games, "Games of N players who all follow the solved equilibrium.", flags=("--games", "-n"), min=1, max=100_000_000),
+        Param("seed", int, 0, "Random seed (same seed, same games).", min=0, max=2**31 - 1),
+        Param("table", Path, None, "Play on a table written by `solve --out` (with its rules) instead of the cached one."),
+    )
 PLOT_PARAMS = (
     Param("out", Path, Path("."), "Folder for the PNG file (default: the current folder).", flags=("--out", "-o")),
     Param("table", Path, None, "Draw from a table written by `solve --out` (with its rules) instead of the cached one."),
@@ -427,7 +431,7 @@ def commands(spec: TableSpec) -> dict[str, Command]:
     }
     if spec.simulate is not None:
         out["simulate"] = Command(
-            functools.partial(simulate_command, spec), SIMULATE_PARAMS,
+            functools.partial(simulate_command, spec), simulate_params(spec.simulate_games),
             "Play many games of N players who all follow the solved equilibrium (a mixing mover draws his policy each turn); each seat's win share against its value.",
             jax=False,
         )
