@@ -1,8 +1,8 @@
 """``python -m jaxsolve``: Ctrl-C handling first (``jaxsolve.interrupt``), then the command line.
 
-A Ctrl-C while the modules load (a few hundred milliseconds on a busy machine) already ends the
-command with the one line ``interrupted`` and status 130: the handler below is in place before
-anything else is imported, and ``interrupt.install`` replaces it with the full one."""
+A Ctrl-C while the modules load already ends the command with the one line ``interrupted`` and
+status 130: the handler below is in place before anything else is imported, and
+``interrupt.install`` replaces it with the full one."""
 
 import os
 import signal

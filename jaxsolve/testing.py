@@ -29,7 +29,7 @@ What is checked, on the game's small rules (``Game.small``):
   loaded and replayed to the same state, moves and save file; a decision taken back
   (``undo``) leaves the state it was taken in.
 
-The checks play few and short games (a few seconds per game on a CPU).
+The checks play few and short games, so that they stay quick.
 """
 
 from __future__ import annotations

@@ -42,8 +42,8 @@ values, bit for bit:
   (``all_gather``: the devices meet once per layer, without the host) and each writes the
   others' into its own copy of the carry. A layer is dispatched before the previous one is
   waited on, so the host prepares the next layer while the devices compute. This takes the
-  interpreter off the per-chunk path (a call and a transfer cost tens of microseconds each, as
-  much as a few hundred states), which on a CPU is what let small chunks and a second core pay.
+  interpreter off the per-chunk path (a call and a transfer per chunk cost as much as computing
+  many states), which on a CPU is what let small chunks and a second core pay.
 
 A chunk travels as one ``[1 + components, size]`` int32 array (its rows, then its states'
 components): one transfer. The driver compiles each schedule's programs once per key and
@@ -400,7 +400,7 @@ def _take(states: jax.Array, where: jax.Array, i: Array, size: int) -> jax.Array
 
     Computed as the taken branch of a conditional that is true at run time, so the chunk is a
     buffer of its own (gathered into the step's many consumers of the states it would be
-    recomputed in each, about a third slower on a CPU)."""
+    recomputed in each, which is slower on a CPU)."""
 
     def take(states: jax.Array, where: jax.Array, i: Array) -> jax.Array:
         pos = where[0] + i * size + jnp.arange(size, dtype=jnp.int32)

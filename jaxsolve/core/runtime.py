@@ -45,11 +45,10 @@ def usable_cores() -> int:
         return os.cpu_count() or 1
 
 
-# One CPU device by default. On a 2-core CPU one device per core solves Yahtzee 1.67x as fast as
-# one core (median 0.112 s against 0.186 s; one device whose XLA threads may use both cores 0.178
-# s; results/bench/cores.md), but every device holds its own copy of the table being filled and
-# the programs compile for the mesh (about twice the compile time, which a single solve does not
-# win back): the command line keeps one device and a user asks for more with
+# One CPU device by default. One device per core solves faster than one device
+# (results/bench/cores.md has the measurements), but every device holds its own copy of the table
+# being filled and the programs compile for the mesh (a longer compile, which a single solve does
+# not win back): the command line keeps one device and a user asks for more with
 # JAX_NUM_CPU_DEVICES=N (or XLA_FLAGS=--xla_force_host_platform_device_count=N).
 MAX_HOST_DEVICES = 1
 

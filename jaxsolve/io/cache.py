@@ -393,8 +393,8 @@ def _load(path: Path, load: Callable, game: str, rules: Rules, objective: str, d
     included; no recomputation from the rules) is asked for its full check once per export: the
     sidecar hash it passed (which covers every array's hash) is noted beside the entry, and an
     entry whose sidecar still has that hash, so whose arrays are byte for byte the ones checked,
-    is loaded without the recomputation (a second ``advise`` of the duel answers in 0.6 CPU
-    seconds, without JAX: ``results/cache/cached-answer.md``)."""
+    is loaded without the recomputation (a second ``advise`` of the duel answers without JAX;
+    its time: ``results/cache/cached-answer.md``)."""
     from jaxsolve.io import export
 
     if not path.exists() and not path.is_symlink():

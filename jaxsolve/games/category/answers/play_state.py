@@ -23,8 +23,8 @@ WIN_KEEPS_OPEN = 64 * 462
 """The win probability is offered where the open boxes' sub-sheets times the keeps of the dice
 are at most this: 6 open boxes of the 5-dice sheet (462 keeps), the size at which the exact
 answer (``winning.advise_win(method="exact")``) is aimed to take seconds (docs/winning.md says
-what it takes); earlier it takes minutes on a CPU, and the player is told so instead of made
-to wait."""
+what it takes); earlier in the game it takes far longer, and the player is told so instead of
+made to wait."""
 
 
 @dataclass(frozen=True)

@@ -97,8 +97,7 @@ def suite_cases(rules, quick: bool, dtype: str, device, *, saved: bool = False, 
 TWO_PLAYER_OPEN = {True: 5, False: 8}
 """Boxes open for both players (the sheet's last ones; the rest filled) in the suite's
 two-player case: quick, the small rules' game from 5 open boxes (about 70,000 state-lead
-values, 2 s on a CPU core); full, the game's from 8 (Yacht: about 5 x 10^6 values, about 15 s
-on a CPU core)."""
+values); full, the game's from 8 (Yacht: about 5 x 10^6 values)."""
 TWO_PLAYER_GPU_CHUNK = 4096
 """Pairs of sheets per chunk on an accelerator (a 5-dice pair's working set is about 2 MB in
 float32 at 300 leads: 4,096 pairs are 8 GB, well inside a GPU)."""

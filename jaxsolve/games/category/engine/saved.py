@@ -164,7 +164,7 @@ def state_values(next_rows, ranks, filled, upper, all_same_held, rules: Category
 
     def more(fill_now, current, left):  # one more throw left: fill now (saving them) or throw again
         # the re-throw computed apart: fused with the box pick, XLA recomputes parts of its max
-        # lattice per gathered element (8x slower)
+        # lattice per gathered element (much slower)
         current = jnp.maximum(fill_now(left), dice.computed(functools.partial(dice.reroll, sp), current))
         return current, dice.throw_mean(sp, current)
 

@@ -231,9 +231,8 @@ def turn_distribution_numpy(values, rows, prev_padded, filled, upper, all_same_h
 
 
 NUMPY_CHUNK_VALUES = 1 << 19
-"""Throw x support values per block of ``turn_distribution_numpy``: 4 MiB in float64 (the
-6,528 states of a 9-open sheet of results/winning/ took 0.96 CPU s in blocks of 2^19 values,
-0.94 to 1.0 in 2^17 to 2^20, 1.7 in 2^21)."""
+"""Throw x support values per block of ``turn_distribution_numpy``: 4 MiB in float64
+(results/winning/ has the measured effect of the block size)."""
 NUMPY_BATCH_STATES = 4096
 """States per batch of ``distribution_numpy`` (the policy's ``[keeps, states]`` arrays of a batch held at once)."""
 

@@ -9,8 +9,8 @@ A general ``terminal`` (the finished game's vector over t) gives best expected u
 (docs/target.md).
 
 The work per state is ``keeps x support`` per re-throw (versus ``keeps`` for the score): the
-whole Yahtzee table is 4.3 x 10^8 state-target values, about 1 to 2 core-microseconds each on a
-CPU once each stage of the turn is computed apart (``stage_targets``) in chunks of 8 states.
+whole Yahtzee table is 4.3 x 10^8 state-target values, computed with each stage of the turn
+apart (``stage_targets``) in chunks of 8 states (the measured cost: results/target/).
 Layers, chunking, ``max_memory`` and sharding are those of ``distribution.layer_tables`` (the
 layered core); ``save_table`` / ``load_table`` export and read every layer.
 """
@@ -32,8 +32,8 @@ from jaxsolve.core.arrays import float_dtype
 
 DEFAULT_MAX_MEMORY = 2 << 30
 DEFAULT_CHUNK = 8
-"""States per compiled batch: a chunk's throws x targets stay in a CPU's caches (a few MiB),
-about three times faster per state than chunks of 64 or more on the 2-core CPU of results/target/."""
+"""States per compiled batch: small enough that a chunk's throws x targets stay in a CPU's
+caches (a few MiB); results/target/ has the measured effect of the chunk size."""
 
 
 def next_rows(rows, mv, xp=None):
@@ -109,7 +109,7 @@ def stage_targets(rows, prev_padded, filled, upper, all_same_held, rules: Catego
 
     # each stage apart (``dice.computed``): a stage's consumers gather its rows, and XLA would
     # otherwise fuse the stage into each of them and recompute it per gathered row (the 13-box
-    # choice six times per re-throw level: about 20 times slower on a CPU)
+    # choice six times per re-throw level)
     current = dice.computed(lambda p: final(p, rules.throws == 1), prev_padded, xp=xp)
     out = [current]
     for _ in range(rules.throws - 1):

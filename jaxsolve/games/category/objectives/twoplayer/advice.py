@@ -41,10 +41,9 @@ from jaxsolve.games.category.sheets.rules import CategoryRules
 
 TIES = ("share", "win", "lose")
 MAX_SUBGAME_VALUES = 8_000_000
-"""The largest subgame (state-lead values over its layers, ``subgame_values``) solved on demand.
-Measured on the 2-core CPU of results/twoplayer/advice.md (float64, every layer kept, compiling
-included): Yacht with 8 boxes open on each sheet is 6.8 M values in 30 to 33 CPU seconds, 7 each
-1.6 M in 8; one step more (9 open on each sheet, 28.6 M) would be two minutes and more."""
+"""The largest subgame (state-lead values over its layers, ``subgame_values``) solved on demand:
+Yacht with 8 boxes open on each sheet is 6.8 M values, within it; 9 open on each sheet (28.6 M)
+is not. The times these take: results/twoplayer/advice.md."""
 _TABLES: dict[tuple, object] = {}
 
 

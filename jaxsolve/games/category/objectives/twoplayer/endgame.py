@@ -38,8 +38,8 @@ CHUNK = 8
 MAX_VALUES = 300_000_000
 """The most state-lead values solved on request (every layer is kept: 1.2 GB in float32)."""
 CORE_SECONDS_PER_VALUE = 1.1e-6
-"""The engine's cost per state-lead value on the 2-core CPU of results/twoplayer/ (5 dice,
-float32, compiling included: the whole two-player Yacht's 2,307 CPU s over 2.04 x 10^9 values)."""
+"""The engine's cost per state-lead value (5 dice, float32, compiling included), from the
+whole two-player Yacht's solve measured in results/twoplayer/."""
 
 
 @dataclass(frozen=True)

@@ -19,7 +19,7 @@ from jaxsolve.games.category.objectives.twoplayer.engine import (TIES, TwoPlayer
 
 SIM_BLOCK = 1024
 """Distinct positions per NumPy block of a simulated turn (a block's box values are
-``[boxes, throws, block]``: 12 MB for Yacht, cache-sized; 4,096 took twice the CPU seconds)."""
+``[boxes, throws, block]``: 12 MB for Yacht, cache-sized; larger blocks were slower)."""
 
 
 

@@ -73,8 +73,8 @@ def main_layer(plans: list, open_boxes: int | None) -> int:
 
 
 CORE_US_PER_VALUE = 1.2
-"""Core-microseconds per state-lead value of a float32 solve on this project's 2-core CPU (the
-whole two-player Yacht: 2,307 CPU seconds for 2.04 x 10^9 values, results/twoplayer/yacht.md)."""
+"""Core-microseconds per state-lead value of a float32 solve, from the whole two-player Yacht's
+solve measured in results/twoplayer/yacht.md."""
 
 
 @dataclasses.dataclass(frozen=True)
