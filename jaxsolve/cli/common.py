@@ -37,7 +37,65 @@ class Command(_BareFlags, TyperCommand):
 
 
 class Group(_BareFlags, TyperGroup):
-    """A group of commands of ``jaxsolve`` (``solve``, ``advise``, ..., ``cache``)."""
+    """A group of commands of ``jaxsolve`` (``solve``, ``advise``, ..., ``cache``). In a group of
+    games (``jaxsolve NAME GAME``), a rule preset's name stands for its game under it
+    (``jaxsolve advise yahtzee``: ``advise kniffel --rules yahtzee``; ``preset_names``), case
+    does not matter, and a name it does not know is answered with the games it is closest to."""
+
+    def resolve_command(self, ctx, args):
+        if args and args[0] not in self.commands:
+            names = preset_names(self.commands)
+            word = args[0].lower()
+            if word in self.commands:
+                args = [word, *args[1:]]
+            elif word in names:
+                game, preset = names[word]
+                takes_rules = any("--rules" in getattr(p, "opts", ()) for p in self.commands[game].params)
+                args = [game, *(["--rules", preset] if takes_rules else []), *args[1:]]
+        try:
+            return super().resolve_command(ctx, args)
+        except typer.TyperException as exc:  # click's UsageError, as typer carries it
+            if args and not args[0].startswith("-") and str(getattr(exc, "message", "")).startswith("No such command"):
+                exc.message = unknown_game_message(self.commands, args[0], ctx.command_path)
+            raise
+
+
+def _game_names() -> dict[str, tuple[str, ...]]:
+    """Every registered game's name and its presets' names (no JAX imported)."""
+    from jaxsolve import games as registry
+
+    return {g.name: tuple(g.presets()) for g in registry.games()}
+
+
+def preset_names(commands) -> dict[str, tuple[str, str]]:
+    """The rule presets that stand for a game among ``commands`` (a group's commands by name):
+    ``{preset: (game, preset)}`` for each preset name of one such game that is no game's name."""
+    games = _game_names()
+    found: dict[str, list[tuple[str, str]]] = {}
+    for game, presets in games.items():
+        if game in commands:
+            for preset in presets:
+                if preset not in games:
+                    found.setdefault(preset.lower(), []).append((game, preset))
+    return {name: hits[0] for name, hits in found.items() if len(hits) == 1}
+
+
+def unknown_game_message(commands, name: str, where: str) -> str:
+    """``No such command``, with the game ``name`` names where it has no such command, or the
+    names (games, presets standing for games) closest to it."""
+    import difflib
+
+    games = _game_names()
+    word = name.lower()
+    owner = word if word in games else next((g for g, presets in games.items() if word in (p.lower() for p in presets)), None)
+    if owner is not None:
+        what = owner if owner == word else f"{owner} (rules {name})"
+        offered = [g for g in games if g in commands]
+        return f"{where} has no {what}; it is offered for {', '.join(offered)}."
+    presets = preset_names(commands)
+    matches = difflib.get_close_matches(word, [*commands, *presets], n=3, cutoff=0.6)
+    said = [f"'{m}' ({presets[m][0]} --rules {presets[m][1]})" if m in presets else f"'{m}'" for m in matches]
+    return f"No such command '{name}'." + (f" Did you mean {', '.join(said)}?" if said else "")
 
 
 def group(name: str | None, help: str) -> typer.Typer:

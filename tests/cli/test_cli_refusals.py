@@ -260,3 +260,25 @@ def test_plot_zehntausend_duel_default_totals_fit_every_goal(tmp_path):
     result = runner.invoke(app, ["plot", "zehntausend-duel", "--rules", "small", "--out", str(tmp_path), "--quiet"])
     assert result.exit_code == 0, result.output
     assert "turn total 300" in result.stdout and list(tmp_path.glob("*.png"))
+
+
+# ----------------------------------------------------------------------------- names
+
+
+def test_a_preset_name_stands_for_its_game_on_the_command_line():
+    ask = ["--dice", "1", "1", "2", "2", "5", "--position", "aces=3 twos=6 threes=9 fours=12 fives=15 sixes=18", "--json", "--quiet"]
+    kniffel = runner.invoke(app, ["advise", "kniffel", "--rules", "yahtzee", *ask])
+    assert kniffel.exit_code == 0, kniffel.output
+    for name in ("yahtzee", "Yahtzee", "YAHTZEE"):
+        named = runner.invoke(app, ["advise", name, *ask])
+        assert named.exit_code == 0, named.output
+        assert json.loads(named.stdout) == json.loads(kniffel.stdout)
+    variant = runner.invoke(app, ["advise", "yahtzee", "--rules", "yahtzee-free", *ask])  # the rules given win
+    assert variant.exit_code == 0 and json.loads(variant.stdout)["rules"] == "yahtzee-free", variant.output
+
+
+def test_typo_hints_name_the_game():
+    line = one_line_error(["advise", "yahtze"], "Did you mean 'yahtzee' (kniffel --rules yahtzee)")
+    assert line.index("'yahtzee'") < line.index("'yatzy'")
+    one_line_error(["advise", "kniffl"], "Did you mean 'kniffel'")
+    one_line_error(["plot", "yahtzee"], "plot has no kniffel (rules yahtzee); it is offered for raab")
