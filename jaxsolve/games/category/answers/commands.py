@@ -173,7 +173,9 @@ def check_numbers(*given: tuple[str, str | None]) -> None:
     """Refuse a number of more than ``LONGEST_NUMBER`` digits in ``(option, text)`` pairs, naming
     the option (Python reads at most 4,300 digits; nothing in a position needs ten)."""
     for flag, text in given:
-        for run in re.findall(r"\d+", text or ""):
+        if not text:
+            continue
+        for run in re.findall(r"\d+", text):
             if len(run) > LONGEST_NUMBER:
                 shown = text if len(text) <= 40 else f"{text[:37]}..."
                 raise JaxsolveError(f"{flag} {shown!r}: a number of {len(run):,} digits is no score or box value (at most {LONGEST_NUMBER} digits)")
