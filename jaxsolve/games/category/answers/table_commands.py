@@ -5,12 +5,11 @@ and that the disk there has room for it, and only then sets up JAX (``setup``) a
 
 from __future__ import annotations
 
-import sys
 import time
 from pathlib import Path
 
 from jaxsolve.errors import JaxsolveError
-from jaxsolve.games.category.answers.family_commands import FILLED, DEVICES, CHUNK, _devices, _mask
+from jaxsolve.games.category.answers.family_commands import FILLED, DEVICES, CHUNK, _devices, _mask, _say
 from jaxsolve.games.game import Param, Report
 
 def _out_param(use: str) -> Param:
@@ -259,11 +258,3 @@ def _load() -> str:
         return " ".join(Path("/proc/loadavg").read_text().split()[:3])
     except OSError:
         return "?"
-
-
-def _say(message: str) -> None:
-    try:
-        sys.stderr.write(message + "\n")
-        sys.stderr.flush()
-    except OSError:
-        pass
