@@ -95,6 +95,13 @@ def test_tables_in_memory_stay_under_the_limit_and_a_game_on_a_dropped_one_is_pu
     assert status == 410, gone
     status, warming = server.get("/api/warming")
     assert status == 200 and warming["memory"]["tables"] == 1 and warming["memory"]["max_bytes"] == 1
+    # a table let go takes the index arrays kept per rules with it (about 1 GB for Maxi Yatzy)
+    from jaxsolve.games.category.engine import tables
+
+    tables.layer_states(games.get_game("kniffel-table").get_rules(), 0)
+    assert tables.layer_states.cache_info().currsize > 0
+    cache.forget()
+    assert tables.layer_states.cache_info().currsize == 0
 
 
 def test_games_in_play_on_one_table_share_its_derived_values(start):

@@ -81,7 +81,8 @@ def _zeros(rules: CategoryRules, width: int, dtype_name: str):
 
 def forget(sol: solver.Solution) -> None:
     """Let go of ``sol`` here (its entries and their flattened copies): the solution store has
-    dropped it from memory (``cache.on_forget``), so that a bounded server frees it."""
+    dropped it from memory (``cache.on_forget``), so that a bounded server frees it (the index
+    arrays kept per rules go too: ``tables.forget_layouts``)."""
     for key in [k for k, v in list(_SOLUTIONS.items()) if v is sol]:
         del _SOLUTIONS[key]
     _FLAT.pop(id(sol), None)

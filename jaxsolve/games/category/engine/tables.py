@@ -190,3 +190,23 @@ def class_copies(rules: CategoryRules) -> tuple[np.ndarray, np.ndarray]:
 def num_reachable(rules: CategoryRules | None = None) -> int:
     rules = rules or CategoryRules()
     return sum(len(layer_states(rules, k)[0]) for k in range(rules.num_boxes + 1))
+
+
+def forget_layouts(key: Any = None, sol: Any = None) -> None:
+    """Drop the index arrays kept per rules (``layer_states``, ``representative_states``,
+    ``class_copies``, ``table_io.reachable_mask``: about 1 GB for Maxi Yatzy), for every rules;
+    they are computed again where needed. Called when the solution store lets go of a table
+    (``cache.on_forget``: a bounded server), so that a dropped table's rules free theirs."""
+    from jaxsolve.games.category.engine import table_io
+
+    for kept in (layer_states, representative_states, class_copies, table_io.reachable_mask):
+        kept.cache_clear()
+
+
+def _listen() -> None:
+    from jaxsolve.io import cache
+
+    cache.on_forget(forget_layouts)
+
+
+_listen()
