@@ -44,8 +44,9 @@ def serve(
             "--max-memory",
             metavar="GIB",
             min=0,
-            help="Solved tables kept in memory, in GiB of their arrays (default 4; 0: no limit): past it the least recently used table is let go "
-            "(it stays in the cache folder; a game in play on it is put away). The process itself needs more: JAX, compiled programs, answers.",
+            help="Solved tables kept in memory, in GiB of their arrays and the copies kept with them (default 4; 0: no limit): past it the least recently "
+            "used table is let go (it stays in the cache folder; a game in play on it is put away). The process needs more: index arrays, loads and "
+            "solves in flight, JAX, compiled programs.",
         ),
     ] = 4.0,
     warm: Annotated[bool, typer.Option("--warm/--no-warm", help="Solve or load every game's default table at start, in the background (the page shows how far).")] = True,
