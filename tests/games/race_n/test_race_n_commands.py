@@ -234,3 +234,25 @@ def test_a_table_of_the_other_game_is_refused(tmp_path):
     assert run("solve", PIG, *TINY, "--quiet", "--out", str(out)).exit_code == 0
     assert "holds a table of 'pig-table'" in one_error_line(run("advise", ZT, "--table", str(out), "--scores", "0,0,0"))
     assert "needs 3 banked scores" in one_error_line(run("advise", PIG, "--table", str(out), "--scores", "0,0"))
+
+
+def test_a_mixing_computer_player_draws_his_policy_each_turn_and_replays(tmp_path):
+    """Where the table's cycle is mixed (here the start state, listed as one with a mixer who
+    plays his lower-risk policy with probability 1/2), the computer player to move draws his
+    policy at the start of his turn from the game's seed: both policies occur over seeds, and
+    every game replays to the same state."""
+    from jaxsolve import play, testing
+
+    g = games.get_game(PIG)
+    rules = g.small().replace(name="coin-mixed")
+    sol = g.solve(rules)
+    mixed = SolvedTable(rules, sol.values, [{"scores": [0, 0, 0], "members": [0, 0, 0], "pure": 0, "mixed": 1, "selected": "mixed", "mixer": [0], "q": [0.5]}])
+    plans = set()
+    for seed in range(20):
+        played = play.new_game(PIG, rules, mixed, seed=seed, seat=3)
+        while not played.over:
+            played.throw() if played.awaiting() == "dice" else played.choose(1)
+        plans |= {s.plan for s in played._before if s.scores == (0, 0, 0) and s.mover == 0 and s.rolled}
+        assert all(s.plan == 0 for s in played._before if s.scores != (0, 0, 0) or s.mover == 2)  # elsewhere, and you: the table's
+        testing.check_replay(g, played, tmp_path)
+    assert plans == {1, 2}
