@@ -2,6 +2,10 @@
 a bar over all of them (``layer_bars``), or one bar over a count (``steps_bar``); each shows what
 is done of the total, the time elapsed and an estimate of the time left. Silent if quiet.
 
+Where stderr is no terminal (a log file, a pipe), the bars are plain lines instead, each whole
+(``PlainLines``): one per layer done, and one at least every ``PLAIN_EVERY`` seconds while work
+goes on, each with done of total, the time elapsed and the time left.
+
 Whoever wants to follow every bar (a server that reports a job's progress) registers a callback
 with ``listening``: it receives ``(label, done, total)`` on every update of every bar, also of a
 quiet one.
@@ -10,20 +14,90 @@ quiet one.
 from __future__ import annotations
 
 import contextlib
+import sys
 import threading
+import time
 from typing import Any, Callable, Hashable, Iterator, Mapping
 
 from rich.console import Console
-from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn, TimeRemainingColumn
+from rich.progress import BarColumn, MofNCompleteColumn, Progress, TaskID, TextColumn, TimeElapsedColumn, TimeRemainingColumn
 
 
-def _progress() -> Progress:
-    """A display on stderr: description, bar, done of total, time elapsed, time left."""
+PLAIN_EVERY = 10.0
+"""Seconds between two plain progress lines of one bar while nothing finishes (off a terminal)."""
+
+
+def _progress() -> Progress | PlainLines:
+    """A display on stderr: description, bar, done of total, time elapsed, time left; plain
+    lines where stderr is no terminal (rich's test, which ``FORCE_TERMINAL`` and ``TTY_COMPATIBLE`` override)."""
+    console = Console(stderr=True)
+    if not console.is_terminal:
+        return PlainLines()
     columns = (
         TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),
         TextColumn("left"), TimeRemainingColumn(),
     )
-    return Progress(*columns, console=Console(stderr=True), transient=False)
+    return Progress(*columns, console=console, transient=False)
+
+
+def _clock(seconds: float) -> str:
+    seconds = int(seconds)
+    return f"{seconds // 3600}:{seconds // 60 % 60:02d}:{seconds % 60:02d}"
+
+
+class PlainLines:
+    """The part of ``rich.progress.Progress`` the bars use, written as whole lines on stderr: a
+    task's line when it is done, and at most every ``PLAIN_EVERY`` seconds while it is not
+    (its description, done of total, time elapsed, time left at the rate so far)."""
+
+    def __init__(self) -> None:
+        self._start = time.monotonic()
+        self._tasks: dict[TaskID, dict] = {}
+
+    def __enter__(self) -> PlainLines:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        return None
+
+    def add_task(self, description: str, total: float | None = None, **_: Any) -> TaskID:
+        now, task = time.monotonic(), TaskID(len(self._tasks))
+        self._tasks[task] = {"description": description, "total": total, "completed": 0, "start": now, "said": now, "done": False}
+        return task
+
+    def advance(self, task: TaskID, advance: float = 1) -> None:
+        self.update(task, completed=self._tasks[task]["completed"] + advance)
+
+    def update(self, task: TaskID, *, total: float | None = None, completed: float | None = None, advance: float | None = None, description: str | None = None) -> None:
+        t = self._tasks[task]
+        if total is not None:
+            t["total"] = total
+        if advance is not None:
+            t["completed"] += advance
+        if completed is not None:
+            t["completed"] = completed
+        news = description is not None and description != t["description"]  # e.g. layers done 3/13
+        if description is not None:
+            t["description"] = description
+        now = time.monotonic()
+        finished = bool(t["total"]) and t["completed"] >= t["total"]
+        first = not t.get("lines") and t["completed"] > 0  # the first step: the log shows the work began
+        if (finished and not t["done"]) or news or first or now - t["said"] >= PLAIN_EVERY:
+            t["lines"] = t.get("lines", 0) + 1
+            t["done"], t["said"] = finished, now
+            self._say(t, now)
+
+    def _say(self, t: dict, now: float) -> None:
+        done, total, spent = t["completed"], t["total"], now - t["start"]
+        left = f", about {_clock(spent * (total - done) / done)} left" if total and 0 < done < total else (", 0:00:00 left" if total and done >= total else ", time left unknown")
+        of = f"{int(done):,}/{int(total):,}" if total else f"{int(done):,}"
+        since = f" ({_clock(now - self._start)} since the start)" if now - self._start - spent >= 1 else ""
+        line = f"{t['description']}: {of}, {_clock(spent)} elapsed{left}{since}\n"
+        try:
+            sys.stderr.write(line)
+            sys.stderr.flush()
+        except (OSError, ValueError):
+            pass
 
 
 Listener = Callable[[str, int, int], None]
@@ -90,7 +164,7 @@ class Steps:
     """What ``steps_bar`` yields: ``advance(n)`` counts ``n`` more steps done, ``update(done)``
     sets the count (a callback that reports how many are done of how many)."""
 
-    def __init__(self, label: str, total: int | None, progress: Progress | None):
+    def __init__(self, label: str, total: int | None, progress: Progress | PlainLines | None):
         self.label, self.total, self.done = label, int(total or 0), 0
         self._progress = progress
         self._task = progress.add_task(label, total=total or None) if progress is not None else None

@@ -38,3 +38,24 @@ def test_layer_bars_count_layers_done_of_layers(capsys):
     out, err = capsys.readouterr()
     assert out == ""
     assert "layers done 1/2" in err and "layer  1" in err and "left" in err
+
+
+def test_off_a_terminal_each_update_worth_telling_is_one_whole_line(capsys, monkeypatch):
+    """stderr no terminal (a log): plain lines, never cut at 80 columns, each with done of
+    total and the time left; a layer done is a line, and a long stretch without one too."""
+    monkeypatch.delenv("FORCE_TERMINAL", raising=False)
+    monkeypatch.delenv("TTY_COMPATIBLE", raising=False)
+    label = "a label long enough that a line of eighty columns would cut the figures after it off"
+    with progress.layer_bars({0: 2, 11: 3}, label=label) as advance:
+        advance(11, 3)
+        advance(0, 1)
+    lines = capsys.readouterr().err.splitlines()
+    assert lines[0].startswith(f"{label} 11: 3/3, 0:00:00 elapsed") and lines[0].endswith("left"), lines
+    assert any(line.startswith(f"{label}s done 1/2: 3/5,") and "left" in line for line in lines), lines
+    assert not any("━" in line or "\x1b" in line for line in lines)
+    monkeypatch.setattr(progress, "PLAIN_EVERY", 0.0)
+    with progress.steps_bar(100, "games") as steps:
+        for done in (10, 20, 30):
+            steps(done)
+    lines = capsys.readouterr().err.splitlines()
+    assert [line.split(",")[0] for line in lines] == ["games: 10/100", "games: 20/100", "games: 30/100"], lines
