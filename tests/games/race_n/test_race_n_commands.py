@@ -104,6 +104,14 @@ def test_the_note_of_a_cycle_with_several_equilibria(tmp_path):
         assert result.exit_code == 0, result.output
         notes = [ln for ln in result.stdout.splitlines() if "pure equilibria" in ln]
         assert len(notes) == int(noted), result.stdout
+    mixed = {**cycle, "pure": 0, "mixed": 1, "selected": "mixed", "mixer": [1, 2], "q": [0.25, 0.75]}
+    save(PIG_SPEC, path, SolvedTable(rules, sol.values, [mixed]))
+    result = run("advise", PIG, "--table", str(path), "--scores", "1,0,2", "--json")
+    assert result.exit_code == 0, result.output
+    assert json.loads(result.stdout)["note"] == (
+        "this position's cycle has no pure equilibrium: the values are a stationary mixed one, in which the mover at 2 and the mover at 1 "
+        "play their lower-risk policy with probability 0.2500 and 0.7500 (the others pure)"
+    )
 
 
 @pytest.mark.slow
