@@ -372,22 +372,26 @@ const MAX_OPPONENTS = 3;
 const WIN = "win probability";
 const unitWord = (unit) => (unit === "points" ? t("points") : unit);
 const isProb = (unit) => /probab/i.test(unit || "");
+function dec(text) {
+  // a decimal number in the page's language: 235.55 in English, 235,55 in German
+  return state.lang === "de" ? text.replace(".", ",") : text;
+}
 function fmt(x, digits = 4) {
   if (x === null || x === undefined) return "—";
-  return Number(x).toFixed(digits);
+  return dec(Number(x).toFixed(digits));
 }
 function shown(x, unit) {
   // A probability as a percentage, points with two decimals; the exact value on hover.
   if (x === null || x === undefined) return "—";
-  return isProb(unit) ? `${(100 * x).toFixed(1)} %` : Number(x).toFixed(2);
+  return dec(isProb(unit) ? `${(100 * x).toFixed(1)} %` : Number(x).toFixed(2));
 }
 function shownLoss(x, unit, bare = false) {
   // A loss in the game's unit: points, or percentage points of a probability (a loss of 0.05
   // in win probability is 5 percentage points: "5.00 pp"); ``bare``: the number alone.
   if (x === null || x === undefined) return "—";
   if (Math.abs(x) < 1e-12) return "0";
-  if (!isProb(unit)) return Number(x).toFixed(2);
-  return bare ? (100 * x).toFixed(2) : `${(100 * x).toFixed(2)} ${t("ppShort")}`;
+  if (!isProb(unit)) return dec(Number(x).toFixed(2));
+  return dec(bare ? (100 * x).toFixed(2) : `${(100 * x).toFixed(2)} ${t("ppShort")}`);
 }
 function numCell(x, unit, loss = false) {
   return el("td", { class: "num", text: loss ? shownLoss(x, unit) : shown(x, unit), title: x === null || x === undefined ? "" : String(x) });
@@ -507,7 +511,7 @@ function showProgress(job) {
   // count to show, so no time left is promised
   const layers = p && p.total ? ` — ${p.done >= p.total ? t("layersDone", p.total) : t("layersLeft", p.done, p.total, p.eta_seconds)}` : "";
   box.dataset.finishing = p && p.total && p.done >= p.total ? "1" : "";
-  $("progress-text").textContent = t("progress", what, job.seconds.toFixed(1)) + layers;
+  $("progress-text").textContent = t("progress", what, dec(job.seconds.toFixed(1))) + layers;
   $("progress-notes").textContent = (job.notes || []).join(" · ");
 }
 
@@ -1419,7 +1423,7 @@ function bestCell(d) {
 function percentText(x) {
   // a share as a whole percentage, with one decimal near 0 and 100 (never "0 %" for a few games)
   const v = 100 * x;
-  return `${v < 1 || v > 99 ? v.toFixed(1) : Math.round(v)} %`;
+  return `${v < 1 || v > 99 ? dec(v.toFixed(1)) : Math.round(v)} %`;
 }
 
 function finalWords(s, r) {
