@@ -231,6 +231,10 @@ def test_the_focus_stays_on_the_board_after_a_move_and_enter_plays_only_a_focuse
     from selenium.webdriver.common.action_chains import ActionChains
 
     page.play("/?game=maxi&rules=maxi-reduced-4-dice&mode=quiz&seed=5")
+    first = page.play_state()
+    page.by_id("play-new").click()  # a new game from its button: the focus goes to the board's throw
+    page.until(lambda d: page.play_state()[0] != first[0])
+    assert page.js("return document.activeElement.id") == "throw"
     page.click_and_wait("throw")
     assert page.js(ON_BOARD) and page.js("return document.activeElement.id") == "throw"
     # nothing focused: Enter plays nothing (in the quiz the first move listed is a cross-out)

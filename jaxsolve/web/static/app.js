@@ -1363,6 +1363,8 @@ async function newGame(ev) {
   // the board in view: on a phone its top at the top of the screen
   const top = s.board && s.board.kind === "race" ? $("race") : $("play-stage");
   top.scrollIntoView({ block: window.innerWidth < 760 ? "start" : "nearest", behavior: "instant" });
+  // started from the New game button: the focus goes to the board's first thing to do
+  if (document.activeElement === $("play-new")) focusBoard(state.play || s, "");
 }
 
 async function move(body) {
