@@ -282,3 +282,15 @@ def test_typo_hints_name_the_game():
     assert line.index("'yahtzee'") < line.index("'yatzy'")
     one_line_error(["advise", "kniffl"], "Did you mean 'kniffel'")
     one_line_error(["plot", "yahtzee"], "plot has no kniffel (rules yahtzee); it is offered for raab")
+
+
+# ----------------------------------------------------------------------------- progress
+
+
+def test_simulate_shows_its_turns_on_stderr_unless_quiet():
+    args = ["simulate", "yacht", "--games", "200", "--strategy", "greedy", "--no-files", "--no-cache"]
+    shown = runner.invoke(app, args)
+    assert shown.exit_code == 0, shown.output
+    assert "greedy: 200 games, turns: 12/12," in shown.stderr and "turns" not in shown.stdout
+    quiet = runner.invoke(app, [*args, "--quiet"])
+    assert quiet.exit_code == 0 and quiet.stderr == "", quiet.output

@@ -370,6 +370,7 @@ def _say(message: str) -> None:
 def simulate_command(rules, *, game, dtype, device, quiet, strategy, heuristic_reading, bot_seed, games, seed, chunk, out, no_files) -> Report:
     """Many games with each strategy, side by side: the score distributions compared (and, unless
     ``no_files``, a JSON summary and a histogram written into ``out``)."""
+    from jaxsolve.core.progress import steps_bar
     from jaxsolve.games.category.simulation import heuristic, simulate, strategies
     from jaxsolve.io import export
 
@@ -385,9 +386,8 @@ def simulate_command(rules, *, game, dtype, device, quiet, strategy, heuristic_r
             extra = {"game": game}
         strat = strategies.make(name, rules, device=device, dtype=dtype, **extra)
         built = time.perf_counter() - t0
-        if not quiet:
-            _say(f"{name}: playing {games:,} games ...")
-        res = simulate.simulate(rules, strat, games, seed, chunk=chunk, device=device)
+        with steps_bar(rules.num_boxes, f"{name}: {games:,} games, turns", quiet) as turns:
+            res = simulate.simulate(rules, strat, games, seed, chunk=chunk, device=device, on_turn=lambda turn, _: turns(turn + 1))
         res.setup_seconds += built
         results.append(res)
 
