@@ -976,12 +976,10 @@ function drawRace(s) {
 function drawTurns(s) {
   const b = s.board || {};
   const box = $("turns");
-  if (!["turns", "race", "sheet"].includes(b.kind) && (s.status || []).length) {
-    // a game whose registration names no board the page draws: its own lines (the scores, the turn)
-    box.hidden = false;
-    box.replaceChildren(...s.status.map((line) => el("div", { class: "status-line", text: line })));
-    return;
-  }
+  // a game whose registration names no board the page draws: its own lines (the scores, the turn)
+  const lines = $("status-lines");
+  lines.hidden = ["turns", "race", "sheet"].includes(b.kind) || !(s.status || []).length;
+  if (!lines.hidden) lines.replaceChildren(...s.status.map((line) => el("div", { class: "status-line", text: line })));
   box.hidden = b.kind !== "turns";
   if (b.kind !== "turns") return;
   box.replaceChildren(el("div", { class: "total" }, el("span", { class: "muted", text: t("grandTotal") + " " }), el("strong", { text: String(b.total) })),
