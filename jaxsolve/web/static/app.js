@@ -371,7 +371,7 @@ function el(tag, attrs = {}, ...children) {
 const MAX_OPPONENTS = 3;
 const WIN = "win probability";
 const unitWord = (unit) => (unit === "points" ? t("points") : unit);
-const isProb = (unit) => /probab/i.test(unit || "");
+const isProb = (unit) => /probab|^P\(/i.test(unit || ""); // "win probability", "P(win)", "P(finish first)"
 function dec(text) {
   // a decimal number in the page's language: 235.55 in English, 235,55 in German
   return state.lang === "de" ? text.replace(".", ",") : text;
