@@ -52,6 +52,9 @@ def _turn_values(rules: TableRules, values: np.ndarray, states: np.ndarray) -> n
 def _check(rules: TableRules, scores: tuple, turn: int = 0, dice_left: int = DICE, dice: str | None = None) -> None:
     from jaxsolve.games.zehntausend.scoring import check_reachable, parse_throw, write_points
 
+    low = [v * STEP for v in scores if 0 < v * STEP < rules.entry]
+    if low:
+        raise JaxsolveError(f"a banked score of {low[0]} is below the entry minimum {rules.entry} (a first write reaches it): no such position")
     if turn % STEP:
         raise JaxsolveError(f"--turn must be a multiple of {STEP}, got {turn}")
     if scores[0] * STEP + turn >= rules.goal:
