@@ -123,7 +123,7 @@ def test_the_german_log_is_grammatical_and_carries_the_points(page):
     lines = page.js("return [...document.querySelectorAll('#log li')].map(li => li.textContent.trim())")
     assert any(line.startswith("Du wirfst") for line in lines), lines
     fills = [line for line in lines if "Feld" in line]
-    assert fills and all(re.match(r"Du (trägst \d+ ins Feld .+ ein|streichst das Feld .+)( ✓| −[\d.]+)?$", line) for line in fills), fills
+    assert fills and all(re.match(r"Du (trägst \d+ ins Feld .+ ein|streichst das Feld .+)( ✓| −[\d,]+)?$", line) for line in fills), fills
     assert not [line for line in lines if re.search(r"Du (Wurf|behält |trägt )", line)], lines
 
 
