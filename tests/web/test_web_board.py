@@ -47,6 +47,8 @@ PLAYS = {
     "zehntausend": "rules=peter-2013&seed=6&turns=2",
     "zehntausend-duel": "rules=small&seed=8",
     "yacht": "rules=yacht&seed=11",
+    "pig-table": "rules=coin-3&seed=4",
+    "zehntausend-table": "rules=small-3&seed=8",
     PIG: "rules=d4-to-8&seed=9",
 }
 SLOW = {"kniffel", "yatzy", "yacht"}  # 13, 15 and 12 turns (about 30 s each); the default run plays the sheet on Maxi's reduced game

@@ -76,6 +76,9 @@ QUESTIONS = {
     "zehntausend": ("peter-2013", {"points": "300", "dice": "1 5 5 2 3 4"}, None, ["--points", "300", "--dice", "1 5 5 2 3 4"]),
     "zehntausend-duel": ("small", {"mine": "100", "theirs": "200", "turn": "0", "dice": "1 5 5 2 3 4"}, None,
                          ["--mine", "100", "--theirs", "200", "--turn", "0", "--dice", "1 5 5 2 3 4"]),
+    "pig-table": ("coin-3", {"scores": "1,2,3", "turn": "2"}, None, ["--scores", "1,2,3", "--turn", "2"]),
+    "zehntausend-table": ("small-3", {"scores": "0,100,150", "turn": "50", "dice": "1 5 2 3 4"}, None,
+                          ["--scores", "0,100,150", "--turn", "50", "--dice", "1 5 2 3 4"]),
     PIG: ("d6-to-12", {"mine": "5", "theirs": "9", "turn": "3"}, None, ["--mine", "5", "--theirs", "9", "--turn", "3"]),
 }
 
