@@ -33,7 +33,12 @@ class _BareFlags:
 
 
 class Command(_BareFlags, TyperCommand):
-    """A command of ``jaxsolve`` (every command is built with this class)."""
+    """A command of ``jaxsolve`` (every command is built with this class): its options in their
+    help panels' order, the command's own first, then ``SOLVING``, then ``ADVANCED``."""
+
+    def get_params(self, ctx):
+        order = {None: 0, SOLVING: 1, ADVANCED: 2}
+        return sorted(super().get_params(ctx), key=lambda p: order.get(getattr(p, "rich_help_panel", None), 1))
 
 
 class Group(_BareFlags, TyperGroup):
@@ -109,14 +114,24 @@ class Device(str, Enum):
     gpu = "gpu"
 
 
-DeviceOpt = Annotated[Device, typer.Option("--device", help="Where to compute: auto (JAX default), cpu or gpu.")]
-X64Opt = Annotated[bool, typer.Option("--x64/--x32", help="Compute in float64 (default float32).")]
-X64DefaultOpt = Annotated[bool, typer.Option("--x64/--x32", help="Compute in float64 (the default here) or float32.")]
+SOLVING = "Tables and solving"
+ADVANCED = "Advanced"
+"""The help panels after a command's own options (typer's ``rich_help_panel``): where the
+tables come from and how they are computed; then the rules fields and the rarely needed."""
+SOLVING_OPTIONS = frozenset({"table", "objective", "win_method", "chunk", "expect", "devices", "max_memory", "store", "max_saved"})
+ADVANCED_OPTIONS = frozenset({"scope", "strategy", "heuristic_reading", "bot_strength", "bot_seed", "batch"})
+
+DeviceOpt = Annotated[Device, typer.Option("--device", help="Where to compute: auto (JAX default), cpu or gpu.", rich_help_panel=SOLVING)]
+X64Opt = Annotated[bool, typer.Option("--x64/--x32", help="Compute in float64 (default float32).", rich_help_panel=SOLVING)]
+X64DefaultOpt = Annotated[bool, typer.Option("--x64/--x32", help="Compute in float64 (the default here) or float32.", rich_help_panel=SOLVING)]
 CacheOpt = Annotated[
     Optional[Path],
-    typer.Option("--cache-dir", help="Cache folder: solved tables (tables/) and compiled programs (xla/); default $JAXSOLVE_CACHE or ~/.cache/jaxsolve."),
+    typer.Option(
+        "--cache-dir", help="Cache folder: solved tables (tables/) and compiled programs (xla/); default $JAXSOLVE_CACHE or ~/.cache/jaxsolve.",
+        rich_help_panel=SOLVING,
+    ),
 ]
-NoCacheOpt = Annotated[bool, typer.Option("--no-cache", help="Neither read nor write cached tables or compiled programs.")]
+NoCacheOpt = Annotated[bool, typer.Option("--no-cache", help="Neither read nor write cached tables or compiled programs.", rich_help_panel=SOLVING)]
 
 
 def out_folder(what: str) -> Any:
@@ -283,7 +298,7 @@ def _run_parameters(x64: X64Mode, quiet_help: str | None) -> list[inspect.Parame
     elif x64 == "float64":
         params.append(P("x64", P.KEYWORD_ONLY, annotation=X64DefaultOpt, default=True))
     if quiet_help is not None:
-        params.append(P("quiet", P.KEYWORD_ONLY, annotation=Annotated[bool, typer.Option("--quiet", "-q", help=quiet_help)], default=False))
+        params.append(P("quiet", P.KEYWORD_ONLY, annotation=Annotated[bool, typer.Option("--quiet", "-q", help=quiet_help, rich_help_panel=SOLVING)], default=False))
     params += [
         P("cache_dir", P.KEYWORD_ONLY, annotation=CacheOpt, default=None),
         P("no_cache", P.KEYWORD_ONLY, annotation=NoCacheOpt, default=False),
@@ -360,16 +375,27 @@ def _help(p: Param) -> str:
     return literal(p.help)
 
 
-def typer_parameters(p: Param) -> list[inspect.Parameter]:
+def panel(p: Param, overrides: frozenset[str] = frozenset()) -> str | None:
+    """The help panel of an option: None (the command's own, first) for what a player gives
+    (a position, dice, opponents, the rules preset, the output), ``SOLVING`` for where the tables
+    come from and how they are computed, ``ADVANCED`` for the rules fields (``overrides``) and
+    the rarely needed."""
+    if p.name in overrides or p.name in ADVANCED_OPTIONS:
+        return ADVANCED
+    return SOLVING if p.name in SOLVING_OPTIONS else None
+
+
+def typer_parameters(p: Param, help_panel: str | None = None) -> list[inspect.Parameter]:
     """The typer parameters of a ``Param``: the option (or argument) itself, then one hidden
     option per old spelling (``aliases``), named ``<name>__<i>``. typer reads the text into the
-    option's type; ``collect`` checks the values (``Param.check``)."""
+    option's type; ``collect`` checks the values (``Param.check``). ``help_panel``: the help
+    panel it is shown in (None: the command's options)."""
     P = inspect.Parameter
     if p.argument:
         info = typer.Argument(help=_help(p), show_default=False)
         default = ... if p.required else p.default
         return [P(p.name, P.POSITIONAL_OR_KEYWORD, annotation=Annotated[_option_type(p), info], default=default)]
-    main = typer.Option(*p.spellings, help=_help(p), show_default=p.default not in (None, False, ()), metavar=_metavar(p))
+    main = typer.Option(*p.spellings, help=_help(p), show_default=p.default not in (None, False, ()), metavar=_metavar(p), rich_help_panel=help_panel)
     default = ... if p.required else p.default
     out = [P(p.name, P.KEYWORD_ONLY, annotation=Annotated[_option_type(p), main], default=default)]
     old = _option_type(p) if p.type is list else Optional[p.type]
@@ -416,7 +442,8 @@ def add_game_command(
     None) that calls ``body(game, values, run)`` with the parsed values by name; errors become
     one ``error:`` line."""
     P = inspect.Parameter
-    typed = [q.replace(kind=P.KEYWORD_ONLY) for p in params for q in typer_parameters(p)]
+    overrides = frozenset(o.name for o in game.override_params()) if hasattr(game, "override_params") else frozenset()
+    typed = [q.replace(kind=P.KEYWORD_ONLY) for p in params for q in typer_parameters(p, panel(p, overrides))]
 
     def command(**kwargs):
         values = collect(params, kwargs)

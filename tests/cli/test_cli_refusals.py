@@ -294,3 +294,18 @@ def test_simulate_shows_its_turns_on_stderr_unless_quiet():
     assert "greedy: 200 games, turns: 12/12," in shown.stderr and "turns" not in shown.stdout
     quiet = runner.invoke(app, [*args, "--quiet"])
     assert quiet.exit_code == 0 and quiet.stderr == "", quiet.output
+
+
+# ----------------------------------------------------------------------------- help
+
+
+def test_advise_help_shows_the_players_options_first_then_tables_and_solving_then_advanced():
+    text = help_text(["advise", "kniffel"])
+    solving, advanced = text.index("Tables and solving"), text.index("Advanced")
+    assert solving < advanced
+    for option in ("--position", "--dice", "--throws-left", "--opponent", "--against", "--top", "--json"):
+        assert text.index(option) < solving, option
+    for option in ("--table", "--objective", "--win-method", "--device", "--cache-dir", "--no-cache", "--quiet"):
+        assert solving < text.index(option) < advanced, option
+    for option in ("--joker", "--extra-bonus", "--scope", "--strategy", "--bot-seed", "--batch"):
+        assert advanced < text.index(option), option
