@@ -1403,13 +1403,16 @@ async function review() {
     $("percentile").append(note);
     const button = el("button", { id: "show-distribution", type: "button", text: t("distribution"), disabled: true });
     $("distribution").append(button);
-    quietly(`/api/play/${id}/distribution`).then((dist) => {
+    // asked after a moment on the review (a page left at once asks for no work)
+    new Promise((r) => setTimeout(r, 1500)).then(() => (state.play && state.play.id === id ? quietly(`/api/play/${id}/distribution`) : Promise.reject(new Error("gone")))).then((dist) => {
       if (!state.play || state.play.id !== id) return;
       const beats = dist.p.slice(0, Math.max(0, Math.min(r.score, dist.p.length))).reduce((a, x) => a + x, 0);
       $("percentile").replaceChildren(el("p", { id: "percentile-line", text: t("percentile", r.score, percentText(beats)), "data-beats": String(beats) }));
       button.disabled = false;
       button.addEventListener("click", () => { $("distribution").replaceChildren(chart(dist, r.score)); });
-    }).catch(() => { $("percentile").replaceChildren(); $("distribution").replaceChildren(); }); // no figure rather than a wrong one
+    }).catch(() => { // no figure rather than a wrong one
+      if (state.play && state.play.id === id) { $("percentile").replaceChildren(); $("distribution").replaceChildren(); }
+    });
   }
   announce(`${t("gameOver")}. ${$("final").textContent}. ${$("review-summary").textContent}`);
 }
