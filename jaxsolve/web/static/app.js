@@ -928,11 +928,12 @@ function showGame(s) {
   if (s.over) {
     review().catch((err) => showError(err.message));
   }
-  if (onBoard && !$("game-view").contains(document.activeElement)) focusBoard(s, focusedId);
+  // (brought into view only where the focus was on the board: a page read elsewhere does not jump)
+  if (onBoard && !$("game-view").contains(document.activeElement)) focusBoard(s, focusedId, Boolean(focus && focus !== document.body));
   theirTurnSoon(s);
 }
 
-function focusBoard(s, focusedId) {
+function focusBoard(s, focusedId, scroll = true) {
   // After a move the focus stays on the board: on the control pressed where it is still there,
   // else on the next thing to do (throw, the computer's turn, the best move in the open mode,
   // the dice to pick), else on the list of moves (never on a move itself: Enter plays only what
@@ -949,7 +950,7 @@ function focusBoard(s, focusedId) {
   if (!target && s.over) target = $("review");
   if (!target) return;
   target.focus({ preventScroll: true });
-  target.scrollIntoView({ block: "nearest", behavior: "instant" });
+  if (scroll) target.scrollIntoView({ block: "nearest", behavior: "instant" });
 }
 
 function words() { return state.play && state.play.words; }
