@@ -51,7 +51,7 @@ class PlainLines:
     (its description, done of total, time elapsed, time left at the rate so far)."""
 
     def __init__(self) -> None:
-        self._start = time.monotonic()
+        self._start = self._finished = time.monotonic()  # the last time a task was done: where the next one's work began
         self._tasks: dict[TaskID, dict] = {}
 
     def __enter__(self) -> PlainLines:
@@ -62,7 +62,8 @@ class PlainLines:
 
     def add_task(self, description: str, total: float | None = None, **_: Any) -> TaskID:
         now, task = time.monotonic(), TaskID(len(self._tasks))
-        self._tasks[task] = {"description": description, "total": total, "completed": 0, "start": now, "said": now, "done": False}
+        # a task added at its first step (a layer) began when the one before it was done
+        self._tasks[task] = {"description": description, "total": total, "completed": 0, "start": self._finished, "said": now, "done": False}
         return task
 
     def advance(self, task: TaskID, advance: float = 1) -> None:
@@ -84,6 +85,8 @@ class PlainLines:
         first = not t.get("lines") and t["completed"] > 0  # the first step: the log shows the work began
         if (finished and not t["done"]) or news or first or now - t["said"] >= PLAIN_EVERY:
             t["lines"] = t.get("lines", 0) + 1
+            if finished:
+                self._finished = now
             t["done"], t["said"] = finished, now
             self._say(t, now)
 
