@@ -309,3 +309,10 @@ def test_advise_help_shows_the_players_options_first_then_tables_and_solving_the
         assert solving < text.index(option) < advanced, option
     for option in ("--joker", "--extra-bonus", "--scope", "--strategy", "--bot-seed", "--batch"):
         assert advanced < text.index(option), option
+
+
+def test_advise_target_shows_its_solve_layer_by_layer():
+    filled = [a for box in ("ones", "twos", "threes", "fours", "fives", "sixes", "full_house", "four_of_a_kind", "little_straight") for a in ("--filled", box)]
+    result = runner.invoke(app, ["advise-target", "yacht", "1", "2", "3", "4", "5", "--target", "10", *filled, "--no-cache"])
+    assert result.exit_code == 0, result.output
+    assert "target layers done 3/3:" in result.stderr and "left" in result.stderr and "layer" not in result.stdout

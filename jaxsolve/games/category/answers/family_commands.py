@@ -226,7 +226,7 @@ def distribution_command(rules, *, game, dtype, device, quiet, filled, at, targe
     if target is not None:
         from jaxsolve.games.category.objectives import target as TG
 
-        with layer_bars(sizes, quiet, label="target") as advance:
+        with layer_bars(sizes, quiet, label="target layer") as advance:
             tab = TG.solve_target(
                 rules, dtype=dtype, chunk=chunk, devices=devs, max_memory=memory or TG.DEFAULT_MAX_MEMORY, keep="start", prefilled=mask, on_layer=advance
             )
@@ -277,7 +277,12 @@ def advise_target_command(rules, *, game, dtype, device, quiet, dice, target, fi
             raise JaxsolveError(f"{table} covers only positions with the boxes {', '.join(closed)} filled")
         tab = TG.load_table(table, game=game, rules=rules, layers=[bin(mask).count("1") + 1])
     else:
-        tab = TG.solve_target(rules, dtype=dtype, chunk=chunk, devices=_devices(devices, device), prefilled=mask)
+        from jaxsolve.core.progress import layer_bars
+        from jaxsolve.games.category.objectives import distribution as D
+
+        sizes = {k: len(D.sub_layer_states(rules, k, mask)[0]) for k in range(bin(mask).count("1"), rules.num_boxes)}
+        with layer_bars(sizes, quiet, label="target layer") as advance:
+            tab = TG.solve_target(rules, dtype=dtype, chunk=chunk, devices=_devices(devices, device), prefilled=mask, on_layer=advance)
     choices = target_situation.target_options(tab, mask, upper, int(all_same_held), dice, throws_left, target)
     lines = [f"P(at least {target} more points) by choice, best first:", *(f"  {c.kind:4} {c.what:16} {c.probability:.6f}" for c in choices)]
     return Report(tuple(lines), [c.__dict__ for c in choices], result=choices)

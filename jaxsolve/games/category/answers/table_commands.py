@@ -62,7 +62,7 @@ def target_table_command(rules, *, game, dtype, device, quiet, out, filled, stor
     sizes = {k: len(D.sub_layer_states(rules, k, mask)[0]) for k in range(rules.num_boxes)}
     check_disk(table_bytes(rules, sizes, 2 if store == "uint16" else 4), out.parent, "the target table")
     device = setup() if setup is not None else device
-    with layer_bars(sizes, quiet, label="target") as advance:
+    with layer_bars(sizes, quiet, label="target layer") as advance:
         tab = TG.solve_target(
             rules, dtype=dtype, chunk=chunk, devices=_devices(devices, device), max_memory=max_memory << 20, prefilled=mask, on_layer=advance
         )
@@ -173,7 +173,7 @@ def distribution_table_command(rules, *, game, dtype, device, quiet, out, filled
     check_disk(table_bytes(rules, sizes, 4), out.parent, "the distribution table")
     device = setup() if setup is not None else device
     memory = None if max_memory is None else max_memory << 20
-    with layer_bars(sizes, quiet, label="distribution") as advance:
+    with layer_bars(sizes, quiet, label="distribution layer") as advance:
         sol = table_io.solved(rules, game=game, dtype=dtype, device=device)
         tab = D.distribution(rules, sol, dtype=dtype, chunk=chunk, devices=_devices(devices, device), max_memory=memory, keep="all", prefilled=mask, on_layer=advance)
     start = np.asarray(tab.at(mask), np.float64)
