@@ -753,7 +753,12 @@ class Service:
         def run():
             key = (g.name, rules)
             if key not in self._dists:
-                report = command.run(rules, dtype="float64", device=self.setup(), quiet=True, **options)
+                try:
+                    report = command.run(rules, dtype="float64", device=self.setup(), quiet=True, **options)
+                except JaxsolveError as exc:
+                    if "max_memory" not in str(exc):
+                        raise
+                    raise ApiError(f"the score distribution of these rules needs more memory than this server may use (serve --max-memory): {exc}") from None
                 probs = [float(x) for x in report.result]
                 nonzero = [i for i, x in enumerate(probs) if x > 1e-12]
                 summary = {k: report.data[k] for k in ("mean", "sd", "mass", "mode", "percentiles", "at_least")}

@@ -104,6 +104,18 @@ def test_tables_in_memory_stay_under_the_limit_and_a_game_on_a_dropped_one_is_pu
     assert tables.layer_states.cache_info().currsize == 0
 
 
+def test_a_score_distribution_needing_more_memory_than_the_limit_is_one_line(start):
+    """The distribution's working memory is held within ``max_memory`` (Maxi Yatzy's would take
+    tens of GB): past it the answer is one line and a 4xx, and the server answers on."""
+    server = start(wait=300, max_memory=1 << 20)
+    status, game = server.post("/api/games/kniffel-table/play", {"rules": "table-mini", "settings": {"seed": 2}})
+    assert status == 200, game
+    status, answer = server.get(f"/api/play/{game['id']}/distribution")
+    assert status == 400 and set(answer) == {"error"} and "\n" not in answer["error"] and "serve --max-memory" in answer["error"], answer
+    status, again = server.get(f"/api/play/{game['id']}")
+    assert status == 200
+
+
 def test_games_in_play_on_one_table_share_its_derived_values(start):
     """Raab's games hold the mid-turn values of their table (tens of MB for the full duel): one
     copy per table, however many games are in play on it."""
