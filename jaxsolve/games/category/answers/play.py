@@ -36,14 +36,12 @@ import numpy as np
 
 from jaxsolve.games.category.answers import advisor
 from jaxsolve.games.category.engine import solutions, tables
-from jaxsolve.errors import JaxsolveError
-from jaxsolve.games.category.engine.objective import SCORE, TWOPLAYER
 from jaxsolve.games.category.sheets.position import Position, PositionError, box_index, format_dice
 from jaxsolve.games.category.sheets.rules import CategoryRules
 from jaxsolve.games.played import PlayError, PlayOption, PlayedGame, Ratings, Summary, fmt_faces, split_tokens, typed_faces
 
 
-from jaxsolve.games.category.answers.play_state import (CategoryState, Sheet, WinView, _moves_fn, check_opponents, heuristic_available,
+from jaxsolve.games.category.answers.play_state import (CategoryState, Sheet, WinView, _moves_fn, check_opponents, heuristic_available, read_start,
                                                        opponent_name, rating_of, win_open_limit)
 
 
@@ -57,9 +55,9 @@ class CategoryGame(PlayedGame):
         self, game: str, rules: CategoryRules, solution=None, *, seed=None, auto_roll=False, opponents: int = 0,
         against: str = "expected", start: str | None = None, they_start: bool = False, ties: str = "share",
     ):
-        self.opponents = check_opponents(opponents)
         self.against, self.start, self.they_start, self.ties = against, start, bool(they_start), ties
-        self._start_sheets = self._read_start(rules)
+        *self._start_sheets, self.opponents = read_start(rules, against=against, start=start, they_start=self.they_start, ties=ties,
+                                                         opponents=check_opponents(opponents))
         self.two_player = None
         if against == "optimal":
             from jaxsolve.games.category.objectives.twoplayer import advice as twoplayer_advice
@@ -81,9 +79,7 @@ class CategoryGame(PlayedGame):
     @classmethod
     def check_settings(cls, rules: CategoryRules, *, opponents=0, against="expected", start=None, they_start=False, ties="share", **_) -> None:
         """A new game's settings checked as ``__init__`` checks them, before anything is solved."""
-        probe = cls.__new__(cls)
-        probe.opponents, probe.against, probe.start, probe.they_start, probe.ties = check_opponents(opponents), against, start, bool(they_start), ties
-        probe._read_start(rules)
+        read_start(rules, against=against, start=start, they_start=bool(they_start), ties=ties, opponents=check_opponents(opponents))
 
     def settings(self) -> dict:
         out: dict = {"opponents": self.opponents} if self.opponents and self.against != "optimal" else {}
@@ -96,43 +92,6 @@ class CategoryGame(PlayedGame):
         if self.ties != "share":
             out["ties"] = self.ties
         return out
-
-    def _read_start(self, rules: CategoryRules) -> tuple[Sheet, Sheet]:
-        """The settings of the game against the optimal player checked; its two starting sheets
-        (yours, his: ``start``'s, else empty), a bonus earned on them counted."""
-        from jaxsolve.games.category.sheets.position import parse_position
-
-        if self.against not in ("expected", "optimal"):
-            raise PlayError(f"against must be expected or optimal, got {self.against!r}")
-        if self.ties not in ("share", "win", "lose"):
-            raise PlayError(f"ties must be share, win or lose, got {self.ties!r}")
-        asked = TWOPLAYER if self.against == "optimal" else SCORE
-        try:
-            asked.refuse({"start": self.start is not None, "they_start": self.they_start, "ties": self.ties != "share"})
-        except JaxsolveError as e:
-            raise PlayError(f"against {self.against}: {e}") from None
-        if asked is SCORE:
-            return Sheet(Position.empty(rules)), Sheet(Position.empty(rules))
-        if self.opponents > 1:
-            raise PlayError("against optimal is a game of two: one opponent (opponents 0 or 1)")
-        self.opponents = 1
-        sheets = []
-        parts = (self.start or "/").split("/")
-        if len(parts) != 2:
-            raise PlayError('start is your sheet, a slash, then his, e.g. "ones=3 twos=6 / ones=2 twos=8"')
-        for text in parts:
-            pos = parse_position(text.strip() or "start", rules)
-            if not isinstance(pos, Position):
-                raise PlayError("start takes score sheets (box=score), not states")
-            pos.state(rules)
-            earned = rules.upper_bonus if pos.upper_total >= rules.upper_threshold and rules.upper_bonus else 0
-            sheets.append(Sheet(pos, earned))
-        mine, his = sheets
-        if bin(mine.position.filled).count("1") != bin(his.position.filled).count("1"):
-            raise PlayError("start: both sheets have as many boxes filled (the game starts at the starter's turn)")
-        if mine.position.is_over:
-            raise PlayError("start: the sheets are full; nothing is left to play")
-        return mine, his
 
     # ------------------------------------------------------------------ state
 

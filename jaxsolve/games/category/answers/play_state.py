@@ -11,8 +11,10 @@ from dataclasses import dataclass
 import jax
 import numpy as np
 
+from jaxsolve.errors import JaxsolveError
 from jaxsolve.games.category.engine import solver, tables
-from jaxsolve.games.category.sheets.position import Position
+from jaxsolve.games.category.engine.objective import SCORE, TWOPLAYER
+from jaxsolve.games.category.sheets.position import Position, parse_position
 from jaxsolve.games.category.sheets.rules import CategoryRules
 from jaxsolve.games.category.sheets.sheet import KNIFFEL_SHEET
 from jaxsolve.games.played import PlayError, PlayOption
@@ -81,6 +83,42 @@ def win_open_limit(rules: CategoryRules) -> int:
 
 def opponent_name(i: int) -> str:
     return f"opponent {i}"
+
+
+def read_start(rules: CategoryRules, *, against: str, start: str | None, they_start: bool, ties: str, opponents: int) -> tuple[Sheet, Sheet, int]:
+    """The settings of a game against the optimal player checked: its two starting sheets (yours,
+    his: ``start``'s, else empty), a bonus earned on them counted, and the number of opponents
+    (one against the optimal player)."""
+    if against not in ("expected", "optimal"):
+        raise PlayError(f"against must be expected or optimal, got {against!r}")
+    if ties not in ("share", "win", "lose"):
+        raise PlayError(f"ties must be share, win or lose, got {ties!r}")
+    asked = TWOPLAYER if against == "optimal" else SCORE
+    try:
+        asked.refuse({"start": start is not None, "they_start": they_start, "ties": ties != "share"})
+    except JaxsolveError as e:
+        raise PlayError(f"against {against}: {e}") from None
+    if asked is SCORE:
+        return Sheet(Position.empty(rules)), Sheet(Position.empty(rules)), opponents
+    if opponents > 1:
+        raise PlayError("against optimal is a game of two: one opponent (opponents 0 or 1)")
+    sheets = []
+    parts = (start or "/").split("/")
+    if len(parts) != 2:
+        raise PlayError('start is your sheet, a slash, then his, e.g. "ones=3 twos=6 / ones=2 twos=8"')
+    for text in parts:
+        pos = parse_position(text.strip() or "start", rules)
+        if not isinstance(pos, Position):
+            raise PlayError("start takes score sheets (box=score), not states")
+        pos.state(rules)
+        earned = rules.upper_bonus if pos.upper_total >= rules.upper_threshold and rules.upper_bonus else 0
+        sheets.append(Sheet(pos, earned))
+    mine, his = sheets
+    if bin(mine.position.filled).count("1") != bin(his.position.filled).count("1"):
+        raise PlayError("start: both sheets have as many boxes filled (the game starts at the starter's turn)")
+    if mine.position.is_over:
+        raise PlayError("start: the sheets are full; nothing is left to play")
+    return mine, his, 1
 
 
 def check_opponents(n) -> int:
