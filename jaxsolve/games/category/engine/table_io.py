@@ -210,3 +210,11 @@ def solved(rules: CategoryRules, objective: str = "score", *, game: str | None, 
         load=lambda path: load_solution(path, game=game, rules=rules, objective=objective, dtype=name),
         values=lambda sol: sol.values,
     )
+
+
+def _forget_masks(key=None, sol=None) -> None:
+    """Drop the kept ``reachable_mask`` arrays when the solution store lets go of a table."""
+    reachable_mask.cache_clear()
+
+
+cache.on_forget(_forget_masks)

@@ -194,12 +194,11 @@ def num_reachable(rules: CategoryRules | None = None) -> int:
 
 def forget_layouts(key: Any = None, sol: Any = None) -> None:
     """Drop the index arrays kept per rules (``layer_states``, ``representative_states``,
-    ``class_copies``, ``table_io.reachable_mask``: about 1 GB for Maxi Yatzy), for every rules;
-    they are computed again where needed. Called when the solution store lets go of a table
-    (``cache.on_forget``: a bounded server), so that a dropped table's rules free theirs."""
-    from jaxsolve.games.category.engine import table_io
-
-    for kept in (layer_states, representative_states, class_copies, table_io.reachable_mask):
+    ``class_copies``: about 1 GB for Maxi Yatzy), for every rules; they are computed again
+    where needed. Called when the solution store lets go of a table (``cache.on_forget``: a
+    bounded server), so that a dropped table's rules free theirs (``table_io`` drops its
+    ``reachable_mask`` the same way)."""
+    for kept in (layer_states, representative_states, class_copies):
         kept.cache_clear()
 
 
