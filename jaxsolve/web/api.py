@@ -168,14 +168,17 @@ def _move_of(o) -> dict:
 def table_of(g: Game, rules) -> dict:
     """What the page draws for a question under ``rules`` before any game is in play: the
     number of dice (``dice``, where the rules fix it), the die's ``sides``, the ``throws`` of a
-    turn, the boxes of a score sheet (``face``: the face an upper box counts) and the players'
+    turn, the ``players`` at a table and their ``goal`` (where the rules have them), the boxes of a score sheet (``face``: the face an upper box counts) and the players'
     words for them (``Game.words``)."""
     boxes = getattr(rules, "boxes", None)
     dice, sides, throws = (getattr(rules, k, None) for k in ("dice", "sides", "throws"))
+    players, goal = (getattr(rules, k, None) for k in ("players", "goal"))
     return plain({
         "dice": dice if isinstance(dice, int) else None,
         "sides": sides if isinstance(sides, int) else 6,
         "throws": throws if isinstance(throws, int) else None,
+        "players": players if isinstance(players, int) and not isinstance(players, bool) else None,
+        "goal": goal if isinstance(goal, int) and not isinstance(goal, bool) else None,
         "boxes": None if boxes is None else [
             {"box": b.name, "upper": b.kind == "face", "face": b.param[0] if b.kind == "face" else None} for b in boxes
         ],
@@ -499,6 +502,8 @@ class Service:
             raise ApiError("this question has no ranked answer")
         best = result.options[0].value if result.options else None
         data = plain(result.data)
+        if isinstance(data.get("note"), str):
+            data["note_parts"] = note_parts(data["note"])
         return {
             "game": g.name,
             "ruleset": rules.name,
@@ -678,10 +683,10 @@ class Service:
             "stage": _play_stage(p) if not p.over else None,
             "status": p.status(),
             "lines": [_text(line) for line in p.board()],
-            "board": _board(g.board, p),
+            "board": _board(g.board, p) or _table_board(p),
             "sheet": (_board("sheet", p) or {}).get("rows"),
             "words": g.words(p.rules) if g.words is not None else None,
-            "log": [_logged(i, m, _points_of(p, i - 1, m)) for i, m in enumerate(p.moves, 1)],
+            "log": [_logged(i, m, _points_of(p, i - 1, m)) | _at_table(p, i - 1, m) for i, m in enumerate(p.moves, 1)],
             "news": list(p.news),
             "value_now": p.value_now(),
             "options": ranked_rows(options, best),
@@ -709,7 +714,7 @@ class Service:
             summary = p.summary()
             before = getattr(p, "_before", [])
             decisions = [
-                d.to_dict() | {"decision": k, "optimal": tied(d.regret, d.value + d.regret), "at": _at(before[d.number - 1]) if d.number <= len(before) else {}}
+                d.to_dict() | {"decision": k, "optimal": tied(d.regret, d.value + d.regret), "at": _at(before[d.number - 1], getattr(p, "seat", None)) if d.number <= len(before) else {}}
                 for k, d in enumerate(summary.decisions, 1)
             ]
             n = len(decisions)
@@ -842,6 +847,85 @@ def _sheet_of(rules, position, bonus: int, name: str) -> dict:
     }
 
 
+# ----------------------------------------------------------------------------- a race at a table
+
+NOTE_PURE = re.compile(r"cycle has (\d+) pure equilibria")
+NOTE_MIXED = re.compile(r"no pure equilibrium: .* in which (.+?) play their lower-risk policy with probability ([\d.]+(?: and [\d.]+)*)")
+
+
+def note_parts(note: str | None) -> dict | None:
+    """The line a race at a table says where a position's cycle has several pure equilibria or
+    only a mixed one (``race_table.cycle_note``) as the page words it: ``pure`` (how many pure
+    equilibria), or ``mixers`` (the banked scores of the movers who mix) with their ``q`` (the
+    probability of the lower-risk policy); ``text`` the line itself. None for no line."""
+    if not note:
+        return None
+    found = NOTE_PURE.search(note)
+    if found:
+        return {"text": note, "pure": int(found.group(1))}
+    found = NOTE_MIXED.search(note)
+    if found:
+        mixers = [int(v) for v in re.findall(r"the mover at (\d+)", found.group(1))]
+        q = [float(v) for v in found.group(2).split(" and ")]
+        if mixers and len(mixers) == len(q):
+            return {"text": note, "mixers": mixers, "q": q}
+    return {"text": note}
+
+
+def _table_seat(state) -> int | None:
+    """The mover's seat (0 the first) where ``state`` is a race at a table (every seat's banked
+    ``scores`` and the ``mover``), else None."""
+    scores, mover = getattr(state, "scores", None), getattr(state, "mover", None)
+    if _faces(scores) is None or isinstance(mover, bool) or not isinstance(mover, int) or not 0 <= mover < len(scores):
+        return None
+    return mover
+
+
+def _table_board(p) -> dict | None:
+    """The board of a race at a table of N players (a game in play whose state has every seat's
+    banked ``scores`` and the ``mover``, and which has your ``seat``): each seat's banked score
+    and win probability now (seat 1 moves first), whose turn (``mover``, a seat), yours
+    (``you``), the mover's points this turn, the goal, the winner, and the note where the
+    position's cycle has several equilibria or only a mixed one (``note_parts``). None for any
+    other game."""
+    s, rules = p.state, p.rules
+    mover, seat = _table_seat(s), getattr(p, "seat", None)
+    if mover is None or isinstance(seat, bool) or not isinstance(seat, int):
+        return None
+    from jaxsolve.core.race_table import cycle_note
+
+    scores = [int(v) for v in s.scores]
+    n = len(scores)
+    wins = [float(w) for w in p.seat_wins()] if callable(getattr(p, "seat_wins", None)) else [None] * n
+    winner = getattr(s, "winner", None)
+    note = None
+    levels, unsettled = getattr(rules, "levels", None), getattr(getattr(p, "solution", None), "unsettled", None)
+    if winner is None and isinstance(levels, int) and levels > 0 and isinstance(unsettled, list):
+        step = max(1, int(rules.goal) // levels)
+        note = note_parts(cycle_note(tuple(scores[(mover + k) % n] // step for k in range(n)), unsettled, step))
+    return {
+        "kind": "table", "seats": [{"seat": k + 1, "score": v, "win": wins[k]} for k, v in enumerate(scores)],
+        "mover": mover + 1, "you": seat + 1, "turn_total": int(getattr(s, "turn_total", getattr(s, "points", 0)) or 0),
+        "goal": getattr(rules, "goal", None), "winner": None if winner is None else int(winner) + 1, "note": note,
+    }
+
+
+def _at_table(p, index: int, m: dict) -> dict:
+    """A move at a table as the log tells it: the ``seat`` that made it (1 the first) and, for a
+    throw, whether it was a ``bust`` (the move passed on); {} for any other game."""
+    before = getattr(p, "_before", [])
+    if not 0 <= index < len(before):
+        return {}
+    seat = _table_seat(before[index])
+    if seat is None:
+        return {}
+    out: dict = {"seat": seat + 1}
+    if m.get("action") == "throw":
+        after = before[index + 1] if index + 1 < len(before) else p.state
+        out["bust"] = getattr(after, "winner", None) is None and getattr(after, "mover", seat) != seat
+    return out
+
+
 def _win(p, view) -> dict | None:
     """A ``WinView`` as the page shows it: ``options`` (P(win) and loss by option label), ``best``
     (the label of the best to win), ``value``; or ``note`` (and ``from_open``: the most open
@@ -867,11 +951,15 @@ def _logged(number: int, m: dict, points: int | None = None) -> dict:
     return out
 
 
-def _at(state) -> dict:
+def _at(state, seat: Any = None) -> dict:
     """Where a decision was, as the page says it in its words: the ``turn`` (a sheet's: its
     filled boxes plus one), the ``dice`` showing, the ``throws_left``, the banked scores (``you``,
-    ``them``) and the points of the turn so far (``turn_total``), where the state has them."""
+    ``them``; at a table every seat's ``scores`` and yours, ``seat``, 1 the first) and the points
+    of the turn so far (``turn_total``), where the state has them."""
     out: dict = {}
+    scores = _faces(getattr(state, "scores", None))
+    if scores is not None and isinstance(seat, int) and not isinstance(seat, bool):
+        out["scores"], out["seat"] = scores, seat + 1
     position = getattr(state, "position", None)
     turn = getattr(state, "turn", None)
     if isinstance(turn, int):
@@ -920,6 +1008,9 @@ def _points_of(p, index: int, m: dict) -> int | None:
             a, b = getattr(before[index], name, None), getattr(after, name, None)
             if isinstance(a, int) and isinstance(b, int):
                 return b - a
+        seat = _table_seat(before[index])
+        if seat is not None:  # at a table: what the mover's banked score gained
+            return int(after.scores[seat] - before[index].scores[seat])
     return None
 
 
