@@ -317,9 +317,9 @@ class Service:
             if kind == "win":
                 p = self._played.get(target)
                 return {"same": ("win", target, None if p is None else len(p.moves))}
-            if kind == "distribution":
+            if kind == "distribution":  # one at a time: each may take half of max_memory to work in
                 p = self._played.get(target)
-                return {"same": None if p is None else (kind, p.game, p.rules)}
+                return {"same": None if p is None else (kind, p.game, p.rules), "serial": "score distribution"}
             return {"serial": target}
         except (JaxsolveError, TypeError, ValueError):
             return {}
@@ -743,16 +743,16 @@ class Service:
     def distribution_call(self, pid: str) -> Callable[[], dict]:
         """The exact distribution of the final score under optimal play from the start, for the
         rules of the game ``pid`` in play (games that register a ``distribution`` command: the
-        category games), computed once per rules by that command (float64, no files, its working memory at most
-        the server's ``max_memory``: rules whose distribution needs more are one line, not a
-        process the system kills)."""
+        category games), computed once per rules by that command (float64, no files), one at a
+        time, its working memory at most half the server's ``max_memory``: rules whose
+        distribution needs more are one line, not a process the system kills."""
         p = self.played(pid)
         g = self.game(p.game)
         command = g.commands.get(DISTRIBUTION)
         if command is None:
             raise ApiError(f"{g.name} has no score distribution")
         rules = p.rules
-        bound = {"max_memory": max(1, self.max_memory >> 20)} if self.max_memory and any(q.name == "max_memory" for q in command.params) else {}
+        bound = {"max_memory": max(1, self.max_memory >> 21)} if self.max_memory and any(q.name == "max_memory" for q in command.params) else {}
         options = read_options(command.params, {"no_files": True, **bound})  # its working memory within --max-memory, else one line
 
         def run():

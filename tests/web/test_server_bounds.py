@@ -114,6 +114,7 @@ def test_a_score_distribution_needing_more_memory_than_the_limit_is_one_line(sta
     assert status == 400 and set(answer) == {"error"} and "\n" not in answer["error"] and "serve --max-memory" in answer["error"], answer
     status, again = server.get(f"/api/play/{game['id']}")
     assert status == 200
+    assert server.service.order("distribution", game["id"], None)["serial"] == "score distribution"  # one at a time
 
 
 def test_games_in_play_on_one_table_share_its_derived_values(start):
