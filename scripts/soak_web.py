@@ -248,16 +248,17 @@ def main(argv: list[str] | None = None) -> int:
         rss = mem.get("VmRSS", 0)
         peak_sampled = max(peak_sampled, rss)
         now = time.monotonic() - start
-        if not samples or now - samples[-1][0] >= 30:
-            samples.append((round(now), rss))
-        if not warm_done:
+        due = not samples or now - samples[-1][0] >= 30
+        if due or not warm_done:
             try:
                 with urllib.request.urlopen(url + "/api/warming", timeout=TIMEOUT) as res:
                     w = json.loads(res.read())
-                if not w["busy"]:
-                    warm_done.append(round(now, 1))
             except (urllib.error.URLError, TimeoutError, ValueError):
-                pass
+                w = None
+            if w is not None and not w["busy"] and not warm_done:
+                warm_done.append(round(now, 1))
+            if due:  # (seconds, RSS, bytes of the tables kept, games in play)
+                samples.append((round(now), rss, w["memory"]["bytes"] if w else None, w["memory"]["games_in_play"] if w else None))
         time.sleep(1.0)
     for t in threads:
         t.join(TIMEOUT * 3)
@@ -284,7 +285,7 @@ def main(argv: list[str] | None = None) -> int:
         "seconds_max": seconds[-1] if seconds else None,
         "peak_rss_bytes": mem.get("VmHWM", peak_sampled),
         "peak_rss_sampled_bytes": peak_sampled,
-        "rss_every_30_s": samples,
+        "every_30_s_rss_tables_games": samples,
         "warm_done_after_s": warm_done[0] if warm_done else None,
         "tables_at_end": final["memory"],
         "warmed": [{k: t[k] for k in ("game", "rules", "dtype", "state")} for t in final["tables"]],
