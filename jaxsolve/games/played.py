@@ -488,3 +488,29 @@ def read_save(path: str | Path) -> dict:
         if not isinstance(data.get(key), kind):
             raise JaxsolveError(f"{path}: field {key!r} is missing or not a {kind.__name__}")
     return data
+
+
+class OneDieThrows:
+    """The throws of a Pig-family game in play: one die a throw, a move after each (``rules``
+    has ``sides``; ``state`` has ``winner`` and ``rolled``)."""
+
+    rules: Any
+    state: Any
+
+    def awaiting(self) -> str:
+        s = self.state
+        if s.winner is not None:
+            return "over"
+        return "choice" if s.rolled else "dice"
+
+    def throw_size(self) -> int:
+        return 1
+
+    def sides(self) -> int:
+        return self.rules.sides
+
+    def read_throw(self, text) -> list[int]:
+        faces = typed_faces(text, self.rules.sides, packed=False)
+        if len(faces) != 1:
+            raise PlayError(f"one throw is one face 1..{self.rules.sides}; got {len(faces)}")
+        return faces

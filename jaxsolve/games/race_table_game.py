@@ -271,6 +271,13 @@ def parse_scores(text: Any, rules: Any, step: int) -> tuple[int, ...]:
     return tuple(p // step for p in points)
 
 
+def check_seat(seat: Any, players: int) -> int:
+    """The index (0-based) of ``seat`` (1 moves first) at a table of ``players``; refused in one line."""
+    if isinstance(seat, bool) or not isinstance(seat, int) or not 1 <= seat <= players:
+        raise JaxsolveError(f"seat must be 1..{players} at a table of {players}, got {seat!r}")
+    return seat - 1
+
+
 def seat_names(n: int) -> list[str]:
     """The seats as ``advise`` names them, from the mover's view."""
     return ["you"] + [f"player +{k}" for k in range(1, n)]

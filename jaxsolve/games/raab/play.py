@@ -23,7 +23,7 @@ from jaxsolve.games.raab import advisor, solver
 from jaxsolve.games.raab.rules import PigRules
 from jaxsolve.errors import JaxsolveError
 from jaxsolve.io import cache
-from jaxsolve.games.played import PlayError, PlayOption, Summary, split_tokens, typed_faces
+from jaxsolve.games.played import OneDieThrows, PlayError, PlayOption, Summary, split_tokens
 
 OPPONENTS = ("bot", "human")
 
@@ -69,7 +69,7 @@ def _forgotten(key, sol) -> None:
 cache.on_forget(_forgotten)
 
 
-class RaabGame(RaceGame):
+class RaabGame(OneDieThrows, RaceGame):
     """One duel. ``full`` is ``solver.full`` of the solution cache's table of ``rules``
     (``Game.solution``; solved there when not given)."""
 
@@ -94,24 +94,6 @@ class RaabGame(RaceGame):
 
     def initial_state(self) -> DuelState:
         return DuelState(0, 0, 0, self.first, self.first == "you")
-
-    def awaiting(self) -> str:
-        s = self.state
-        if s.winner is not None:
-            return "over"
-        return "choice" if s.rolled else "dice"
-
-    def throw_size(self) -> int:
-        return 1
-
-    def sides(self) -> int:
-        return self.rules.sides
-
-    def read_throw(self, text) -> list[int]:
-        faces = typed_faces(text, self.rules.sides, packed=False)
-        if len(faces) != 1:
-            raise PlayError(f"one throw is one face 1..{self.rules.sides}; got {len(faces)}")
-        return faces
 
     def _forced_stop(self, s: DuelState) -> bool:
         mine, theirs, they_started = self.view(s)

@@ -20,8 +20,7 @@ import numpy as np
 
 from jaxsolve.core.race_cycles import flat_index
 from jaxsolve.core.race_table import cycle_note
-from jaxsolve.errors import JaxsolveError
-from jaxsolve.games.played import PlayedGame, PlayError, PlayOption, Summary, split_tokens, typed_faces
+from jaxsolve.games.played import OneDieThrows, PlayedGame, PlayError, PlayOption, Summary, split_tokens
 from jaxsolve.games.raab.table_rules import PigTableRules
 from jaxsolve.games.raab.table_simulate import NUDGE, decisions, turn_options
 
@@ -42,7 +41,7 @@ class TableState:
     winner: int | None = None
 
 
-class TablePigGame(PlayedGame):
+class TablePigGame(OneDieThrows, PlayedGame):
     """One game at a table. ``solution``: the solved table (``race_table_game.SolvedTable``;
     from the solution cache when not given); ``seat``: yours, 1 moves first."""
 
@@ -51,9 +50,9 @@ class TablePigGame(PlayedGame):
     numpy_answers = True  # answers from a solved table need no JAX (JAX only to solve)
 
     def __init__(self, game: str, rules: PigTableRules, solution: Any = None, *, seat: int = 1, seed=None, auto_roll=False):
-        if isinstance(seat, bool) or not isinstance(seat, int) or not 1 <= seat <= rules.players:
-            raise JaxsolveError(f"seat must be 1..{rules.players} at a table of {rules.players}, got {seat!r}")
-        self.seat = seat - 1
+        from jaxsolve.games.race_table_game import check_seat
+
+        self.seat = check_seat(seat, rules.players)
         if solution is None:
             from jaxsolve.games import get_game
 
@@ -120,24 +119,6 @@ class TablePigGame(PlayedGame):
 
     def mover(self) -> str:
         return "you" if self.state.mover == self.seat else "them"
-
-    def awaiting(self) -> str:
-        s = self.state
-        if s.winner is not None:
-            return "over"
-        return "choice" if s.rolled else "dice"
-
-    def throw_size(self) -> int:
-        return 1
-
-    def sides(self) -> int:
-        return self.rules.sides
-
-    def read_throw(self, text) -> list[int]:
-        faces = typed_faces(text, self.rules.sides, packed=False)
-        if len(faces) != 1:
-            raise PlayError(f"one throw is one face 1..{self.rules.sides}; got {len(faces)}")
-        return faces
 
     def _plan(self, s: TableState) -> int:
         """The policy a computer mover plays this turn: the table's, or (a mixer) one of his two,

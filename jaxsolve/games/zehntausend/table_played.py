@@ -23,7 +23,6 @@ import numpy as np
 
 from jaxsolve.core.race_cycles import flat_index
 from jaxsolve.core.race_table import cycle_note
-from jaxsolve.errors import JaxsolveError
 from jaxsolve.games.played import PlayError, PlayOption, Summary, fmt_faces
 from jaxsolve.games.zehntausend import scoring
 from jaxsolve.games.zehntausend.play import AsideChoices
@@ -105,9 +104,9 @@ class TableZehntausendGame(AsideChoices):
     numpy_answers = True  # answers from a solved table need no JAX (JAX only to solve)
 
     def __init__(self, game: str, rules: TableRules, solution: Any = None, *, seat: int = 1, seed=None, auto_roll=False):
-        if isinstance(seat, bool) or not isinstance(seat, int) or not 1 <= seat <= rules.players:
-            raise JaxsolveError(f"seat must be 1..{rules.players} at a table of {rules.players}, got {seat!r}")
-        self.seat = seat - 1
+        from jaxsolve.games.race_table_game import check_seat
+
+        self.seat = check_seat(seat, rules.players)
         solution = _solve(rules) if solution is None else solution
         self.table = Table(rules, solution.values, solution.unsettled)  # before the computer players' first moves
         super().__init__(game, rules, solution, _solve, seed=seed, auto_roll=auto_roll)
