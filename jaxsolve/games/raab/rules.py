@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import dataclasses
 from dataclasses import dataclass
-from typing import cast
+from typing import TYPE_CHECKING, cast
 
 import numpy as np
 
@@ -17,8 +17,36 @@ from jaxsolve.core.rules import Presets, Rules, RulesError, option
 MAX_STATES = 60_000_000
 
 
+class DieFaces:
+    """What one throw of a Pig-family die adds (``points[f - 1]`` for face ``f``, the bust
+    face's 0; every other face at least 1), for the rules of the duel and of the table."""
+
+    sides: int
+    if TYPE_CHECKING:
+
+        @property
+        def points(self) -> tuple[int, ...]: ...
+
+    @property
+    def max_points(self) -> int:
+        return max(self.points)
+
+    @property
+    def bust_prob(self) -> float:
+        return 1.0 / self.sides
+
+    @property
+    def weights(self) -> np.ndarray:
+        """``weights[k]``: probability that a roll adds ``k + 1`` points."""
+        w = np.zeros(self.max_points)
+        for p in self.points:
+            if p:
+                w[p - 1] += 1.0 / self.sides
+        return w
+
+
 @dataclass(frozen=True)
-class PigRules(Rules):
+class PigRules(Rules, DieFaces):
     """One Pig-family rule set.
 
     Attributes:
@@ -88,10 +116,6 @@ class PigRules(Rules):
         return cast(int, self.bound)
 
     @property
-    def max_points(self) -> int:
-        return max(self.points)
-
-    @property
     def shape(self) -> tuple[int, int, int, int]:
         """``(T, M, S, N)``: start-player flag, my banked, my total, their banked."""
         t = 2 if self.last_turn else 1
@@ -101,19 +125,6 @@ class PigRules(Rules):
     @property
     def num_states(self) -> int:
         return int(np.prod(self.shape))
-
-    @property
-    def bust_prob(self) -> float:
-        return 1.0 / self.sides
-
-    @property
-    def weights(self) -> np.ndarray:
-        """``weights[k]``: probability that a roll adds ``k + 1`` points."""
-        w = np.zeros(self.max_points)
-        for f, p in enumerate(self.points, start=1):
-            if f != self.bust:
-                w[p - 1] += 1.0 / self.sides
-        return w
 
 
 

@@ -12,16 +12,15 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-import numpy as np
-
 from jaxsolve.core.rules import Presets, Rules, RulesError, option
+from jaxsolve.games.raab.rules import DieFaces
 
 MAX_PLAYERS = 4
 MAX_STATES = 120_000_000
 
 
 @dataclass(frozen=True)
-class PigTableRules(Rules):
+class PigTableRules(Rules, DieFaces):
     """One rule set of the Pig family at a table of ``players``.
 
     Attributes:
@@ -63,23 +62,6 @@ class PigTableRules(Rules):
     @property
     def points(self) -> tuple[int, ...]:
         return tuple(0 if f == self.bust else f for f in range(1, self.sides + 1))
-
-    @property
-    def max_points(self) -> int:
-        return max(self.points)
-
-    @property
-    def bust_prob(self) -> float:
-        return 1.0 / self.sides
-
-    @property
-    def weights(self) -> np.ndarray:
-        """``weights[k]``: probability that a roll adds ``k + 1`` points."""
-        w = np.zeros(self.max_points)
-        for p in self.points:
-            if p:
-                w[p - 1] += 1.0 / self.sides
-        return w
 
 
 PRESETS: Presets[PigTableRules] = Presets("Pig family at a table", {
