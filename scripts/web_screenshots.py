@@ -109,6 +109,26 @@ def race_game(driver):
             break
 
 
+def seats_game(driver):
+    """A race at a table: moves until every seat has banked points and your decision is due
+    with points this turn, the other players' turns in the log."""
+    for _ in range(200):
+        banked = driver.execute_script("return [...document.querySelectorAll('#seats .seat')].map(e => Number(e.dataset.score))")
+        turn = driver.execute_script("const e = document.querySelector('#seats .seat.moving .turn-line strong'); return e ? Number(e.textContent) : 0")
+        if banked and min(banked) > 0 and turn >= 8 and has(driver, "best") and has(driver, "stop"):
+            break
+        if has(driver, "their-turn"):
+            click(driver, "their-turn")
+            wait(driver, lambda d: not has(d, "their-turn") or d.execute_script("return document.getElementById('game-view').dataset.awaiting === 'over'"))
+        elif has(driver, "best"):
+            click(driver, "best")
+        elif has(driver, "throw"):
+            click(driver, "throw")
+        else:
+            break
+    driver.execute_script("window.scrollTo(0, document.getElementById('seats').getBoundingClientRect().top + window.scrollY - 8)")
+
+
 def quiz(driver):
     """A throw, then the last move listed (the advice shows only after it)."""
     click(driver, "throw")
@@ -127,7 +147,7 @@ def review(driver):
         elif k % 5 == 4 and driver.execute_script("return document.querySelectorAll('#play-table button.opt').length > 1"):
             before = moves(driver)
             driver.execute_script("document.querySelectorAll('#play-table button.opt')[1].click()")
-            wait(driver, lambda d: moves(d) != before)
+            wait(driver, lambda d, before=before: moves(d) != before)
         else:
             click(driver, "best")
     wait(driver, lambda d: d.execute_script("return !!document.getElementById('review').dataset.meanLoss"))
@@ -171,6 +191,8 @@ SHOTS = {
     "zehntausend": ("/?game=zehntausend&rules=peter-2013&mode=play&seed=4&turns=3", lambda d: click(d, "throw")),
     "quiz": ("/?game=kniffel&rules=yahtzee&mode=quiz&seed=21", quiz),
     "review": ("/?game=maxi&rules=maxi-reduced-4-dice&mode=play&seed=2", review),
+    "table": ("/?game=pig-table&rules=pig-3&mode=play&seed=19&seat=2", seats_game),
+    "table-advisor": ("/?game=pig-table&rules=pig-3&mode=advise", None),
     "opponents": ("/?game=maxi&rules=maxi-reduced-4-dice&mode=play&seed=6&opponents=2&speed=fast", table_game),
     "advisor": ("/?game=kniffel&rules=kniffel&mode=advise&lang=de", None),
     "optimal": (f"/?game=yacht&rules=yacht&mode=play&seed=3&against=optimal&speed=fast&start={quote(OPTIMAL_START)}", optimal_game),
@@ -190,6 +212,18 @@ def advisor(driver):
     driver.execute_script("document.getElementById('advise').scrollIntoView({block: 'start'})")  # the board and the first moves
 
 
+def table_advisor(driver):
+    """Three-player Pig at 34, 57 and 64 (a cycle with only a mixed equilibrium) entered in the
+    seats' inputs, 5 points this turn, then the ranking."""
+    driver.execute_script(
+        "const set = (id, v) => { const e = document.getElementById(id); e.value = v; e.dispatchEvent(new Event('input')); };"
+        "set('seat-score-1', '34'); set('seat-score-2', '57'); set('seat-score-3', '64'); set('adv-turn', '5');"
+        "document.getElementById('advise-go').click()"
+    )
+    wait(driver, lambda d: d.execute_script("return !document.getElementById('advice').hidden || !document.getElementById('error').hidden"))
+    driver.execute_script("document.getElementById('advise').scrollIntoView({block: 'start'})")
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--out", type=Path, default=Path(__file__).resolve().parents[1] / "docs")
@@ -206,6 +240,8 @@ def main() -> None:
                 wait(driver, ready)
                 if name == "advisor":
                     advisor(driver)
+                elif name == "table-advisor":
+                    table_advisor(driver)
                 elif play is not None:
                     play(driver)
                 time.sleep(0.4)

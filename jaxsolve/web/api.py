@@ -502,7 +502,7 @@ class Service:
             raise ApiError("this question has no ranked answer")
         best = result.options[0].value if result.options else None
         data = plain(result.data)
-        if isinstance(data.get("note"), str):
+        if "note" in data and (data["note"] is None or isinstance(data["note"], str)):  # a race at a table: the cycle's line, the page words it
             data["note_parts"] = note_parts(data["note"])
         return {
             "game": g.name,

@@ -74,6 +74,16 @@ const WORDS = {
     winWorking: "computing your win probability …", winLoss: "win probability lost", winBestWas: "best to win",
     winFrom: (n, turn) => `Win probability from ${n} open boxes on (turn ${turn}); before that its exact answer takes too long to wait for. The moves are ranked by expected points.`,
     opponentsHead: "The computer's turns",
+    // a race at a table of N players
+    seatName: (k) => `Player ${k}`, seatAfter: (k) => `Player +${k}`, seatTurn: (who) => `${who}'s turn`, toMove: "to move", youLower: "you",
+    yourSeat: (k) => `seat ${k}`, winChance: (p) => `${p} to win`, firstMoves: "seat 1 moves first", withBest: "win probabilities with the best move",
+    playOthers: "Play the other players' turns", throwOn: (n) => `throw on with ${n} ${n === 1 ? "die" : "dice"}`, tableWon: (who, you, list) => `${you ? "You won" : `${who} won`}: ${list}`,
+    startWinTable: (p) => `your win probability at the start (everyone playing the equilibrium): ${p}`,
+    seatsLegend: "Everyone's banked score, in turn order", youToMove: "You (to move)",
+    seatsHelp: "You move now; player +1 moves after you, player +2 after them, and so on.",
+    cyclePure: (n) => `This position's cycle has ${n} pure equilibria: the values are the selected one (the largest sum of the movers' own win probabilities).`,
+    cycleMixed: (at, q) => `This position's cycle has no pure equilibrium: the values are a stationary mixed one, in which ${at.length === 1
+      ? `the mover at ${at[0]} plays his lower-risk policy with probability ${q[0]}` : `the movers at ${listWords(at, "and")} play their lower-risk policies with probabilities ${listWords(q, "and")} respectively`} (the others play pure).`,
     standings: "Standings", winner: (who) => `winner: ${who}`, tieFirst: (who) => `a tie for first: ${who}`,
     winLossTotal: (loss, n) => `loss in win probability ${loss} percentage points over ${n} ${n === 1 ? "decision" : "decisions"}`,
     fieldWords: {
@@ -97,7 +107,7 @@ const WORDS = {
       "adv-turn": ["This turn so far", "Points of this turn not yet banked (0: the turn starts)."],
       "adv-they_started": ["They started", "Whether your opponent threw first (matters for the last-turn rule)."],
       "adv-points": ["Set aside this turn", "Points already set aside this turn (a multiple of 50)."],
-      "adv-scores": ["Everyone's score", "Each player's banked points in turn order, yours first, e.g. 450,1200,800."],
+      "adv-scores": ["Everyone's score (typed)", "Each player's banked points in turn order, yours first, e.g. 450,1200,800."],
       "adv-dice_left": ["Dice left", "Dice left to throw (0: all six used, throw six again)."],
       // the settings of a game
       "set-seed": ["Seed", "The same number gives the same virtual dice (empty: random)."],
@@ -202,6 +212,15 @@ const WORDS = {
     winWorking: "Gewinnwahrscheinlichkeit wird berechnet …", winLoss: "Gewinnwahrscheinlichkeit verloren", winBestWas: "bester zum Sieg",
     winFrom: (n, turn) => `Gewinnwahrscheinlichkeit ab ${n} offenen Feldern (Runde ${turn}); vorher dauert die exakte Antwort zu lange. Die Züge sind nach erwarteten Punkten geordnet.`,
     opponentsHead: "Die Züge des Computers",
+    seatName: (k) => `Spieler ${k}`, seatAfter: (k) => `Spieler +${k}`, seatTurn: (who) => `${who} ist dran`, toMove: "am Zug", youLower: "du",
+    yourSeat: (k) => `Platz ${k}`, winChance: (p) => `Siegchance ${p}`, firstMoves: "Platz 1 beginnt", withBest: "Gewinnwahrscheinlichkeiten mit dem besten Zug",
+    playOthers: "Züge der anderen spielen", throwOn: (n) => `mit ${n} ${n === 1 ? "Würfel" : "Würfeln"} weiterwerfen`, tableWon: (who, you, list) => `${you ? "Du hast gewonnen" : `${who} hat gewonnen`}: ${list}`,
+    startWinTable: (p) => `deine Gewinnwahrscheinlichkeit zu Beginn (alle spielen das Gleichgewicht): ${p}`,
+    seatsLegend: "Punkte aller Spieler in Zugfolge", youToMove: "Du (am Zug)",
+    seatsHelp: "Du bist jetzt am Zug; Spieler +1 ist nach dir dran, Spieler +2 nach ihm und so weiter.",
+    cyclePure: (n) => `Der Zyklus dieser Stellung hat ${n} reine Gleichgewichte: die Werte sind das ausgewählte (das mit der größten Summe der eigenen Gewinnwahrscheinlichkeiten der Spieler am Zug).`,
+    cycleMixed: (at, q) => `Der Zyklus dieser Stellung hat kein reines Gleichgewicht: die Werte sind ein stationäres gemischtes, in dem ${at.length === 1
+      ? `der Spieler am Zug mit ${at[0]} Punkten seine risikoärmere Strategie mit Wahrscheinlichkeit ${q[0]} spielt` : `die Spieler am Zug mit ${listWords(at, "und")} Punkten ihre risikoärmere Strategie mit Wahrscheinlichkeit ${q.join(" bzw. ")} spielen`} (die anderen spielen rein).`,
     standings: "Stand", winner: (who) => `Sieger: ${who}`, tieFirst: (who) => `gleichauf vorn: ${who}`,
     winLossTotal: (loss, n) => `in ${n} ${n === 1 ? "Entscheidung" : "Entscheidungen"} ${loss} Prozentpunkte Gewinnwahrscheinlichkeit verloren`,
     fieldWords: {
@@ -224,7 +243,7 @@ const WORDS = {
       "adv-turn": ["Bisher in diesem Zug", "Punkte dieses Zugs, noch nicht gutgeschrieben (0: der Zug beginnt)."],
       "adv-they_started": ["Der Gegner hat angefangen", "Ob dein Gegner zuerst geworfen hat (wichtig für die Regel vom letzten Zug)."],
       "adv-points": ["Rausgelegt in diesem Zug", "In diesem Zug schon rausgelegte Punkte (ein Vielfaches von 50)."],
-      "adv-scores": ["Punkte aller Spieler", "Die gutgeschriebenen Punkte jedes Spielers in Zugfolge, deine zuerst, z. B. 450,1200,800."],
+      "adv-scores": ["Punkte aller Spieler (getippt)", "Die gutgeschriebenen Punkte jedes Spielers in Zugfolge, deine zuerst, z. B. 450,1200,800."],
       "adv-dice_left": ["Würfel übrig", "Noch zu werfende Würfel (0: alle sechs genutzt, wieder sechs werfen)."],
       "set-seed": ["Startwert", "Derselbe Wert gibt dieselben virtuellen Würfel (leer: zufällig)."],
       "set-seat": ["Dein Platz", "Dein Platz am Tisch (1 wirft zuerst); der Computer spielt die anderen Plätze, jeder auf Sieg."],
@@ -336,6 +355,11 @@ function gameWords(g) { return (GAME_WORDS[state.lang] || {})[g.name] || GAME_WO
 function t(key, ...args) {
   const w = WORDS[state.lang][key] ?? WORDS.en[key];
   return typeof w === "function" ? w(...args) : w;
+}
+
+function listWords(items, and) {
+  // 34 and 57; 34, 57 and 64 (German: und)
+  return items.length < 2 ? String(items[0] ?? "") : `${items.slice(0, -1).join(", ")} ${and} ${items[items.length - 1]}`;
 }
 
 function boxName(box, words) {
@@ -594,6 +618,7 @@ function field(p, prefix) {
   } else {
     input = el("input", { id, name: p.name, type: "text", autocomplete: "off", inputMode: p.type === "int" || p.type === "float" ? "numeric" : "text" });
     input.placeholder = p.default === null ? (p.required ? "required" : prefix === "rule" ? unset : "") : String(p.default);
+    if (prefix === "rule" && p.name === "players") input.addEventListener("input", () => { if ($("adv-seats")) buildAdviseBoard(); }); // a score for each player
   }
   input.dataset.type = p.type;
   const helpId = `${id}-help`;
@@ -716,8 +741,39 @@ function buildAdviseBoard() {
   if (names.has("position") && table.boxes) {
     box.append(sheetEditor(table));
   }
+  const players = Number(($("rule-players") || {}).value) || table.players;
+  if (names.has("scores") && Number.isInteger(players) && players >= 2 && players <= 6) box.prepend(seatsEditor(players));
   const typedDice = document.querySelector("#advise-fields input[name=dice]");
   if (typedDice) typedDice.addEventListener("input", syncDiceFromText);
+}
+
+function seatsEditor(n) {
+  // At a table: one input per player's banked score, in turn order, you (to move) first; they
+  // fill the typed field of every score (and follow it where it is typed).
+  const typed = document.querySelector("#advise-fields input[name=scores]");
+  const have = ((typed && typed.value) || "").split(/[\s,;]+/).filter(Boolean);
+  const wrap = el("fieldset", { class: "seats-edit", id: "adv-seats" }, el("legend", { text: t("seatsLegend") }));
+  const grid = el("div", { class: "seats-edit-grid" });
+  for (let k = 0; k < n; k++) {
+    const id = `seat-score-${k + 1}`;
+    const input = el("input", { id, "data-seat": String(k + 1), type: "text", inputMode: "numeric", autocomplete: "off", placeholder: "0", value: have[k] || "" });
+    input.addEventListener("input", seatsToText);
+    grid.append(el("label", { class: `seat-edit${k === 0 ? " you" : ""}`, htmlFor: id }, el("span", { text: k === 0 ? t("youToMove") : t("seatAfter", k) }), input));
+  }
+  wrap.append(grid, el("div", { class: "help", text: t("seatsHelp") }));
+  if (typed && !typed.dataset.seats) {
+    typed.dataset.seats = "1";
+    typed.addEventListener("input", () => {
+      const parts = typed.value.split(/[\s,;]+/).filter(Boolean);
+      document.querySelectorAll("#adv-seats input").forEach((e, k) => { e.value = parts[k] || ""; });
+    });
+  }
+  return wrap;
+}
+
+function seatsToText() {
+  const typed = document.querySelector("#advise-fields input[name=scores]");
+  if (typed) typed.value = [...document.querySelectorAll("#adv-seats input")].map((e) => e.value.trim() || "0").join(",");
 }
 
 function drawAdviseDice() {
@@ -805,10 +861,28 @@ async function advise(ev) {
   $("advice-value").textContent = answer.value === null ? "" : t("advValue", `${shown(answer.value, answer.unit)}${isProb(answer.unit) ? "" : " " + unitWord(answer.unit)}`);
   $("advice-value").title = answer.value === null ? "" : String(answer.value);
   const words = currentTable().words;
+  drawAdviceSeats(answer);
   rankingRows($("advice-table").tBodies[0], answer.options, { unit: answer.unit, words, open: true });
   box.scrollIntoView({ block: "nearest", behavior: "instant" });
   const best = answer.options[0];
   if (best) announce(`${t("bestMove")}: ${moveWords(best, words)}, ${shown(best.value, answer.unit)}`);
+}
+
+function drawAdviceSeats(answer) {
+  // At a table: every player's banked score (you to move first) with his win probability after
+  // the best move, the turn so far, and the note where the position's cycle has several
+  // equilibria or only a mixed one.
+  const box = $("advice-seats");
+  const d = answer.data || {};
+  const scores = Array.isArray(d.seats) && Array.isArray(d.scores) ? d.scores : null;
+  box.hidden = !scores;
+  if (!scores) { box.replaceChildren(); return; }
+  const best = answer.options[0] || {};
+  const goal = Number(($("rule-goal") || {}).value) || currentTable().goal;
+  seatsBoard(box, scores.map((v, k) => ({ seat: k + 1, score: v, win: Array.isArray(best.win) ? best.win[k] : null })), {
+    mover: 1, you: 1, turn: d.turn ?? 0, goal, dice: typeof d.dice === "string" ? (d.dice.match(/\d/g) || []).map(Number) : null,
+    name: (k) => (k === 1 ? t("you") : t("seatAfter", k - 1)), caption: t("withBest"), note: d.note_parts, showWin: true, seats: false,
+  });
 }
 
 function stageWords(answer) {
@@ -836,6 +910,8 @@ function moveOf(o) {
   if ((m = label.match(/^write (\d+)/))) return { action: "write", points: +m[1] };
   if (label === "roll") return { action: "roll" };
   if ((m = label.match(/^stop(?: \(bank (\d+)\))?/))) return { action: "stop", points: m[1] ? +m[1] : null };
+  if ((m = label.match(/^bank (\d+)/))) return { action: "stop", points: +m[1] };
+  if ((m = label.match(/^throw (\d+) on/))) return { action: "throwOn", next: +m[1] };
   return { action: "other" };
 }
 
@@ -852,6 +928,7 @@ function moveWords(o, words) {
     case "write": return t("write", m.points);
     case "roll": return t("roll");
     case "stop": case "bank": return t("stop", m.points);
+    case "throwOn": return t("throwOn", m.next);
     default: return o.option;
   }
 }
@@ -890,6 +967,7 @@ function stageOf(s) {
   if (s.over) return t("gameOver");
   const parts = [];
   if (b.kind === "race") parts.push(s.mover === "them" ? t("theirTurn") : t("yourTurn"));
+  if (b.kind === "table") parts.push(b.mover === b.you ? t("yourTurn") : t("seatTurn", t("seatName", b.mover)));
   if (b.kind === "turns") parts.push(t("turnOf", b.turn, b.turns));
   if (b.kind === "sheet" && b.throws && Number.isInteger(b.throws_left)) parts.push(t("throwOf", b.throws - b.throws_left, b.throws));
   if (s.awaiting === "dice" && b.kind !== "sheet") parts.push(t("throwN", s.throw_count));
@@ -912,6 +990,7 @@ function showGame(s) {
   Object.assign(view.dataset, { id: s.id, awaiting: s.awaiting, moves: String(s.moves), mover: s.mover || "", mode: state.mode });
   $("play-stage").textContent = stageOf(s);
   drawRace(s);
+  drawSeats(s);
   drawTurns(s);
   drawDice(s);
   drawActions(s);
@@ -923,7 +1002,7 @@ function showGame(s) {
   $("undo").disabled = !s.can_undo;
   $("running-loss").textContent = openMode() || s.over ? t("decisions", s.decisions, shownLoss(s.loss, s.unit, true), t("lossUnit", isProb(s.unit))) : "";
   $("typed-box").hidden = s.awaiting !== "dice";
-  $("speed").closest("label").hidden = !(s.board && (s.board.kind === "race" || (s.board.players || []).length));
+  $("speed").closest("label").hidden = !(s.board && (s.board.kind === "race" || s.board.kind === "table" || (s.board.players || []).length));
   $("review").hidden = !s.over;
   if (s.over) {
     review().catch((err) => showError(err.message));
@@ -974,12 +1053,62 @@ function drawRace(s) {
   box.replaceChildren(side("you"), el("div", { class: "goal muted small", text: `${t("goal")} ${b.goal}${b.last ? " · " + t("lastTurn") : ""}` }), side("them"));
 }
 
+function drawSeats(s) {
+  // A race at a table of N players: each seat's banked score (seat 1 moves first), yours
+  // marked, the one to move highlighted with the points of his turn, each one's win probability
+  // (not in the quiz), and the note where the position's cycle has several equilibria or only a mixed one.
+  const b = s.board || {};
+  const box = $("seats");
+  box.hidden = b.kind !== "table";
+  if (b.kind !== "table") { box.replaceChildren(); return; }
+  seatsBoard(box, b.seats, {
+    mover: s.over ? null : b.mover, you: b.you, turn: b.turn_total, goal: b.goal, winner: b.winner, showWin: openMode() || s.over,
+    name: (k) => (k === b.you ? t("you") : t("seatName", k)), note: s.over ? null : b.note,
+  });
+}
+
+function seatsBoard(box, seats, { mover, you, turn, goal, winner = null, dice = null, name, caption = "", note = null, showWin = true, seats: numbered = true }) {
+  // ``numbered``: the seats are the table's (seat 1 moves first), not the order from the mover
+  const cards = seats.map(({ seat, score, win }) => {
+    const moving = seat === mover, mine = seat === you, won = seat === winner;
+    const pct = goal ? Math.min(100, (100 * score) / goal) : 0;
+    const tag = moving ? el("span", { class: "turn-tag", text: t("toMove") }) : won ? el("span", { class: "turn-tag won", text: t("won") }) : null;
+    const turnLine = el("div", { class: "turn-line small" });
+    if (moving) {
+      turnLine.append(`${t("turnTotal")}: `, el("strong", { text: String(turn) }));
+      if (dice && dice.length) turnLine.append(" ", miniDice(dice));
+    }
+    const label = `${name(seat)}: ${score}${moving ? `, ${t("toMove")}` : ""}${won ? `, ${t("won")}` : ""}`;
+    return el("div", {
+      class: `seat${moving ? " moving" : ""}${mine ? " you" : ""}${won ? " winner" : ""}`, "data-seat": String(seat), "data-score": String(score),
+      role: "group", "aria-current": moving ? "true" : null, "aria-label": label,
+    },
+    el("div", { class: "who" }, el("span", { class: "name", text: name(seat) }), mine && numbered ? el("span", { class: "seat-no muted small", text: t("yourSeat", seat) }) : null, tag),
+    el("div", { class: "score", text: String(score) }),
+    el("div", { class: "meter", role: "img", "aria-label": `${score} / ${goal}` }, el("div", { style: `width:${pct}%` })),
+    turnLine,
+    showWin && win != null ? el("div", { class: "win-line small", "data-win": String(win), text: t("winChance", shown(win, WIN)) }) : null);
+  });
+  const foot = el("div", { class: "seats-foot muted small", text: [`${t("goal")} ${goal}`, numbered ? t("firstMoves") : "", caption].filter(Boolean).join(" · ") });
+  const noteLine = note ? el("p", { class: "cycle-note small", "data-note": note.text, text: noteWords(note) }) : null;
+  box.style.setProperty("--seats", String(seats.length));
+  box.classList.toggle("from-mover", !numbered); // the advisor's seats are counted from you: no seat colours
+  box.replaceChildren(...cards, foot, ...(noteLine ? [noteLine] : []));
+}
+
+function noteWords(note) {
+  // The game's line about the position's cycle, in the page's words.
+  if (Number.isInteger(note.pure)) return t("cyclePure", note.pure);
+  if (Array.isArray(note.mixers) && Array.isArray(note.q)) return t("cycleMixed", note.mixers, note.q.map((q) => fmt(q, 4)));
+  return note.text;
+}
+
 function drawTurns(s) {
   const b = s.board || {};
   const box = $("turns");
   // a game whose registration names no board the page draws: its own lines (the scores, the turn)
   const lines = $("status-lines");
-  lines.hidden = ["turns", "race", "sheet"].includes(b.kind) || !(s.status || []).length;
+  lines.hidden = ["turns", "race", "sheet", "table"].includes(b.kind) || !(s.status || []).length;
   if (!lines.hidden) lines.replaceChildren(...s.status.map((line) => el("div", { class: "status-line", text: line })));
   box.hidden = b.kind !== "turns";
   if (b.kind !== "turns") return;
@@ -1049,7 +1178,7 @@ function drawActions(s) {
   if (!s.over) {
     const theirs = s.mover === "them";
     if (s.awaiting === "dice" && theirs && !humanOpponent(s)) {
-      button("their-turn", t("playTheirTurn"), playTheirTurn, true, "t");
+      button("their-turn", t(s.board && s.board.kind === "table" && s.board.seats.length > 2 ? "playOthers" : "playTheirTurn"), playTheirTurn, true, "t");
     } else if (s.awaiting === "dice") {
       button("throw", t("throwN", s.throw_count), () => move({ throw: null }), true, "r");
     } else if (s.awaiting === "choice") {
@@ -1206,13 +1335,14 @@ function drawLog(s) {
   const first = Math.max(0, all.length - 40);
   for (let j = first; j < all.length; j++) {
     const m = all[j], next = all[j + 1];
-    const who = m.by === "them" ? (m.player ? t("computer", m.player) : t("themSubject")) : t("you");
-    const li = el("li", { class: `by-${m.by}`, "data-action": m.action });
+    const who = m.by === "them" ? (m.seat ? t("seatName", m.seat) : m.player ? t("computer", m.player) : t("themSubject")) : t("you");
+    const li = el("li", { class: `by-${m.by}${m.seat ? ` seat-${m.seat}` : ""}`, "data-action": m.action, "data-seat": m.seat ? String(m.seat) : null });
     li.append(el("span", { class: "who", text: who }));
     // a throw that no decision follows (another throw, the other player, the end) scored nothing
     // (a game that ends on a throw, on a board the page does not know, ended by reaching its goal)
     const known = ["race", "turns", "sheet"].includes((s.board || {}).kind);
-    const bust = m.action === "throw" && (next ? next.action === "throw" || next.by !== m.by : s.awaiting === "dice" || known && s.over && s.log.length > 0 && !s.dice);
+    const bust = m.bust !== undefined ? m.bust // at a table the server says it
+      : m.action === "throw" && (next ? next.action === "throw" || next.by !== m.by : s.awaiting === "dice" || known && s.over && s.log.length > 0 && !s.dice);
     li.append(el("span", { text: ` ${logWords(m, s)}${m.action === "throw" ? " " : ""}` }));
     if (m.action === "throw") {
       li.append(miniDice(m.dice));
@@ -1360,7 +1490,7 @@ async function newGame(ev) {
   showGame(s);
   solvedMaybe();
   // the board in view: on a phone its top at the top of the screen
-  const top = s.board && s.board.kind === "race" ? $("race") : $("play-stage");
+  const top = s.board && s.board.kind === "race" ? $("race") : s.board && s.board.kind === "table" ? $("seats") : $("play-stage");
   top.scrollIntoView({ block: window.innerWidth < 760 ? "start" : "nearest", behavior: "instant" });
   // started from the New game button: the focus goes to the board's first thing to do
   if (document.activeElement === $("play-new")) focusBoard(state.play || s, "");
@@ -1386,7 +1516,8 @@ async function review() {
   const prob = isProb(r.unit);
   const table = atTable(s) ? standings(s) : null;
   const lines = [finalWords(s, r), ...(table || [])];
-  const expected = prob ? t("startWin", shown(r.expected, r.unit)) : t("startExpect", fmt(r.expected, 2), r.from_start !== false);
+  const startWin = s.board && s.board.kind === "table" ? "startWinTable" : "startWin";
+  const expected = prob ? t(startWin, shown(r.expected, r.unit)) : t("startExpect", fmt(r.expected, 2), r.from_start !== false);
   $("final").textContent = `${lines.join("; ")} — ${expected}`;
   $("final").title = String(r.expected);
   $("review-summary").textContent = t("summary", r.count, r.optimal, shownLoss(r.loss, r.unit, true), shownLoss(r.mean_loss, r.unit, true), t("lossUnit", prob));
@@ -1434,6 +1565,10 @@ function finalWords(s, r) {
   // The result in the page's words: the final score of a sheet or of turns, the race's outcome.
   const b = s.board || {};
   if (b.kind === "race" && b.winner) return b.winner === "you" ? t("raceWon", b.you, b.them) : t("raceLost", b.you, b.them);
+  if (b.kind === "table" && b.winner) {
+    const name = (k) => (k === b.you ? t("youLower") : t("seatName", k));
+    return t("tableWon", t("seatName", b.winner), b.winner === b.you, b.seats.map((x) => `${name(x.seat)} ${x.score}`).join(", "));
+  }
   if (b.kind === "sheet" || b.kind === "turns") return t("finalScore", b.total);
   return r.lines.join("; ");
 }
@@ -1444,6 +1579,7 @@ function whereCell(d) {
   const parts = [];
   if (at.turn != null) parts.push(t("whereTurn", at.turn));
   if (at.you != null && at.them != null) parts.push(t("whereScores", at.you, at.them));
+  if (Array.isArray(at.scores)) parts.push(at.scores.map((v, k) => `${k + 1 === at.seat ? t("youLower") : t("seatName", k + 1)} ${v}`).join(", "));
   if (at.turn_total) parts.push(t("whereTurnTotal", at.turn_total));
   if (at.throws_left != null) parts.push(t("whereLeft", at.throws_left));
   if (!parts.length && !at.dice) return el("td", { text: d.where });
