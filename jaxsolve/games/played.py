@@ -514,3 +514,17 @@ class OneDieThrows:
         if len(faces) != 1:
             raise PlayError(f"one throw is one face 1..{self.rules.sides}; got {len(faces)}")
         return faces
+
+    stop_action = "stop"
+    """The name of the move that ends a turn and keeps its points (``bank`` at a table)."""
+
+    def help_choice(self) -> str:
+        raise NotImplementedError
+
+    def named_option(self, text: str, options: list[PlayOption]) -> PlayOption:
+        word = " ".join(split_tokens(text.lower()))
+        stop = self.stop_action
+        action = {"roll": "roll", "r": "roll", "again": "roll", "stop": stop, "s": stop, "bank": stop}.get(word)
+        if action is None:
+            raise PlayError(f"unknown choice {text.strip()!r}: type {self.help_choice()}")
+        return next(o for o in options if o.move["action"] == action)

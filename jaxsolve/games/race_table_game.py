@@ -446,8 +446,12 @@ def commands(spec: TableSpec) -> dict[str, Command]:
     return out
 
 
+SEAT = Param("seat", int, 1, "Your seat at the table (1 moves first); the others are computer players who play the solved equilibrium.", min=1, max=4)
+"""``play``'s seat at a table (every table game's play option)."""
+
+
 def table_game(
-    spec: TableSpec, title: str, *, module: str, default: str, small: str, play: str | None = None, play_params: tuple[Param, ...] = (),
+    spec: TableSpec, title: str, *, module: str, default: str, small: str, play: str | None = None, play_params: tuple[Param, ...] | None = None,
     bench_presets: tuple[str, ...] = (), solve_seconds: dict[str, float] | None = None, display_name: str = "",
 ) -> Game:
     """The ``Game`` of ``spec``, the game folder ``module`` (its ``family``): the hooks and
@@ -469,7 +473,7 @@ def table_game(
         outputs=outputs,
         commands=commands(spec),
         play_game=lazy(*f"{module}.{play}".rsplit(".", 1)) if play else None,
-        play_params=play_params,
+        play_params=(SEAT,) if play_params is None else play_params,
         bench_presets=bench_presets,
         solve_seconds=dict(solve_seconds or {}),
         display_name=display_name,

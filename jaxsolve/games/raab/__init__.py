@@ -42,7 +42,6 @@ GAMES = (
     table_registration(
         pig_table.SPEC, "The Pig family for 2 to 4 players at one table (--players): every seat's win probability, each playing to win",
         module="jaxsolve.games.raab", default="pig-3", small="coin-3", play="table_played.TablePigGame",
-        play_params=(Param("seat", int, 1, "Your seat at the table (1 moves first); the others are computer players who play the solved equilibrium.", min=1, max=4),),
         bench_presets=("raab-3",),
         solve_seconds={"pig-3": 219.3, "pig-4": 128.2},  # whole process, results/race-n/race-n.md
         display_name="Pig at a table",

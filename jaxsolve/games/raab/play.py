@@ -23,7 +23,7 @@ from jaxsolve.games.raab import advisor, solver
 from jaxsolve.games.raab.rules import PigRules
 from jaxsolve.errors import JaxsolveError
 from jaxsolve.io import cache
-from jaxsolve.games.played import OneDieThrows, PlayError, PlayOption, Summary, split_tokens
+from jaxsolve.games.played import OneDieThrows, PlayError, PlayOption, Summary
 
 OPPONENTS = ("bot", "human")
 
@@ -131,13 +131,6 @@ class RaabGame(OneDieThrows, RaceGame):
 
     def help_choice(self) -> str:
         return "roll (1), stop, a number from the list, or b (Enter) for the best"
-
-    def named_option(self, text: str, options: list[PlayOption]) -> PlayOption:
-        word = " ".join(split_tokens(text.lower()))
-        action = {"roll": "roll", "r": "roll", "again": "roll", "stop": "stop", "s": "stop", "bank": "stop"}.get(word)
-        if action is None:
-            raise PlayError(f"unknown choice {text.strip()!r}: type {self.help_choice()}")
-        return next(o for o in options if o.move["action"] == action)
 
     def auto_move(self) -> dict | None:
         s = self.state

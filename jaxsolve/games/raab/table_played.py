@@ -20,7 +20,7 @@ import numpy as np
 
 from jaxsolve.core.race_cycles import flat_index
 from jaxsolve.core.race_table import cycle_note
-from jaxsolve.games.played import OneDieThrows, PlayedGame, PlayError, PlayOption, Summary, split_tokens
+from jaxsolve.games.played import OneDieThrows, PlayedGame, PlayError, PlayOption, Summary
 from jaxsolve.games.raab.table_rules import PigTableRules
 from jaxsolve.games.raab.table_simulate import NUDGE, decisions, turn_options
 
@@ -48,6 +48,7 @@ class TablePigGame(OneDieThrows, PlayedGame):
     unit = "win probability"
     rules_type = PigTableRules
     numpy_answers = True  # answers from a solved table need no JAX (JAX only to solve)
+    stop_action = "bank"
 
     def __init__(self, game: str, rules: PigTableRules, solution: Any = None, *, seat: int = 1, seed=None, auto_roll=False):
         from jaxsolve.games.race_table_game import check_seat
@@ -182,13 +183,6 @@ class TablePigGame(OneDieThrows, PlayedGame):
 
     def help_choice(self) -> str:
         return "roll, bank, a number from the list, or b (Enter) for the best"
-
-    def named_option(self, text: str, options: list[PlayOption]) -> PlayOption:
-        word = " ".join(split_tokens(text.lower()))
-        action = {"roll": "roll", "r": "roll", "again": "roll", "bank": "bank", "stop": "bank", "s": "bank"}.get(word)
-        if action is None:
-            raise PlayError(f"unknown choice {text.strip()!r}: type {self.help_choice()}")
-        return next(o for o in options if o.move["action"] == action)
 
     # ------------------------------------------------------------------ display
 

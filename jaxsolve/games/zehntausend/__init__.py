@@ -58,7 +58,6 @@ GAMES = (
     table_registration(
         zehntausend_table.SPEC, "Zehntausend for 2 to 4 players at one table (--players): every seat's win probability, each playing to win",
         module="jaxsolve.games.zehntausend", default="three-to-2000", small="small-3", play="table_played.TableZehntausendGame",
-        play_params=(Param("seat", int, 1, "Your seat at the table (1 moves first); the others are computer players who play the solved equilibrium.", min=1, max=4),),
         bench_presets=("three-to-1000",),
         solve_seconds={"three-to-1000": 18.9, "three-to-2000": 153.0, "three-to-2000-350": 157.5, "four-to-1000": 97.2},  # whole process, results/race-n/race-n.md
         display_name="Zehntausend at a table",
