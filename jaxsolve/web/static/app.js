@@ -76,7 +76,7 @@ const WORDS = {
     opponentsHead: "The computer's turns",
     // a race at a table of N players
     seatName: (k) => `Player ${k}`, seatAfter: (k) => `Player +${k}`, seatTurn: (who) => `${who}'s turn`, toMove: "to move", youLower: "you",
-    yourSeat: (k) => `seat ${k}`, winChance: (p) => `${p} to win`, firstMoves: "seat 1 moves first", withBest: "win probabilities with the best move",
+    yourSeat: (k) => `seat ${k}`, winWord: "to win", firstMoves: "seat 1 moves first", withBest: "win probabilities with the best move",
     playOthers: "Play the other players' turns", throwOn: (n) => `throw on with ${n} ${n === 1 ? "die" : "dice"}`, tableWon: (who, you, list) => `${you ? "You won" : `${who} won`}: ${list}`,
     startWinTable: (p) => `your win probability at the start (everyone playing the equilibrium): ${p}`,
     seatsLegend: "Everyone's banked score, in turn order", youToMove: "You (to move)",
@@ -213,7 +213,7 @@ const WORDS = {
     winFrom: (n, turn) => `Gewinnwahrscheinlichkeit ab ${n} offenen Feldern (Runde ${turn}); vorher dauert die exakte Antwort zu lange. Die Züge sind nach erwarteten Punkten geordnet.`,
     opponentsHead: "Die Züge des Computers",
     seatName: (k) => `Spieler ${k}`, seatAfter: (k) => `Spieler +${k}`, seatTurn: (who) => `${who} ist dran`, toMove: "am Zug", youLower: "du",
-    yourSeat: (k) => `Platz ${k}`, winChance: (p) => `Siegchance ${p}`, firstMoves: "Platz 1 beginnt", withBest: "Gewinnwahrscheinlichkeiten mit dem besten Zug",
+    yourSeat: (k) => `Platz ${k}`, winWord: "Siegchance", firstMoves: "Platz 1 beginnt", withBest: "Gewinnwahrscheinlichkeiten mit dem besten Zug",
     playOthers: "Züge der anderen spielen", throwOn: (n) => `mit ${n} ${n === 1 ? "Würfel" : "Würfeln"} weiterwerfen`, tableWon: (who, you, list) => `${you ? "Du hast gewonnen" : `${who} hat gewonnen`}: ${list}`,
     startWinTable: (p) => `deine Gewinnwahrscheinlichkeit zu Beginn (alle spielen das Gleichgewicht): ${p}`,
     seatsLegend: "Punkte aller Spieler in Zugfolge", youToMove: "Du (am Zug)",
@@ -349,6 +349,10 @@ function presetWords(name) {
   if (switches.length && words[base] && switches.every((x) => words[`+${x}`])) return [words[base], ...switches.map((x) => words[`+${x}`])].join("; ");
   return name;
 }
+
+// The games' names where the players' language has its own (else the registration's).
+const DISPLAY_WORDS = { de: { "zehntausend-duel": "Zehntausend-Duell", "pig-table": "Pig am Tisch", "zehntausend-table": "Zehntausend am Tisch" } };
+function displayWords(g) { return (DISPLAY_WORDS[state.lang] || {})[g.name] || g.display_name; }
 
 function gameWords(g) { return (GAME_WORDS[state.lang] || {})[g.name] || GAME_WORDS.en[g.name] || g.title; }
 
@@ -1087,11 +1091,13 @@ function seatsBoard(box, seats, { mover, you, turn, goal, winner = null, dice = 
     el("div", { class: "score", text: String(score) }),
     el("div", { class: "meter", role: "img", "aria-label": `${score} / ${goal}` }, el("div", { style: `width:${pct}%` })),
     turnLine,
-    showWin && win != null ? el("div", { class: "win-line small", "data-win": String(win), text: t("winChance", shown(win, WIN)) }) : null);
+    // the percentage and its word each kept whole (a narrow card breaks between them)
+    showWin && win != null ? el("div", { class: "win-line small", "data-win": String(win), title: String(win) }, el("span", { class: "pct", text: shown(win, WIN) }), " ", el("span", { text: t("winWord") })) : null);
   });
   const foot = el("div", { class: "seats-foot muted small", text: [`${t("goal")} ${goal}`, numbered ? t("firstMoves") : "", caption].filter(Boolean).join(" · ") });
   const noteLine = note ? el("p", { class: "cycle-note small", "data-note": note.text, text: noteWords(note) }) : null;
   box.style.setProperty("--seats", String(seats.length));
+  box.classList.toggle("four", seats.length > 3); // on a phone two rows of two
   box.classList.toggle("from-mover", !numbered); // the advisor's seats are counted from you: no seat colours
   box.replaceChildren(...cards, foot, ...(noteLine ? [noteLine] : []));
 }
@@ -1710,6 +1716,7 @@ function setLanguage(lang) {
   state.lang = lang;
   try { localStorage.setItem("jaxsolve-lang", lang); } catch { /* private mode */ }
   translateStatic();
+  for (const o of $("game").options) { const g = state.games.find((x) => x.name === o.value); if (g) o.textContent = displayWords(g); }
   const g = currentGame();
   if (g) {
     $("game-title").textContent = gameWords(g);
@@ -1733,7 +1740,7 @@ async function start() {
   chooseLanguage(q);
   translateStatic();
   state.games = await api("GET", "/api/games");
-  $("game").replaceChildren(...state.games.map((g) => el("option", { value: g.name, text: g.display_name })));
+  $("game").replaceChildren(...state.games.map((g) => el("option", { value: g.name, text: displayWords(g) })));
   $("game").addEventListener("change", () => guarded(async () => chooseGame($("game").value)));
   $("preset").addEventListener("change", () => { $("advice").hidden = true; buildAdvisor(); writeUrl(); checkCached(); });
   $("cache-warm").addEventListener("click", warmTable);
