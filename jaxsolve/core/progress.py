@@ -64,6 +64,8 @@ class PlainLines:
         now, task = time.monotonic(), TaskID(len(self._tasks))
         # a task added at its first step (a layer) began when the one before it was done
         self._tasks[task] = {"description": description, "total": total, "completed": 0, "start": self._finished, "said": now, "done": False}
+        if task == 0:  # the display's first task: the log shows the work began
+            self._say(self._tasks[task], now)
         return task
 
     def advance(self, task: TaskID, advance: float = 1) -> None:

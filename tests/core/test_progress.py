@@ -50,7 +50,8 @@ def test_off_a_terminal_each_update_worth_telling_is_one_whole_line(capsys, monk
         advance(11, 3)
         advance(0, 1)
     lines = capsys.readouterr().err.splitlines()
-    assert lines[0].startswith(f"{label} 11: 3/3, 0:00:00 elapsed") and lines[0].endswith("left"), lines
+    assert lines[0].startswith(f"{label}s done 0/2: 0/5, 0:00:00 elapsed"), lines  # the work began
+    assert lines[1].startswith(f"{label} 11: 3/3, 0:00:00 elapsed") and lines[1].endswith("left"), lines
     assert any(line.startswith(f"{label}s done 1/2: 3/5,") and "left" in line for line in lines), lines
     assert not any("━" in line or "\x1b" in line for line in lines)
     monkeypatch.setattr(progress, "PLAIN_EVERY", 0.0)
@@ -58,4 +59,4 @@ def test_off_a_terminal_each_update_worth_telling_is_one_whole_line(capsys, monk
         for done in (10, 20, 30):
             steps(done)
     lines = capsys.readouterr().err.splitlines()
-    assert [line.split(",")[0] for line in lines] == ["games: 10/100", "games: 20/100", "games: 30/100"], lines
+    assert [line.split(",")[0] for line in lines] == ["games: 0/100", "games: 10/100", "games: 20/100", "games: 30/100"], lines

@@ -132,6 +132,7 @@ def check_endgame_sheets(rules, mine: str | None, theirs: str | None) -> None:
 
 def analyze_command(rules, *, game, rules_given, dtype, device, quiet, more_dice, objective, position, dice, throws_left, split, table) -> Report:
     """Value of a position as a single turn and within the game; split over boxes and bonuses, SD."""
+    from jaxsolve.core.progress import steps_bar
     from jaxsolve.games.category.answers import advisor, analysis
     from jaxsolve.games.category.engine import solutions
     from jaxsolve.games.category.sheets.position import parse_dice, parse_position
@@ -142,8 +143,11 @@ def analyze_command(rules, *, game, rules_given, dtype, device, quiet, more_dice
     faces = parse_dice(dice_text, rules)
     sol = sol or solutions.solution(rules, objective, game=game, dtype=dtype)
     # a position is a score sheet or a state; both give the state (the annotation names the sheet only)
-    turn = analysis.analyze_turn(rules, pos, faces, throws_left, objective, sol=sol)  # type: ignore[arg-type]
-    brk = analysis.breakdown(rules, pos, faces, throws_left, objective, sol=sol) if split else None  # type: ignore[arg-type]
+    with steps_bar(2 if split else 1, "analyzing the turn" + (", then the rest of the game (a forward walk)" if split else ""), quiet) as steps:
+        turn = analysis.analyze_turn(rules, pos, faces, throws_left, objective, sol=sol)  # type: ignore[arg-type]
+        steps.advance()
+        brk = analysis.breakdown(rules, pos, faces, throws_left, objective, sol=sol) if split else None  # type: ignore[arg-type]
+        steps.advance(int(split))
     data = turn.to_dict()
     if brk is not None:
         data["rest_of_game"] = {"mean": brk.mean, "sd": brk.sd, "split": brk.split}
