@@ -126,7 +126,8 @@ def seats_game(driver):
             click(driver, "throw")
         else:
             break
-    driver.execute_script("window.scrollTo(0, document.getElementById('seats').getBoundingClientRect().top + window.scrollY - 8)")
+    # the seats at the top on a phone, the game's settings row above them on a desktop
+    driver.execute_script("const e = document.getElementById(window.innerWidth < 760 ? 'seats' : 'play'); window.scrollTo(0, e.getBoundingClientRect().top + window.scrollY - 8)")
 
 
 def quiz(driver):

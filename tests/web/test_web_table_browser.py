@@ -75,6 +75,9 @@ def test_three_banked_scores_whose_turn_and_the_board_advances_after_a_move(page
     assert [e[2].split(" −")[0] for e in entries if e[:2] == ("2", "bank")] == ["You stopped and banked 5"]  # with its loss (banking 5 here is no best move)
     after = entries[[e[1] for e in entries].index("bank") + 1:]
     assert after and after[0][0] == "3" and after[0][2].startswith("Player 3 threw")  # the next seat's turn followed in the log
+    feed = page.js("return [...document.querySelectorAll('#feed-list li')].map(li => [li.dataset.seat, li.textContent.trim()])")
+    assert page.by_id("feed-head").text == "The other players' turns" and feed and feed[0][0] == "3" and feed[0][1].startswith("Player 3 threw")
+    assert [seat for seat, _ in feed] == [e[0] for e in after]  # the feed: every move of the other seats since yours
     if page.play_state()[2] != "over":
         assert [s["moving"] for s in shown] == [False, True, False]
     for seat, _, text in entries:  # each move under its seat's name

@@ -77,7 +77,7 @@ const WORDS = {
     // a race at a table of N players
     seatName: (k) => `Player ${k}`, seatAfter: (k) => `Player +${k}`, seatTurn: (who) => `${who}'s turn`, toMove: "to move", youLower: "you",
     yourSeat: (k) => `seat ${k}`, winWord: "to win", firstMoves: "seat 1 moves first", withBest: "win probabilities with the best move",
-    playOthers: "Play the other players' turns", throwOn: (n) => `throw on with ${n} ${n === 1 ? "die" : "dice"}`, tableWon: (who, you, list) => `${you ? "You won" : `${who} won`}: ${list}`,
+    playOthers: "Play the other players' turns", othersHead: "The other players' turns", throwOn: (n) => `throw on with ${n} ${n === 1 ? "die" : "dice"}`, tableWon: (who, you, list) => `${you ? "You won" : `${who} won`}: ${list}`,
     startWinTable: (p) => `your win probability at the start (everyone playing the equilibrium): ${p}`,
     seatsLegend: "Everyone's banked score, in turn order", youToMove: "You (to move)",
     seatsHelp: "You move now; player +1 moves after you, player +2 after them, and so on.",
@@ -214,7 +214,7 @@ const WORDS = {
     opponentsHead: "Die Züge des Computers",
     seatName: (k) => `Spieler ${k}`, seatAfter: (k) => `Spieler +${k}`, seatTurn: (who) => `${who} ist dran`, toMove: "am Zug", youLower: "du",
     yourSeat: (k) => `Platz ${k}`, winWord: "Siegchance", firstMoves: "Platz 1 beginnt", withBest: "Gewinnwahrscheinlichkeiten mit dem besten Zug",
-    playOthers: "Züge der anderen spielen", throwOn: (n) => `mit ${n} ${n === 1 ? "Würfel" : "Würfeln"} weiterwerfen`, tableWon: (who, you, list) => `${you ? "Du hast gewonnen" : `${who} hat gewonnen`}: ${list}`,
+    playOthers: "Züge der anderen spielen", othersHead: "Die Züge der anderen", throwOn: (n) => `mit ${n} ${n === 1 ? "Würfel" : "Würfeln"} weiterwerfen`, tableWon: (who, you, list) => `${you ? "Du hast gewonnen" : `${who} hat gewonnen`}: ${list}`,
     startWinTable: (p) => `deine Gewinnwahrscheinlichkeit zu Beginn (alle spielen das Gleichgewicht): ${p}`,
     seatsLegend: "Punkte aller Spieler in Zugfolge", youToMove: "Du (am Zug)",
     seatsHelp: "Du bist jetzt am Zug; Spieler +1 ist nach dir dran, Spieler +2 nach ihm und so weiter.",
@@ -1413,19 +1413,23 @@ async function fetchWin(s) {
 }
 
 function feedLine(m, s) {
-  // One move of a computer opponent in words, with its dice.
-  const who = t("computer", m.player || 1);
+  // One move of a computer opponent (at a table: of the seat that made it) in words, with its dice.
+  const who = m.seat ? t("seatName", m.seat) : t("computer", m.player || 1);
   const words = logWords(m, s);
-  const li = el("li", { class: "by-them", "data-action": m.action, "data-player": String(m.player || 1) }, el("span", { class: "who", text: who }), el("span", { text: ` ${words}` }));
+  const li = el("li", { class: "by-them", "data-action": m.action, "data-player": String(m.player || 1), "data-seat": m.seat ? String(m.seat) : null },
+    el("span", { class: "who", text: who }), el("span", { text: ` ${words}` }));
   if (m.action === "throw") li.append(" ", miniDice(m.dice));
-  return [li, `${who} ${words}${m.action === "throw" ? " " + m.dice.join(" ") : ""}`];
+  if (m.action === "throw" && m.bust) li.append(el("span", { class: "lossmark", text: ` — ${t("bust")}` }));
+  return [li, `${who} ${words}${m.action === "throw" ? " " + m.dice.join(" ") + (m.bust ? `, ${t("bust")}` : "") : ""}`];
 }
 
 function drawTable(s, before) {
   // The computers' turns since your last move, shown step by step (at the speed chosen) and announced.
   const box = $("table-feed");
-  if (!atTable(s)) { box.hidden = true; return; }
-  fetchWin(s);
+  const seated = Boolean(s.board && s.board.kind === "table"); // a race at a table: the other seats' turns
+  if (!atTable(s) && !seated) { box.hidden = true; return; }
+  $("feed-head").textContent = t(seated ? "othersHead" : "opponentsHead");
+  if (!seated) fetchWin(s);
   const list = $("feed-list");
   if (!box.hidden && !state.feed) list.scrollTop = list.scrollHeight; // the latest turn in view
   if (!before || before.id !== s.id || s.moves < before.moves) { stopFeed(); box.hidden = true; return; } // a new game, or a move taken back
