@@ -875,8 +875,8 @@ def note_parts(note: str | None) -> dict | None:
 def _table_seat(state) -> int | None:
     """The mover's seat (0 the first) where ``state`` is a race at a table (every seat's banked
     ``scores`` and the ``mover``), else None."""
-    scores, mover = getattr(state, "scores", None), getattr(state, "mover", None)
-    if _faces(scores) is None or isinstance(mover, bool) or not isinstance(mover, int) or not 0 <= mover < len(scores):
+    scores, mover = _faces(getattr(state, "scores", None)), getattr(state, "mover", None)
+    if scores is None or isinstance(mover, bool) or not isinstance(mover, int) or not 0 <= mover < len(scores):
         return None
     return mover
 
