@@ -102,3 +102,20 @@ def test_the_cycles_line_in_parts():
     assert pure is not None and pure["pure"] == 2 and "mixers" not in pure
     assert note_parts(cycle_note((1, 2, 3), unsettled, 1)) is None
     assert note_parts("a line of another kind") == {"text": "a line of another kind"}  # shown as it is
+
+
+def test_the_board_has_the_note_where_the_position_lies_on_an_unsettled_cycle(service):
+    from dataclasses import replace
+
+    s = service.new_game_call("pig-table", {"rules": "small-3", "settings": {"seed": 3, "seat": 2}})()
+    s = service.move_call(s["id"], {"throw": "6"})()
+    s = service.move_call(s["id"], {"choice": "bank"})()  # the others go for 20 and bust: your turn at 0, 6, 0
+    assert [x["score"] for x in s["board"]["seats"]] == [0, 6, 0] and s["board"]["mover"] == 2 and s["board"]["note"] is None
+    p = service.played(s["id"])
+    seen = [p.state.scores[(p.state.mover + k) % 3] for k in range(3)]  # mover first
+    cycle = {"scores": seen[1:] + seen[:1], "selected": "mixed", "pure": 0, "mixer": [2], "q": [0.25], "members": [0]}  # a rotation: its member 2 is the mover
+    p.solution = replace(p.solution, unsettled=[cycle])
+    note = service.play_state(s["id"])["board"]["note"]
+    assert note is not None and note["mixers"] == [seen[0]] and note["q"] == [0.25] and note["text"].startswith("this position's cycle has no pure equilibrium")
+    p.solution = replace(p.solution, unsettled=[{**cycle, "selected": "pure", "pure": 3, "mixer": [], "q": []}])
+    assert service.play_state(s["id"])["board"]["note"]["pure"] == 3

@@ -106,6 +106,10 @@ def test_the_german_board_and_log(page):
     assert "am Zug" in page.js("return document.querySelector('#seats .seat.moving .turn-tag').textContent")
     assert "Siegchance" in page.js("return document.querySelector('#seats .seat .win-line').textContent")
     assert log(page)[0][2].startswith("Spieler 1 wirft")
+    note = {"text": "this position's cycle has 2 pure equilibria: ...", "pure": 2}  # the board's note, as the server sends it where the cycle has one
+    shown_note = page.js("const s = structuredClone(state.play); s.board.note = arguments[0]; drawSeats(s); return document.querySelector('#seats .cycle-note').textContent", note)
+    assert shown_note.startswith("Der Zyklus dieser Stellung hat 2 reine Gleichgewichte")
+    assert not page.js("drawSeats(state.play); return !!document.querySelector('#seats .cycle-note')")
     page.click_and_wait("throw")
     page.click_and_wait("stop")
     assert [e[2].split(" −")[0] for e in log(page) if e[:2] == ("2", "bank")] == ["Du hörst auf und schreibst 5 Punkte auf"]
