@@ -143,7 +143,7 @@ def turn_function(rules: TableRules):
     return functools.partial(table_turn, z=sizes(rules))
 
 
-def solve(rules: TableRules, *, tol: float = 1e-13, analyse: bool = False, progress=None, chunk: int = 8) -> TableSolution:
+def solve(rules: TableRules, *, tol: float = 1e-13, analyse: bool = False, progress=None, chunk: int = 32) -> TableSolution:
     """Win-probability vectors of every turn-start state of Zehntausend at a table."""
     float_dtype("float64")  # float64 or a clear error (x64 mode off), before any table is built
     cycles = make_cycles(rules.levels, rules.players)
