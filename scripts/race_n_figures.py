@@ -112,6 +112,7 @@ def measured(game, players, goal, entry, analyse: bool = False) -> dict:
     out["wall_seconds"] = sum(v * 60 ** (len(parts) - 1 - i) for i, v in enumerate(parts))
     out["peak_rss_mib"] = int(rss.group(1)) / 1024 if rss else math.nan
     out["load_before"] = " ".join(Path("/proc/loadavg").read_text().split()[:3])
+    out["measured_utc"] = time.strftime("%Y-%m-%d %H:%M", time.gmtime())
     return out
 
 
@@ -170,6 +171,8 @@ def main(argv=None) -> int:
     ap.add_argument("--out", type=Path, default=ROOT / "results" / "race-n" / "race-n")
     ap.add_argument("--budget", type=float, default=900.0, help="Largest estimated wall seconds of one run that is still run.")
     ap.add_argument("--only", default="", help="Run only this game (zehntausend or pig).")
+    ap.add_argument("--players", type=int, default=0, help="Run only this number of players (0: all).")
+    ap.add_argument("--merge", action="store_true", help="Keep the rows of the existing JSON that this run does not measure (replace the others).")
     ap.add_argument("--analyse", action="store_true", help="With --one: enumerate every cycle's equilibria. Alone: run the ANALYSED set only.")
     args = ap.parse_args(argv)
     if args.one:
@@ -187,8 +190,15 @@ def main(argv=None) -> int:
         return 0
     rows: list[dict] = []
     args.out.parent.mkdir(parents=True, exist_ok=True)
+    kept = json.loads(args.out.with_suffix(".json").read_text())["rows"] if args.merge and args.out.with_suffix(".json").exists() else []
+
+    def save(rows: list[dict]) -> list[dict]:
+        everything = merged(kept, rows) if args.merge else rows
+        args.out.with_suffix(".json").write_text(json.dumps({"machine": machine(), "rows": everything}, indent=1))
+        return everything
+
     for game, players, goals, entries in RUNS:
-        if args.only and game != args.only:
+        if (args.only and game != args.only) or (args.players and players != args.players):
             continue
         for entry in entries:
             prev: list[dict] = []
@@ -203,10 +213,20 @@ def main(argv=None) -> int:
                 prev.append(r)
                 rows.append(r)
                 print(f"{game} {players} {goal} {entry}: {r['wall_seconds']:.1f} s, {r['peak_rss_mib']:.0f} MiB, start {r['start']}", flush=True)
-                args.out.with_suffix(".json").write_text(json.dumps({"machine": machine(), "rows": rows}, indent=1))
-    args.out.with_suffix(".json").write_text(json.dumps({"machine": machine(), "rows": rows}, indent=1))
-    args.out.with_suffix(".md").write_text(table(rows) + "\n")
+                save(rows)
+    args.out.with_suffix(".md").write_text(table(save(rows)) + "\n")
     return 0
+
+
+def merged(old: list[dict], rows: list[dict]) -> list[dict]:
+    """The rows ``old`` in their order, each replaced by the row of ``rows`` with the same game,
+    players, goal and entry; the other rows of ``rows`` added at the end."""
+    def key(r: dict) -> tuple:
+        return (r["game"], r["players"], r["goal"], r["entry"])
+
+    new = {key(r): r for r in rows}
+    out = [new.pop(key(r), r) for r in old]
+    return out + list(new.values())
 
 
 def machine() -> dict:

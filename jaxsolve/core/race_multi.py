@@ -90,11 +90,26 @@ def start_vectors(shape: tuple, n: int, dtype: Any) -> jax.Array:
     return x.at[..., 0].set(0.0)
 
 
+def member_turns(turn: Callable, W: jax.Array, members: jax.Array, X: jax.Array, operands: Any) -> tuple[jax.Array, jax.Array]:
+    """The turns of a chunk of cycles ``members [C, N]`` at bust vectors ``X [C, N, N]``:
+    ``V [C, N, N]``, ``beta [C, N]``. One batch per member position, one after the other: the
+    members at one position share their place in the cycles' order (the representative's
+    first score is the cycle's lowest), so a turn whose length depends on the mover's score
+    (Zehntausend's scan over the turn totals his score leaves) scans each batch only as far
+    as its own movers need."""
+
+    def one(args: tuple) -> tuple:
+        states, Xj = args
+        return turn(W, states, Xj, operands)
+
+    V, beta = jax.lax.map(one, (members.T, jnp.swapaxes(X, 0, 1)))  # [N, C, N], [N, C]
+    return jnp.swapaxes(V, 0, 1), beta.T
+
+
 def cycle_rounds(turn: Callable, W: jax.Array, members: jax.Array, operands: Any, tol: Any, max_rounds: int) -> tuple[jax.Array, jax.Array, jax.Array]:
     """Best-response iteration for a chunk of cycles ``members [C, N]``; returns the updated
     ``W``, each cycle's last change ``[C]`` and the rounds run."""
     C, n = members.shape
-    flat = members.reshape(-1)
 
     def cond(c: tuple) -> jax.Array:
         _, _, r, change = c
@@ -102,8 +117,7 @@ def cycle_rounds(turn: Callable, W: jax.Array, members: jax.Array, operands: Any
 
     def body(c: tuple) -> tuple:
         Wc, X, r, _ = c
-        V, beta = turn(W, flat, X.reshape(C * n, n), operands)
-        V, beta = V.reshape(C, n, n), beta.reshape(C, n)
+        V, beta = member_turns(turn, W, members, X, operands)
         A = V - beta[..., None] * X
         new = solve_cycle(A, beta)
         change = jnp.max(jnp.abs(new - Wc), axis=(1, 2))
@@ -113,6 +127,22 @@ def cycle_rounds(turn: Callable, W: jax.Array, members: jax.Array, operands: Any
     start = (inf, start_vectors((C, n), n, W.dtype), jnp.asarray(0, jnp.int32), jnp.full(C, jnp.inf, W.dtype))
     Wc, _, r, change = jax.lax.while_loop(cond, body, start)
     return W.at[members].set(Wc), change, r
+
+
+def layer_rounds(turn: Callable, W: jax.Array, members: jax.Array, lo: jax.Array, count: jax.Array, operands: Any, tol: Any, *, chunk: int, width: int, max_rounds: int) -> tuple[jax.Array, jax.Array, jax.Array]:
+    """Best-response iteration for the cycles ``members[lo : lo + count]`` (one layer), chunk
+    by chunk inside one program; the last chunk repeats the layer's last cycle. Returns the
+    updated ``W``, each cycle's last change ``[width]`` (the first ``count`` are the layer's)
+    and the most rounds a chunk ran."""
+
+    def one(k: jax.Array, c: tuple) -> tuple:
+        W, change, r = c
+        rows = members[lo + jnp.minimum(k * chunk + jnp.arange(chunk), count - 1)]
+        W, ch, rk = cycle_rounds(turn, W, rows, operands, tol, max_rounds)
+        return W, jax.lax.dynamic_update_slice_in_dim(change, ch, k * chunk, axis=0), jnp.maximum(r, rk)
+
+    start = (W, jnp.zeros(width, W.dtype), jnp.asarray(0, jnp.int32))
+    return jax.lax.fori_loop(0, (count + chunk - 1) // chunk, one, start)
 
 
 @dataclass
@@ -164,13 +194,18 @@ def solve_multi(
     W = jax.device_put(np.zeros((S, n), dtype))
     chunk = max(1, min(chunk, len(cycles.members)))
 
-    def step(W: jax.Array, members: jax.Array, operands: Any, tol: Any) -> tuple[jax.Array, jax.Array, jax.Array]:
-        return cycle_rounds(turn, W, members, operands, tol, max_rounds)
+    sizes = np.diff(cycles.starts)
+    width = int(-(-int(sizes.max(initial=1)) // chunk) * chunk)
+
+    def step(W: jax.Array, members: jax.Array, lo: jax.Array, count: jax.Array, operands: Any, tol: Any) -> tuple[jax.Array, jax.Array, jax.Array]:
+        return layer_rounds(turn, W, members, lo, count, operands, tol, chunk=chunk, width=width, max_rounds=max_rounds)
 
     tol_arr = jax.device_put(np.asarray(tol, dtype))
-    members0 = jax.device_put(np.zeros((chunk, n), np.int32))
-    # one program per game, rules and chunk (the compile cache: a second solve compiles nothing)
-    exe_c, compile_seconds = compiled(("race-multi", key, max_rounds), step, *(abstract(x) for x in (W, members0, operands, tol_arr)), donate_argnums=0)
+    members_all = jax.device_put(np.asarray(cycles.members, np.int32))
+    scalar = jax.device_put(np.asarray(0, np.int32))
+    # one program per game, rules and chunk (the compile cache: a second solve compiles nothing);
+    # a call solves a whole layer, its chunks in a loop inside the program
+    exe_c, compile_seconds = compiled(("race-multi", key, max_rounds, chunk), step, *(abstract(x) for x in (W, members_all, scalar, scalar, operands, tol_arr)), donate_argnums=0)
     t0 = time.perf_counter()
     query = _query(turn, operands, n, dtype)
     wide = _query(turn, operands, n, dtype, width=512) if analyse else query
@@ -184,26 +219,18 @@ def solve_multi(
         progress(0, L)
     for li in range(L):
         lo, hi = int(cycles.starts[li]), int(cycles.starts[li + 1])
-        changes = []
-        for c0 in range(lo, hi, chunk):
-            rows = cycles.members[c0 : min(c0 + chunk, hi)]
-            W, change, r = exe_c(W, jax.device_put(np.asarray(_pad(rows, chunk), np.int32)), operands, tol_arr)
-            changes.append((rows, change, r))
-        bad_rows, ok_rows = [], []
-        for rows, change, r in jax.device_get(changes):
-            ch = np.asarray(change)[: len(rows)]
-            rounds = max(rounds, int(r))
-            bad = ch > tol
-            residual = max(residual, float(np.max(ch[~bad], initial=0.0)))
-            bad_rows.append(rows[bad])
-            ok_rows.append(rows[~bad])
-        bad_all = np.concatenate(bad_rows)
-        if len(bad_all):  # the layer's cycles are independent: all unsettled ones at once
-            W = _settle(W, bad_all, query, n, unsettled)
-        ok_all = np.concatenate(ok_rows)
-        if analyse and len(ok_all):
-            counts = _analyse(W, ok_all, wide, n)
-            analysed += len(ok_all)
+        rows = cycles.members[lo:hi]
+        W, change, r = exe_c(W, members_all, np.asarray(lo, np.int32), np.asarray(hi - lo, np.int32), operands, tol_arr)
+        ch, r = jax.device_get((change, r))
+        ch = np.asarray(ch)[: hi - lo]
+        rounds = max(rounds, int(r))
+        bad = ch > tol
+        residual = max(residual, float(np.max(ch[~bad], initial=0.0)))
+        if np.any(bad):  # the layer's cycles are independent: all unsettled ones at once
+            W = _settle(W, rows[bad], query, n, unsettled)
+        if analyse and np.any(~bad):
+            counts = _analyse(W, rows[~bad], wide, n)
+            analysed += int(np.sum(~bad))
             several += int(np.sum(counts > 1))  # type: ignore[operator]
         if progress is not None:
             progress(li + 1, L)
@@ -280,4 +307,4 @@ def check_sums(values: np.ndarray, tol: float = 1e-12) -> float:
     return float(np.max(np.abs(values.sum(axis=-1) - 1.0)))
 
 
-__all__ = ["MultiRun", "decode_scores", "flat_scores", "NoEquilibriumError", "bust_vectors", "check_sums", "cycle_rounds", "solve_cycle", "solve_multi", "start_vectors"]
+__all__ = ["MultiRun", "decode_scores", "flat_scores", "NoEquilibriumError", "bust_vectors", "check_sums", "cycle_rounds", "layer_rounds", "member_turns", "solve_cycle", "solve_multi", "start_vectors"]

@@ -62,56 +62,68 @@ def write_vectors(W, s, z: Sizes):
     return S
 
 
+def scan_channels(Sc, Xc, top, ops: TableOps, z: Sizes):
+    """``V [H * 7, N + 1, B]``: every turn total and dice's value vector (channels ``0..N-1``)
+    and bust probability (channel ``N``) for ``p < top``; the rows from ``top`` on hold the
+    write (slope 0).
+
+    ``Sc [H, N + 1, B]``: the writes with slope 0; ``Xc [N + 1, B]``: the bust vectors with
+    slope 1. The channels and the batch are the last two axes (the duel's batch-last layout),
+    so each option a level reads is one contiguous block and the mover's entry, which alone
+    decides, one contiguous row: the running maximum over a class's options compares row 0
+    and moves all channels with it."""
+    H, K, B = Sc.shape
+    V = jnp.repeat(Sc, NDIM, axis=0)
+    bust = jnp.broadcast_to(Xc[None], (z.busts, K, B))
+
+    def level(i, V):
+        p = top - 1 - i
+        win = jax.lax.dynamic_slice_in_dim(V, (p + 1) * NDIM, z.reach * NDIM, axis=0)
+        s_win = jax.lax.dynamic_slice_in_dim(Sc, p, z.reach + 1, axis=0)
+        vals = []
+        for write, index in ops.groups:
+            best = s_win[write]  # [Cg, K, B]: the write
+            cand = win[index]  # [Cg, Ug, K, B]: the set-asides in the tie rule's order
+            for j in range(index.shape[1]):
+                better = cand[:, j, 0] > best[:, 0] + TIE
+                best = jnp.where(better[:, None], cand[:, j], best)
+            vals.append(best)
+        every = jnp.concatenate(vals + [bust], axis=0)
+        e = jnp.stack([jnp.sum(pn[:, None, None] * every[rows], axis=0) for rows, pn in ops.by_n])  # [6, K, B]
+        s_p = Sc[p]
+        write_now = s_p[0] >= e[DICE - 1][0] - TIE
+        row = jnp.concatenate([jnp.where(write_now[None], s_p, e[DICE - 1])[None], e], axis=0)
+        return jax.lax.dynamic_update_slice_in_dim(V, row, p * NDIM, axis=0)
+
+    return jax.lax.fori_loop(0, top, level, V)
+
+
+def channels(S, X):
+    """``Sc [H, N + 1, B]``, ``Xc [N + 1, B]`` of ``S [B, H, N]``, ``X [B, N]`` (``scan_channels``)."""
+    B, H, N = S.shape
+    Sc = jnp.concatenate([jnp.transpose(S, (1, 2, 0)), jnp.zeros((H, 1, B), S.dtype)], axis=1)
+    Xc = jnp.concatenate([X.T, jnp.ones((1, B), X.dtype)], axis=0)
+    return Sc, Xc
+
+
 def scan_vectors(S, X, top, ops: TableOps, z: Sizes):
     """``V [H * 7, B, N]``, ``D [H * 7, B]``: value vectors and bust probabilities of every turn
-    total and dice for ``p < top`` (rows from ``top`` on hold the write and slope 0)."""
-    B, H, N = S.shape
-    St = jnp.swapaxes(S, 0, 1)  # [H, B, N]
-    V = jnp.repeat(St, NDIM, axis=0)
-    D = jnp.zeros((H * NDIM, B), S.dtype)
-    bust_v = jnp.broadcast_to(X[None], (z.busts, B, N))
-    bust_d = jnp.ones((z.busts, B), S.dtype)
-
-    def level(i, carry):
-        V, D = carry
-        p = top - 1 - i
-        win_v = jax.lax.dynamic_slice_in_dim(V, (p + 1) * NDIM, z.reach * NDIM, axis=0)
-        win_d = jax.lax.dynamic_slice_in_dim(D, (p + 1) * NDIM, z.reach * NDIM, axis=0)
-        s_win = jax.lax.dynamic_slice_in_dim(St, p, z.reach + 1, axis=0)
-        vals, slopes = [], []
-        for write, index in ops.groups:
-            best_v = s_win[write]  # [Cg, B, N]
-            best_d = jnp.zeros(best_v.shape[:2], S.dtype)
-            cand_v, cand_d = win_v[index], win_d[index]  # [Cg, Ug, B, (N)]
-            for j in range(index.shape[1]):
-                better = cand_v[:, j, :, 0] > best_v[..., 0] + TIE
-                best_v = jnp.where(better[..., None], cand_v[:, j], best_v)
-                best_d = jnp.where(better, cand_d[:, j], best_d)
-            vals.append(best_v)
-            slopes.append(best_d)
-        all_v = jnp.concatenate(vals + [bust_v], axis=0)
-        all_d = jnp.concatenate(slopes + [bust_d], axis=0)
-        e = jnp.stack([jnp.sum(pn[:, None, None] * all_v[rows], axis=0) for rows, pn in ops.by_n])  # [6, B, N]
-        d = jnp.stack([jnp.sum(pn[:, None] * all_d[rows], axis=0) for rows, pn in ops.by_n])
-        s_p = St[p]
-        write_now = s_p[:, 0] >= e[DICE - 1][:, 0] - TIE
-        row_v = jnp.concatenate([jnp.where(write_now[:, None], s_p, e[DICE - 1])[None], e], axis=0)
-        row_d = jnp.concatenate([jnp.where(write_now, 0.0, d[DICE - 1])[None], d], axis=0)
-        V = jax.lax.dynamic_update_slice_in_dim(V, row_v, p * NDIM, axis=0)
-        D = jax.lax.dynamic_update_slice_in_dim(D, row_d, p * NDIM, axis=0)
-        return V, D
-
-    return jax.lax.fori_loop(0, top, level, (V, D))
+    total and dice for ``p < top`` (rows from ``top`` on hold the write and slope 0), in the
+    batch-first layout (``scan_channels``)."""
+    N = S.shape[-1]
+    Sc, Xc = channels(S, X)
+    V = scan_channels(Sc, Xc, top, ops, z)
+    return jnp.swapaxes(V[:, :N], 1, 2), V[:, N]
 
 
 def table_turn(W, states, X, ops: TableOps, *, z: Sizes):
     """The engine's turn: ``V [B, N]`` and ``beta [B]`` at turn total 0 with six dice."""
     B, N = X.shape
     s = decode(states, z.G, N)
-    S = write_vectors(W, s, z)
     top = z.G - jnp.min(s[:, 0])
-    V, D = scan_vectors(S, X, top, ops, z)
-    return V[DICE], D[DICE]
+    Sc, Xc = channels(write_vectors(W, s, z), X)
+    V = scan_channels(Sc, Xc, top, ops, z)[DICE]  # [N + 1, B]
+    return V[:N].T, V[N]
 
 
 @dataclass(frozen=True, eq=False)
@@ -131,7 +143,7 @@ def turn_function(rules: TableRules):
     return functools.partial(table_turn, z=sizes(rules))
 
 
-def solve(rules: TableRules, *, tol: float = 1e-13, analyse: bool = False, progress=None, chunk: int = 8) -> TableSolution:
+def solve(rules: TableRules, *, tol: float = 1e-13, analyse: bool = False, progress=None, chunk: int = 32) -> TableSolution:
     """Win-probability vectors of every turn-start state of Zehntausend at a table."""
     float_dtype("float64")  # float64 or a clear error (x64 mode off), before any table is built
     cycles = make_cycles(rules.levels, rules.players)
