@@ -12,7 +12,8 @@ for a few seconds and then left (the server cancels what nobody polls), and inpu
 must refuse with one line and a 4xx (a 5,001-digit score, a game that does not exist, malformed
 JSON). Every answer's status is counted; a 5xx or a refusal that is not one line is a failure.
 The server's resident memory is sampled every second (``/proc/PID/status``: ``VmRSS``) and its
-peak read at the end (``VmHWM``). Prints a summary and writes it as JSON (``--json``).
+peak read at the end (``VmHWM``). Prints a summary and writes it as JSON (``--json``);
+``--report FILE.json`` writes a summary's table (``.md``) and its memory plot (``.png``) beside it.
 """
 
 from __future__ import annotations
@@ -204,7 +205,60 @@ def memory_of(pid: int) -> dict[str, int]:
     return out
 
 
+def report(path: Path) -> None:
+    """Write a soak's summary (``path``, its JSON) as a Markdown table beside it (``.md``) and its
+    memory over time as a plot (``.png``): the server's resident memory and the bytes of the
+    tables it keeps, sampled every 30 s."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    s = json.loads(path.read_text())
+    rows = [r for r in s["every_30_s_rss_tables_games"] if r[2] is not None]
+    gb = 1e9
+    fig, ax = plt.subplots(figsize=(8, 4), dpi=100)
+    ax.plot([r[0] / 60 for r in rows], [r[1] / gb for r in rows], label="server's resident memory (VmRSS)")
+    ax.plot([r[0] / 60 for r in rows], [r[2] / gb for r in rows], label="tables kept in memory")
+    ax.axhline(s["tables_at_end"]["max_bytes"] / gb, color="grey", linestyle="--", label="--max-memory (tables)")
+    ax.set_xlabel("minutes into the soak")
+    ax.set_ylabel("GB")
+    ax.set_title(f"jaxsolve serve under {s['clients']} clients, {s['requests']:,} requests")
+    ax.legend(loc="upper left", fontsize=8)
+    ax.grid(alpha=0.3)
+    fig.tight_layout()
+    fig.savefig(path.with_suffix(".png"))
+    plt.close(fig)
+    rss = [r[1] for r in rows if r[0] >= (s["warm_done_after_s"] or 0)] or [r[1] for r in rows]
+    lines = [
+        f"# Soak of the page's server ({s['minutes']:.0f} minutes)",
+        "",
+        f"`{s['command']}` (server: `{s['server']}`), {s['clients']} clients, games: {', '.join(s['games'])}.",
+        "",
+        "| figure | value |",
+        "| --- | ---: |",
+        f"| requests | {s['requests']:,} |",
+        f"| statuses | {', '.join(f'{k}: {v:,}' for k, v in s['statuses'].items())} |",
+        f"| failures (a 5xx, or a refusal that is not one line) | {s['failure_count']} |",
+        f"| seconds per request: median, 95th percentile, max | {s['seconds_p50']:.3f}, {s['seconds_p95']:.3f}, {s['seconds_max']:.2f} |",
+        f"| default tables warmed after | {s['warm_done_after_s']} s |",
+        f"| tables kept at the end (bytes, of --max-memory) | {s['tables_at_end']['bytes'] / gb:.2f} GB of {s['tables_at_end']['max_bytes'] / gb:.2f} GB ({s['tables_at_end']['tables']} tables) |",
+        f"| games in play at the end | {s['tables_at_end']['games_in_play']} |",
+        f"| resident memory after warming: lowest, median of the 30 s samples | {min(rss) / gb:.1f} GB, {sorted(rss)[len(rss) // 2] / gb:.1f} GB |",
+        f"| **peak resident memory (VmHWM)** | **{s['peak_rss_bytes'] / gb:.1f} GB** |",
+        "",
+        f"![memory over the soak]({path.with_suffix('.png').name})",
+        "",
+    ]
+    path.with_suffix(".md").write_text("\n".join(lines))
+
+
 def main(argv: list[str] | None = None) -> int:
+    if argv is None:
+        argv = sys.argv[1:]
+    if argv[:1] == ["--report"] and len(argv) == 2:
+        report(Path(argv[1]))
+        return 0
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--minutes", type=float, default=30.0)
     parser.add_argument("--clients", type=int, default=2)
