@@ -45,6 +45,10 @@ def _clock(seconds: float) -> str:
     return f"{seconds // 3600}:{seconds // 60 % 60:02d}:{seconds % 60:02d}"
 
 
+EARLIEST = 0.01
+"""Share of the work done before a time left is estimated off a terminal."""
+
+
 class PlainLines:
     """The part of ``rich.progress.Progress`` the bars use, written as whole lines on stderr: a
     task's line when it is done, and at most every ``PLAIN_EVERY`` seconds while it is not
@@ -94,7 +98,12 @@ class PlainLines:
 
     def _say(self, t: dict, now: float) -> None:
         done, total, spent = t["completed"], t["total"], now - t["start"]
-        left = f", about {_clock(spent * (total - done) / done)} left" if total and 0 < done < total else (", 0:00:00 left" if total and done >= total else ", time left unknown")
+        if total and done >= total:
+            left = ", 0:00:00 left"
+        elif total and done >= EARLIEST * total:
+            left = f", about {_clock(spent * (total - done) / done)} left"
+        else:  # no rate yet, or one from the first hundredth of the work (its set-up), which misleads
+            left = ", time left unknown"
         of = f"{int(done):,}/{int(total):,}" if total else f"{int(done):,}"
         since = f" ({_clock(now - self._start)} since the start)" if now - self._start - spent >= 1 else ""
         line = f"{t['description']}: {of}, {_clock(spent)} elapsed{left}{since}\n"

@@ -60,3 +60,18 @@ def test_off_a_terminal_each_update_worth_telling_is_one_whole_line(capsys, monk
             steps(done)
     lines = capsys.readouterr().err.splitlines()
     assert [line.split(",")[0] for line in lines] == ["games: 0/100", "games: 10/100", "games: 20/100", "games: 30/100"], lines
+
+
+def test_off_a_terminal_no_time_left_is_guessed_from_the_first_hundredth_of_the_work(capsys, monkeypatch):
+    """A solve's first layers are a sliver of its states and carry its set-up: a rate taken
+    there promised hundreds of hours. Below 1 % done the line says the time left is unknown."""
+    monkeypatch.delenv("FORCE_TERMINAL", raising=False)
+    monkeypatch.delenv("TTY_COMPATIBLE", raising=False)
+    monkeypatch.setattr(progress, "PLAIN_EVERY", 0.0)
+    with progress.steps_bar(10_000, "states") as steps:
+        for done in (5, 99, 100, 5000):
+            steps(done)
+    lines = capsys.readouterr().err.splitlines()
+    by_done = {line.split(", ")[0]: line for line in lines}
+    assert by_done["states: 5/10,000"].endswith("time left unknown") and by_done["states: 99/10,000"].endswith("time left unknown"), lines
+    assert "about" in by_done["states: 100/10,000"] and "about" in by_done["states: 5,000/10,000"], lines
