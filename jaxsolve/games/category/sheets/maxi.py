@@ -20,7 +20,7 @@ from __future__ import annotations
 
 from jaxsolve.core.rules import Presets
 from jaxsolve.games.category.registration import category_game
-from jaxsolve.games.category.sheets.rules import CategoryRules
+from jaxsolve.games.category.sheets.rules import CategoryRules, no_joker_rules
 from jaxsolve.games.category.sheets.sheet import UPPER_ALIASES, UPPER_NAMES, Box, face_boxes
 
 MAXI_SHEET: tuple[Box, ...] = face_boxes(UPPER_NAMES, UPPER_ALIASES) + (
@@ -44,30 +44,13 @@ MAXI_SHEET: tuple[Box, ...] = face_boxes(UPPER_NAMES, UPPER_ALIASES) + (
 
 def maxi(name: str = "maxi", throws: int = 3) -> CategoryRules:
     """Maxi Yatzy without saved throws: six dice, ``throws`` throws a turn, the 20-box sheet."""
-    return CategoryRules(
-        name=name,
-        throws=throws,
-        joker="none",
-        extra_bonus=0,
-        upper_bonus=100,
-        upper_threshold=84,
-        dice=6,
-        boxes=MAXI_SHEET,
-    )
+    return no_joker_rules(name, MAXI_SHEET, dice=6, throws=throws, upper_bonus=100, upper_threshold=84)
 
 
 def reduced(dice: int, boxes: tuple[str, ...], upper_threshold: int, name: str | None = None) -> CategoryRules:
     """Maxi Yatzy's scoring on fewer dice and a sub-sheet (the six upper boxes plus ``boxes``)."""
     by_name = {b.name: b for b in MAXI_SHEET}
-    return CategoryRules(
-        name=name or f"maxi-reduced-{dice}-dice",
-        joker="none",
-        extra_bonus=0,
-        upper_bonus=100,
-        upper_threshold=upper_threshold,
-        dice=dice,
-        boxes=MAXI_SHEET[:6] + tuple(by_name[n] for n in boxes),
-    )
+    return no_joker_rules(name or f"maxi-reduced-{dice}-dice", MAXI_SHEET[:6] + tuple(by_name[n] for n in boxes), dice=dice, upper_bonus=100, upper_threshold=upper_threshold)
 
 
 def small() -> CategoryRules:

@@ -137,6 +137,21 @@ class CategoryRules(Rules):
         return cast(CategoryRules, super().from_dict(data))
 
 
+def no_joker_rules(name: str, boxes: tuple[Box, ...], *, dice: int, upper_bonus: int, upper_threshold: int, throws: int = 3) -> CategoryRules:
+    """The rules of a sheet without a joker and without a bonus for a further all-same throw
+    (Maxi Yatzy, Yacht): ``dice`` dice, ``throws`` throws a turn, ``upper_bonus`` at ``upper_threshold``."""
+    return CategoryRules(
+        name=name,
+        throws=throws,
+        joker="none",
+        extra_bonus=0,
+        upper_bonus=upper_bonus,
+        upper_threshold=upper_threshold,
+        dice=dice,
+        boxes=boxes,
+    )
+
+
 def check_objective(objective: str) -> str:
     if objective not in OBJECTIVES:
         raise RulesError(f"unknown objective {objective!r}; choose one of {', '.join(OBJECTIVES)}")

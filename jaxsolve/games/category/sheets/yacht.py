@@ -20,7 +20,7 @@ from __future__ import annotations
 
 from jaxsolve.core.rules import Presets
 from jaxsolve.games.category.registration import category_game
-from jaxsolve.games.category.sheets.rules import CategoryRules
+from jaxsolve.games.category.sheets.rules import CategoryRules, no_joker_rules
 from jaxsolve.games.category.sheets.sheet import UPPER_ALIASES, UPPER_NAMES, Box, face_boxes
 
 YACHT_SHEET: tuple[Box, ...] = face_boxes(UPPER_NAMES, UPPER_ALIASES) + (
@@ -36,16 +36,7 @@ YACHT_SHEET: tuple[Box, ...] = face_boxes(UPPER_NAMES, UPPER_ALIASES) + (
 
 def yacht(name: str = "yacht", throws: int = 3) -> CategoryRules:
     """Yacht: five dice, ``throws`` throws a turn, the 12-box sheet, no bonus, no joker."""
-    return CategoryRules(
-        name=name,
-        throws=throws,
-        joker="none",
-        extra_bonus=0,
-        upper_bonus=0,
-        upper_threshold=1,
-        dice=5,
-        boxes=YACHT_SHEET,
-    )
+    return no_joker_rules(name, YACHT_SHEET, dice=5, throws=throws, upper_bonus=0, upper_threshold=1)
 
 
 PRESETS: Presets[CategoryRules] = Presets("Yacht", {"yacht": yacht()})
