@@ -515,6 +515,16 @@ class OneDieThrows:
             raise PlayError(f"one throw is one face 1..{self.rules.sides}; got {len(faces)}")
         return faces
 
+    def thrown_face(self, s, move: dict) -> int:
+        """The face of the throw ``move`` in state ``s``; a PlayError where a decision is due
+        instead, or where the move is not one face of the die."""
+        if s.rolled:
+            raise PlayError("a decision is due, not a throw")
+        dice = move.get("dice", [])
+        if len(dice) != 1 or not 1 <= int(dice[0]) <= self.rules.sides:
+            raise PlayError(f"a throw is one face 1..{self.rules.sides}, got {dice}")
+        return int(dice[0])
+
     stop_action = "stop"
     """The name of the move that ends a turn and keeps its points (``bank`` at a table)."""
 

@@ -168,12 +168,7 @@ class RaabGame(OneDieThrows, RaceGame):
         who = "you" if s.mover == "you" else "they"
         action = move.get("action")
         if action == "throw":
-            if s.rolled:
-                raise PlayError("a decision is due, not a throw")
-            dice = move.get("dice", [])
-            if len(dice) != 1 or not 1 <= int(dice[0]) <= self.rules.sides:
-                raise PlayError(f"a throw is one face 1..{self.rules.sides}, got {dice}")
-            face = int(dice[0])
+            face = self.thrown_face(s, move)
             if face == self.rules.bust:
                 nxt, _ = self._bank(DuelState(s.you, s.them, 0, s.mover, s.you_started))
                 return nxt, f"{who} threw {face}: bust, the turn total {s.turn_total} is lost" + self.won_text(nxt)

@@ -137,12 +137,7 @@ class TablePigGame(OneDieThrows, PlayedGame):
         n = self.rules.players
         action = move.get("action")
         if action == "throw":
-            if s.rolled:
-                raise PlayError("a decision is due, not a throw")
-            dice = move.get("dice", [])
-            if len(dice) != 1 or not 1 <= int(dice[0]) <= self.rules.sides:
-                raise PlayError(f"a throw is one face 1..{self.rules.sides}, got {dice}")
-            face = int(dice[0])
+            face = self.thrown_face(s, move)
             plan = self._plan(s) if s.turn_total == 0 else s.plan
             if face == self.rules.bust:
                 return TableState(s.scores, (s.mover + 1) % n), f"{who} threw {face}: bust, the turn total {s.turn_total} is lost"
