@@ -22,6 +22,16 @@ inside each and the equilibria where the fixpoint does not settle:
   none, the equilibria in which the fewest movers mix between the two policies adjacent at a
   breakpoint; ``race_cycles.select`` picks one (declared there).
 
+Several processes (``jax.distributed``, ``jax.process_count() > 1``; every process calls
+``solve_multi`` alike): each layer's chunks of cycles, as one process cuts them, are dealt round
+the processes (``deal_chunks``); each process runs the same compiled layer program on its own
+chunks, then the layer's new value vectors are gathered (``multihost_utils.process_allgather``,
+each process's states once) and written into every process's ``W`` before the next layer. A
+chunk's values depend on its cycles and on the higher layers only, so they are bit for bit one
+process's; the cycles that did not settle are settled on every process alike (they are few).
+Per layer every process sends the vectors of its share of the layer's states, ``N`` float64
+each, padded to the largest share.
+
 Tie rule of the turn (the game implements it, ``race_cycles.TIE``): where options are within
 ``1e-12`` for the mover, banking wins over throwing on; among set-asides, the most points, then
 the most dice left.
@@ -157,6 +167,7 @@ class MultiRun:
     analysed: int
     compile_seconds: float
     solve_seconds: float
+    processes: int = 1
 
 
 def _pad(rows: np.ndarray, width: int) -> np.ndarray:
@@ -201,11 +212,14 @@ def solve_multi(
         return layer_rounds(turn, W, members, lo, count, operands, tol, chunk=chunk, width=width, max_rounds=max_rounds)
 
     tol_arr = jax.device_put(np.asarray(tol, dtype))
-    members_all = jax.device_put(np.asarray(cycles.members, np.int32))
+    shares = Shares(cycles, chunk) if jax.process_count() > 1 else None
+    members_all = jax.device_put(np.asarray(cycles.members if shares is None else shares.members, np.int32))
     scalar = jax.device_put(np.asarray(0, np.int32))
     # one program per game, rules and chunk (the compile cache: a second solve compiles nothing);
     # a call solves a whole layer, its chunks in a loop inside the program
     exe_c, compile_seconds = compiled(("race-multi", key, max_rounds, chunk), step, *(abstract(x) for x in (W, members_all, scalar, scalar, operands, tol_arr)), donate_argnums=0)
+    if shares is not None:
+        compile_seconds += shares.compile(W)
     t0 = time.perf_counter()
     query = _query(turn, operands, n, dtype)
     wide = _query(turn, operands, n, dtype, width=512) if analyse else query
@@ -220,9 +234,12 @@ def solve_multi(
     for li in range(L):
         lo, hi = int(cycles.starts[li]), int(cycles.starts[li + 1])
         rows = cycles.members[lo:hi]
-        W, change, r = exe_c(W, members_all, np.asarray(lo, np.int32), np.asarray(hi - lo, np.int32), operands, tol_arr)
-        ch, r = jax.device_get((change, r))
-        ch = np.asarray(ch)[: hi - lo]
+        if shares is None:
+            W, change, r = exe_c(W, members_all, np.asarray(lo, np.int32), np.asarray(hi - lo, np.int32), operands, tol_arr)
+            ch, r = jax.device_get((change, r))
+            ch = np.asarray(ch)[: hi - lo]
+        else:
+            W, ch, r = shares.layer(li, exe_c, W, members_all, operands, tol_arr)
         rounds = max(rounds, int(r))
         bad = ch > tol
         residual = max(residual, float(np.max(ch[~bad], initial=0.0)))
@@ -235,7 +252,105 @@ def solve_multi(
         if progress is not None:
             progress(li + 1, L)
     values = np.asarray(jax.device_get(W))
-    return MultiRun(values, residual, rounds, unsettled, several, analysed, compile_seconds, time.perf_counter() - t0)
+    return MultiRun(values, residual, rounds, unsettled, several, analysed, compile_seconds, time.perf_counter() - t0, 1 if shares is None else shares.processes)
+
+
+def deal_chunks(size: int, chunk: int, processes: int) -> list[np.ndarray]:
+    """Each process's cycles (positions ``0..size-1`` in their layer) of a layer of ``size``
+    cycles: the layer's chunks as one process cuts them (``chunk`` cycles, the last one short)
+    dealt round the processes, chunk ``k`` to process ``k % processes``. Laid one after the
+    other, a process's chunks are chunks of the one-process walk, and the short last chunk
+    (which ``layer_rounds`` pads by repeating the layer's last cycle) is the last of its
+    process's, so its padding is the same."""
+    starts = np.arange(0, size, chunk)
+    parts = []
+    for p in range(processes):
+        mine = [np.arange(s, min(s + chunk, size)) for s in starts[p::processes]]
+        parts.append(np.concatenate(mine) if mine else np.zeros(0, np.int64))
+    return parts
+
+
+class Shares:
+    """The layers of ``cycles`` dealt to the processes of ``jax.distributed`` (``deal_chunks``).
+
+    ``members``: the cycles reordered within each layer so that each process's cycles lie
+    together, process after process (the layer program's ``members``); ``bounds [L, P + 1]``:
+    where each process's cycles begin in ``members``; ``height``: the most cycles a process
+    holds in one layer (each process's gathered share is padded to ``height * N`` states)."""
+
+    def __init__(self, cycles: Cycles, chunk: int) -> None:
+        self.processes, self.rank = jax.process_count(), jax.process_index()
+        self.players, self.size = cycles.players, cycles.levels**cycles.players
+        L = len(cycles.starts) - 1
+        self.order = np.arange(len(cycles.members))
+        self.bounds = np.zeros((L, self.processes + 1), np.int64)
+        for li in range(L):
+            lo, hi = int(cycles.starts[li]), int(cycles.starts[li + 1])
+            parts = deal_chunks(hi - lo, chunk, self.processes)
+            self.order[lo:hi] = lo + np.concatenate(parts)
+            self.bounds[li] = lo + np.cumsum([0] + [len(p) for p in parts])
+        self.members = np.asarray(cycles.members)[self.order]
+        self.height = max(1, int(np.max(np.diff(self.bounds, axis=1), initial=0)))
+        self.starts = np.asarray(cycles.starts)
+
+    def compile(self, W: jax.Array) -> float:
+        """Compile the gather of a share's values and the write of a layer's; the seconds."""
+        n, k = self.players, self.height * self.players
+        idx = jax.ShapeDtypeStruct((k,), np.int32, sharding=W.sharding)
+        every = jax.ShapeDtypeStruct((self.processes * k,), np.int32, sharding=W.sharding)
+        vals = jax.ShapeDtypeStruct((self.processes * k, n), W.dtype, sharding=W.sharding)
+        self.take, t1 = compiled(("race-multi-take",), _take, abstract(W), idx)
+        self.put, t2 = compiled(("race-multi-put",), _put, abstract(W), every, vals, donate_argnums=0)
+        return t1 + t2
+
+    def states(self, li: int, p: int) -> np.ndarray:
+        """The flat states of process ``p``'s cycles of layer ``li`` (each once, sorted)."""
+        return np.unique(self.members[self.bounds[li, p] : self.bounds[li, p + 1]])
+
+    def layer(self, li: int, exe: Any, W: jax.Array, members: jax.Array, operands: Any, tol: jax.Array) -> tuple[jax.Array, np.ndarray, int]:
+        """Layer ``li``: this process's chunks by the layer program ``exe``, then every
+        process's new values gathered into ``W``. Returns ``W``, each cycle's last change (in
+        the layer's order, every process's) and the most rounds a chunk ran."""
+        from jax.experimental import multihost_utils
+
+        n, k, h = self.players, self.height * self.players, self.height
+        a, b = int(self.bounds[li, self.rank]), int(self.bounds[li, self.rank + 1])
+        ch, r = np.zeros(h, W.dtype), 0
+        if b > a:
+            W, change, rk = exe(W, members, np.asarray(a, np.int32), np.asarray(b - a, np.int32), operands, tol)
+            change, rk = jax.device_get((change, rk))
+            ch[: b - a], r = np.asarray(change)[: b - a], int(rk)
+        mine = self.states(li, self.rank)
+        vals = np.asarray(jax.device_get(self.take(W, _pad_to(mine, k, 0).astype(np.int32))))
+        payload = np.concatenate([vals.reshape(-1), ch, [float(r)]])
+        every = np.asarray(multihost_utils.process_allgather(payload))  # [P, k * n + h + 1]
+        idx, new, changes = [], [], []
+        for p in range(self.processes):
+            st = self.states(li, p)
+            idx.append(st)
+            new.append(every[p, : len(st) * n].reshape(-1, n))
+            changes.append(every[p, k * n : k * n + int(self.bounds[li, p + 1] - self.bounds[li, p])])
+        flat_idx = _pad_to(np.concatenate(idx), self.processes * k, self.size).astype(np.int32)  # padding: past the end, dropped
+        flat_new = _pad_to(np.concatenate(new), self.processes * k, 0.0).astype(W.dtype)
+        W = self.put(W, flat_idx, flat_new)
+        lo, hi = int(self.starts[li]), int(self.starts[li + 1])
+        out = np.empty(hi - lo, W.dtype)
+        out[self.order[lo:hi] - lo] = np.concatenate(changes)
+        return W, out, int(np.max(every[:, -1]))
+
+
+def _pad_to(x: np.ndarray, rows: int, fill: Any) -> np.ndarray:
+    """``x`` padded with ``fill`` to ``rows`` rows."""
+    pad = np.full((rows - len(x),) + x.shape[1:], fill, x.dtype)
+    return np.concatenate([x, pad])
+
+
+def _take(W: jax.Array, idx: jax.Array) -> jax.Array:
+    return W[idx]
+
+
+def _put(W: jax.Array, idx: jax.Array, vals: jax.Array) -> jax.Array:
+    return W.at[idx].set(vals, mode="drop")
 
 
 def _query(turn: Callable, operands: Any, n: int, dtype: Any, width: int = 64) -> Callable:
@@ -307,4 +422,4 @@ def check_sums(values: np.ndarray, tol: float = 1e-12) -> float:
     return float(np.max(np.abs(values.sum(axis=-1) - 1.0)))
 
 
-__all__ = ["MultiRun", "decode_scores", "flat_scores", "NoEquilibriumError", "bust_vectors", "check_sums", "cycle_rounds", "layer_rounds", "member_turns", "solve_cycle", "solve_multi", "start_vectors"]
+__all__ = ["MultiRun", "Shares", "deal_chunks", "decode_scores", "flat_scores", "NoEquilibriumError", "bust_vectors", "check_sums", "cycle_rounds", "layer_rounds", "member_turns", "solve_cycle", "solve_multi", "start_vectors"]
