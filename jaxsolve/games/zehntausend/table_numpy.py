@@ -11,28 +11,22 @@ from __future__ import annotations
 
 import functools
 from dataclasses import dataclass
-from typing import NamedTuple
 
 import numpy as np
 
 from jaxsolve.core.race_cycles import TIE, decode, flat_index
 from jaxsolve.errors import JaxsolveError
-from jaxsolve.games.zehntausend.duel_numpy import NDIM, geometry, throw_classes
+from jaxsolve.games.zehntausend.duel_numpy import NDIM, Geometry, geometry, throw_classes
 from jaxsolve.games.zehntausend.rules import DICE, STEP
 from jaxsolve.games.zehntausend.table_rules import TableRules
 
 
-class Sizes(NamedTuple):
-    G: int
-    H: int
-    reach: int
-    busts: int
-    entry: int
+Sizes = Geometry
+"""The table's static sizes are its duel's: the scan reads ``G``, ``H``, ``reach``, ``busts`` and ``entry``."""
 
 
 def sizes(rules: TableRules) -> Sizes:
-    geo = geometry(rules.duel)
-    return Sizes(geo.G, geo.H, geo.reach, geo.busts, geo.entry)
+    return geometry(rules.duel)
 
 
 def _tie_order(index: np.ndarray, valid: np.ndarray) -> np.ndarray:
