@@ -52,56 +52,40 @@ def _play_game():
 
 
 def _family_commands(name: str, title: str) -> dict[str, Command]:
-    """``analyze``, ``distribution``, ``advise-target`` and ``simulate`` of the game ``name``."""
-    run = lambda fn: functools.partial(fn, game=name)  # noqa: E731
+    """The family's own commands of the game ``name`` (``analyze``, ``distribution``,
+    ``advise-target``, ``simulate``, the two-player solves and the table exports)."""
+    quiet = Command.quiet_help
+    commands = (
+        # name, what runs, its parameters, precision, the help of --quiet, the one-line summary
+        ("twoplayer-endgame", family_commands.endgame_command, _endgame_params(), "float32", quiet, "Solve two-player end games (both play to win) and export them."),
+        ("analyze", family_commands.analyze_command, family_commands.ANALYZE_PARAMS, "float64", CACHE_NOTES, "Split a position's value over the boxes and bonuses, with its spread."),
+        ("distribution", family_commands.distribution_command, family_commands.DISTRIBUTION_PARAMS, "float64", quiet, "Exact score distributions under the optimal policy."),
+        ("advise-target", family_commands.advise_target_command, family_commands.ADVISE_TARGET_PARAMS, "fixed64", None, "Advise by the probability of reaching a score (the target objective)."),
+        ("target-table", table_commands.target_table_command, table_commands.TARGET_TABLE_PARAMS, "fixed32", quiet, "Export the table of max P(final >= t) for every state and t."),
+        ("distribution-table", table_commands.distribution_table_command, table_commands.DISTRIBUTION_TABLE_PARAMS, "float64", quiet, "Export the remaining-score distribution of every state."),
+        ("twoplayer-table", table_commands.twoplayer_table_command, table_commands.TWOPLAYER_TABLE_PARAMS, "float32", quiet, "Solve the two-player game (both play to win) and store every layer."),
+        ("simulate", family_commands.simulate_command, family_commands.SIMULATE_PARAMS, "fixed32", quiet, "Play many games at once with a strategy."),
+    )
+    helps = {
+        "twoplayer-endgame": f"Two players of {title}, both playing to win: solve every position where both have at most --open K boxes open, or one "
+        "position's end game from --mine and --theirs (sheet then score), and export it (--out).",
+        "analyze": "Value of a position as a single turn and within the game; split over boxes and bonuses, SD.",
+        "distribution": "Exact distribution of the final score under the score-optimal policy: mean, SD, percentiles, P(score >= T).",
+        "advise-target": "Rank every choice by the probability of scoring at least --target more points.\n\nSolves the rest of the game from the "
+        "position's filled boxes (few open boxes: seconds on a CPU), or answers from a `target-table` export (--table).",
+        "target-table": f"Solve the target objective (max P(at least t more points), every t) for every state of {title} and export every "
+        "layer, for `advise-target --table`.\n\nThe whole Yahtzee table is 4.3 x 10^8 values (1.7 GB in float32).",
+        "distribution-table": f"The exact distribution of the remaining score (P(k more points) under the score-optimal policy) of every state of "
+        f"{title}, solved in float64 and exported in float32, every layer, for `advise --opponent` (each opponent's row read "
+        "instead of computed).\n\nThe whole Yahtzee table is 4.3 x 10^8 values (1.7 GB).",
+        "twoplayer-table": f"Solve {title} for two players, both playing to win, and keep every layer in the solution store (written as each "
+        "is done; two layers in memory), for simulated two-player play and advice.\n\nThe whole two-player Yacht is "
+        "2.04 x 10^9 values (8.2 GB in float32, about 40 core-minutes); games far larger are refused up front.",
+        "simulate": f"Play many games of {title} with each strategy and compare the score distributions.",
+    }
     return {
-        "twoplayer-endgame": Command(
-            run(family_commands.endgame_command), _endgame_params(),
-            f"Two players of {title}, both playing to win: solve every position where both have at most --open K boxes open, or one "
-            "position's end game from --mine and --theirs (sheet then score), and export it (--out).",
-            precision="float32", summary="Solve two-player end games (both play to win) and export them.",
-        ),
-        "analyze": Command(
-            run(family_commands.analyze_command), family_commands.ANALYZE_PARAMS,
-            "Value of a position as a single turn and within the game; split over boxes and bonuses, SD.",
-            precision="float64", quiet_help=CACHE_NOTES, summary="Split a position's value over the boxes and bonuses, with its spread.",
-        ),
-        "distribution": Command(
-            run(family_commands.distribution_command), family_commands.DISTRIBUTION_PARAMS,
-            "Exact distribution of the final score under the score-optimal policy: mean, SD, percentiles, P(score >= T).",
-            precision="float64", summary="Exact score distributions under the optimal policy.",
-        ),
-        "advise-target": Command(
-            run(family_commands.advise_target_command), family_commands.ADVISE_TARGET_PARAMS,
-            "Rank every choice by the probability of scoring at least --target more points.\n\nSolves the rest of the game from the "
-            "position's filled boxes (few open boxes: seconds on a CPU), or answers from a `target-table` export (--table).",
-            precision="fixed64", quiet_help=None, summary="Advise by the probability of reaching a score (the target objective).",
-        ),
-        "target-table": Command(
-            run(table_commands.target_table_command), table_commands.TARGET_TABLE_PARAMS,
-            f"Solve the target objective (max P(at least t more points), every t) for every state of {title} and export every "
-            "layer, for `advise-target --table`.\n\nThe whole Yahtzee table is 4.3 x 10^8 values (1.7 GB in float32).",
-            precision="fixed32", summary="Export the table of max P(final >= t) for every state and t.",
-        ),
-        "distribution-table": Command(
-            run(table_commands.distribution_table_command), table_commands.DISTRIBUTION_TABLE_PARAMS,
-            f"The exact distribution of the remaining score (P(k more points) under the score-optimal policy) of every state of "
-            f"{title}, solved in float64 and exported in float32, every layer, for `advise --opponent` (each opponent's row read "
-            "instead of computed).\n\nThe whole Yahtzee table is 4.3 x 10^8 values (1.7 GB).",
-            precision="float64", summary="Export the remaining-score distribution of every state.",
-        ),
-        "twoplayer-table": Command(
-            run(table_commands.twoplayer_table_command), table_commands.TWOPLAYER_TABLE_PARAMS,
-            f"Solve {title} for two players, both playing to win, and keep every layer in the solution store (written as each "
-            "is done; two layers in memory), for simulated two-player play and advice.\n\nThe whole two-player Yacht is "
-            "2.04 x 10^9 values (8.2 GB in float32, about 40 core-minutes); games far larger are refused up front.",
-            precision="float32", summary="Solve the two-player game (both play to win) and store every layer.",
-        ),
-        "simulate": Command(
-            run(family_commands.simulate_command), family_commands.SIMULATE_PARAMS,
-            f"Play many games of {title} with each strategy and compare the score distributions.",
-            precision="fixed32", summary="Play many games at once with a strategy.",
-        ),
+        key: Command(functools.partial(fn, game=name), params, helps[key], precision=precision, quiet_help=quiet_help, summary=summary)
+        for key, fn, params, precision, quiet_help, summary in commands
     }
 
 
