@@ -79,16 +79,22 @@ def cases(quick: bool = False, backends=None) -> list[Case]:
     return out
 
 
-def run_bench(quick: bool = False, backends=None, only: str | None = None, progress=None) -> dict:
-    """Time every case; returns ``{"machine": ..., "rows": [...]}``."""
-    jax.config.update("jax_enable_x64", True)
-    rows = []
-    for case in cases(quick, backends):
+def _first_runs(cases, only: str | None):
+    """``(case, value, compile seconds or None, first-run seconds)`` of every case whose game
+    contains ``only`` (every case without it), each run once and timed."""
+    for case in cases:
         if only and only not in case.game:
             continue
         t0 = time.perf_counter()
         value, compile_s = case.run()
-        first = time.perf_counter() - t0
+        yield case, value, compile_s, time.perf_counter() - t0
+
+
+def run_bench(quick: bool = False, backends=None, only: str | None = None, progress=None) -> dict:
+    """Time every case; returns ``{"machine": ..., "rows": [...]}``."""
+    jax.config.update("jax_enable_x64", True)
+    rows = []
+    for case, value, compile_s, first in _first_runs(cases(quick, backends), only):
         t0 = time.perf_counter()
         value, _ = case.run()
         warm = time.perf_counter() - t0
@@ -152,12 +158,7 @@ def run_suite(suite: str, backend: str, only: str | None = None, progress=None) 
     less its compile time)."""
     jax.config.update("jax_enable_x64", True)
     rows = []
-    for case in suite_cases(suite, backend):
-        if only and only not in case.game:
-            continue
-        t0 = time.perf_counter()
-        value, compile_s = case.run()
-        first = time.perf_counter() - t0
+    for case, value, compile_s, first in _first_runs(suite_cases(suite, backend), only):
         if first < REPEAT_BELOW_S or compile_s is None:
             t0 = time.perf_counter()
             value, _ = case.run()
