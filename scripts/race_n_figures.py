@@ -172,6 +172,7 @@ def main(argv=None) -> int:
     ap.add_argument("--budget", type=float, default=900.0, help="Largest estimated wall seconds of one run that is still run.")
     ap.add_argument("--only", default="", help="Run only this game (zehntausend or pig).")
     ap.add_argument("--players", type=int, default=0, help="Run only this number of players (0: all).")
+    ap.add_argument("--entry", type=int, default=-1, help="Run only this entry minimum (-1: all).")
     ap.add_argument("--merge", action="store_true", help="Keep the rows of the existing JSON that this run does not measure (replace the others).")
     ap.add_argument("--analyse", action="store_true", help="With --one: enumerate every cycle's equilibria. Alone: run the ANALYSED set only.")
     args = ap.parse_args(argv)
@@ -201,6 +202,8 @@ def main(argv=None) -> int:
         if (args.only and game != args.only) or (args.players and players != args.players):
             continue
         for entry in entries:
+            if args.entry >= 0 and entry != args.entry:
+                continue
             prev: list[dict] = []
             for goal in goals:
                 est = estimate(prev, goal)

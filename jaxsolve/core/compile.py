@@ -4,16 +4,25 @@ A program is named by a hashable key (its function, the rules and every static s
 the abstract shapes, dtypes and shardings of its arguments. ``compiled`` returns the
 executable and the seconds spent compiling it now (0.0 when it came from the cache), so every
 caller reports compile time apart from run time.
+
+The cache holds at most ``MAX_PROGRAMS`` programs, dropping the least recently used: each
+compiled CPU program maps about twenty memory regions, and a process that keeps thousands of
+them (a server answering many rule sets, a long test run) reaches Linux's limit of 65,530
+mappings, where the next compile dies with a segmentation fault inside XLA.
 """
 
 from __future__ import annotations
 
 import time
+from collections import OrderedDict
 from typing import Any, Callable, Hashable
 
 import jax
 
-_CACHE: dict = {}
+MAX_PROGRAMS = 1000
+"""Programs the cache keeps (least recently used dropped first)."""
+
+_CACHE: OrderedDict = OrderedDict()
 
 
 def _spec_key(spec: Any) -> tuple:  # a pytree of ShapeDtypeStruct
@@ -40,11 +49,21 @@ def compiled(key: Hashable, fn: Callable, *specs: Any, **jit_options: Any) -> tu
     full = (key, tuple(_spec_key(s) for s in specs), tuple(sorted((k, repr(v)) for k, v in jit_options.items())))
     hit = _CACHE.get(full)
     if hit is not None:
+        _CACHE.move_to_end(full)
         return hit, 0.0
     t0 = time.perf_counter()
     exe = jax.jit(fn, **jit_options).lower(*specs).compile()
     _CACHE[full] = exe
+    while len(_CACHE) > MAX_PROGRAMS:
+        _CACHE.popitem(last=False)
     return exe, time.perf_counter() - t0
+
+
+def clear() -> None:
+    """Drop every program of the cache and JAX's own caches of traced and compiled functions
+    (their memory and mappings are freed once nothing else holds them)."""
+    _CACHE.clear()
+    jax.clear_caches()
 
 
 def cache_size() -> int:
