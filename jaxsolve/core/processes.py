@@ -72,3 +72,29 @@ def run_command(parse: Callable[[Sequence[str] | None], argparse.Namespace], bod
     except JaxsolveError as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 1
+
+
+def start(args: argparse.Namespace) -> None:
+    """Join the processes (``jax.distributed.initialize`` from the parsed options; a
+    ``JaxsolveError`` naming them if it cannot start)."""
+    import jax
+
+    local = None if args.local_devices is None else list(range(args.local_devices))
+    try:
+        jax.distributed.initialize(coordinator_address=args.coordinator, num_processes=args.processes, process_id=args.process_id, local_device_ids=local)
+    except (ValueError, RuntimeError) as exc:
+        raise JaxsolveError(f"jax.distributed could not start: {exc} (give --coordinator, --processes and --process-id)") from None
+
+
+def finish(row: dict | None, *, compile_seconds: float = 0.0, solve_seconds: float = 0.0, files: Sequence[object] = ()) -> int:
+    """Process 0's result as one JSON line (``row`` with the solve's seconds and the files it
+    wrote; None on the other processes: nothing printed), then leave the processes; exit 0."""
+    import json
+
+    import jax
+
+    if row is not None:
+        row = {**row, "compile_seconds": round(compile_seconds, 3), "solve_seconds": round(solve_seconds, 3), "out": [str(f) for f in files]}
+        print(json.dumps(row), flush=True)
+    jax.distributed.shutdown()
+    return 0

@@ -98,17 +98,19 @@ def rotate(w: Any, m: int = 1) -> np.ndarray:
     return np.roll(w, m, axis=-1)
 
 
-def solve_cycle(A: Any, beta: Any) -> np.ndarray:
-    """``W [..., N, N]`` solving ``W_j = A_j + beta_j R(W_{j+1})`` (members on axis -2).
+def solve_cycle(A: Any, beta: Any, xp: Any = np) -> Any:
+    """``W [..., N, N]`` solving ``W_j = A_j + beta_j R(W_{j+1})`` (members on axis -2), in
+    NumPy (float64) or, with ``xp=jax.numpy``, inside a JAX program.
 
     ``W_j = (sum_m (prod_{k<m} beta_{j+k}) R^m A_{j+m}) / (1 - prod_k beta_k)``."""
-    A, beta = np.asarray(A, np.float64), np.asarray(beta, np.float64)
+    if xp is np:
+        A, beta = np.asarray(A, np.float64), np.asarray(beta, np.float64)
     n = A.shape[-1]
-    total = np.zeros_like(A)
-    weight = np.ones_like(beta)
+    total = xp.zeros_like(A)
+    weight = xp.ones_like(beta)
     for m in range(n):
-        total = total + weight[..., None] * np.roll(np.roll(A, -m, axis=-2), m, axis=-1)
-        weight = weight * np.roll(beta, -m, axis=-1)
+        total = total + weight[..., None] * xp.roll(xp.roll(A, -m, axis=-2), m, axis=-1)
+        weight = weight * xp.roll(beta, -m, axis=-1)
     return total / (1.0 - weight[..., None])
 
 

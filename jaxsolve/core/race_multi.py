@@ -53,6 +53,7 @@ import jax.numpy as jnp
 import numpy as np
 
 from jaxsolve.core.compile import abstract, compiled
+from jaxsolve.core import race_cycles
 from jaxsolve.core.race_cycles import TIE, Cycles, Piece, bust_vectors, cycle_equilibria, envelope, select
 from jaxsolve.errors import JaxsolveError
 
@@ -84,13 +85,7 @@ def flat_scores(scores: Any, G: int) -> jax.Array:
 
 def solve_cycle(A: jax.Array, beta: jax.Array) -> jax.Array:
     """JAX form of ``race_cycles.solve_cycle``: ``W [..., N, N]`` of the cycle equations."""
-    n = A.shape[-1]
-    total = jnp.zeros_like(A)
-    weight = jnp.ones_like(beta)
-    for m in range(n):
-        total = total + weight[..., None] * jnp.roll(jnp.roll(A, -m, axis=-2), m, axis=-1)
-        weight = weight * jnp.roll(beta, -m, axis=-1)
-    return total / (1.0 - weight[..., None])
+    return race_cycles.solve_cycle(A, beta, xp=jnp)
 
 
 def start_vectors(shape: tuple, n: int, dtype: Any) -> jax.Array:

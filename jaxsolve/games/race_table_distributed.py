@@ -33,13 +33,11 @@ from __future__ import annotations
 
 import argparse
 import hashlib
-import json
 import sys
 import time
 from typing import Any, Sequence
 
-from jaxsolve.core.processes import Parser, add_process_options, check_process_options, run_command
-from jaxsolve.errors import JaxsolveError
+from jaxsolve.core.processes import Parser, add_process_options, check_process_options, finish, run_command, start
 
 GAMES = ("zehntausend-table", "pig-table")
 """The games on the N-player race engine."""
@@ -108,11 +106,7 @@ def _main(args: argparse.Namespace) -> int:
     import jax
 
     jax.config.update("jax_enable_x64", True)  # the engine computes in float64
-    local = None if args.local_devices is None else list(range(args.local_devices))
-    try:
-        jax.distributed.initialize(coordinator_address=args.coordinator, num_processes=args.processes, process_id=args.process_id, local_device_ids=local)
-    except (ValueError, RuntimeError) as exc:
-        raise JaxsolveError(f"jax.distributed could not start: {exc} (give --coordinator, --processes and --process-id)") from None
+    start(args)
     from jaxsolve.games import get_game
 
     game = get_game(args.game)
@@ -120,27 +114,15 @@ def _main(args: argparse.Namespace) -> int:
     device = jax.local_devices()[0]
     sol = game.solve(rules, dtype="float64", device=device)
     wall = time.perf_counter() - w0
-    if jax.process_index() == 0:
-        assert game.save is not None
-        files = game.save(args.out, sol) if args.out else []
-        row = {
-            "game": game.name,
-            "rules": rules.to_dict(),
-            "start": sol.start.tolist(),
-            "sha256": digest(sol.values),
-            "unsettled": len(sol.unsettled),
-            "residual": sol.residual,
-            "rounds": sol.rounds,
-            "processes": jax.process_count(),
-            "device": str(device),
-            "compile_seconds": round(sol.compile_seconds, 3),
-            "solve_seconds": round(sol.solve_seconds, 3),
-            "wall_seconds": round(wall, 3),
-            "out": [str(f) for f in files],
-        }
-        print(json.dumps(row), flush=True)
-    jax.distributed.shutdown()
-    return 0
+    if jax.process_index() != 0:
+        return finish(None)
+    assert game.save is not None
+    files = game.save(args.out, sol) if args.out else []
+    row = {
+        "game": game.name, "rules": rules.to_dict(), "start": sol.start.tolist(), "sha256": digest(sol.values), "unsettled": len(sol.unsettled),
+        "residual": sol.residual, "rounds": sol.rounds, "processes": jax.process_count(), "device": str(device), "wall_seconds": round(wall, 3),
+    }
+    return finish(row, compile_seconds=sol.compile_seconds, solve_seconds=sol.solve_seconds, files=files)
 
 
 if __name__ == "__main__":

@@ -23,10 +23,9 @@ local device, rules out of range, an output path that cannot be written) ends wi
 from __future__ import annotations
 
 import argparse
-import json
 import sys
 
-from jaxsolve.core.processes import Parser, add_process_options, check_process_options, run_command
+from jaxsolve.core.processes import Parser, add_process_options, check_process_options, finish, run_command, start
 
 
 def check_args(args: argparse.Namespace) -> None:
@@ -64,7 +63,6 @@ def main(argv=None) -> int:
 
 
 def _main(args) -> int:
-    from jaxsolve.errors import JaxsolveError
     from jaxsolve.games.zehntausend.duel_rules import PRESETS
 
     rules = PRESETS.get_rules(args.rules).replace(goal=args.goal, entry=args.entry, end=args.end, bound=args.bound)
@@ -73,29 +71,16 @@ def _main(args) -> int:
 
     dtype = "float32" if args.x32 else "float64"
     jax.config.update("jax_enable_x64", not args.x32)
-    local = None if args.local_devices is None else list(range(args.local_devices))
-    try:
-        jax.distributed.initialize(coordinator_address=args.coordinator, num_processes=args.processes, process_id=args.process_id, local_device_ids=local)
-    except (ValueError, RuntimeError) as exc:
-        raise JaxsolveError(f"jax.distributed could not start: {exc} (give --coordinator, --processes and --process-id)") from None
+    start(args)
     from jaxsolve.games.zehntausend import duel, duel_commands
 
     mesh = duel.mesh_of()
     sol = duel.solve(rules, dtype=dtype, mesh=mesh)
-    if jax.process_index() == 0:
-        files = duel_commands.save(args.out, sol) if args.out else []
-        row = {
-            "rules": rules.to_dict(),
-            **sol.facts(),
-            "processes": jax.process_count(),
-            "devices": mesh.size,
-            "compile_seconds": round(sol.compile_seconds, 3),
-            "solve_seconds": round(sol.solve_seconds, 3),
-            "out": [str(f) for f in files],
-        }
-        print(json.dumps(row), flush=True)
-    jax.distributed.shutdown()
-    return 0
+    if jax.process_index() != 0:
+        return finish(None)
+    files = duel_commands.save(args.out, sol) if args.out else []
+    row = {"rules": rules.to_dict(), **sol.facts(), "processes": jax.process_count(), "devices": mesh.size}
+    return finish(row, compile_seconds=sol.compile_seconds, solve_seconds=sol.solve_seconds, files=files)
 
 
 if __name__ == "__main__":
