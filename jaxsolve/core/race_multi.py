@@ -230,7 +230,7 @@ def solve_multi(
         lo, hi = int(cycles.starts[li]), int(cycles.starts[li + 1])
         rows = cycles.members[lo:hi]
         if shares is None:
-            W, change, r = exe_c(W, members_all, np.asarray(lo, np.int32), np.asarray(hi - lo, np.int32), operands, tol_arr)
+            W, change, r = exe_c(W, members_all, jax.device_put(np.asarray(lo, np.int32)), jax.device_put(np.asarray(hi - lo, np.int32)), operands, tol_arr)
             ch, r = jax.device_get((change, r))
             ch = np.asarray(ch)[: hi - lo]
         else:
@@ -312,7 +312,7 @@ class Shares:
         a, b = int(self.bounds[li, self.rank]), int(self.bounds[li, self.rank + 1])
         ch, r = np.zeros(h, W.dtype), 0
         if b > a:
-            W, change, rk = exe(W, members, np.asarray(a, np.int32), np.asarray(b - a, np.int32), operands, tol)
+            W, change, rk = exe(W, members, jax.device_put(np.asarray(a, np.int32)), jax.device_put(np.asarray(b - a, np.int32)), operands, tol)
             change, rk = jax.device_get((change, rk))
             ch[: b - a], r = np.asarray(change)[: b - a], int(rk)
         mine = self.states(li, self.rank)
