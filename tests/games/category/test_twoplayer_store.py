@@ -178,6 +178,7 @@ def test_the_command_stores_a_sealed_table_that_a_changed_file_breaks(tmp_path, 
     time kept refused by the rows recomputed on every load, and a layer changed afterwards (its
     size and time no longer those noted) checked in full again and refused."""
     monkeypatch.setenv("JAXSOLVE_CACHE", str(tmp_path))
+    cache.configure(None)  # the store in use (in $JAXSOLVE_CACHE), whatever a test before left set
     monkeypatch.setattr(verify, "WHOLE_HASH_BYTES", 0)  # every file counts as large: noted once checked
     report = table_commands.twoplayer_table_command(TINY, game="yacht", dtype=np.float32, device=None, quiet=True, ties="win",
                                                      max_memory=256, chunk=8)
