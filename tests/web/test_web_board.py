@@ -24,7 +24,7 @@ pytest.importorskip("starlette", reason="the page needs starlette and uvicorn (p
 pytest.importorskip("selenium", reason="the browser tests need selenium (pip install -e .[test])")
 
 import onedie_pig  # noqa: E402
-from web_helpers import CHROMIUM, DRIVER, Page, axe_script, browsing, serving  # noqa: E402
+from web_helpers import CHROMIUM, DRIVER, Page, axe_script, serving  # noqa: E402
 
 from jaxsolve import games  # noqa: E402
 from jaxsolve.web.api import Service  # noqa: E402
@@ -69,17 +69,6 @@ def server():
         yield running
 
 
-@pytest.fixture(scope="module")
-def browser():
-    with browsing() as driver:
-        yield driver
-
-
-@pytest.fixture()
-def page(server, browser):
-    p = Page(browser, server.url)
-    p.console_errors()  # what earlier tests left in the log
-    return p
 
 
 def test_every_registered_game_is_played_here():

@@ -4,19 +4,8 @@ totals, the moves of the options and the log, and the players' words for the box
 
 from __future__ import annotations
 
-import pytest
 
 from jaxsolve import games
-from jaxsolve.web.api import Service
-
-
-@pytest.fixture(scope="module")
-def service():
-    s = Service(wait=60)
-    try:
-        yield s
-    finally:
-        s.close()
 
 
 def test_the_catalog_names_each_games_board_and_players_name(service):

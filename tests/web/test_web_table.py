@@ -9,16 +9,7 @@ from __future__ import annotations
 import pytest
 
 from jaxsolve.core.race_table import cycle_note
-from jaxsolve.web.api import Service, note_parts
-
-
-@pytest.fixture(scope="module")
-def service():
-    s = Service(wait=60)
-    try:
-        yield s
-    finally:
-        s.close()
+from jaxsolve.web.api import note_parts
 
 
 def _check_log(s):

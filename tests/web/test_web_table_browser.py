@@ -13,7 +13,7 @@ import pytest
 pytest.importorskip("starlette", reason="the page needs starlette and uvicorn (pip install -e .)")
 pytest.importorskip("selenium", reason="the browser tests need selenium (pip install -e .[test])")
 
-from web_helpers import CHROMIUM, DRIVER, Page, axe_script, browsing, serving  # noqa: E402
+from web_helpers import CHROMIUM, DRIVER, axe_script, serving  # noqa: E402
 
 from jaxsolve.core.race_table import cycle_note  # noqa: E402
 from jaxsolve.web.api import Service, note_parts  # noqa: E402
@@ -31,17 +31,6 @@ def server():
         yield running
 
 
-@pytest.fixture(scope="module")
-def browser():
-    with browsing() as driver:
-        yield driver
-
-
-@pytest.fixture()
-def page(server, browser):
-    p = Page(browser, server.url)
-    p.console_errors()
-    return p
 
 
 def seats(page) -> list[dict]:

@@ -18,7 +18,7 @@ pytest.importorskip("starlette", reason="the page needs starlette and uvicorn (p
 pytest.importorskip("selenium", reason="the browser tests need selenium (pip install -e .[test])")
 
 import onedie_pig  # noqa: E402
-from web_helpers import CHROMIUM, DRIVER, Page, browsing, get_answered, serving  # noqa: E402
+from web_helpers import CHROMIUM, DRIVER, get_answered, serving  # noqa: E402
 
 from jaxsolve import games  # noqa: E402
 from jaxsolve.web.api import Service, form_params  # noqa: E402
@@ -35,17 +35,6 @@ def server():
         yield running
 
 
-@pytest.fixture(scope="module")
-def browser():
-    with browsing() as driver:
-        yield driver
-
-
-@pytest.fixture()
-def page(server, browser):
-    p = Page(browser, server.url)
-    p.console_errors()
-    return p
 
 
 def test_every_field_of_every_game_has_the_players_words_in_english_and_german(page):
