@@ -92,20 +92,28 @@ def sheet_game(driver):
     driver.execute_script("document.querySelectorAll('#dice button.die')[1].click(); document.querySelectorAll('#dice button.die')[2].click()")
 
 
+def one_move(driver) -> bool:
+    """The next move of a race on the board: the other players' turns, the best move or a
+    throw; False when none is offered."""
+    if has(driver, "their-turn"):
+        click(driver, "their-turn")
+        wait(driver, lambda d: not has(d, "their-turn") or d.execute_script("return document.getElementById('game-view').dataset.awaiting === 'over'"))
+    elif has(driver, "best"):
+        click(driver, "best")
+    elif has(driver, "throw"):
+        click(driver, "throw")
+    else:
+        return False
+    return True
+
+
 def race_game(driver):
     """Moves until both sides have banked points or a few turns went by."""
     for _ in range(60):
         b = driver.execute_script("const r = document.querySelectorAll('#race .score'); return [...r].map(e => Number(e.textContent))")
         if len(b) == 2 and b[0] > 0 and b[1] > 0 and has(driver, "best"):
             break
-        if has(driver, "their-turn"):
-            click(driver, "their-turn")
-            wait(driver, lambda d: not has(d, "their-turn") or d.execute_script("return document.getElementById('game-view').dataset.awaiting === 'over'"))
-        elif has(driver, "best"):
-            click(driver, "best")
-        elif has(driver, "throw"):
-            click(driver, "throw")
-        else:
+        if not one_move(driver):
             break
 
 
@@ -117,14 +125,7 @@ def seats_game(driver):
         turn = driver.execute_script("const e = document.querySelector('#seats .seat.moving .turn-line strong'); return e ? Number(e.textContent) : 0")
         if banked and min(banked) > 0 and turn >= 8 and has(driver, "best") and has(driver, "stop"):
             break
-        if has(driver, "their-turn"):
-            click(driver, "their-turn")
-            wait(driver, lambda d: not has(d, "their-turn") or d.execute_script("return document.getElementById('game-view').dataset.awaiting === 'over'"))
-        elif has(driver, "best"):
-            click(driver, "best")
-        elif has(driver, "throw"):
-            click(driver, "throw")
-        else:
+        if not one_move(driver):
             break
     # the seats at the top on a phone, the game's settings row above them on a desktop
     driver.execute_script("const e = document.getElementById(window.innerWidth < 760 ? 'seats' : 'play'); window.scrollTo(0, e.getBoundingClientRect().top + window.scrollY - 8)")
