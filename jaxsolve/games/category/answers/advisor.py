@@ -11,7 +11,7 @@ the best choice (traces with JAX, imported on first use).
 from __future__ import annotations
 
 import itertools
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 import numpy as np
 
@@ -165,23 +165,26 @@ def advise(
         f, u, h = analysis.state_arrays(position, rules)
         arrays = _turn_arrays(values, f, u, h, rules=rules, objective=objective, throws_left=throws_left)
     fills, points, throw_values, keep_values = (np.asarray(a) for a in arrays)
-    fills, points = fills[:, t, 0], points[:, t, 0]
-    ranked: list = []  # (preference key, Option) pairs, then the Options best first
-    for b in range(rules.num_boxes):
-        if np.isfinite(fills[b]):
-            ranked.append(((0, -rules.dice, b), Option("box", float(fills[b]), 0.0, box=rules.box_names[b], points=int(points[b]))))
-    if throws_left > 0:
-        keep_values = keep_values[:, 0]
-        for sub in _sub_keeps(counts):
-            k = sp.keep_index(sub)
-            v = float(keep_values[k])
-            opt = Option("keep", v, 0.0, keep=tuple(sp.faces_of(sub)), rethrow=rules.dice - int(sub.sum()))
-            ranked.append(((1, -int(sub.sum()), k), opt))
-    ranked = policy.rank_with_ties([(o.value, key, o) for key, o in ranked], np.dtype(values.dtype))
-    best = ranked[0].value
-    options = [Option(o.kind, o.value, max(best - o.value, 0.0), o.keep, o.rethrow, o.box, o.points) for o in ranked]
+    keeps = [(float(keep_values[sp.keep_index(sub), 0]), sub) for sub in _sub_keeps(counts)] if throws_left > 0 else []
+    options = rank(rules, fills[:, t, 0], points[:, t, 0], keeps, np.dtype(values.dtype))
     value = float(throw_values[throws_left, t, 0])
     return TurnAdvice(rules, objective, scope, position, dice, throws_left, value, options)
+
+
+def rank(rules: CategoryRules, fills, points, keeps, dtype, floor: float | None = 0.0) -> list[Option]:
+    """Options best first by the engine's tie rule (filling before re-throwing, then more dice
+    kept, then sheet / keep order), each with its regret against the best, at least ``floor``
+    (None: as it is). ``fills`` and ``points`` ``[boxes]`` (a box not allowed: not finite);
+    ``keeps``: ``(value, face counts)`` pairs."""
+    sp = tables.space(rules.dice)
+    items = [(float(fills[b]), (0, -rules.dice, int(b)), Option("box", float(fills[b]), 0.0, box=rules.box_names[b], points=int(points[b])))
+             for b in np.flatnonzero(np.isfinite(fills))]
+    for value, counts in keeps:
+        kept = int(counts.sum())
+        items.append((value, (1, -kept, sp.keep_index(counts)), Option("keep", value, 0.0, keep=tuple(sp.faces_of(counts)), rethrow=rules.dice - kept)))
+    ranked = policy.rank_with_ties(items, dtype)
+    best = ranked[0].value if ranked else np.nan
+    return [replace(o, regret=best - o.value if floor is None else max(best - o.value, floor)) for o in ranked]
 
 
 def describe_turn(dice, throws_left) -> str:

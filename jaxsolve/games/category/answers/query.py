@@ -31,6 +31,7 @@ from jaxsolve.core import dice as dicelib
 from jaxsolve.errors import JaxsolveError
 from jaxsolve.games.category.engine import policy, solver, tables
 from jaxsolve.games.category.sheets.position import PositionError, box_index
+from jaxsolve.games.category.simulation.simulate import radix, throw_lookup
 
 CHUNK = 512  # situations per compiled call (the last chunk is padded)
 
@@ -57,19 +58,6 @@ def _situations(values, f, u, h, t, rules, objective, throws_left, first):
     keep_values = dicelib.expect_keeps(sp, throw_values[throws_left - 1])  # [K, B]
     subs = jnp.asarray(sp.subkeeps)[t]  # [B, S]
     return fill_t, points, keep_values[subs, rows[:, None]], throw_value
-
-
-def _radix(n: int) -> np.ndarray:
-    return (n + 1) ** np.arange(6)
-
-
-@functools.lru_cache(maxsize=None)
-def _throw_lookup(n: int) -> np.ndarray:
-    """Throw index of every count vector of ``n`` dice, by its base-(n+1) code."""
-    sp = tables.space(n)
-    out = np.full((n + 1) ** 6, -1, np.int64)
-    out[sp.throws @ _radix(n)] = np.arange(sp.num_throws)
-    return out
 
 
 @dataclass(frozen=True)
@@ -144,7 +132,7 @@ class Table:
         if d.dtype.kind not in "iu" or np.any((d < 1) | (d > 6)):
             raise JaxsolveError("dice must be faces 1..6")
         counts = np.stack([(d == face).sum(axis=1) for face in range(1, 7)], axis=1)
-        return _throw_lookup(n)[counts @ _radix(n)], counts
+        return throw_lookup(n)[counts @ radix(n)], counts
 
     def option_values(self, filled, upper, all_same_held, dice, throws_left, *, validate: bool = True) -> OptionValues:
         """Every option of ``N`` situations: fill a box, or keep some dice and re-throw.
@@ -222,28 +210,11 @@ class Table:
     def ranked(self, option_values: OptionValues, i: int) -> list[dict]:
         """Situation ``i``'s options, best first, by the engine's tie rule (filling before
         re-throwing, then more dice kept, then sheet / keep order), each with its regret."""
+        from jaxsolve.games.category.answers import advisor
+
         ov = option_values
-        sp = tables.space(self.rules.dice)
-        items = []
-        for b in np.flatnonzero(np.isfinite(ov.boxes[i])):
-            value = float(ov.boxes[i, b])
-            items.append((value, (0, -self.rules.dice, int(b)), (value, "box", (self.rules.box_names[b], int(ov.points[i, b])))))
-        for j in np.flatnonzero(np.isfinite(ov.keeps[i])):
-            counts = ov.keep_counts[i, j]
-            kept = int(counts.sum())
-            value = float(ov.keeps[i, j])
-            items.append((value, (1, -kept, sp.keep_index(counts)), (value, "keep", tuple(sp.faces_of(counts)))))
-        ranked = policy.rank_with_ties(items, self.dtype)
-        best = ranked[0][0] if ranked else np.nan
-        out = []
-        for value, kind, what in ranked:
-            if kind == "box":
-                name, pts = what
-                out.append({"option": f"fill {name} ({pts})", "kind": "box", "value": value, "regret": best - value, "box": name, "points": pts})
-            else:
-                label = f"keep {' '.join(map(str, what)) or 'nothing'}, re-throw {self.rules.dice - len(what)}"
-                out.append({"option": label, "kind": "keep", "value": value, "regret": best - value, "keep": list(what), "rethrow": self.rules.dice - len(what)})
-        return out
+        keeps = [(float(ov.keeps[i, j]), ov.keep_counts[i, j]) for j in np.flatnonzero(np.isfinite(ov.keeps[i]))]
+        return [o.to_dict() for o in advisor.rank(self.rules, ov.boxes[i], ov.points[i], keeps, self.dtype, floor=None)]
 
     def best_options(self, option_values: OptionValues, tol: float | None = None) -> list[list[dict]]:
         """For every situation, the options within ``tol`` of the best (default: the policy's

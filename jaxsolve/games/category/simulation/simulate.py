@@ -103,13 +103,18 @@ class SimulationResult:
         }
 
 
+def radix(n: int) -> np.ndarray:
+    """Place values of a count vector of ``n`` dice as a number in base ``n + 1``."""
+    return (n + 1) ** np.arange(6)
+
+
 @functools.lru_cache(maxsize=None)
-def _throw_lookup(n: int = 5) -> np.ndarray:
-    """``[7^6]`` throw index from a base-7 code of the face counts."""
+def throw_lookup(n: int) -> np.ndarray:
+    """Throw index of every count vector of ``n`` dice, by its code in base ``n + 1`` (``radix``)."""
     sp = tables.space(n)
-    lut = np.full(7**6, -1, dtype=np.int32)
-    lut[sp.throws @ (7 ** np.arange(6))] = np.arange(sp.num_throws)
-    return lut
+    out = np.full((n + 1) ** 6, -1, np.int64)
+    out[sp.throws @ radix(n)] = np.arange(sp.num_throws)
+    return out
 
 
 def throw_of(faces: np.ndarray, mask: np.ndarray | None = None, base=None) -> np.ndarray:
@@ -120,7 +125,7 @@ def throw_of(faces: np.ndarray, mask: np.ndarray | None = None, base=None) -> np
     counts = onehot.sum(-2, dtype=np.int64)
     if base is not None:
         counts = counts + base
-    return _throw_lookup(faces.shape[-1])[counts @ (7 ** np.arange(6))]
+    return throw_lookup(faces.shape[-1])[counts @ radix(faces.shape[-1])]
 
 
 class _ChunkFn:
@@ -162,6 +167,13 @@ class _ChunkFn:
     def __call__(self, f, u, h) -> dict:
         args = [jax.device_put(jnp.asarray(a, jnp.int32), self.device) for a in (f, u, h)]
         return {k: np.asarray(v) for k, v in self.fn(*args).items()}
+
+
+def _chosen(tab: dict, t, loc, now, key: str) -> np.ndarray:
+    """``key`` of the box each game fills after its last throw ``t`` (where ``now``: at once after
+    its first throw) as int64: the box, its points, bonuses (instant: only filled at once) or next state."""
+    later = np.zeros(len(loc), np.int64) if key == "instant" else tab[key][t, loc]
+    return (later if now is None else np.where(now, tab[f"{key}_now"][t, loc], later)).astype(np.int64)
 
 
 def simulate(
@@ -222,6 +234,9 @@ def simulate(
     unique_counts = []
     lanes = np.arange(n_dice)
 
+    def state_of(index):  # (filled, upper, all_same_held) of flat state indices
+        return index // (2 * (cap + 1)), (index // 2) % (cap + 1), index % 2
+
     for turn in range(n_boxes):
         t0 = time.perf_counter()
         with jax.default_device(device):
@@ -240,10 +255,7 @@ def simulate(
             t0 = time.perf_counter()
             ids = uniq[c0 : c0 + chunk]
             ids = np.concatenate([ids, np.repeat(ids[:1], chunk - len(ids))])
-            h_u = ids % 2
-            u_u = (ids // 2) % (cap + 1)
-            f_u = ids // (2 * (cap + 1))
-            tab = chunk_fn(f_u, u_u, h_u)
+            tab = chunk_fn(*state_of(ids))
             t1 = time.perf_counter()
             policy_seconds += t1 - t0
 
@@ -260,28 +272,14 @@ def simulate(
                 if now is not None:
                     k = np.where(now, offset + t, k)
                 t = throw_of(d[step], lanes[None, :] < keep_new[k][:, None], keep_counts[k])
-            box = tab["box"][t, loc].astype(np.int64)
-            pts = tab["points"][t, loc].astype(np.int64)
-            extra = tab["extra"][t, loc].astype(np.int64)
-            ub = tab["upper_bonus"][t, loc].astype(np.int64)
-            nxt = tab["next"][t, loc].astype(np.int64)
-            inst = np.zeros_like(pts)
-            if now is not None:
-                box = np.where(now, tab["box_now"][t, loc], box)
-                pts = np.where(now, tab["points_now"][t, loc], pts)
-                extra = np.where(now, tab["extra_now"][t, loc], extra)
-                ub = np.where(now, tab["upper_bonus_now"][t, loc], ub)
-                inst = np.where(now, tab["instant_now"][t, loc], 0).astype(np.int64)
-                nxt = np.where(now, tab["next_now"][t, loc], nxt)
+            box, pts, extra, ub, inst, nxt = (_chosen(tab, t, loc, now, k) for k in ("box", "points", "extra", "upper_bonus", "instant", "next"))
             scores[g] += pts + extra + ub + inst
             box_points += np.bincount(box, weights=pts, minlength=n_boxes).astype(np.int64)
             box_scored += np.bincount(box[pts > 0], minlength=n_boxes)
             totals["upper_bonus"] += int((ub > 0).sum())
             totals["extra"] += int(extra.sum())
             totals["instant"] += int(inst.sum())
-            holds[g] = nxt % 2
-            upper[g] = (nxt // 2) % (cap + 1)
-            filled[g] = nxt // (2 * (cap + 1))
+            filled[g], upper[g], holds[g] = state_of(nxt)
             play_seconds += time.perf_counter() - t1
         if on_turn is not None:
             on_turn(turn, len(uniq))
