@@ -195,7 +195,7 @@ def advise_command(
     with ``opponent``, ranked by my probability to finish first (``winning.advise_win``)."""
     from jaxsolve.games.category.answers import advisor
     from jaxsolve.games.category.engine import solutions
-    from jaxsolve.games.category.sheets.position import check_throws_left, parse_dice, parse_position
+    from jaxsolve.games.category.sheets.position import check_throws_left, parse_position
 
     check_numbers(("--position", position), *(("--opponent", o) for o in opponent or ()), ("--against", against))
     asked = for_advice(objective, opponent=bool(opponent), against=against is not None)
@@ -224,9 +224,7 @@ def advise_command(
     # to solve a table the solution cache does not hold.
     rules, objective, sol = _context(game, rules, rules_given, objective, table, dtype)
     pos = parse_position(position, rules)
-    faces = parse_dice(dice_text, rules)
-    if faces is None:
-        raise JaxsolveError(f"the advisor needs the dice showing (--dice 1 1 2 2 5); use `analyze {game}` for a position's value")
+    faces = _faces(dice_text, rules, f"(--dice 1 1 2 2 5); use `analyze {game}` for a position's value")
     left = check_throws_left(throws_left, rules, faces)
     if scope == "game" and sol is None:
         sol = solutions.cached_solution(rules, objective, dtype, game=game)
@@ -234,29 +232,44 @@ def advise_command(
             setup()
             sol = solutions.solution(rules, objective, game=game, dtype=dtype)
     advice = advisor.advise(rules, pos, faces, left, objective, scope=scope, sol=sol, dtype=dtype)
-    data = {k: v for k, v in advice.to_dict().items() if k not in ("value", "options")}
     heading = (f"{rules.name}, {objective} ({scope}): {pos}", f"{advisor.describe_turn(faces, left)}")
-    options = tuple(Ranked(o.label, o.value, o.regret, {k: v for k, v in o.to_dict().items() if k not in ("option", "value", "regret")}) for o in advice.options)
-    return Advice(heading, options, unit(objective), advice.value, data)
+    return _advice(advice, heading, unit(objective))
+
+
+def _faces(dice_text, rules, need: str = "(--dice 1 1 2 2 5)"):
+    """The dice showing, parsed; the advisor refuses a question without them (``need``: how to give them)."""
+    from jaxsolve.games.category.sheets.position import parse_dice
+
+    faces = parse_dice(dice_text, rules)
+    if faces is None:
+        raise JaxsolveError(f"the advisor needs the dice showing {need}")
+    return faces
+
+
+def _advice(advice, heading, unit: str, **extra) -> Advice:
+    """An answer's options as ``Ranked`` rows (each ``extra`` a name and a function of the option)
+    under ``heading``; its data all of ``advice.to_dict()`` but the value and the options."""
+    data = {k: v for k, v in advice.to_dict().items() if k not in ("value", "options")}
+    options = tuple(
+        Ranked(o.label, o.value, o.regret, {**{k: v for k, v in o.to_dict().items() if k not in ("option", "value", "regret")}, **{k: f(o) for k, f in extra.items()}})
+        for o in advice.options
+    )
+    return Advice(heading, options, unit, advice.value, data)
 
 
 def winning_advice(rules, game, setup, position, dice_text, throws_left, opponents, score, ties, method) -> Advice:
     """``advise --opponent``: every option ranked by P(finish first) (``winning.advise_win``)."""
     from jaxsolve.games.category.objectives import winning
-    from jaxsolve.games.category.sheets.position import parse_dice, parse_position
+    from jaxsolve.games.category.sheets.position import parse_position
 
     pos = parse_position(position, rules)
-    faces = parse_dice(dice_text, rules)
-    if faces is None:
-        raise JaxsolveError("the advisor needs the dice showing (--dice 1 1 2 2 5)")
+    faces = _faces(dice_text, rules)
     opps = [winning.parse_opponent(text, rules) for text in opponents]
     if method == "exact":
         check_exact_size(rules, pos, game)
     # small games in NumPy from the cached score table: JAX set up (imported) only where needed
     advice = winning.advise_win(rules, pos, faces, throws_left, opps, score=score, ties=ties, method=method, game=game, jax_setup=setup)
-    data = {k: v for k, v in advice.to_dict().items() if k not in ("value", "options")}
-    options = tuple(Ranked(o.label, o.value, o.regret, {k: v for k, v in o.to_dict().items() if k not in ("option", "value", "regret")}) for o in advice.options)
-    return Advice(winning.describe(advice), options, "P(finish first)", advice.value, data)
+    return _advice(advice, winning.describe(advice), "P(finish first)")
 
 
 EXACT_MAX_BYTES = 1 << 30
@@ -289,12 +302,9 @@ def two_player_advice(rules, game, setup, position, dice_text, throws_left, agai
     """``advise --against``: every option ranked by my P(win) against one player who plays to win
     (``twoplayer_advice.advise``), the expected-score move named with its P(win)."""
     from jaxsolve.games.category.objectives.twoplayer import advice as twoplayer_advice
-    from jaxsolve.games.category.sheets.position import parse_dice
 
     sides = twoplayer_advice.parse_sides(rules, position, score, against, i_started)
-    faces = parse_dice(dice_text, rules)
-    if faces is None:
-        raise JaxsolveError("the advisor needs the dice showing (--dice 1 1 2 2 5)")
+    faces = _faces(dice_text, rules)
     setup()
     try:
         advice = twoplayer_advice.advise(rules, sides, faces, throws_left, ties=ties, game=game)
@@ -304,13 +314,8 @@ def two_player_advice(rules, game, setup, position, dice_text, throws_left, agai
         if not remedy:
             raise
         raise JaxsolveError(f"{told}; {remedy}") from None
-    data = {k: v for k, v in advice.to_dict().items() if k not in ("value", "options")}
     expected = advice.expected.label if advice.expected is not None else None
-    options = tuple(
-        Ranked(o.label, o.value, o.regret, {**{k: v for k, v in o.to_dict().items() if k not in ("option", "value", "regret")}, "expected_score_move": o.label == expected})
-        for o in advice.options
-    )
-    return Advice(twoplayer_advice.describe(advice), options, "P(win)", advice.value, data)
+    return _advice(advice, twoplayer_advice.describe(advice), "P(win)", expected_score_move=lambda o: o.label == expected)
 
 
 def endgame_remedy(rules, game: str) -> str | None:
@@ -342,12 +347,10 @@ def endgame_remedy(rules, game: str) -> str | None:
 def _heuristic(rules, position, dice_text, throws_left, reading, strength, seed) -> Advice:
     """The rating heuristic's ratings of a turn, best first (JaFuffy's ratings, 0..1)."""
     from jaxsolve.games.category.simulation import heuristic
-    from jaxsolve.games.category.sheets.position import check_throws_left, format_dice, parse_dice, parse_position
+    from jaxsolve.games.category.sheets.position import check_throws_left, format_dice, parse_position
 
     pos = parse_position(position, rules)
-    faces = parse_dice(dice_text, rules)
-    if faces is None:
-        raise JaxsolveError("the advisor needs the dice showing (--dice)")
+    faces = _faces(dice_text, rules, "(--dice)")
     left = check_throws_left(throws_left, rules, faces)
     ratings = heuristic.ratings(rules, pos, faces, left, reading=reading, strength=strength, seed=seed)
     best = ratings[0]["value"] if ratings else 0.0
@@ -357,11 +360,17 @@ def _heuristic(rules, position, dice_text, throws_left, reading, strength, seed)
     return Advice(heading, options, "rating", None, data)
 
 
-def _stderr_line(message: str) -> None:
+def say(message: str) -> None:
+    """``message`` as a line on standard error (nothing where it is closed)."""
     try:
-        sys.stderr.write(f"error: {message}\n")
+        sys.stderr.write(message + "\n")
+        sys.stderr.flush()
     except OSError:
         pass
+
+
+def _stderr_line(message: str) -> None:
+    say(f"error: {message}")
 
 
 def _read_lines(source: Path) -> list[str]:

@@ -6,8 +6,8 @@ them as it builds ``solve`` and ``advise``). Every computation gets its float dt
 
 from __future__ import annotations
 
+import contextlib
 import json
-import sys
 import time
 from pathlib import Path
 
@@ -168,25 +168,35 @@ def analyze_command(rules, *, game, rules_given, dtype, device, quiet, more_dice
 # ----------------------------------------------------------------------------- distribution
 
 
-def plot_distribution(p, path: Path, title: str, marks=()) -> None:
-    """Bar plot of a distribution over final scores as PNG."""
+@contextlib.contextmanager
+def _figure(path: Path, size: tuple[float, float], dpi: int, xlabel: str, ylabel: str, title: str):
+    """Matplotlib axes (the Agg backend) with these labels, drawn on in the block, then laid out
+    and written to ``path`` as PNG."""
     import matplotlib
 
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
+
+    fig, ax = plt.subplots(figsize=size)
+    yield ax
+    ax.set_xlabel(xlabel)
+    ax.set_ylabel(ylabel)
+    ax.set_title(title)
+    fig.tight_layout()
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fig.savefig(path, dpi=dpi)
+    plt.close(fig)
+
+
+def plot_distribution(p, path: Path, title: str, marks=()) -> None:
+    """Bar plot of a distribution over final scores as PNG."""
     import numpy as np
 
     top = int(np.flatnonzero(np.cumsum(p) < 1 - 1e-4).max(initial=0)) + 2
-    fig, ax = plt.subplots(figsize=(9, 4))
-    ax.bar(np.arange(top), p[:top], width=1.0, color="#3465a4")
-    for t in marks:
-        ax.axvline(t, color="#cc0000", lw=0.8)
-    ax.set_xlabel("points")
-    ax.set_ylabel("probability")
-    ax.set_title(title)
-    fig.tight_layout()
-    fig.savefig(path, dpi=120)
-    plt.close(fig)
+    with _figure(path, (9, 4), 120, "points", "probability", title) as ax:
+        ax.bar(np.arange(top), p[:top], width=1.0, color="#3465a4")
+        for t in marks:
+            ax.axvline(t, color="#cc0000", lw=0.8)
 
 
 def distribution_command(rules, *, game, dtype, device, quiet, filled, at, target, out, no_files, devices, max_memory, chunk) -> Report:
@@ -230,10 +240,7 @@ def distribution_command(rules, *, game, dtype, device, quiet, filled, at, targe
     if target is not None:
         from jaxsolve.games.category.objectives import target as TG
 
-        with layer_bars(sizes, quiet, label="target layer") as advance:
-            tab = TG.solve_target(
-                rules, dtype=dtype, chunk=chunk, devices=devs, max_memory=memory or TG.DEFAULT_MAX_MEMORY, keep="start", prefilled=mask, on_layer=advance
-            )
+        tab = _solve_target(rules, sizes, quiet, dtype=dtype, chunk=chunk, devices=devs, max_memory=memory or TG.DEFAULT_MAX_MEMORY, keep="start", prefilled=mask)
         v = tab.at(mask)
         data["target"] = {
             "target": target,
@@ -260,6 +267,15 @@ def distribution_command(rules, *, game, dtype, device, quiet, filled, at, targe
     return Report(tuple(lines), data, tuple(details), result=p)
 
 
+def _solve_target(rules, sizes: dict[int, int], quiet: bool, **options):
+    """``target.solve_target(rules, **options)`` with a bar per layer of ``sizes`` states."""
+    from jaxsolve.core.progress import layer_bars
+    from jaxsolve.games.category.objectives import target as TG
+
+    with layer_bars(sizes, quiet, label="target layer") as advance:
+        return TG.solve_target(rules, on_layer=advance, **options)
+
+
 # ----------------------------------------------------------------------------- advise-target
 
 
@@ -281,12 +297,10 @@ def advise_target_command(rules, *, game, dtype, device, quiet, dice, target, fi
             raise JaxsolveError(f"{table} covers only positions with the boxes {', '.join(closed)} filled")
         tab = TG.load_table(table, game=game, rules=rules, layers=[bin(mask).count("1") + 1])
     else:
-        from jaxsolve.core.progress import layer_bars
         from jaxsolve.games.category.objectives import distribution as D
 
         sizes = {k: len(D.sub_layer_states(rules, k, mask)[0]) for k in range(bin(mask).count("1"), rules.num_boxes)}
-        with layer_bars(sizes, quiet, label="target layer") as advance:
-            tab = TG.solve_target(rules, dtype=dtype, chunk=chunk, devices=_devices(devices, device), prefilled=mask, on_layer=advance)
+        tab = _solve_target(rules, sizes, quiet, dtype=dtype, chunk=chunk, devices=_devices(devices, device), prefilled=mask)
     choices = target_situation.target_options(tab, mask, upper, int(all_same_held), dice, throws_left, target)
     lines = [f"P(at least {target} more points) by choice, best first:", *(f"  {c.kind:4} {c.what:16} {c.probability:.6f}" for c in choices)]
     return Report(tuple(lines), [c.__dict__ for c in choices], result=choices)
@@ -347,33 +361,15 @@ def comparison_table(summaries: list[dict]) -> str:
 
 def plot_histogram(results, path: Path) -> None:
     """Histogram of final scores, one step curve per strategy (bins of 5 points)."""
-    import matplotlib
-
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
     import numpy as np
 
     top = max(int(r.scores.max()) for r in results)
     bins = np.arange(0, top + 10, 5).tolist()
-    fig, ax = plt.subplots(figsize=(8, 4.5))
-    for r in results:
-        ax.hist(r.scores, bins=bins, density=True, histtype="step", label=f"{r.strategy}: mean {r.mean:.2f}, SD {r.sd:.2f}")
-    ax.set_xlabel("final score")
-    ax.set_ylabel("fraction of games per point")
-    ax.set_title(f"{results[0].rules.name}: {results[0].games:,} games per strategy, seed {results[0].seed}")
-    ax.legend()
-    fig.tight_layout()
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fig.savefig(path, dpi=110)
-    plt.close(fig)
-
-
-def _say(message: str) -> None:
-    try:
-        sys.stderr.write(message + "\n")
-        sys.stderr.flush()
-    except OSError:
-        pass
+    title = f"{results[0].rules.name}: {results[0].games:,} games per strategy, seed {results[0].seed}"
+    with _figure(path, (8, 4.5), 110, "final score", "fraction of games per point", title) as ax:
+        for r in results:
+            ax.hist(r.scores, bins=bins, density=True, histtype="step", label=f"{r.strategy}: mean {r.mean:.2f}, SD {r.sd:.2f}")
+        ax.legend()
 
 
 def simulate_command(rules, *, game, dtype, device, quiet, strategy, heuristic_reading, bot_seed, games, seed, chunk, out, no_files) -> Report:

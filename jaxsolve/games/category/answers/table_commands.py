@@ -9,7 +9,8 @@ import time
 from pathlib import Path
 
 from jaxsolve.errors import JaxsolveError
-from jaxsolve.games.category.answers.family_commands import FILLED, DEVICES, CHUNK, _devices, _mask, _say
+from jaxsolve.games.category.answers.commands import say as _say
+from jaxsolve.games.category.answers.family_commands import FILLED, DEVICES, CHUNK, _devices, _mask, _solve_target
 from jaxsolve.games.game import Param, Report
 
 def _out_param(use: str) -> Param:
@@ -53,36 +54,41 @@ def target_table_command(rules, *, game, dtype, device, quiet, out, filled, stor
     boxes closed) and export every layer (``target.save_table``), for ``advise-target --table``;
     without ``out``, the whole game's table into the solution store (``target.store_path``), for
     ``advise --opponent`` (its layers noted there as checked: no first read hashes them)."""
+    def solve(mask, sizes, device):
+        tab = _solve_target(rules, sizes, quiet, dtype=dtype, chunk=chunk, devices=_devices(devices, device), max_memory=max_memory << 20, prefilled=mask)
+        return tab, tab.at(mask)
+
+    tab, start, data, paths = _export(game, rules, filled, out, "target", store, solve, device, setup)
+    points = sorted(set(at or [100, 200, 250, 300, 350, 400, 500]) | {0})
+    tail = {t: float(start[t]) if t < len(start) else 0.0 for t in points}
+    data.update(seconds=tab.seconds, compile_seconds=tab.compile_seconds, device=tab.device, p_at_least={str(t): v for t, v in tail.items()})
+    lines = [
+        f"{rules.name}: target table of {data['values']:,} state-target values in {tab.seconds:.1f} s (+{tab.compile_seconds:.1f} s compiling) on {tab.device}",
+        *(f"  max P(final >= {t}) = {v:.6f}" for t, v in tail.items()),
+        f"wrote {data['file']} and {len(paths) - 1} layer files beside it",
+    ]
+    return Report(tuple(lines), data, result=tab)
+
+
+def _export(game, rules, filled, out, kind: str, store: str, solve, device, setup):
+    """A ``kind`` table export (``target`` or ``distribution``) of the subgame with ``filled``
+    boxes closed: where it goes and the disk there checked before any work, then JAX set up
+    (``setup``), ``solve(mask, layer sizes, device) -> (table, the start's row)`` and every layer
+    written (``target.save_table``; into the store: sealed). Returns the table, the start's row,
+    the report's data so far and the files written."""
     from jaxsolve.games.category.objectives import distribution as D
     from jaxsolve.games.category.objectives import target as TG
-    from jaxsolve.core.progress import layer_bars
 
     mask = _mask(filled, rules)
-    in_store, out = _table_out(game, rules, mask, out, "target")
+    in_store, out = _table_out(game, rules, mask, out, kind)
     sizes = {k: len(D.sub_layer_states(rules, k, mask)[0]) for k in range(rules.num_boxes)}
-    check_disk(table_bytes(rules, sizes, 2 if store == "uint16" else 4), out.parent, "the target table")
-    device = setup() if setup is not None else device
-    with layer_bars(sizes, quiet, label="target layer") as advance:
-        tab = TG.solve_target(
-            rules, dtype=dtype, chunk=chunk, devices=_devices(devices, device), max_memory=max_memory << 20, prefilled=mask, on_layer=advance
-        )
+    check_disk(table_bytes(rules, sizes, 2 if store == "uint16" else 4), out.parent, f"the {kind} table")
+    tab, start = solve(mask, sizes, setup() if setup is not None else device)
     paths = TG.save_table(out, tab, game=game, store=store)
     if in_store:
         TG.seal_table(out)
-    start = tab.at(mask)
-    points = sorted(set(at or [100, 200, 250, 300, 350, 400, 500]) | {0})
-    tail = {t: float(start[t]) if t < len(start) else 0.0 for t in points}
     values = sum(int(a.size) for a in tab.layers if a is not None)
-    data = {
-        "rules": rules.name, "prefilled": mask, "file": str(out), "files": len(paths), "store": store, "values": values,
-        "seconds": tab.seconds, "compile_seconds": tab.compile_seconds, "device": tab.device, "p_at_least": {str(t): v for t, v in tail.items()},
-    }
-    lines = [
-        f"{rules.name}: target table of {values:,} state-target values in {tab.seconds:.1f} s (+{tab.compile_seconds:.1f} s compiling) on {tab.device}",
-        *(f"  max P(final >= {t}) = {v:.6f}" for t, v in tail.items()),
-        f"wrote {out} and {len(paths) - 1} layer files beside it",
-    ]
-    return Report(tuple(lines), data, result=tab)
+    return tab, start, {"rules": rules.name, "prefilled": mask, "file": str(out), "files": len(paths), "store": store, "values": values}, paths
 
 
 def _table_out(game, rules, mask: int, out, kind: str):
@@ -165,35 +171,25 @@ def distribution_table_command(rules, *, game, dtype, device, quiet, out, filled
     from jaxsolve.core.progress import layer_bars
     from jaxsolve.games.category.objectives import distribution as D
     from jaxsolve.games.category.engine import table_io
-    from jaxsolve.games.category.objectives import target as TG
 
-    mask = _mask(filled, rules)
-    in_store, out = _table_out(game, rules, mask, out, "distribution")
-    sizes = {k: len(D.sub_layer_states(rules, k, mask)[0]) for k in range(rules.num_boxes)}
-    check_disk(table_bytes(rules, sizes, 4), out.parent, "the distribution table")
-    device = setup() if setup is not None else device
-    memory = None if max_memory is None else max_memory << 20
-    with layer_bars(sizes, quiet, label="distribution layer") as advance:
-        sol = table_io.solved(rules, game=game, dtype=dtype, device=device)
-        tab = D.distribution(rules, sol, dtype=dtype, chunk=chunk, devices=_devices(devices, device), max_memory=memory, keep="all", prefilled=mask, on_layer=advance)
-    start = np.asarray(tab.at(mask), np.float64)
-    for k, layer in enumerate(tab.layers):  # one layer at a time: float64 and float32 of the whole table are never held at once
-        if layer is not None:
-            tab.layers[k] = np.asarray(layer).astype(np.float32)
-    paths = TG.save_table(out, tab, game=game, store="float32")
-    if in_store:
-        TG.seal_table(out)
+    def solve(mask, sizes, device):
+        memory = None if max_memory is None else max_memory << 20
+        with layer_bars(sizes, quiet, label="distribution layer") as advance:
+            sol = table_io.solved(rules, game=game, dtype=dtype, device=device)
+            tab = D.distribution(rules, sol, dtype=dtype, chunk=chunk, devices=_devices(devices, device), max_memory=memory, keep="all", prefilled=mask, on_layer=advance)
+        start = np.asarray(tab.at(mask), np.float64)
+        for k, layer in enumerate(tab.layers):  # one layer at a time: float64 and float32 of the whole table are never held at once
+            if layer is not None:
+                tab.layers[k] = np.asarray(layer).astype(np.float32)
+        return tab, start
+
+    tab, start, data, paths = _export(game, rules, filled, out, "distribution", "float32", solve, device, setup)
     summary = D.summarize(start)
-    values = sum(int(a.size) for a in tab.layers if a is not None)
-    data = {
-        "rules": rules.name, "prefilled": mask, "file": str(out), "files": len(paths), "store": "float32", "values": values,
-        "bytes": sum(Path(p).stat().st_size for p in paths), "seconds": tab.seconds, "compile_seconds": tab.compile_seconds, "device": tab.device,
-        "mean": summary.mean, "sd": summary.sd,
-    }
+    data.update(bytes=sum(Path(p).stat().st_size for p in paths), seconds=tab.seconds, compile_seconds=tab.compile_seconds, device=tab.device, mean=summary.mean, sd=summary.sd)
     lines = [
-        f"{rules.name}: distribution table of {values:,} state-point values in {tab.seconds:.1f} s (+{tab.compile_seconds:.1f} s compiling) on {tab.device}",
+        f"{rules.name}: distribution table of {data['values']:,} state-point values in {tab.seconds:.1f} s (+{tab.compile_seconds:.1f} s compiling) on {tab.device}",
         f"  from the start: mean {summary.mean:.6f} more points, SD {summary.sd:.5f}",
-        f"wrote {out} and {len(paths) - 1} layer files beside it ({data['bytes']:,} bytes)",
+        f"wrote {data['file']} and {len(paths) - 1} layer files beside it ({data['bytes']:,} bytes)",
     ]
     return Report(tuple(lines), data, result=tab)
 
