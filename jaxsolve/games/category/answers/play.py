@@ -31,7 +31,6 @@ import time
 from dataclasses import replace
 
 import jax
-import jax.numpy as jnp
 import numpy as np
 
 from jaxsolve.games.category.answers import advisor
@@ -41,7 +40,7 @@ from jaxsolve.games.category.sheets.rules import CategoryRules
 from jaxsolve.games.played import PlayError, PlayOption, PlayedGame, Ratings, Summary, fmt_faces, split_tokens, typed_faces
 
 
-from jaxsolve.games.category.answers.play_state import (CategoryState, Sheet, WinView, _moves_fn, check_opponents, heuristic_available, read_start,
+from jaxsolve.games.category.answers.play_state import (CategoryState, Sheet, WinView, moves_at, check_opponents, heuristic_available, read_start,
                                                        opponent_name, rating_of, win_open_limit)
 
 
@@ -290,9 +289,7 @@ class CategoryGame(PlayedGame):
         except PositionError as exc:
             raise PlayError(str(exc)) from None
         sheet = self.sheet_of(s)
-        f, u, h = sheet.position.state(rules)
-        arr = lambda x: jnp.asarray([x], jnp.int32)  # noqa: E731
-        mv = _moves_fn(rules)(arr(f), arr(u), arr(h))
+        mv = moves_at(rules, sheet.position)
         sp = tables.space(rules.dice)
         t = sp.throw_index(sp.counts_of_faces(s.dice))
         pick = lambda a: int(np.asarray(a)[b, t, 0])  # noqa: E731
@@ -567,6 +564,4 @@ class CategoryGame(PlayedGame):
                 from jaxsolve.games.category.simulation import heuristic
 
                 heuristic.ratings(rules, pos, dice, left)
-        f, u, h = pos.state(rules)
-        arr = lambda x: jnp.asarray([x], jnp.int32)  # noqa: E731
-        jax.block_until_ready(_moves_fn(rules)(arr(f), arr(u), arr(h)))
+        jax.block_until_ready(moves_at(rules, pos))

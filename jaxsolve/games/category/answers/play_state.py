@@ -9,6 +9,7 @@ import functools
 from dataclasses import dataclass
 
 import jax
+import jax.numpy as jnp
 import numpy as np
 
 from jaxsolve.errors import JaxsolveError
@@ -130,6 +131,11 @@ def check_opponents(n) -> int:
 @functools.lru_cache(maxsize=8)
 def _moves_fn(rules: CategoryRules):
     return jax.jit(lambda f, u, h: solver.moves(f, u, h, rules))
+
+
+def moves_at(rules: CategoryRules, position: Position):
+    """``solver.moves`` of one sheet (each field ``[boxes, T, 1]``), compiled once per rules."""
+    return _moves_fn(rules)(*(jnp.asarray([x], jnp.int32) for x in position.state(rules)))
 
 
 def heuristic_available(rules: CategoryRules) -> bool:

@@ -181,23 +181,18 @@ def keep_rule(box: int, counts, rethrows: int) -> tuple[np.ndarray, np.ndarray]:
     ``counts`` is the throw as 6 face counts, ``rethrows`` >= 1 the re-throws left.
     """
     c = np.asarray(counts, dtype=np.int64)
-    if box < 6:
-        k = np.zeros(6, dtype=np.int64)
-        k[box] = c[box]
-        return k, k
-    if box in (6, 7):
-        k = _of_a_kind_keep(c, rethrows, 3 if box == 6 else 4)
-        return k, k
-    if box == 8:
-        k = _full_house_keep(c)
-        return k, k
     if box == 9:
         return _small_straight_keeps(c)
     if box == 10:
         return _large_straight_keeps(c)
     if box == KNIFFEL_BOX:
         return _kniffel_keeps(c)
-    k = _chance_keep(c, rethrows)
+    if box < 6:
+        k = np.where(np.arange(6) == box, c, 0)
+    elif box in (6, 7):
+        k = _of_a_kind_keep(c, rethrows, 3 if box == 6 else 4)
+    else:
+        k = _full_house_keep(c) if box == 8 else _chance_keep(c, rethrows)
     return k, k
 
 
@@ -556,13 +551,13 @@ def ratings(rules: CategoryRules, position, dice, throws_left: int, reading: str
     arr = lambda x: jnp.asarray([x], jnp.int32)  # noqa: E731
     dtype = jnp.dtype(float_dtype())
     gains, allowed, fill_now = _jitted_gains(rules, dtype, reading, sd, int(seed))(arr(f), arr(u), arr(h))
-    T = tables.space(DICE).num_throws
-    g = np.asarray([np.broadcast_to(x, (T, 1))[t, 0] for x in gains[throws_left]], dtype=np.float64)
-    ok = np.asarray([np.broadcast_to(x, (T, 1))[t, 0] for x in allowed[throws_left]])
+
+    def at_throw(per_box):  # each box's ``[T, 1]`` (or broadcastable) value at throw t
+        return np.asarray([np.broadcast_to(x, (sp.num_throws, 1))[t, 0] for x in per_box])
+
+    g, ok = at_throw(gains[throws_left]).astype(np.float64), at_throw(allowed[throws_left])
     r = np.asarray(rate(jnp.asarray(g), jnp.asarray(ok)))
-    now = np.zeros(NUM_BOXES, bool)
-    if fill_now is not None and throws_left == rules.throws - 1:
-        now = np.asarray([np.broadcast_to(x, (T, 1))[t, 0] for x in fill_now])
+    now = at_throw(fill_now) if fill_now is not None and throws_left == rules.throws - 1 else np.zeros(NUM_BOXES, bool)
     th = heuristic_tables(rules)
     out: list[dict[str, Any]] = []
     for b in np.flatnonzero(ok):

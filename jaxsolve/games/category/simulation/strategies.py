@@ -55,10 +55,6 @@ class Strategy:
         raise NotImplementedError
 
 
-def _no_instant(box):
-    return jnp.zeros(box.shape, bool), box
-
-
 class ValueStrategy(Strategy):
     """Best play against a table of start-of-turn state values (argmax at every decision).
 
@@ -112,7 +108,7 @@ class HeuristicStrategy(Strategy):
             now = jnp.stack([jnp.broadcast_to(x, box_now.shape) for x in fill_now])
             now = jnp.take_along_axis(now, box_now[None], axis=0)[0]
         else:
-            now, box_now = _no_instant(box)
+            now, box_now = jnp.zeros(box.shape, bool), box
         return TurnPolicy(keep, keep_alt, box, now, box_now)
 
 
