@@ -121,6 +121,26 @@ def sim_tables(rules: TableRules, values: np.ndarray, unsettled: list) -> SimTab
     return SimTables(G, n, throw_on, write, mix, np.array([q for _, q in members]), row_of, points, aside, left)
 
 
+def tie_rule(vals: np.ndarray) -> np.ndarray:
+    """The option each row of ``vals [B, K]`` (the mover's values in the tie rule's order) takes:
+    the first, replaced by a later one only where that is better by more than ``1e-12`` than
+    the best so far (``table_numpy.best_option``). The first largest, unless another option lies
+    within ``1e-12`` of it: those rows go through the options one by one."""
+    choice = np.argmax(vals, axis=1)
+    best = vals[np.arange(len(vals)), choice]
+    near = np.count_nonzero(vals + TIE >= best[:, None], axis=1) > 1
+    if near.any():
+        v = vals[near]
+        keep = v[:, 0].copy()
+        pick = np.zeros(len(v), np.int64)
+        for j in range(1, v.shape[1]):
+            better = v[:, j] > keep + TIE
+            keep = np.where(better, v[:, j], keep)
+            pick = np.where(better, j, pick)
+        choice[near] = pick
+    return choice
+
+
 def decide(t: SimTables, vrow: np.ndarray, state: np.ndarray, banked: np.ndarray, p: np.ndarray, row: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """The mover's choice at each of ``B`` positions: ``vrow`` the row of ``throw_on`` (his policy),
     ``state`` the flat state, ``banked`` his banked level, ``p`` the turn total level before the
@@ -133,21 +153,8 @@ def decide(t: SimTables, vrow: np.ndarray, state: np.ndarray, banked: np.ndarray
     vals[:, 0] = t.write.reshape(-1)[state * (G + 1) + np.minimum(p + w, G)]
     level = np.minimum(p[:, None] + t.aside[row], G)
     vals[:, 1:] = t.throw_on.reshape(-1)[(vrow * (G + 1))[:, None] * NDIM + level * NDIM + t.left[row]]
-    choice = np.argmax(vals, axis=1)
-    best = vals[np.arange(len(row)), choice]
-    # the first largest is the tie rule's choice unless another option lies within 1e-12 of it
-    near = np.count_nonzero(vals + TIE >= best[:, None], axis=1) > 1
-    if near.any():
-        v = vals[near]
-        keep = v[:, 0].copy()
-        pick = np.zeros(len(v), np.int64)
-        for j in range(1, v.shape[1]):
-            better = v[:, j] > keep + TIE
-            keep = np.where(better, v[:, j], keep)
-            pick = np.where(better, j, pick)
-        choice[near] = pick
-    choice[reach] = 0
-    return choice, reach
+    vals[reach, 1:] = -np.inf  # a write that reaches the goal is the only option
+    return tie_rule(vals), reach
 
 
 def simulate(rules: TableRules, values: np.ndarray, unsettled: list, games: int, seed: int = 0, *, slots: int = 1 << 15, tables: SimTables | None = None) -> np.ndarray:
