@@ -37,6 +37,8 @@ SIDES = 6
 NUDGE = 1e-9
 """A mixer's policy either side of his breakpoint: his bust payoff moved by this (as ``table_played``)."""
 POW7 = (7 ** np.arange(SIDES)).astype(np.int32)
+MAX_TABLE_BYTES = 4 << 30
+"""The most memory the decisions' tables may take (four players to 2,000 would need 6.7 GB)."""
 
 
 @dataclass(frozen=True, eq=False)
@@ -102,6 +104,9 @@ def sim_tables(rules: TableRules, values: np.ndarray, unsettled: list) -> SimTab
     """The decisions' tables of the solved table ``values`` (its ``unsettled`` cycles give the mixers)."""
     n, z = rules.players, sizes(rules)
     G = z.G
+    need = rules.num_states * (G + 1) * (NDIM + 1) * 8
+    if need > MAX_TABLE_BYTES:
+        raise JaxsolveError(f"simulating {rules.name} needs {need / 1e9:.1f} GB of decision tables (limit {MAX_TABLE_BYTES / 1e9:.1f} GB): lower the goal or the players")
     flat = np.asarray(values, np.float64).reshape(-1, n)
     ops = host_ops(rules.duel.turn_rules)
     members = [(int(u["members"][i]), float(q)) for u in unsettled if u["selected"] == "mixed" for i, q in zip(u["mixer"], u["q"])]
@@ -160,9 +165,9 @@ def decide(t: SimTables, vrow: np.ndarray, state: np.ndarray, banked: np.ndarray
 def simulate(rules: TableRules, values: np.ndarray, unsettled: list, games: int, seed: int = 0, *, slots: int = 1 << 15, tables: SimTables | None = None) -> np.ndarray:
     """Win counts per seat (seat 0 moves first) of ``games`` games of N players who all follow
     the solved equilibrium (``tables``: ``sim_tables``' of the same solution, where at hand)."""
-    t = sim_tables(rules, values, unsettled) if tables is None else tables
     if games < 0:
         raise JaxsolveError(f"games must be at least 0, got {games}")
+    t = sim_tables(rules, values, unsettled) if tables is None else tables
     N, G = t.players, t.levels
     rng = np.random.default_rng(seed)
     wins = np.zeros(N, np.int64)

@@ -412,6 +412,14 @@ def test_zehntausend_simulated_games_match_the_values_and_the_plain_games():
     assert np.all(np.abs(fast / games - sol.start) <= 3 * se), (fast / games, sol.start, se)
 
 
+def test_zehntausend_simulator_refuses_tables_too_large():
+    from jaxsolve.errors import JaxsolveError
+    from jaxsolve.games.zehntausend.table_simulate import sim_tables
+
+    with pytest.raises(JaxsolveError, match="GB of decision tables"):
+        sim_tables(TableRules(players=4, goal=2000), np.zeros(1), [])
+
+
 def _zt_stored(rules):
     """The table of ``rules`` from the solution cache, else solved there."""
     from jaxsolve.games import get_game
