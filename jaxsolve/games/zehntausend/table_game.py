@@ -1,7 +1,7 @@
 """Zehntausend at a table as a registered game (``zehntausend-table``): its ``TableSpec`` for the
 N-player race game's hooks and commands (``jaxsolve.games.race_table_game``). JAX-free to import:
 the solve imports the engine when called; advise and the loader's check run the turn in NumPy
-(``table_numpy``)."""
+(``table_numpy``), simulate plays its games in NumPy (``table_simulate``)."""
 
 from __future__ import annotations
 
@@ -68,7 +68,7 @@ def _check(rules: TableRules, scores: tuple, turn: int = 0, dice_left: int = DIC
 
 
 def _simulate(rules: TableRules, values: np.ndarray, unsettled: list, games: int, seed: int) -> np.ndarray:
-    from jaxsolve.games.zehntausend.table_played import simulate
+    from jaxsolve.games.zehntausend.table_simulate import simulate
 
     return simulate(rules, values, unsettled, games, seed)
 
@@ -89,6 +89,5 @@ SPEC = TableSpec(
     ),
     _turn_text,
     _check,
-    _simulate,
-    2_000,  # played one by one in Python: about 200 games a second
+    _simulate,  # all games at once in NumPy (``table_simulate``): the default 100,000 in seconds
 )
