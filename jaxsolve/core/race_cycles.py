@@ -299,47 +299,62 @@ def cycle_equilibria(pieces: list[list[Piece]], same: np.ndarray | None = None, 
     mixed: list[Equilibrium] = []
     if pure:
         return _distinct(pure), mixed
-    single = [i for i in range(n) if np.sum(same == same[i]) == 1]  # a repeated state cannot mix alone
-    for size in range(1, len(single) + 1):
-        for mixers in itertools.combinations(single, size):
-            mixed += _mixed(pieces, allowed, mixers, arrays, fits)
+    # a state that recurs in its cycle (scores repeating under a shorter rotation) is one
+    # situation: its members mix together, with one probability
+    groups = [tuple(int(i) for i in np.flatnonzero(same == label)) for label in dict.fromkeys(same.tolist())]
+    for size in range(1, len(groups) + 1):
+        for mixers in itertools.combinations(groups, size):
+            mixed += _mixed(pieces, allowed, mixers, arrays, fits, same)
         if mixed:
             break
     return pure, _distinct(mixed)
 
 
 def _mixed(
-    pieces: list[list[Piece]], allowed: list[list[int]], mixers: tuple, arrays: Callable, fits: Callable, starts: int = 3, steps: int = 60
+    pieces: list[list[Piece]], allowed: list[list[int]], groups: tuple, arrays: Callable, fits: Callable, same: np.ndarray,
+    starts: int = 3, steps: int = 60,
 ) -> list[Equilibrium]:
-    """Equilibria in which each member of ``mixers`` mixes between the two pieces adjacent at one
-    of his breakpoints, with the probabilities that make each of them indifferent there, and
-    the others play pure pieces.
+    """Equilibria in which each group of ``groups`` (the members of one state: one member, or
+    several where the state recurs in its cycle) mixes between the two pieces adjacent at one
+    of its breakpoints, with the probability that makes its mover indifferent there, and the
+    others play pure pieces (members of one state alike, ``same``).
 
-    Each mixer's condition ``(x_i - b_i)(1 - prod beta)`` is multilinear in the mixing
-    probabilities ``q`` (a member's line appears at most once in each term of the cycle's
-    closed form), so its derivative in ``q_j`` is the difference of its values at ``q_j = 1`` and
-    ``q_j = 0``, exactly; Newton's method from a few starts finds the roots in ``[0, 1]^m``
-    (one mixer: the linear root at the first step)."""
-    n, m = len(pieces), len(mixers)
+    Each mixer's condition ``(x_i - b_i)(1 - prod beta)`` is a polynomial in the mixing
+    probabilities ``q``. With one member per group it is multilinear (a member's line appears
+    at most once in each term of the cycle's closed form), so its derivative in ``q_j`` is the
+    difference of its values at ``q_j = 1`` and ``q_j = 0``, exactly, and Newton's method
+    finds a lone mixer's root at the first step. A group of several members enters a term once
+    per member, so there the derivative is taken by central differences. Newton's method from
+    a few starts finds the roots in ``[0, 1]^m``."""
+    n, m = len(pieces), len(groups)
+    mixers = tuple(g[0] for g in groups)  # one member speaks for its group
+    members = [i for g in groups for i in g]
     found: list[Equilibrium] = []
     near = [[k for k in range(len(pieces[i]) - 1) if k in allowed[i] or k + 1 in allowed[i]] for i in mixers]
-    others = [allowed[j] if j not in mixers else [0] for j in range(n)]
+    others = [allowed[j] if j not in members else [0] for j in range(n)]
     base = np.array(list(itertools.product(*others)), np.int64).reshape(-1, n)
+    for j in range(n):
+        for i in range(j):
+            if same[i] == same[j]:
+                base = base[base[:, i] == base[:, j]]
     ks = np.array(list(itertools.product(*near)), np.int64).reshape(-1, m)
-    grid = [0.5] if m == 1 else np.linspace(0.2, 0.8, starts)
+    linear = all(len(g) == 1 for g in groups)
+    grid = [0.5] if m == 1 and linear else np.linspace(0.2, 0.8, starts)
     q0 = np.array(list(itertools.product(grid, repeat=m)), np.float64).reshape(-1, m)
     # every (breakpoints, others' pieces, start) at once
     kk, bb, ss = (a.ravel() for a in np.meshgrid(np.arange(len(ks)), np.arange(len(base)), np.arange(len(q0)), indexing="ij"))
     if not len(kk):
         return found
     rows0 = base[bb].copy()
-    rows0[:, list(mixers)] = ks[kk]
+    for t, g in enumerate(groups):
+        rows0[:, list(g)] = ks[kk][:, t : t + 1]
     R = len(rows0)
     bps = np.array([[pieces[i][k].hi for i, k in zip(mixers, row)] for row in ks])[kk]
     corners = []
     for corner in itertools.product((0, 1), repeat=m):
         rows = rows0.copy()
-        rows[:, list(mixers)] += np.asarray(corner)
+        for g, c in zip(groups, corner):
+            rows[:, list(g)] += c
         corners.append((corner, arrays(rows)))
 
     def solved(q: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -359,32 +374,46 @@ def _mixed(
         x = bust_vectors(W)[:, :, 0]
         return np.stack([(x[:, i] - bps[:, t]) * den for t, i in enumerate(mixers)], axis=1)
 
-    q = q0[ss].copy()
-    with np.errstate(all="ignore"):
-        for _ in range(steps):
-            f = excess(q)
-            J = np.empty((R, m, m))
-            for t in range(m):
-                hi, lo = q.copy(), q.copy()
-                hi[:, t], lo[:, t] = 1.0, 0.0
-                J[:, :, t] = excess(hi) - excess(lo)
-            ok = np.isfinite(q).all(axis=1) & (np.abs(np.linalg.det(J)) > 0) & (np.abs(q) < 1e6).all(axis=1)
-            step = np.zeros_like(q)
-            if ok.any():
-                step[ok] = np.linalg.solve(J[ok], f[ok][..., None])[..., 0]
-            q = np.where(ok[:, None], q - step, np.nan)
-            if not np.any(np.abs(step[ok]) > 1e-15):
-                break
+    q = _newton(excess, q0[ss].copy(), linear, steps)
     good = np.all(np.isfinite(q) & (q >= -1e-9) & (q <= 1 + 1e-9), axis=1)
     if not good.any():
         return found
     q = np.clip(np.where(good[:, None], q, 0.5), 0.0, 1.0)
     W, _ = solved(q)
     x = bust_vectors(W)[:, :, 0]
-    good &= fits(W, rows0, skip=mixers) & np.all(np.abs(x[:, list(mixers)] - bps) <= 1e-9, axis=1)
+    good &= fits(W, rows0, skip=tuple(members)) & np.all(np.abs(x[:, list(mixers)] - bps) <= 1e-9, axis=1)
     for r in np.flatnonzero(good):
-        found.append(Equilibrium(W[r], tuple(int(c) for c in rows0[r]), mixer=tuple(mixers), q=tuple(float(v) for v in q[r])))
+        qs = tuple(float(q[r, t]) for t, g in enumerate(groups) for _ in g)
+        found.append(Equilibrium(W[r], tuple(int(c) for c in rows0[r]), mixer=tuple(members), q=qs))
     return found
+
+
+def _newton(excess: Callable, q: np.ndarray, linear: bool, steps: int) -> np.ndarray:
+    """Roots of ``excess`` (``[R, m] -> [R, m]``) from the starts ``q``, by Newton's method with
+    the exact derivative of a multilinear ``excess`` (``linear``) or central differences; a row
+    that leaves the reals or the solvable becomes NaN."""
+    m = q.shape[1]
+    with np.errstate(all="ignore"):
+        for _ in range(steps):
+            f = excess(q)
+            J = np.empty(q.shape + (m,))
+            for t in range(m):
+                hi, lo = q.copy(), q.copy()
+                if linear:
+                    hi[:, t], lo[:, t] = 1.0, 0.0
+                    J[:, :, t] = excess(hi) - excess(lo)
+                else:
+                    hi[:, t] += 1e-6
+                    lo[:, t] -= 1e-6
+                    J[:, :, t] = (excess(hi) - excess(lo)) / 2e-6
+            ok = np.isfinite(q).all(axis=1) & (np.abs(np.linalg.det(J)) > 0) & (np.abs(q) < 1e6).all(axis=1)
+            step = np.zeros_like(q)
+            if ok.any():
+                step[ok] = np.linalg.solve(J[ok], f[ok][..., None])[..., 0]
+            q = np.where(ok[:, None], q - step, np.nan)
+            if not np.any(np.abs(step[ok]) > (1e-15 if linear else 1e-13)):
+                break
+    return q
 
 
 def _distinct(eqs: list[Equilibrium], tol: float = 1e-9) -> list[Equilibrium]:

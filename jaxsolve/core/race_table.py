@@ -31,8 +31,10 @@ def cycle_note(scores: tuple, unsettled: list, step: int) -> str | None:
     for u in unsettled:
         if tuple(int(v) // step for v in u["scores"]) in mine:
             if u["selected"] == "mixed":
-                who = " and ".join(f"the mover at {u['scores'][j]}" for j in u["mixer"])
-                qs = " and ".join(f"{q:.4f}" for q in u["q"])
+                # a state that recurs in its cycle is one mixer, named once
+                mixing = {str(u["scores"][j]): q for j, q in zip(u["mixer"], u["q"])}
+                who = " and ".join(f"the mover at {s}" for s in mixing)
+                qs = " and ".join(f"{q:.4f}" for q in mixing.values())
                 return (
                     f"this position's cycle has no pure equilibrium: the values are a stationary mixed one, in which {who} "
                     f"play their lower-risk policy with probability {qs} (the others pure)"

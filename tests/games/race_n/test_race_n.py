@@ -210,6 +210,30 @@ def test_pig_goal_100_cycles_without_pure_equilibrium_are_mixed_equilibria():
         assert abs(W.sum(axis=1) - 1).max() <= 1e-12
 
 
+@pytest.mark.slow
+def test_a_state_that_recurs_in_its_cycle_mixes_as_one():
+    """Four-player Pig with a three-sided die where a 3 busts, to 12: the cycle of (0, 5, 0, 5)
+    repeats after two moves, so its members 0 and 2 (and 1 and 3) are one state and play alike.
+    It has no pure stationary equilibrium; the selected one has the state (5, 0, 5, 0) mix with
+    one probability at both of its members, and there every mover's best turn at his bust payoff
+    is worth exactly his value."""
+    from jaxsolve.core.race_multi import _query
+
+    rules = PigTableRules(players=4, goal=12, sides=3, bust=3)
+    sol = pig_table.solve(rules)
+    flat = sol.values.reshape(-1, 4)
+    [u] = [u for u in sol.run.unsettled if u["pure"] == 0]
+    members = np.array(u["members"])
+    assert [list(np.unravel_index(m, (12,) * 4)) for m in members[:2]] == [[0, 5, 0, 5], [5, 0, 5, 0]]
+    assert members[0] == members[2] and members[1] == members[3]
+    assert u["selected"] == "mixed" and list(u["mixer"]) == [1, 3] and u["q"][0] == u["q"][1] and 0 < u["q"][0] < 1
+    query = _query(pig_table.turn_function(rules), pig_table.operands(rules), 4, jnp.float64)
+    W = flat[members]
+    V, _ = query(members, bust_vectors(W), W=jnp.asarray(flat))
+    assert np.max(np.abs(V[:, 0] - W[:, 0])) <= 1e-12
+    assert abs(W.sum(axis=1) - 1).max() <= 1e-12
+
+
 def _within_three_standard_errors(rules, games, seed):
     from jaxsolve.games.raab.table_simulate import simulate
 
