@@ -141,7 +141,25 @@ def _score_choices(fn, filled, upper, all_same_held) -> tuple[np.ndarray, np.nda
     return np.concatenate(keeps, axis=-1), np.concatenate(boxes, axis=-1)
 
 
-class SeatModels:
+class ScoreSeat:
+    """The expected-score player alone (``score_policy`` of ``sol``, else of the float64 score
+    solution): the ``score`` seat of games started from many positions (``simulate(starts=)``)."""
+
+    def __init__(self, rules: CategoryRules, sol=None):
+        from jaxsolve.games.category.engine import solutions
+
+        self.rules = rules
+        self.sol = sol if sol is not None else solutions.solution(rules, "score", dtype="float64")
+        self._policy = None
+
+    def policy(self):
+        """The ``score`` seat's jitted turn policy (``score_policy``)."""
+        if self._policy is None:
+            self._policy = score_policy(self.rules, self.sol)
+        return self._policy
+
+
+class SeatModels(ScoreSeat):
     """The one-player models of a simulation's two seats from its start sheets and lead: each
     seat's remaining points under ``score`` play (``distribution.distribution``, float64), the
     ``score`` policy, and per seat the ``table`` response (``winning.response_table``: the best
@@ -150,14 +168,13 @@ class SeatModels:
 
     def __init__(self, rules: CategoryRules, firsts, lead: int = 0, tie: str = "share", sol=None):
         from jaxsolve.games.category.objectives import distribution as D
-        from jaxsolve.games.category.engine import solutions
 
         if tie not in TIES:
             raise JaxsolveError(f"tie must be one of {', '.join(TIES)}, got {tie!r}")
-        self.rules, self.tie, self.lead = rules, tie, int(lead)
+        self.tie, self.lead = tie, int(lead)
         self.firsts = tuple(check_sheet(rules, s) for s in firsts)
         self.level = bin(self.firsts[0][0]).count("1") == bin(self.firsts[1][0]).count("1")  # seat 0 started the game
-        self.sol = sol if sol is not None else solutions.solution(rules, "score", dtype="float64")
+        super().__init__(rules, sol)
         self.remaining = []
         for f, u, h in self.firsts:
             if f == rules.full_mask:
@@ -166,7 +183,6 @@ class SeatModels:
             dist = D.distribution(rules, self.sol, dtype="float64", chunk=2, keep="start", start=(f, u, h), shapes="bucket")
             self.remaining.append(np.asarray(dist.at(f, u, h), np.float64))
         self._responses: dict = {}
-        self._policy = None
 
     def seat_lead(self, seat: int) -> int:
         return self.lead if seat == 0 else -self.lead
@@ -197,12 +213,6 @@ class SeatModels:
             self._responses[seat] = (winning.response_table(self.rules, f, w, start=(f, u, h)), len(w) - 1)
         return self._responses[seat]
 
-    def policy(self):
-        """The ``score`` seat's jitted turn policy (``score_policy``)."""
-        if self._policy is None:
-            self._policy = score_policy(self.rules, self.sol)
-        return self._policy
-
     def exact(self, seats) -> float | None:
         """The starter's exact value for ``score`` / ``table`` seats against ``score``: the seat's
         games are independent of each other (neither looks at the other's play), so ``score``
@@ -222,7 +232,7 @@ class SeatModels:
         return None
 
 
-def _score_turn(models: SeatModels, state, roll) -> tuple[np.ndarray, np.ndarray]:
+def _score_turn(models: ScoreSeat, state, roll) -> tuple[np.ndarray, np.ndarray]:
     """The games' turns played by the expected-score policy (its keeps and boxes, its ties)."""
     rules = models.rules
     keep_counts = np.asarray(tables.space(rules.dice).keeps)
@@ -259,20 +269,3 @@ def _table_turn(models: SeatModels, seat: int, state, scored, roll) -> tuple[np.
         g = np.arange(b0, min(b0 + SIM_BLOCK, len(state)))
         gained[g], nxt[g] = _play_turn(models.rules, turn_values(table, state[g], np.maximum(top - scored[g], 0)), roll)
     return gained, nxt
-
-
-class ScoreSeat:
-    """The expected-score player alone (``score_policy`` of ``sol``, else of the float64 score
-    solution): the ``score`` seat of games started from many positions (``simulate(starts=)``)."""
-
-    def __init__(self, rules: CategoryRules, sol=None):
-        from jaxsolve.games.category.engine import solutions
-
-        self.rules = rules
-        self.sol = sol if sol is not None else solutions.solution(rules, "score", dtype="float64")
-        self._policy = None
-
-    def policy(self):
-        if self._policy is None:
-            self._policy = score_policy(self.rules, self.sol)
-        return self._policy

@@ -195,3 +195,12 @@ def start_sheets(rules: CategoryRules, start, mine: int = 0, theirs: int = 0) ->
         if int(mask) and int(mask) != sheet[0]:
             raise JaxsolveError(f"{name}={mask} is not the start's filled boxes {sheet[0]}: give one or the other")
     return firsts
+
+
+def pair_sheets(rules: CategoryRules, mine: int = 0, theirs: int = 0, start=None) -> tuple[Sheets, Sheets]:
+    """The two players' ``Sheets`` of a solve: those with the filled boxes ``mine`` / ``theirs``
+    (masks), or with ``start`` the sheets a game reaches from the two sheets (``start_sheets``)."""
+    if start is None:
+        return player_sheets(rules, int(mine)), player_sheets(rules, int(theirs))
+    firsts = start_sheets(rules, start, mine, theirs)
+    return player_sheets(rules, start=firsts[0]), player_sheets(rules, start=firsts[1])
