@@ -42,33 +42,35 @@ box_max_points = tables.box_max_points
 
 @functools.lru_cache(maxsize=32)
 def support_lengths(rules: CategoryRules) -> tuple[int, ...]:
-    """Per layer (0..boxes): 1 + an upper bound of the points any of its states can still score.
-
-    Bound per state: the open boxes' maxima, the extra bonus on every turn but the one that
-    fills the all-same box (none while it holds 0), the upper bonus if an upper box is open,
-    and the larger Im-Hieb bonus per turn.
-    """
-    top = box_max_points(rules)
-    nb, asb = rules.num_boxes, rules.all_same_box
+    """Per layer (0..boxes): 1 + an upper bound of the points any of its states can still score:
+    the most of ``points_left`` over the layer's (filled, all-same flag) pairs, the upper bonus
+    open wherever an upper box is."""
     out = []
-    for layer in range(nb + 1):
+    for layer in range(rules.num_boxes + 1):
         f, _, h = tables.layer_states(rules, layer)
-        if len(f) == 0 or layer == nb:
+        if len(f) == 0 or layer == rules.num_boxes:
             out.append(1)
             continue
         pairs = np.unique(f.astype(np.int64) * 2 + h)  # the (filled, all_same_held) pairs: the bound depends on nothing else
-        mask, holds = pairs >> 1, pairs & 1
-        is_open = ((mask[:, None] >> np.arange(nb)[None, :]) & 1) == 0
-        n_open = is_open.sum(1)
-        bound = (is_open * top[None, :]).sum(1)
-        if asb >= 0:
-            asb_open = is_open[:, asb]
-            bonus_turns = np.where(asb_open, n_open - 1, np.where(holds == 1, n_open, 0))
-            bound = bound + rules.extra_bonus * bonus_turns
-        bound = bound + rules.upper_bonus * is_open[:, :6].any(1)
-        bound = bound + max(rules.instant_all_same, rules.instant_other) * n_open
-        out.append(int(bound.max()) + 1)
+        out.append(int(points_left(pairs >> 1, np.full(len(pairs), -1), pairs & 1, rules).max()) + 1)
     return tuple(out)
+
+
+def points_left(filled, upper, all_same_held, rules: CategoryRules) -> np.ndarray:
+    """The most points each state can still score (an upper bound: the open boxes' maxima,
+    the extra bonus on every turn that can earn it, the upper bonus while open and not yet
+    reached, the larger instant bonus per turn): ``support_lengths`` per state (upper ``-1``:
+    the upper bonus still open wherever an upper box is)."""
+    f, u, h = (np.asarray(a, np.int64) for a in (filled, upper, all_same_held))
+    nb, asb = rules.num_boxes, rules.all_same_box
+    is_open = ((f[:, None] >> np.arange(nb)[None, :]) & 1) == 0
+    n_open = is_open.sum(1)
+    out = (is_open * tables.box_max_points(rules)[None, :]).sum(1)
+    if asb >= 0 and rules.extra_bonus:
+        turns = np.where(is_open[:, asb], n_open - 1, np.where(h == 1, n_open, 0))
+        out = out + rules.extra_bonus * turns
+    out = out + rules.upper_bonus * (is_open[:, :6].any(1) & (u < rules.upper_threshold))
+    return out + max(rules.instant_all_same, rules.instant_other) * n_open
 
 
 @functools.lru_cache(maxsize=32)

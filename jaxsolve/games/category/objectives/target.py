@@ -18,7 +18,7 @@ layered core); ``save_table`` / ``load_table`` export and read every layer.
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Callable
+from typing import Any, Callable, NamedTuple
 
 import numpy as np
 
@@ -59,16 +59,19 @@ def _shifted(prev_padded, nrow, shift, width: int, lead: int, xp, columns=None):
     return shifted(prev_padded, nrow.reshape(-1), shift.reshape(-1), width, lead).reshape(nrow.shape + (width,))
 
 
-def _box_values(rows, prev_padded, filled, upper, all_same_held, rules: CategoryRules, width: int, first_throw: bool, xp=None, columns=None):
+def _box_values(rows, prev_padded, filled, upper, all_same_held, rules: CategoryRules, width: int, first_throw: bool, xp=None, columns=None,
+                moves=None, every: bool = False):
     """Each open box's ``[T, B, width]`` after each throw (-1: not allowed), one box at a time:
-    the next state's vector shifted by the box's points."""
+    the next state's vector shifted by the box's points. ``moves``: the batch's moves where the
+    caller has them (``solver.moves`` of the states otherwise); ``every``: also the boxes closed
+    in every state of the batch (NumPy skips them)."""
     xp = namespace(xp)
     lead = max_turn_reward(rules)
-    mv = solver.moves(filled, upper, all_same_held, rules, xp=xp)
+    mv = solver.moves(filled, upper, all_same_held, rules, xp=xp) if moves is None else moves
     reward = mv.score(first_throw).astype(xp.int32)
     nrow = next_rows(rows, mv, xp)
     for b in range(rules.num_boxes):
-        if xp is np and not mv.allowed[b].any():
+        if xp is np and not every and not mv.allowed[b].any():
             continue  # NumPy runs eagerly: a box closed in every state of the batch costs nothing
         got = _shifted(prev_padded, nrow[b], reward[b], width, lead, xp, columns)
         if xp is np:
@@ -78,11 +81,37 @@ def _box_values(rows, prev_padded, filled, upper, all_same_held, rules: Category
             yield xp.where(mv.allowed[b][..., None], got, -1.0)
 
 
-def final_targets(rows, prev_padded, filled, upper, all_same_held, rules: CategoryRules, width: int, first_throw: bool):
-    """``[boxes, T, B, width]``: P(at least t more) after filling each box after each throw (-1: not allowed)."""
-    import jax.numpy as jnp
+class TurnOptions(NamedTuple):
+    """Every option of a turn of a batch of states over the channel (``turn_options``):
+    ``fill`` ``[boxes, T, B, width]`` filling each box after each throw (-1: not allowed),
+    ``fill_first`` the same on the first throw with its instant bonus (None without one),
+    ``keep[r - 1]`` ``[K, B, width]`` each keep with r re-throws left, ``moves`` the moves."""
 
-    return jnp.stack(list(_box_values(rows, prev_padded, filled, upper, all_same_held, rules, width, first_throw)))
+    moves: Any
+    fill: Any
+    fill_first: Any
+    keep: list
+
+
+def turn_options(rows, prev_padded, filled, upper, all_same_held, rules: CategoryRules, width: int, xp=None, columns=None, moves=None) -> TurnOptions:
+    """The options of ``stage_targets``' turn, each apart: every box after every throw and every
+    keep at every re-throw level (the advice, the situations and the simulated games of the
+    target, win-probability and two-player objectives). Arguments as ``stage_targets`` and
+    ``_box_values`` take them."""
+    xp = namespace(xp)
+    sp = tables.space(rules.dice)
+    mv = solver.moves(filled, upper, all_same_held, rules, xp=xp) if moves is None else moves
+
+    def fills(first_throw: bool):
+        return xp.stack(list(_box_values(rows, prev_padded, filled, upper, all_same_held, rules, width, first_throw, xp, columns, mv, every=True)))
+
+    fill = fills(False)
+    stage, keep = fill.max(0), []
+    for r in range(1, rules.throws):
+        keep.append(dice.expect_keeps(sp, stage, xp=xp))
+        if r < rules.throws - 1:
+            stage = dice.best_subkeep(sp, keep[-1], xp=xp)  # ``dice.reroll``
+    return TurnOptions(mv, fill, fills(True) if rules.has_instant_bonus else None, keep)
 
 
 def _best_final(rows, prev_padded, filled, upper, all_same_held, rules, width, first_throw, xp=None, columns=None):

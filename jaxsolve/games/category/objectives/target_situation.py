@@ -9,11 +9,10 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from jaxsolve.core import dice
 from jaxsolve.errors import JaxsolveError
 from jaxsolve.games.category.engine import solver, tables
 from jaxsolve.games.category.objectives.distribution import LayerTables, max_turn_reward
-from jaxsolve.games.category.objectives.target import _layer_width, _pad_target, _pad_terminal
+from jaxsolve.games.category.objectives.target import _layer_width, _pad_target, _pad_terminal, turn_options
 
 
 @dataclass(frozen=True)
@@ -66,31 +65,16 @@ def situation(table: LayerTables, filled: int, upper: int, all_same_held: int, f
     if nxt is None:
         raise JaxsolveError(f"layer {layer + 1} was not kept (solve with keep='all')")
     width = table.layers[layer].shape[1] if table.layers[layer] is not None else _layer_width(table, layer)
-    lead = max_turn_reward(rules)
     f_np, u_np, h_np = (np.asarray([int(x)], np.int32) for x in (filled, min(upper, cap), all_same_held))
     mv = solver.moves(f_np, u_np, h_np, rules, xp=np)
-    nexts = np.asarray(mv.next_state)[..., 0]
-    allowed = np.asarray(mv.allowed)[..., 0]
-    reach = np.unique(nexts[allowed])  # only the next states this one reaches (a closed box's "next state" is this layer's)
-    nrow = np.minimum(np.searchsorted(reach, nexts), len(reach) - 1)
-    padded = (_pad_target if table.terminal is None else _pad_terminal)(np.asarray(nxt[table.rows[reach]], np.float64), lead, width)
-    channel = np.arange(width)
-
-    def final(first_throw: bool, throw=slice(None)):
-        """``[boxes, (T,) width]``: each box's value after each throw (or one), -1: not allowed."""
-        start = np.clip(lead - np.asarray(mv.score(first_throw))[..., 0].astype(np.int64), 0, lead)[:, throw]
-        got = padded[nrow[:, throw][..., None], start[..., None] + channel]
-        return np.where(allowed[:, throw][..., None], got, -1.0)
-
+    reach = np.unique(mv.next_state[mv.allowed])  # only the next states this one reaches (a closed box's "next state" is this layer's)
+    nrow = np.minimum(np.searchsorted(reach, mv.next_state), len(reach) - 1)
+    padded = (_pad_target if table.terminal is None else _pad_terminal)(np.asarray(nxt[table.rows[reach]], np.float64), max_turn_reward(rules), width)
+    got = turn_options(lambda _: nrow, padded, f_np, u_np, h_np, rules, width, xp=np, moves=mv)
     throw = int(sp.throw_index(sp.counts_of_faces(faces)))
-    fills = final(throws_left == rules.throws - 1, throw)
-    keeps = None
-    if throws_left > 0:
-        current = final(rules.throws == 1).max(axis=0)
-        for _ in range(throws_left - 1):
-            current = dice.reroll(sp, current, xp=np)
-        keeps = np.asarray(dice.expect_keeps(sp, current, xp=np))
-    return Situation(throw, fills, np.asarray(mv.points)[:, throw, 0], keeps)
+    fills = got.fill_first if throws_left == rules.throws - 1 and got.fill_first is not None else got.fill
+    keeps = got.keep[throws_left - 1][:, 0] if throws_left > 0 else None
+    return Situation(throw, fills[:, throw, 0], np.asarray(mv.points)[:, throw, 0], keeps)
 
 
 def target_options(table: LayerTables, filled: int, upper: int, all_same_held: int, faces, throws_left: int, target: int) -> list[TargetChoice]:

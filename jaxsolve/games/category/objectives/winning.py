@@ -424,9 +424,17 @@ def _padded(nxt: np.ndarray, lead: int, width: int) -> np.ndarray:
 class OptionVectors:
     """Every option of a situation with its vector over the channel t (``[options, width]``)."""
 
-    options: list  # advisor.Option with value 0 (filled in by the caller)
+    options: list  # advisor.Option with value 0 (filled in by ``ranked``)
     vectors: np.ndarray
     keys: list  # the policy's tie preference of each option
+
+    def ranked(self, values) -> list:
+        """The options with these values, best first (ties as ``policy.rank_with_ties``), each
+        with its loss against the best."""
+        items = [(float(v), key, dataclasses.replace(o, value=float(v))) for v, key, o in zip(values, self.keys, self.options)]
+        ranked = policy.rank_with_ties(items, np.dtype(np.float64))
+        best = ranked[0].value
+        return [Option(o.kind, o.value, max(best - o.value, 0.0), o.keep, o.rethrow, o.box, o.points) for o in ranked]
 
 
 def option_vectors(table, filled: int, upper: int, all_same_held: int, faces, throws_left: int) -> OptionVectors:
@@ -436,11 +444,16 @@ def option_vectors(table, filled: int, upper: int, all_same_held: int, faces, th
     from jaxsolve.games.category.objectives import target_situation
 
     rules = table.rules
+    return situation_options(rules, target_situation.situation(table, filled, min(upper, rules.upper_threshold), all_same_held, faces, throws_left))
+
+
+def situation_options(rules: CategoryRules, got) -> OptionVectors:
+    """The options of a ``target_situation.Situation`` (each box legal at channel K, the last,
+    which every table holds; each keep of fewer than all dice where a re-throw is left)."""
     sp = tables.space(rules.dice)
-    got = target_situation.situation(table, filled, min(upper, rules.upper_threshold), all_same_held, faces, throws_left)
     opts, vecs, keys = [], [], []
     for b in range(rules.num_boxes):
-        if got.fills[b, -1] >= 0:  # channel K, which every table holds (a response of the reached channels only: NaN below)
+        if got.fills[b, -1] >= 0:  # (a response of the reached channels only: NaN below K)
             opts.append(Option("box", 0.0, 0.0, box=rules.box_names[b], points=int(got.points[b])))
             vecs.append(got.fills[b])
             keys.append((0, -rules.dice, b))
@@ -554,12 +567,8 @@ def advise_win(
         ov = option_vectors(tab, f, u, h, faces, left)
         values = table_values(ov.vectors, w)
         before = float(table_values(tab.at(f, u, h)[None, :], w)[0])
-    values = np.clip(values, 0.0, 1.0)  # probabilities: means and maxima of them, rounding taken off
-    items = [(float(v), key, dataclasses.replace(o, value=float(v))) for v, key, o in zip(values, ov.keys, ov.options)]
-    ranked = policy.rank_with_ties(items, np.dtype(np.float64))
-    best = ranked[0].value
-    options = [Option(o.kind, o.value, max(best - o.value, 0.0), o.keep, o.rethrow, o.box, o.points) for o in ranked]
-    return WinAdvice(rules, position, faces, left, mine, list(opponents), ties, method, best, options, before, time.perf_counter() - t0)
+    options = ov.ranked(np.clip(values, 0.0, 1.0))  # probabilities: means and maxima of them, rounding taken off
+    return WinAdvice(rules, position, faces, left, mine, list(opponents), ties, method, options[0].value, options, before, time.perf_counter() - t0)
 
 
 def table_values(vectors: np.ndarray, w: np.ndarray) -> np.ndarray:

@@ -22,11 +22,9 @@ from __future__ import annotations
 
 import functools
 from dataclasses import dataclass
-from typing import Any
 
 import numpy as np
 
-from jaxsolve.core import dice as dicelib
 from jaxsolve.errors import JaxsolveError
 from jaxsolve.games.category.engine import tables
 from jaxsolve.games.category.sheets.rules import CategoryRules
@@ -36,32 +34,42 @@ CHUNK = 8  # states per compiled call (a state's arrays: boxes x throws x channe
 
 @functools.lru_cache(maxsize=16)
 def _state_arrays_fn(rules: CategoryRules, width: int):
+    """The jitted whole-vector options of a chunk of states (``target.turn_options``)."""
     import jax
+    import jax.numpy as jnp
 
-    from jaxsolve.games.category.engine import solver
     from jaxsolve.games.category.objectives import target as TG
 
-    sp = tables.space(rules.dice)
-
     def fn(rows, padded, f, u, h):
-        out = {}
-        out["fill"] = TG.final_targets(rows, padded, f, u, h, rules, width, False)  # [b, T, B, W]
-        mv = solver.moves(f, u, h, rules)
-        out["reward"] = mv.score(False)
-        out["next"] = mv.next_state
+        got = TG.turn_options(rows, padded, f, u, h, rules, width, xp=jnp)
+        out = {"fill": got.fill, "reward": got.moves.score(False), "next": got.moves.next_state, "keep": got.keep}  # [b, T, B, W], ..., [K, B, W]
         if rules.has_instant_bonus:
-            out["fill_first"] = TG.final_targets(rows, padded, f, u, h, rules, width, True)
-            out["reward_first"] = mv.score(True)
-        stages = TG.stage_targets(rows, padded, f, u, h, rules, width)
-        out["keep"] = [dicelib.expect_keeps(sp, stages[r]) for r in range(rules.throws - 1)]  # [K, B, W]
+            out["fill_first"], out["reward_first"] = got.fill_first, got.moves.score(True)
         return out
 
     return jax.jit(fn)
 
 
-def _decode(flat: np.ndarray, rules: CategoryRules):
+def decode(flat: np.ndarray, rules: CategoryRules):
+    """``(filled, upper, all_same_held)`` of flat state indices (``tables.state_index``)."""
     cap = rules.upper_threshold + 1
+    flat = np.asarray(flat, np.int64)
     return flat // (2 * cap), (flat // 2) % cap, flat % 2
+
+
+_decode = decode
+
+
+def roller(rng: np.random.Generator, n_dice: int):
+    """``roll(kept)``: each game's throw index after re-throwing the dice not in ``kept``
+    (``[G, 6]`` face counts), the dice drawn from ``rng``."""
+    from jaxsolve.games.category.simulation.simulate import throw_of
+
+    def roll(kept):
+        m = n_dice - kept.sum(1)
+        faces = rng.integers(0, 6, (len(m), n_dice))
+        return throw_of(faces, np.arange(n_dice)[None, :] < m[:, None], kept).astype(np.int64)
+    return roll
 
 
 @dataclass
@@ -71,71 +79,38 @@ class Played:
     points: np.ndarray
 
 
-@dataclass
-class _Games:
-    """Games from one state: their states, channels and points, and their dice (``roll``)."""
-
-    state: np.ndarray
-    t: np.ndarray
-    points: np.ndarray
-    subkeeps: np.ndarray
-    keeps: np.ndarray
-    roll: Any
-
-
-def _games_at(table, start: tuple[int, int, int], channel: int, games: int, seed: int) -> _Games:
-    """``games`` games at state ``start`` and channel ``channel`` of ``table`` (a target table
-    with a terminal), with the dice of ``seed``: ``roll(kept_counts)`` throws the dice not kept
-    (``kept_counts``: [G, 6] face counts) and returns the throw indices."""
-    from jaxsolve.games.category.simulation.simulate import throw_of
-
+def _games_at(table, start: tuple[int, int, int], channel: int, games: int) -> tuple:
+    """``(state, channel, points)`` of ``games`` games at state ``start`` and channel ``channel``
+    of ``table`` (a target table with a terminal)."""
     rules = table.rules
     if getattr(table, "terminal", None) is None:
         raise JaxsolveError("simulated play needs a table solved with a terminal (every layer as wide)")
-    sp = tables.space(rules.dice)
-    n = rules.dice
-    rng = np.random.default_rng(seed)
     f0, u0, h0 = start
     state = np.full(games, int(tables.state_index(int(f0), min(int(u0), rules.upper_threshold), int(h0), rules)), np.int64)
-
-    def roll(kept_counts):
-        m = n - kept_counts.sum(1)
-        faces = rng.integers(0, 6, (len(m), n))
-        return throw_of(faces, np.arange(n)[None, :] < m[:, None], kept_counts)
-
-    return _Games(state, np.full(games, int(channel), np.int64), np.zeros(games, np.int64), np.asarray(sp.subkeeps).astype(np.int64), np.asarray(sp.keeps), roll)
+    return state, np.full(games, int(channel), np.int64), np.zeros(games, np.int64)
 
 
-@dataclass
-class _TurnView:
-    """One turn's option values for a batch of ``G`` games, whatever holds them: ``fill(first,
-    x)`` -> ``[boxes, G]`` the value of each box after throws ``x`` (``first``: the first throw,
-    with its instant bonus); ``keep(left, subs)`` -> ``[G, S]`` the value of each sub-keep with
-    ``left`` re-throws left; ``reward(first, box, x)`` and ``next_state(box, x)`` -> ``[G]``."""
-
-    fill: Any
-    keep: Any
-    reward: Any
-    next_state: Any
-
-
-def _play_turn(rules: CategoryRules, view: _TurnView, games: int, subkeeps, keeps, roll):
-    """Play one turn of ``games`` games die by die by the argmax of ``view`` (ties: filling before
+def _play_turn(rules: CategoryRules, tv: TurnValues, roll):
+    """Play one turn of the games of ``tv`` die by die by its argmax (ties: filling before
     re-throwing, the earlier box, the first keep): the points each scores and its next state."""
+    sp = tables.space(rules.dice)
+    subkeeps, keeps = np.asarray(sp.subkeeps).astype(np.int64), np.asarray(sp.keeps)
+    games = tv.fill.shape[2]
     x = roll(np.zeros((games, 6), np.int64))
     lane = np.arange(games)
     done = np.zeros(games, bool)
     box = np.zeros(games, np.int64)
     first_flag = np.zeros(games, bool)
+    first_fill = tv.fill if tv.fill_first is None else tv.fill_first  # the first throw's, with its instant bonus
     for left in range(rules.throws - 1, -1, -1):
         first = rules.has_instant_bonus and left == rules.throws - 1
-        fv = view.fill(first, x)  # [boxes, G]
+        fv = (first_fill if first else tv.fill)[:, x, lane]  # [boxes, G]
         best_box = fv.argmax(0)
         if left == 0:
             stop = ~done
         else:
             subs = subkeeps[x]  # [G, S]
-            kv = view.keep(left, subs)
+            kv = tv.keep[left - 1][subs, lane[:, None]]
             stop = ~done & (fv.max(0) >= kv.max(1) - 1e-12)
             go = ~done & ~stop
             if go.any():
@@ -144,10 +119,8 @@ def _play_turn(rules: CategoryRules, view: _TurnView, games: int, subkeeps, keep
         box[stop] = best_box[stop]
         first_flag[stop] = first
         done |= stop
-    reward = view.reward(False, box, x)
-    if rules.has_instant_bonus:
-        reward = np.where(first_flag, view.reward(True, box, x), reward)
-    return reward, view.next_state(box, x)
+    reward = np.where(first_flag, (tv.reward if tv.reward_first is None else tv.reward_first)[box, x, lane], tv.reward[box, x, lane])
+    return reward, tv.next_state[box, x, lane]
 
 
 def play_table(table, start: tuple[int, int, int], channel: int, games: int, seed: int) -> Played:
@@ -159,37 +132,42 @@ def play_table(table, start: tuple[int, int, int], channel: int, games: int, see
     from jaxsolve.games.category.objectives.winning import _padded
 
     rules = table.rules
-    gs = _games_at(table, start, channel, games, seed)
-    state, t, points, subkeeps, keeps, roll = gs.state, gs.t, gs.points, gs.subkeeps, gs.keeps, gs.roll
-    f0 = start[0]
-    lead = max_turn_reward(rules)
+    state, t, points = _games_at(table, start, channel, games)
+    roll = roller(np.random.default_rng(seed), rules.dice)
     rows = jnp.asarray(table.rows)
-
-    layer0 = bin(int(f0)).count("1")
-    for layer in range(layer0, rules.num_boxes):
+    for layer in range(bin(int(start[0])).count("1"), rules.num_boxes):
         width = table.layers[layer].shape[1]
-        padded = jnp.asarray(_padded(table.layers[layer + 1], lead, width))
-        fn = _state_arrays_fn(rules, width)
+        padded = jnp.asarray(_padded(table.layers[layer + 1], max_turn_reward(rules), width))
         uniq, inverse = np.unique(state, return_inverse=True)
         for c0 in range(0, len(uniq), CHUNK):
             chunk = uniq[c0: c0 + CHUNK]
-            pad = np.concatenate([chunk, np.repeat(chunk[:1], CHUNK - len(chunk))])
-            f, u, h = (jnp.asarray(a, jnp.int32) for a in _decode(pad, rules))
-            arr: dict[str, Any] = {k: (np.asarray(v) if not isinstance(v, list) else [np.asarray(x) for x in v]) for k, v in fn(rows, padded, f, u, h).items()}
+            f, u, h = (jnp.asarray(a, jnp.int32) for a in decode(np.concatenate([chunk, np.repeat(chunk[:1], CHUNK - len(chunk))]), rules))
+            arr = {k: (np.asarray(v) if not isinstance(v, list) else [np.asarray(x) for x in v]) for k, v in _state_arrays_fn(rules, width)(rows, padded, f, u, h).items()}
             for j in range(len(chunk)):
                 g = np.flatnonzero(inverse == c0 + j)
-                tg = t[g]
-                views = _TurnView(
-                    fill=lambda first, x, j=j, tg=tg, arr=arr: arr["fill_first" if first else "fill"][:, x, j, tg],
-                    keep=lambda left, subs, j=j, tg=tg, arr=arr: arr["keep"][left - 1][subs, j, tg[:, None]],
-                    reward=lambda first, box, x, j=j, arr=arr: arr["reward_first" if first else "reward"][box, x, j],
-                    next_state=lambda box, x, j=j, arr=arr: arr["next"][box, x, j],
-                )
-                reward, nxt = _play_turn(rules, views, len(g), subkeeps, keeps, roll)
-                points[g] += reward
-                t[g] = np.maximum(tg - reward, 0)
-                state[g] = nxt
+                _advance(rules, _state_values(arr, j, t[g]), roll, g, state, t, points)
     return Played(points)
+
+
+def _state_values(arr: dict, j: int, channels: np.ndarray) -> TurnValues:
+    """The options of the games at state ``j`` of a chunk (``_state_arrays_fn``'s arrays), each
+    game at its channel."""
+
+    def one(a):  # [boxes, T, G] of [boxes, T, B, W] (at each game's channel) or [boxes, T, B]
+        if a is None:
+            return None
+        return np.broadcast_to(a[:, :, j, None], a.shape[:2] + (len(channels),)) if a.ndim == 3 else a[:, :, j, channels]
+
+    return TurnValues(one(arr["fill"]), one(arr.get("fill_first")), one(arr["reward"]), one(arr.get("reward_first")), one(arr["next"]),
+                      [k[:, j, channels] for k in arr["keep"]])
+
+
+def _advance(rules: CategoryRules, tv: TurnValues, roll, g, state, t, points) -> None:
+    """Games ``g`` play a turn by ``tv`` (``_play_turn``): their points, channels and states move on."""
+    reward, nxt = _play_turn(rules, tv, roll)
+    points[g] += reward
+    t[g] = np.maximum(t[g] - reward, 0)
+    state[g] = nxt
 
 
 def draw_finals(finals: list[np.ndarray], games: int, seed: int) -> np.ndarray:
@@ -234,16 +212,16 @@ class TurnValues:
 
 def turn_values(table, states: np.ndarray, channels: np.ndarray) -> TurnValues:
     """The options of a turn from ``states`` (flat state indices, one layer) at ``channels``,
-    read from ``table`` (a target table with a terminal, every layer kept), float64."""
+    read from ``table`` (a target table with a terminal, every layer kept), float64: the target
+    turn (``target.turn_options``) at one channel per game, from the rows of the next layer the
+    states reach."""
     from jaxsolve.games.category.engine import solver
+    from jaxsolve.games.category.objectives import target as TG
+    from jaxsolve.games.category.objectives.distribution import max_turn_reward
 
     rules = table.rules
-    sp = tables.space(rules.dice)
-    states = np.asarray(states, np.int64)
-    t = np.asarray(channels, np.int64)
-    uniq, inv = np.unique(states, return_inverse=True)  # games at one state share its moves
-    inv = inv.reshape(-1)
-    f, u, h = _decode(uniq, rules)
+    uniq, inv = np.unique(np.asarray(states, np.int64), return_inverse=True)  # games at one state share its moves
+    f, u, h = decode(uniq, rules)
     layers = {bin(int(x)).count("1") for x in np.unique(f)}
     if len(layers) != 1:
         raise JaxsolveError(f"a batch of games must be at one layer, got layers {sorted(layers)}")
@@ -251,27 +229,22 @@ def turn_values(table, states: np.ndarray, channels: np.ndarray) -> TurnValues:
     nxt = table.layers[layer + 1] if layer + 1 < len(table.layers) else None
     if nxt is None:
         raise JaxsolveError(f"the table does not hold layer {layer + 1} (solve with keep='all')")
-    width = nxt.shape[1]
-    flat = np.asarray(nxt).reshape(-1)
-    mv = solver.moves(f, u, h, rules, xp=np)
-    allowed_u = np.asarray(mv.allowed)
-    allowed = allowed_u[:, :, inv]
-    base = (np.where(allowed_u, np.asarray(table.rows)[mv.next_state], 0).astype(np.int64) * width)[:, :, inv]  # a closed box's "next state" is this layer's
+    mv = solver.Moves._make(np.asarray(a)[:, :, inv.reshape(-1)] for a in solver.moves(f, u, h, rules, xp=np))
+    row = np.where(mv.allowed, np.asarray(table.rows)[mv.next_state], -1)  # a closed box's "next state" is this layer's
+    reach, local = np.unique(row, return_inverse=True)
+    padded = TG._pad_terminal(np.asarray(nxt[reach[reach >= 0]], np.float64), max_turn_reward(rules), nxt.shape[1])
+    local = np.maximum(local.reshape(row.shape) - int(reach[0] < 0), 0)
+    got = TG.turn_options(lambda _: local, padded, f, u, h, rules, nxt.shape[1], xp=np,
+                          columns=np.asarray(channels, np.int64)[:, None], moves=mv)
 
-    def fills(first: bool):
-        reward = np.asarray(mv.score(first)).astype(np.int64)[:, :, inv]
-        got = flat[base + np.clip(t - reward, 0, width - 1)].astype(np.float64)
-        return np.where(allowed, got, -np.inf), reward
+    def fill(values):
+        return None if values is None else np.where(mv.allowed, values[..., 0], -np.inf)
 
-    fill, reward = fills(False)
-    fill_first, reward_first = fills(True) if rules.has_instant_bonus else (None, None)
-    stage = fill.max(0)  # [T, G]: the best box after a throw, no re-throw left
-    keep = []
-    for r in range(1, rules.throws):
-        keep.append(dicelib.expect_keeps(sp, stage, xp=np))  # [K, G]
-        if r < rules.throws - 1:
-            stage = dicelib.best_subkeep(sp, keep[-1], xp=np)
-    return TurnValues(fill, fill_first, reward, reward_first, np.asarray(mv.next_state).astype(np.int64)[:, :, inv], keep)
+    def reward(first: bool):
+        return np.asarray(mv.score(first)).astype(np.int64)
+
+    return TurnValues(fill(got.fill), fill(got.fill_first), reward(False), reward(True) if rules.has_instant_bonus else None,
+                      np.asarray(mv.next_state).astype(np.int64), [k[..., 0] for k in got.keep])
 
 
 def play_channel(table, start: tuple[int, int, int], channel: int, games: int, seed: int, *, batch: int = BATCH, on_turn=None) -> Played:
@@ -281,7 +254,6 @@ def play_channel(table, start: tuple[int, int, int], channel: int, games: int, s
     Reproducible by ``seed`` and ``batch``. ``on_turn(layer, seconds)`` after each turn."""
     import time
 
-
     rules = table.rules
     if getattr(table, "terminal", None) is None:
         raise JaxsolveError("simulated play needs a table solved with a terminal (every layer as wide)")
@@ -289,28 +261,15 @@ def play_channel(table, start: tuple[int, int, int], channel: int, games: int, s
         raise JaxsolveError(f"games and batch must be positive, got {games} and {batch}")
     if not 0 <= int(channel) < len(table.terminal):
         raise JaxsolveError(f"channel {channel} is outside the table's 0..{len(table.terminal) - 1}")
-    gs = _games_at(table, start, channel, games, seed)
-    state, t, points, subkeeps, keeps, roll = gs.state, gs.t, gs.points, gs.subkeeps, gs.keeps, gs.roll
-    f0 = start[0]
+    state, t, points = _games_at(table, start, channel, games)
+    roll = roller(np.random.default_rng(seed), rules.dice)
     if table.rows[state[0]] < 0:
         raise JaxsolveError(f"the table does not hold the state {start}")
-
-    for layer in range(bin(int(f0)).count("1"), rules.num_boxes):
+    for layer in range(bin(int(start[0])).count("1"), rules.num_boxes):
         t0 = time.perf_counter()
         for b0 in range(0, games, batch):
             g = np.arange(b0, min(b0 + batch, games))
-            lane = np.arange(len(g))
-            tv = turn_values(table, state[g], t[g])
-            views = _TurnView(
-                fill=lambda first, x, tv=tv, lane=lane: (tv.fill_first if first and tv.fill_first is not None else tv.fill)[:, x, lane],
-                keep=lambda left, subs, tv=tv, lane=lane: tv.keep[left - 1][subs, lane[:, None]],
-                reward=lambda first, box, x, tv=tv, lane=lane: (tv.reward_first if first and tv.reward_first is not None else tv.reward)[box, x, lane],
-                next_state=lambda box, x, tv=tv, lane=lane: tv.next_state[box, x, lane],
-            )
-            reward, nxt = _play_turn(rules, views, len(g), subkeeps, keeps, roll)
-            points[g] += reward
-            t[g] = np.maximum(t[g] - reward, 0)
-            state[g] = nxt
+            _advance(rules, turn_values(table, state[g], t[g]), roll, g, state, t, points)
         if on_turn is not None:
             on_turn(layer, time.perf_counter() - t0)
     return Played(points)

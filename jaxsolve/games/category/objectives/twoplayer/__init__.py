@@ -36,6 +36,7 @@ from jaxsolve.games.category.objectives.twoplayer.sheets import (
     Sheets,
     check_sheet,
     end_plans,
+    pair_sheets,
     plan_layers,
     player_sheets,
     points_left,
@@ -58,7 +59,7 @@ from jaxsolve.games.category.objectives.twoplayer.simulate import (
 __all__ = [
     "DECISION_KINDS", "DEFAULT_CHUNK", "DEFAULT_MAX_MEMORY", "DEFAULT_SLICE_BYTES", "DIFFER_TOLERANCE", "LOSS_LEVELS", "MAX_ROWS", "SEATS", "TIES",
     "Compensation", "LayerPlan", "MovesDiffer", "Outcome", "Played", "ScoreSeat", "SeatModels", "Sheets", "Starts", "TwoPlayerTables",
-    "check_sheet", "compensation", "decode", "end_plans", "outcome", "pair_bytes", "padded_complement",
+    "check_sheet", "compensation", "decode", "end_plans", "outcome", "pair_bytes", "pair_sheets", "padded_complement",
     "plan_layers", "player_sheets", "points_left", "reach", "score_policy", "sheet_class", "simulate", "solve", "start_sheets",
     "turn", "turn_arrays", "unsolved",
 ]

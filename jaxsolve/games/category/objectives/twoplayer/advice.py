@@ -34,8 +34,8 @@ from typing import cast
 import numpy as np
 
 from jaxsolve.errors import JaxsolveError
-from jaxsolve.games.category.engine import policy, solver, tables
-from jaxsolve.games.category.answers.advisor import Option, _sub_keeps, describe_turn
+from jaxsolve.games.category.engine import solver, tables
+from jaxsolve.games.category.answers.advisor import Option, describe_turn
 from jaxsolve.games.category.sheets.position import Position, PositionError, SheetState, check_throws_left, parse_dice, parse_position
 from jaxsolve.games.category.sheets.rules import CategoryRules
 
@@ -151,10 +151,7 @@ def subgame_values(rules: CategoryRules, mover_mask: int, other_mask: int, start
     solving it, without solving."""
     from jaxsolve.games.category.objectives import twoplayer
 
-    if start is None:
-        sheets = (twoplayer.player_sheets(rules, int(mover_mask)), twoplayer.player_sheets(rules, int(other_mask)))
-    else:
-        sheets = (twoplayer.player_sheets(rules, start=start[0]), twoplayer.player_sheets(rules, start=start[1]))
+    sheets = twoplayer.pair_sheets(rules, int(mover_mask), int(other_mask), start)
     return int(sum(p.pairs * p.width for p in twoplayer.plan_layers(rules, sheets)))
 
 
@@ -207,7 +204,8 @@ def option_values(table, mine: tuple[int, int, int], theirs: tuple[int, int, int
     ``mine`` against ``theirs``, each ``(filled, upper, all_same_held)``, his ``lead``, the
     ``dice`` showing with ``throws_left`` re-throws left), best first (ties ordered as
     ``advisor.advise`` orders them), and the best option's value."""
-    from jaxsolve.games.category.objectives import twoplayer
+    from jaxsolve.games.category.objectives import twoplayer, winning
+    from jaxsolve.games.category.objectives.target_situation import Situation
 
     rules = table.rules
     a, b = bin(int(mine[0])).count("1"), bin(int(theirs[0])).count("1")
@@ -220,25 +218,13 @@ def option_values(table, mine: tuple[int, int, int], theirs: tuple[int, int, int
     j = table.sheets[1 - p.mover].find(*theirs, rules)
     _, final, keeps = twoplayer.turn_arrays(table, p, np.asarray([i]), np.asarray([j]), np.asarray([int(lead)], np.int64))
     sp = tables.space(rules.dice)
-    counts = sp.counts_of_faces(dice)
-    t = sp.throw_index(counts)
+    t = sp.throw_index(sp.counts_of_faces(dice))
     f, u, h = (np.asarray([int(x)], np.int64) for x in mine)
     one = solver.moves(f, u, h, rules, xp=np)  # the boxes' own points (bonuses apart)
-    points = np.asarray(one.points)[:, t, 0]
-    ranked: list = []
-    for box in range(rules.num_boxes):
-        v = float(final[box, t, 0])
-        if v >= 0.0:
-            ranked.append((v, (0, -rules.dice, box), Option("box", v, 0.0, box=rules.box_names[box], points=int(points[box]))))
-    if throws_left > 0:
-        kv = keeps[throws_left - 1][:, 0]
-        for sub in _sub_keeps(counts):
-            k = sp.keep_index(sub)
-            opt = Option("keep", float(kv[k]), 0.0, keep=tuple(sp.faces_of(sub)), rethrow=rules.dice - int(sub.sum()))
-            ranked.append((opt.value, (1, -int(sub.sum()), k), opt))
-    order = policy.rank_with_ties(ranked, np.dtype(np.float64))
-    best = order[0].value
-    return best, [Option(o.kind, o.value, max(best - o.value, 0.0), o.keep, o.rethrow, o.box, o.points) for o in order]
+    got = Situation(t, final[:, t, :], np.asarray(one.points)[:, t, 0], keeps[throws_left - 1] if throws_left > 0 else None)
+    ov = winning.situation_options(rules, got)
+    options = ov.ranked(ov.vectors[:, 0])
+    return options[0].value, options
 
 
 @dataclass

@@ -66,13 +66,9 @@ def _plans(rules: CategoryRules, open_boxes: int | None, start) -> tuple[tuple, 
 
     if (open_boxes is None) == (start is None):
         raise JaxsolveError("give either the open boxes of every end-game position or the two players' sheets, not both")
-    if start is not None:
-        firsts = twoplayer.start_sheets(rules, start)
-        sheets = (twoplayer.player_sheets(rules, start=firsts[0]), twoplayer.player_sheets(rules, start=firsts[1]))
-        return sheets, twoplayer.plan_layers(rules, sheets)
-    assert open_boxes is not None
-    sheets = (twoplayer.player_sheets(rules, 0), twoplayer.player_sheets(rules, 0))
-    return sheets, twoplayer.end_plans(rules, twoplayer.plan_layers(rules, sheets), int(open_boxes))
+    sheets = twoplayer.pair_sheets(rules, start=start)
+    plans = twoplayer.plan_layers(rules, sheets)
+    return sheets, plans if open_boxes is None else twoplayer.end_plans(rules, plans, int(open_boxes))
 
 
 def endgame_cost(rules: CategoryRules, *, open_boxes: int | None = None, start=None) -> Cost:
@@ -104,14 +100,11 @@ def solve_endgame(
     return twoplayer.solve(rules, tie=tie, start=start, open_boxes=open_boxes, keep="all", dtype=dtype, **options)
 
 
-def _plan_dicts(plans) -> list[dict]:
-    return [{"n": p.n, "mover": p.mover, "a": p.a, "b": p.b, "movers": p.movers, "others": p.others, "low": p.low, "high": p.high} for p in plans]
-
-
 def save_endgame(path, table: twoplayer.TwoPlayerTables, *, game: str, open_boxes: int | None = None) -> list[Path]:
     """Write every kept layer of an end-game solve: the first to ``path``, each later layer
     ``n`` as the member ``layer_n`` (one sidecar; atomic). ``open_boxes``: the set's k when it
     is every position with at most k open boxes (else the solve's start sheets are recorded)."""
+    from jaxsolve.games.category.objectives.twoplayer import store
     from jaxsolve.io import export
 
     plans = table.plans
@@ -128,7 +121,7 @@ def save_endgame(path, table: twoplayer.TwoPlayerTables, *, game: str, open_boxe
         "tie": table.tie,
         "open_boxes": open_boxes,
         "start": start,
-        "layers": _plan_dicts(plans),
+        "layers": store._plan_dicts(plans),
         "value_meaning": "P(the player to move wins), both playing to win, a tie counting 'tie' for the game's starter; "
         "layer n row i_other * movers + i_mover (twoplayer.player_sheets), column lead + low; below the window 0, above it 1",
         "solve_dtype": str(first.dtype),
@@ -146,7 +139,7 @@ def load_endgame(path, *, game: str, rules: CategoryRules | None = None) -> twop
     recorded set give, each layer's shape and dtype, values finite in [0, 1], the last layer the
     game's end."""
     from jaxsolve.games.category.objectives import twoplayer
-
+    from jaxsolve.games.category.objectives.twoplayer import store
     from jaxsolve.io import export
 
     p, meta, rules = export.open_table(path, what="two-player end-game table", objective=OBJECTIVE, cls=CategoryRules, game=game, rules=rules)
@@ -158,7 +151,7 @@ def load_endgame(path, *, game: str, rules: CategoryRules | None = None) -> twop
         sheets, plans = _plans(rules, None if open_boxes is None else int(open_boxes), None if start is None else tuple(tuple(int(x) for x in s) for s in start))
     except (TypeError, ValueError):
         raise JaxsolveError(f"{side}: not a valid end-game sidecar (open boxes or start)") from None
-    if meta.get("layers") != _plan_dicts(plans):
+    if meta.get("layers") != store._plan_dicts(plans):
         raise JaxsolveError(f"{side}: its layers are not those the rules give for its end-game set")
     arrays = {plans[0].n: export.load(p, game=game)[0]}
     later = export.load_members(p, meta, tuple(f"layer_{q.n}" for q in plans[1:]))
@@ -168,14 +161,8 @@ def load_endgame(path, *, game: str, rules: CategoryRules | None = None) -> twop
         a = arrays[q.n]
         if a.shape != (q.pairs, q.width) or a.dtype not in (np.float32, np.float64):
             raise JaxsolveError(f"{p}: layer {q.n} is {a.dtype} {a.shape}, the rules give {(q.pairs, q.width)}")
-        if not np.all(np.isfinite(a)) or a.min(initial=0.0) < 0.0 or a.max(initial=0.0) > 1.0:
-            raise JaxsolveError(f"{p}: layer {q.n} holds values outside [0, 1]")
+        store._check_values(p, a, q, twoplayer.TIES[tie] if q is plans[-1] else None)
         layers[q.n] = a
-    end = layers[plans[-1].n]
-    want = np.zeros(plans[-1].width)
-    want[plans[-1].low] = twoplayer.TIES[tie]
-    if not np.array_equal(end, np.broadcast_to(want, end.shape)):
-        raise JaxsolveError(f"{p}: its last layer is not the game's end under ties {tie}")
     return twoplayer.TwoPlayerTables(rules, tie, sheets, plans, layers, float(meta.get("solve_seconds", 0.0)), device=str(meta.get("device", "")))
 
 

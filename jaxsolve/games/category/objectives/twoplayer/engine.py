@@ -46,10 +46,10 @@ import numpy as np
 
 from jaxsolve.core.arrays import float_dtype
 from jaxsolve.errors import JaxsolveError
-from jaxsolve.games.category.engine import tables
 from jaxsolve.games.category.objectives.distribution import max_turn_reward
 from jaxsolve.games.category.sheets.rules import CategoryRules
-from jaxsolve.games.category.objectives.twoplayer.sheets import LayerPlan, Sheets, end_plans, plan_layers, player_sheets, start_sheets
+from jaxsolve.games.category.objectives.target import target_bytes
+from jaxsolve.games.category.objectives.twoplayer.sheets import LayerPlan, Sheets, end_plans, pair_sheets, plan_layers, start_sheets
 
 TIES = {"share": 0.5, "win": 1.0, "lose": 0.0}
 """What a tie is worth to the player who started the game (the other gets the rest): ``share``
@@ -133,10 +133,8 @@ def turn(prev_padded, next_index, others, filled, upper, all_same_held, other, *
     return turn_target((0.0, 1.0), pair_rows, prev_padded, filled, upper, all_same_held, rules, width)
 
 
-def pair_bytes(rules: CategoryRules, width: int, itemsize: int) -> int:
-    """Rough working set of one pair of a chunk (``target.target_bytes``)."""
-    sp = tables.space(rules.dice)
-    return itemsize * (4 * sp.num_throws + 2 * sp.num_keeps) * width
+pair_bytes = target_bytes
+"""Rough working set of one pair of a chunk: the target turn's (``target.target_bytes``)."""
 
 
 def padded_complement(values: np.ndarray, pad: int, width: int, dtype, rows: int | None = None) -> np.ndarray:
@@ -274,17 +272,14 @@ def _solve_sheets(rules: CategoryRules, mine: int, theirs: int, start) -> tuple[
     ``start``), checked: the other has as many boxes filled as the player to move or one more."""
     nb = rules.num_boxes
     if start is not None:
-        firsts = start_sheets(rules, start, mine, theirs)
-        mine, theirs = firsts[0][0], firsts[1][0]
+        mine, theirs = (sheet[0] for sheet in start_sheets(rules, start, mine, theirs))
     for name, mask in (("mine", mine), ("theirs", theirs)):
         if not 0 <= int(mask) < 1 << nb:
             raise JaxsolveError(f"{name} must be a mask of the {nb} boxes, got {mask}")
     a0, b0 = bin(int(mine)).count("1"), bin(int(theirs)).count("1")
     if b0 not in (a0, a0 + 1) or a0 + b0 >= 2 * nb:
         raise JaxsolveError(f"the other player has as many boxes filled as the player to move or one more, and a box is open: got {a0} and {b0}")
-    if start is None:
-        return player_sheets(rules, int(mine)), player_sheets(rules, int(theirs))
-    return player_sheets(rules, start=firsts[0]), player_sheets(rules, start=firsts[1])
+    return pair_sheets(rules, mine, theirs, start)
 
 
 @dataclass(frozen=True)
@@ -352,9 +347,5 @@ def unsolved(rules: CategoryRules, *, tie: str = "share", mine: int = 0, theirs:
     ``simulate`` needs for seats that do not play ``optimal``."""
     if tie not in TIES:
         raise JaxsolveError(f"tie must be one of {', '.join(TIES)}, got {tie!r}")
-    if start is not None:
-        firsts = start_sheets(rules, start, mine, theirs)
-        sheets = (player_sheets(rules, start=firsts[0]), player_sheets(rules, start=firsts[1]))
-    else:
-        sheets = (player_sheets(rules, int(mine)), player_sheets(rules, int(theirs)))
+    sheets = pair_sheets(rules, mine, theirs, start)
     return TwoPlayerTables(rules, tie, sheets, plan_layers(rules, sheets), [None] * (2 * rules.num_boxes + 1))

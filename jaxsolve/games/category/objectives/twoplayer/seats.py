@@ -10,12 +10,13 @@ from typing import NamedTuple
 
 import numpy as np
 
-from jaxsolve.core import dice
 from jaxsolve.errors import JaxsolveError
 from jaxsolve.games.category.engine import solver, tables
 from jaxsolve.games.category.sheets.rules import CategoryRules
 from jaxsolve.games.category.objectives.twoplayer.sheets import (Sheets, check_sheet, LayerPlan)
-from jaxsolve.games.category.objectives.twoplayer.engine import (TIES, TwoPlayerTables)
+from jaxsolve.games.category.objectives.distribution import max_turn_reward
+from jaxsolve.games.category.objectives.twoplayer.engine import TIES, TwoPlayerTables, padded_complement
+from jaxsolve.games.category.objectives.winning_simulate import decode
 
 SIM_BLOCK = 1024
 """Distinct positions per NumPy block of a simulated turn (a block's box values are
@@ -79,30 +80,22 @@ def _sheet_moves(mine: Sheets, a: int, movers: np.ndarray, rules: CategoryRules)
 def turn_arrays(table: TwoPlayerTables, p: LayerPlan, movers: np.ndarray, others: np.ndarray, leads: np.ndarray):
     """For positions (mover's sheet, other's sheet, lead) of layer ``p``: the moves, each box's
     value after each last throw (``[boxes, T, U]``, -1 where not allowed) and the keeps' values
-    with r re-throws left (``keeps[r - 1]``: ``[K, U]``), from the layer below (NumPy)."""
+    with r re-throws left (``keeps[r - 1]``: ``[K, U]``), from the layer below (NumPy, float64):
+    the target turn (``target.turn_options``, as ``engine.turn``) at each position's deficit,
+    from the rows of the layer below the positions reach."""
+    from jaxsolve.games.category.objectives import target as TG
+
     rules = table.rules
-    sp = tables.space(rules.dice)
-    mine = table.sheets[p.mover]
     q = table.plan(p.n + 1)
-    below = np.asarray(table.layers[q.n]).reshape(-1)
-    mv = _sheet_moves(mine, p.a, movers, rules)
-    index = np.int32 if q.pairs * q.width < 1 << 31 else np.int64
-    j = (q.low - leads[None, None, :]).astype(index) - mv.scored  # the other's lead after the move, as his column
-    won, lost = j < 0, j >= q.width
-    np.clip(j, 0, q.width - 1, out=j)
-    at = np.multiply(mv.row, p.others * q.width, dtype=index)
-    at += (others[None, None, :] * q.width).astype(index)
-    at += j
-    final = np.subtract(1.0, np.take(below, at), dtype=np.float64)
-    final[won] = 1.0
-    final[lost] = 0.0
-    final[~mv.allowed] = -1.0
-    stage = final.max(0)
-    keeps = []
-    for _ in range(rules.throws - 1):
-        keeps.append(dice.expect_keeps(sp, stage, xp=np))
-        stage = dice.reroll(sp, stage, xp=np)
-    return mv, final, keeps
+    pad = max_turn_reward(rules)
+    mv = _sheet_moves(table.sheets[p.mover], p.a, movers, rules)
+    reach, local = np.unique(mv.row.astype(np.int64) * p.others + np.asarray(others, np.int64)[None, None, :], return_inverse=True)
+    below = padded_complement(np.asarray(table.layers[q.n][reach], np.float64), pad + 1, q.width + pad + 1, np.float64)
+    # the other's lead after a move of r points is column k - r of his window, k = q.low - lead: one more
+    # one on the left of the window (k = -1: won whatever r) and a turn's points of zeros right of it
+    deficit = np.clip(q.low - np.asarray(leads, np.int64), -1, q.width + pad)[:, None] + 1
+    got = TG.turn_options(lambda _: local.reshape(mv.row.shape), below, None, None, None, rules, q.width, xp=np, columns=deficit, moves=mv)
+    return mv, got.fill[..., 0], [k[..., 0] for k in got.keep]
 
 
 POLICY_CHUNK = 64
@@ -148,13 +141,25 @@ def _score_choices(fn, filled, upper, all_same_held) -> tuple[np.ndarray, np.nda
     return np.concatenate(keeps, axis=-1), np.concatenate(boxes, axis=-1)
 
 
-def decode(flat: np.ndarray, rules: CategoryRules):
-    cap = rules.upper_threshold + 1
-    flat = np.asarray(flat, np.int64)
-    return flat // (2 * cap), (flat // 2) % cap, flat % 2
+class ScoreSeat:
+    """The expected-score player alone (``score_policy`` of ``sol``, else of the float64 score
+    solution): the ``score`` seat of games started from many positions (``simulate(starts=)``)."""
+
+    def __init__(self, rules: CategoryRules, sol=None):
+        from jaxsolve.games.category.engine import solutions
+
+        self.rules = rules
+        self.sol = sol if sol is not None else solutions.solution(rules, "score", dtype="float64")
+        self._policy = None
+
+    def policy(self):
+        """The ``score`` seat's jitted turn policy (``score_policy``)."""
+        if self._policy is None:
+            self._policy = score_policy(self.rules, self.sol)
+        return self._policy
 
 
-class SeatModels:
+class SeatModels(ScoreSeat):
     """The one-player models of a simulation's two seats from its start sheets and lead: each
     seat's remaining points under ``score`` play (``distribution.distribution``, float64), the
     ``score`` policy, and per seat the ``table`` response (``winning.response_table``: the best
@@ -163,14 +168,13 @@ class SeatModels:
 
     def __init__(self, rules: CategoryRules, firsts, lead: int = 0, tie: str = "share", sol=None):
         from jaxsolve.games.category.objectives import distribution as D
-        from jaxsolve.games.category.engine import solutions
 
         if tie not in TIES:
             raise JaxsolveError(f"tie must be one of {', '.join(TIES)}, got {tie!r}")
-        self.rules, self.tie, self.lead = rules, tie, int(lead)
+        self.tie, self.lead = tie, int(lead)
         self.firsts = tuple(check_sheet(rules, s) for s in firsts)
         self.level = bin(self.firsts[0][0]).count("1") == bin(self.firsts[1][0]).count("1")  # seat 0 started the game
-        self.sol = sol if sol is not None else solutions.solution(rules, "score", dtype="float64")
+        super().__init__(rules, sol)
         self.remaining = []
         for f, u, h in self.firsts:
             if f == rules.full_mask:
@@ -179,7 +183,6 @@ class SeatModels:
             dist = D.distribution(rules, self.sol, dtype="float64", chunk=2, keep="start", start=(f, u, h), shapes="bucket")
             self.remaining.append(np.asarray(dist.at(f, u, h), np.float64))
         self._responses: dict = {}
-        self._policy = None
 
     def seat_lead(self, seat: int) -> int:
         return self.lead if seat == 0 else -self.lead
@@ -210,12 +213,6 @@ class SeatModels:
             self._responses[seat] = (winning.response_table(self.rules, f, w, start=(f, u, h)), len(w) - 1)
         return self._responses[seat]
 
-    def policy(self):
-        """The ``score`` seat's jitted turn policy (``score_policy``)."""
-        if self._policy is None:
-            self._policy = score_policy(self.rules, self.sol)
-        return self._policy
-
     def exact(self, seats) -> float | None:
         """The starter's exact value for ``score`` / ``table`` seats against ``score``: the seat's
         games are independent of each other (neither looks at the other's play), so ``score``
@@ -235,7 +232,7 @@ class SeatModels:
         return None
 
 
-def _score_turn(models: SeatModels, state, roll) -> tuple[np.ndarray, np.ndarray]:
+def _score_turn(models: ScoreSeat, state, roll) -> tuple[np.ndarray, np.ndarray]:
     """The games' turns played by the expected-score policy (its keeps and boxes, its ties)."""
     rules = models.rules
     keep_counts = np.asarray(tables.space(rules.dice).keeps)
@@ -263,52 +260,12 @@ def _score_turn(models: SeatModels, state, roll) -> tuple[np.ndarray, np.ndarray
 def _table_turn(models: SeatModels, seat: int, state, scored, roll) -> tuple[np.ndarray, np.ndarray]:
     """The games' turns played by the static best response at each game's channel ``K - points
     scored`` (``winning_simulate.turn_values``; ties to filling, the earlier box, the first keep)."""
-    from jaxsolve.games.category.objectives.winning_simulate import turn_values
+    from jaxsolve.games.category.objectives.winning_simulate import _play_turn, turn_values
 
-    rules = models.rules
-    sp = tables.space(rules.dice)
-    subkeeps = np.asarray(sp.subkeeps).astype(np.int64)
-    keep_counts = np.asarray(sp.keeps)
     table, top = models.response(seat)
     gained = np.zeros(len(state), np.int64)
     nxt = np.zeros(len(state), np.int64)
     for b0 in range(0, len(state), SIM_BLOCK):
         g = np.arange(b0, min(b0 + SIM_BLOCK, len(state)))
-        lane = np.arange(len(g))
-        tv = turn_values(table, state[g], np.maximum(top - scored[g], 0))
-        x = roll(np.zeros((len(g), 6), np.int64))
-        done = np.zeros(len(g), bool)
-        box = np.zeros(len(g), np.int64)
-        for left in range(rules.throws - 1, -1, -1):
-            fv = tv.fill[:, x, lane]
-            if left == 0:
-                stop = ~done
-            else:
-                subs = subkeeps[x]
-                kv = tv.keep[left - 1][subs, lane[:, None]]
-                stop = ~done & (fv.max(0) >= kv.max(1) - 1e-12)
-                go = ~done & ~stop
-                if go.any():
-                    x[go] = roll(keep_counts[subs[lane, kv.argmax(1)][go]])
-            box[stop] = fv.argmax(0)[stop]
-            done |= stop
-        gained[g] = tv.reward[box, x, lane]
-        nxt[g] = tv.next_state[box, x, lane]
+        gained[g], nxt[g] = _play_turn(models.rules, turn_values(table, state[g], np.maximum(top - scored[g], 0)), roll)
     return gained, nxt
-
-
-class ScoreSeat:
-    """The expected-score player alone (``score_policy`` of ``sol``, else of the float64 score
-    solution): the ``score`` seat of games started from many positions (``simulate(starts=)``)."""
-
-    def __init__(self, rules: CategoryRules, sol=None):
-        from jaxsolve.games.category.engine import solutions
-
-        self.rules = rules
-        self.sol = sol if sol is not None else solutions.solution(rules, "score", dtype="float64")
-        self._policy = None
-
-    def policy(self):
-        if self._policy is None:
-            self._policy = score_policy(self.rules, self.sol)
-        return self._policy

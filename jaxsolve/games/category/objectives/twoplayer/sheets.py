@@ -11,7 +11,7 @@ import numpy as np
 
 from jaxsolve.errors import JaxsolveError
 from jaxsolve.games.category.engine import tables
-from jaxsolve.games.category.objectives.distribution import sub_layer_states
+from jaxsolve.games.category.objectives.distribution import points_left, sub_layer_states
 from jaxsolve.games.category.sheets.rules import CategoryRules
 
 
@@ -25,22 +25,6 @@ def sheet_class(filled, upper, all_same_held, rules: CategoryRules):
     for nothing)."""
     u, h = tables.canonical(filled, upper, all_same_held, rules)
     return (u if rules.upper_bonus else u * 0), h
-
-
-def points_left(filled, upper, all_same_held, rules: CategoryRules) -> np.ndarray:
-    """The most points each state can still score (an upper bound: the open boxes' maxima,
-    the extra bonus on every turn that can earn it, the upper bonus while open and not yet
-    reached, the larger instant bonus per turn), as ``distribution.support_lengths`` per state."""
-    f, u, h = (np.asarray(a, np.int64) for a in (filled, upper, all_same_held))
-    nb, asb = rules.num_boxes, rules.all_same_box
-    is_open = ((f[:, None] >> np.arange(nb)[None, :]) & 1) == 0
-    n_open = is_open.sum(1)
-    out = (is_open * tables.box_max_points(rules)[None, :]).sum(1)
-    if asb >= 0 and rules.extra_bonus:
-        turns = np.where(is_open[:, asb], n_open - 1, np.where(h == 1, n_open, 0))
-        out = out + rules.extra_bonus * turns
-    out = out + rules.upper_bonus * (is_open[:, :6].any(1) & (u < rules.upper_threshold))
-    return out + max(rules.instant_all_same, rules.instant_other) * n_open
 
 
 @dataclass(frozen=True, eq=False)
@@ -195,3 +179,12 @@ def start_sheets(rules: CategoryRules, start, mine: int = 0, theirs: int = 0) ->
         if int(mask) and int(mask) != sheet[0]:
             raise JaxsolveError(f"{name}={mask} is not the start's filled boxes {sheet[0]}: give one or the other")
     return firsts
+
+
+def pair_sheets(rules: CategoryRules, mine: int = 0, theirs: int = 0, start=None) -> tuple[Sheets, Sheets]:
+    """The two players' ``Sheets`` of a solve: those with the filled boxes ``mine`` / ``theirs``
+    (masks), or with ``start`` the sheets a game reaches from the two sheets (``start_sheets``)."""
+    if start is None:
+        return player_sheets(rules, int(mine)), player_sheets(rules, int(theirs))
+    firsts = start_sheets(rules, start, mine, theirs)
+    return player_sheets(rules, start=firsts[0]), player_sheets(rules, start=firsts[1])

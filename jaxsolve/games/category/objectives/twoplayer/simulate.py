@@ -6,7 +6,7 @@ reaches (``reach``)."""
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any, Callable, NamedTuple
+from typing import Any, NamedTuple
 
 import numpy as np
 
@@ -16,6 +16,7 @@ from jaxsolve.games.category.sheets.rules import CategoryRules
 from jaxsolve.games.category.objectives.twoplayer.engine import (TIES, TwoPlayerTables)
 from jaxsolve.games.category.objectives.twoplayer.seats import (SIM_BLOCK, ScoreSeat, SeatModels, _score_choices, _score_turn, _table_turn, decode,
                                                                 score_policy, turn_arrays)
+from jaxsolve.games.category.objectives.winning_simulate import roller
 
 
 # ----------------------------------------------------------------------------- simulation
@@ -201,17 +202,6 @@ class Starts(NamedTuple):
     lead: np.ndarray
 
 
-def _roller(rng: np.random.Generator, n_dice: int) -> Callable[[np.ndarray], np.ndarray]:
-    """``roll(kept)``: each game's throw after re-throwing the dice not in ``kept`` (face counts)."""
-    from jaxsolve.games.category.simulation.simulate import throw_of
-
-    def roll(kept):
-        m = n_dice - kept.sum(1)
-        faces = rng.integers(0, 6, (len(m), n_dice))
-        return throw_of(faces, np.arange(n_dice)[None, :] < m[:, None], kept).astype(np.int64)
-    return roll
-
-
 def reach(rules: CategoryRules, games: int, filled: int, seed: int = 0, sol=None) -> Starts:
     """``games`` games from the start played by the expected-score player in both seats until
     both sheets have ``filled`` boxes filled (seat 0 started and is to move): the end-game
@@ -221,7 +211,7 @@ def reach(rules: CategoryRules, games: int, filled: int, seed: int = 0, sol=None
     if not 0 <= int(filled) < rules.num_boxes or games < 1:
         raise JaxsolveError(f"filled is 0..{rules.num_boxes - 1} and games >= 1, got {filled} and {games}")
     seat = ScoreSeat(rules, sol)
-    roll = _roller(np.random.default_rng(seed), rules.dice)
+    roll = roller(np.random.default_rng(seed), rules.dice)
     state = [np.zeros(games, np.int64), np.zeros(games, np.int64)]
     lead = np.zeros(games, np.int64)  # of the player to move
     for turn in range(2 * int(filled)):
@@ -307,7 +297,7 @@ def simulate(table: TwoPlayerTables, games: int, seed: int = 0, *, seats=("optim
     firsts = (table.sheets[0].first, table.sheets[1].first)
     models = _seat_models(table, seats, games, firsts, lead, models, starts, score_solution)
     differ, fn = _comparison(rules, seats, compare, models, score_solution, record)
-    roll = _roller(np.random.default_rng(seed), rules.dice)
+    roll = roller(np.random.default_rng(seed), rules.dice)
     if starts is None:
         state = [np.full(games, int(tables.state_index(s[0], s[1], s[2], rules)), np.int64) for s in firsts]  # the seats' own sheets
         lead_now = np.full(games, int(lead), np.int64)  # of the player to move

@@ -334,10 +334,8 @@ def recompute_rows(table: twoplayer.TwoPlayerTables, n: int, rows, columns=None)
     cols = np.broadcast_to(np.arange(p.width, dtype=np.int64), (len(rows), p.width)) if columns is None else np.asarray(columns, np.int64)
     movers = np.repeat(rows % p.movers, cols.shape[1])
     others = np.repeat(rows // p.movers, cols.shape[1])
-    _, final, _ = twoplayer.turn_arrays(table, p, movers, others, cols.reshape(-1) - p.low)
-    stage = final.max(0)
-    for _ in range(rules.throws - 1):
-        stage = dice.reroll(sp, stage, xp=np)
+    _, final, keeps = twoplayer.turn_arrays(table, p, movers, others, cols.reshape(-1) - p.low)
+    stage = dice.best_subkeep(sp, keeps[-1], xp=np) if keeps else final.max(0)  # each throw's value with every re-throw left
     return np.asarray(dice.throw_mean(sp, stage, xp=np), np.float64).reshape(cols.shape)
 
 
