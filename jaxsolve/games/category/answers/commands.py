@@ -14,7 +14,7 @@ from jaxsolve.games.game import Advice, Batch, Param, Ranked, Report
 from jaxsolve.games.category.engine.objective import TWOPLAYER, WIN, for_advice
 from jaxsolve.games.category.engine.objective import objective as objective_named
 
-OBJECTIVE = Param("objective", str, None, "score (expected points, default) or goals (expected boxes met).", choices=("score", "goals"))
+OBJECTIVE = Param("objective", str, None, "score (expected points, default), goals (expected boxes met) or another registered scalar objective.")
 SOLVE_PARAMS = (
     OBJECTIVE,
     Param("chunk", int, None, "States per compiled batch (default: 512, with --saved-throws 1024).", min=16, max=1 << 16),

@@ -27,7 +27,7 @@ re-throwing, more dice kept, the earlier box), within its ``tolerance``.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Mapping
+from typing import Any, Callable, Mapping
 
 from jaxsolve.errors import JaxsolveError
 
@@ -48,6 +48,11 @@ class Objective:
         options: the advisor's options (by name, without dashes) this objective takes
             beyond the position and dice.
         asked_by: the option that asks for it, in words (for messages).
+        reward: a scalar objective's value of a box filled with ``points``,
+            ``reward(points, dtype, xp)`` (``xp``: NumPy or jax.numpy; traced in the solve).
+        bonus: a scalar objective's value of bonus points (upper bonus, extra all-same
+            bonus, Im-Hieb bonus), ``bonus(points, dtype, xp)``.
+        meaning: what a stored table's values are (its sidecar's ``value_meaning``).
     """
 
     name: str
@@ -57,6 +62,9 @@ class Objective:
     tolerance: str
     options: frozenset[str]
     asked_by: str
+    reward: Callable[[Any, Any, Any], Any] | None = None
+    bonus: Callable[[Any, Any, Any], Any] | None = None
+    meaning: str = ""
 
     @property
     def scalar(self) -> bool:
@@ -97,12 +105,29 @@ def _flag(name: str) -> str:
 
 _SOLUTION_OPTIONS = frozenset({"batch", "heuristic", "turn_scope", "table", "objective"})
 
+def points(points: Any, dtype: Any, xp: Any) -> Any:
+    """The points themselves (the score objective's box and bonus values)."""
+    return xp.asarray(points, dtype)
+
+
+def met(points: Any, dtype: Any, xp: Any) -> Any:
+    """1 for a box filled with points, 0 for a box crossed out (the goals objective)."""
+    return (xp.asarray(points) > 0).astype(dtype)
+
+
+def nothing(points: Any, dtype: Any, xp: Any) -> Any:
+    """0 whatever the points (the goals objective's bonuses)."""
+    return xp.zeros(xp.shape(points), dtype)
+
+
 SCORE = Objective(
     "score", "the expected final score", "", "points", "1e-9 relative (float64)", _SOLUTION_OPTIONS, "the score objective",
+    reward=points, bonus=points, meaning="optimal expected final score still to come (bonuses included)",
 )
 GOALS = Objective(
     "goals", "the expected number of boxes met", "", "boxes met", "1e-9 relative (float64)", _SOLUTION_OPTIONS,
-    "the goals objective",
+    "the goals objective", reward=met, bonus=nothing,
+    meaning="optimal expected number of boxes still to be filled with their condition met",
 )
 DISTRIBUTION = Objective(
     "distribution", "the distribution of the remaining score under the score-optimal policy", "points scored",
@@ -121,8 +146,43 @@ TWOPLAYER = Objective(
     "1e-12 absolute", frozenset({"against", "score", "ties", "they_started", "they_start", "start"}), "--against",
 )
 
-OBJECTIVES: dict[str, Objective] = {o.name: o for o in (SCORE, GOALS, DISTRIBUTION, TARGET, WIN, TWOPLAYER)}
-"""Every objective by name."""
+BUILT_IN = (SCORE, GOALS, DISTRIBUTION, TARGET, WIN, TWOPLAYER)
+OBJECTIVES: dict[str, Objective] = {o.name: o for o in BUILT_IN}
+"""Every objective by name: the built-in ones and those registered (``register``)."""
+
+
+def register(new: Objective) -> Objective:
+    """Add a scalar objective: its ``reward`` and ``bonus`` are all the solve, the advisor and
+    the stored tables need (a box's value replaces its points in the one turn), so ``solve
+    --objective NAME``, ``advise --objective NAME`` and their tables work for it unchanged."""
+    if new.reward is None or new.bonus is None or not new.scalar:
+        raise JaxsolveError(f"objective {new.name!r}: only a scalar objective with a reward and a bonus can be registered")
+    if new.name in OBJECTIVES:
+        raise JaxsolveError(f"objective {new.name!r} is already registered")
+    OBJECTIVES[new.name] = new
+    return new
+
+
+def unregister(name: str) -> None:
+    """Remove a registered objective (the built-in ones stay)."""
+    if any(o.name == name for o in BUILT_IN):
+        raise JaxsolveError(f"objective {name!r} is built in")
+    OBJECTIVES.pop(name, None)
+
+
+def scalar_names() -> tuple[str, ...]:
+    """The objectives a score table can be solved for (one value per state)."""
+    return tuple(name for name, o in OBJECTIVES.items() if o.scalar)
+
+
+def scalar_objective(name: str | Objective) -> Objective:
+    """The scalar objective named ``name``, or one error line naming those there are."""
+    if isinstance(name, Objective):
+        name = name.name
+    found = OBJECTIVES.get(name)
+    if found is None or not found.scalar:
+        raise JaxsolveError(f"unknown objective {name!r}; choose one of {', '.join(scalar_names())}")
+    return found
 
 
 def objective(name: str | Objective) -> Objective:

@@ -44,7 +44,8 @@ from jaxsolve.io import export
 from jaxsolve.core.layered import LayerSetup, SplitStep, chunk_for, make_mesh, run_layers
 from jaxsolve.errors import JaxsolveError
 from jaxsolve.games.category.engine import table_io, tables
-from jaxsolve.games.category.sheets.rules import OBJECTIVES, CategoryRules, check_objective
+from jaxsolve.games.category.engine.objective import scalar_names
+from jaxsolve.games.category.sheets.rules import CategoryRules, check_objective
 from jaxsolve.games.category.engine.solver import Solution, _next_values, final_throw_values, representative_layers
 from jaxsolve.core.arrays import float_dtype
 
@@ -373,8 +374,8 @@ def load_solution(path: str | os.PathLike, *, game: str) -> SavedSolution:
         raise JaxsolveError(f"{export.sidecar_path(path)}: no valid 'max_saved'; not a saved-throw table")
     rules = export.rules_from(path, meta, CategoryRules)
     objective = meta.get("objective")
-    if objective not in OBJECTIVES:
-        raise JaxsolveError(f"{export.sidecar_path(path)}: objective {objective!r} is not one of {', '.join(OBJECTIVES)}")
+    if objective not in scalar_names():
+        raise JaxsolveError(f"{export.sidecar_path(path)}: objective {objective!r} is not one of {', '.join(scalar_names())}")
     defined = defined_mask(rules, max_saved)
     export.check_array(path, values, shape=(max_saved + 1,) + rules.state_shape, dtypes=("float32", "float64"), defined=defined, low=0.0, what=f"rules {rules.name}, max_saved {max_saved}")
     seconds = [meta.get(k, 0.0) for k in ("solve_seconds", "compile_seconds")]

@@ -25,6 +25,7 @@ from jaxsolve.core import dice
 from jaxsolve.core.arrays import namespace, set_at
 from jaxsolve.games.category.engine import tables
 from jaxsolve.errors import JaxsolveError
+from jaxsolve.games.category.engine.objective import scalar_objective
 from jaxsolve.games.category.sheets.rules import CategoryRules, check_objective
 from jaxsolve.core.arrays import float_dtype
 
@@ -35,18 +36,18 @@ if TYPE_CHECKING:
 
 
 def objective_reward(points, objective: str, dtype, xp=None):
-    """Immediate reward of a box filled with ``points`` under the objective."""
-    if objective == "goals":
-        return (points > 0).astype(dtype)
-    return namespace(xp).asarray(points, dtype)
+    """Immediate reward of a box filled with ``points`` under the objective (its ``reward``)."""
+    reward = scalar_objective(objective).reward
+    assert reward is not None  # a scalar objective has one (engine.objective.register)
+    return reward(points, dtype, namespace(xp))
 
 
 def objective_bonus(points, objective: str, dtype, xp=None):
-    """Bonus points count for ``score`` only."""
-    xp = namespace(xp)
-    if objective == "goals":
-        return xp.zeros(xp.shape(points), dtype)
-    return xp.asarray(points, dtype)
+    """Value of bonus points under the objective (its ``bonus``: the points for ``score``,
+    nothing for ``goals``)."""
+    bonus = scalar_objective(objective).bonus
+    assert bonus is not None
+    return bonus(points, dtype, namespace(xp))
 
 
 CLOSED = -1e30  # value of a closed box in the fast path (finite, so one-hot products stay exact)

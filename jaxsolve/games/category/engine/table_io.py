@@ -15,9 +15,15 @@ import numpy as np
 from jaxsolve.io import cache, export
 from jaxsolve.errors import JaxsolveError
 from jaxsolve.games.category.engine import tables
-from jaxsolve.games.category.sheets.rules import OBJECTIVES, CategoryRules
+from jaxsolve.games.category.engine.objective import scalar_names, scalar_objective
+from jaxsolve.games.category.sheets.rules import CategoryRules
 from jaxsolve.games.category.engine.solver import Solution
 from jaxsolve.core.arrays import float_dtype, precision
+
+
+def _meaning(objective: str) -> str:
+    chosen = scalar_objective(objective)
+    return chosen.meaning or f"optimal {chosen.value} still to come"
 
 
 def metadata(sol: Solution, game: str) -> dict:
@@ -27,11 +33,7 @@ def metadata(sol: Solution, game: str) -> dict:
         "game": game,
         "rules": sol.rules.to_dict(),
         "objective": sol.objective,
-        "value_meaning": (
-            "optimal expected final score still to come (bonuses included)"
-            if sol.objective == "score"
-            else "optimal expected number of boxes still to be filled with their condition met"
-        ),
+        "value_meaning": _meaning(sol.objective),
         "axes": [
             {
                 "name": "filled",
@@ -139,8 +141,8 @@ def load_solution(path: str | os.PathLike, *, game: str, rules: CategoryRules | 
     rules = export.rules_from(path, meta, CategoryRules)
     export.check_preset_name(path, game, rules, _presets(game))
     objective = meta.get("objective")
-    if objective not in OBJECTIVES:
-        raise JaxsolveError(f"{export.sidecar_path(path)}: objective {objective!r} is not one of {', '.join(OBJECTIVES)}")
+    if objective not in scalar_names():
+        raise JaxsolveError(f"{export.sidecar_path(path)}: objective {objective!r} is not one of {', '.join(scalar_names())}")
     export.check_array(
         path, values, shape=tables.state_shape(rules), dtypes=("float32", "float64"), defined=reachable_mask(rules), low=0.0, what=f"rules {rules.name}"
     )

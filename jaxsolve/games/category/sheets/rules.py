@@ -16,12 +16,10 @@ from jaxsolve.core.rules import Rules, RulesError, option
 from jaxsolve.games.category.sheets.sheet import KNIFFEL_SHEET, Box, check_sheet
 
 JokerMode = Literal["none", "forced", "free", "kniffel"]
-Objective = Literal["score", "goals"]
 Order = Literal["free", "forced"]
 
 JOKER_MODES: tuple[str, ...] = ("none", "forced", "free", "kniffel")
 ORDERS: tuple[str, ...] = ("free", "forced")
-OBJECTIVES: tuple[str, ...] = ("score", "goals")
 
 MAX_STATES = 1 << 31
 
@@ -153,6 +151,10 @@ def no_joker_rules(name: str, boxes: tuple[Box, ...], *, dice: int, upper_bonus:
 
 
 def check_objective(objective: str) -> str:
-    if objective not in OBJECTIVES:
-        raise RulesError(f"unknown objective {objective!r}; choose one of {', '.join(OBJECTIVES)}")
+    """``objective`` if a score table can be solved for it (``engine.objective.scalar_names``:
+    score, goals and any registered one), else one error line."""
+    from jaxsolve.games.category.engine.objective import scalar_names
+
+    if objective not in scalar_names():
+        raise RulesError(f"unknown objective {objective!r}; choose one of {', '.join(scalar_names())}")
     return objective
