@@ -58,10 +58,10 @@ def main() -> None:
     thr = jnp.asarray(rng.uniform(0, 300, (sp.num_throws, args.chunk)).astype(dtype))
 
     parts = {
-        "next": (lambda v, *s: solver._next_values(v, *s, rules, "score"), (values, *states)),
-        "box": (lambda v, *s: solver.final_throw_values(v, *s, rules, "score"), (values, *states)),
+        "next": (lambda v, *s: solver._next_values(v, tables.EngineState(*s), rules, "score"), (values, *states)),
+        "box": (lambda v, *s: solver.final_throw_values(v, tables.EngineState(*s), rules, "score"), (values, *states)),
         "reroll": (lambda x: dice.reroll(sp, x), (thr,)),
-        "step": (lambda v, *s: solver.state_values(v, *s, rules, "score"), (values, *states)),
+        "step": (lambda v, *s: solver.state_values(v, tables.EngineState(*s), rules, "score"), (values, *states)),
     }
     if "saved" in args.parts:  # the saved-throw step: every row of a chunk, next layer at full size
         from jaxsolve.games.category.engine import saved
@@ -71,12 +71,12 @@ def main() -> None:
         width = saved.layer_width(rules) * saved.layer_masks(rules)[args.layer + 1]
         after = jnp.asarray(rng.uniform(0, 300, (saved.rows_in_layer(rules, most, args.layer + 1), width)).astype(dtype))
         ranks = jnp.asarray(saved.mask_ranks(rules.num_boxes))
-        parts["saved"] = (lambda n, rk, *s: saved.state_values(n, rk, *s, rules, rows), (after, ranks, *states))
+        parts["saved"] = (lambda n, rk, *s: saved.state_values(n, rk, tables.EngineState(*s), rules, rows), (after, ranks, *states))
     if "moments" in args.parts:  # the moments-only policy evaluation's step (mean and second moment)
         from jaxsolve.games.category.engine import evaluate
 
         aux = jnp.asarray(rng.uniform(0, 300, (rules.num_states, 2)).astype(dtype))
-        parts["moments"] = (lambda v, a, *s: evaluate.turn_channels(v, a, *s, rules, "score", split=False)[1], (values, aux, *states))
+        parts["moments"] = (lambda v, a, *s: evaluate.turn_channels(v, a, tables.EngineState(*s), rules, "score", split=False)[1], (values, aux, *states))
     out = {"game": args.game, "layer": args.layer, "chunk": args.chunk, "dtype": args.dtype, "load_1min": os.getloadavg()[0], "cores": len(os.sched_getaffinity(0))}
     for name in args.parts:
         fn, ops = parts[name]

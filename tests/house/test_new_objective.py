@@ -71,6 +71,7 @@ def test_every_bonus_is_halved_too():
     """A reduced Kniffel with the upper bonus, the extra all-same bonus under the Kniffel joker
     and the Im-Hieb bonuses: the solve and the advisor's NumPy turn both halve them all."""
     from jaxsolve.games.category.engine.solver import option_values
+    from jaxsolve.games.category.engine.tables import EngineState
 
     rules = CategoryRules(dice=3, throws=2, joker="kniffel", bonus_on_scratch=False, upper_threshold=6, instant_all_same=30, instant_other=5)
     objective.register(HALVED)
@@ -78,10 +79,10 @@ def test_every_bonus_is_halved_too():
         sol = solver.solve(rules, "halved", chunk=256)
         ref = solver.solve(rules, "score", chunk=256)
         assert np.array_equal(np.asarray(sol.values), np.asarray(ref.values) / 2, equal_nan=True)
-        state = (np.array([0b11]), np.array([3]), np.array([1]))  # aces and twos filled, the all-same box holding
+        state = EngineState(np.array([0b11]), np.array([3]), np.array([1]))  # aces and twos filled, the all-same box holding
         for first in (False, True):
-            mine = option_values(np.asarray(sol.values).reshape(-1), *state, rules, "halved", first_throw=first, xp=np)
-            theirs = option_values(np.asarray(ref.values).reshape(-1), *state, rules, "score", first_throw=first, xp=np)
+            mine = option_values(np.asarray(sol.values).reshape(-1), state, rules, "halved", first_throw=first, xp=np)
+            theirs = option_values(np.asarray(ref.values).reshape(-1), state, rules, "score", first_throw=first, xp=np)
             assert np.array_equal(mine, theirs / 2, equal_nan=True)
     finally:
         objective.unregister(HALVED.name)

@@ -50,7 +50,7 @@ def random_table(rules, objective="score", dtype="float64", seed=0, integer=True
     for layer in (rules.num_boxes - 1, rules.num_boxes - 2):
         f, u, h = (x.astype(np.int64) for x in tables.layer_states(rules, layer))
         flat = np.nan_to_num(values.reshape(-1), nan=0.0)
-        values[f, u, h] = solver.state_values(flat, f, u, h, rules, objective, xp=np)
+        values[f, u, h] = solver.state_values(flat, tables.EngineState(f, u, h), rules, objective, xp=np)
     return solver.Solution(rules, objective, values)
 
 
@@ -124,9 +124,9 @@ def test_best_option_is_the_policy_choice(game, preset):
     sol = random_table(rules, seed=2)
     cases = situations(rules, 24, seed=9)
     sp = tables.space(rules.dice)
-    f, u, h = (jnp.asarray([c[0].state(rules)[k] for c in cases], jnp.int32) for k in range(3))
+    state = tables.EngineState._make(jnp.asarray([c[0].state(rules)[k] for c in cases], jnp.int32) for k in range(3))
     values = jnp.asarray(np.nan_to_num(sol.values.reshape(-1)), jnp.float64)
-    turn = jax.jit(lambda v, f, u, h: policy.optimal_turn(v, f, u, h, rules))(values, f, u, h)
+    turn = jax.jit(lambda v, s: policy.optimal_turn(v, s, rules))(values, state)
     keep, box, fill_now, box_now = (np.asarray(a) for a in (turn.keep, turn.box, turn.fill_now, turn.box_now))
     for b, (pos, dice, left) in enumerate(cases):
         best = advisor.advise(rules, pos, dice, left, sol=sol).best

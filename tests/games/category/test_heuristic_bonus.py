@@ -136,7 +136,7 @@ def test_fresh_turn_gains_average_zero_over_the_first_throw(rules_name):
     first = rules.throws - 1
     upper_chain = []
     for reading in heuristic.READINGS:
-        gains, allowed, _ = heuristic.level_gains(f, u, h, rules, jnp.float64, reading)
+        gains, allowed, _ = heuristic.level_gains(tables.EngineState(f, u, h), rules, jnp.float64, reading)
         for b in range(13):
             ok = np.broadcast_to(np.asarray(allowed[first][b]), (252, len(f)))[0]
             mean = prob @ np.asarray(gains[first][b])

@@ -23,25 +23,25 @@ runner = CliRunner()
 def _states(n, layer=5, seed=0):
     lf, lu, lh = tables.layer_states(KNIFFEL, layer)
     pick = np.random.default_rng(seed).choice(len(lf), size=n, replace=False)
-    return [jnp.asarray(a[pick], jnp.int32) for a in (lf, lu, lh)]
+    return tables.EngineState._make(jnp.asarray(a[pick], jnp.int32) for a in (lf, lu, lh))
 
 
 def test_noise_reproducible_and_independent_of_the_batch():
-    f, u, h = _states(6)
-    z = np.asarray(heuristic.forecast_noise(f, u, h, KNIFFEL, 1.0, seed=4))
+    state = _states(6)
+    z = np.asarray(heuristic.forecast_noise(state, KNIFFEL, 1.0, seed=4))
     assert z.shape == (KNIFFEL.throws, 13, 252, 6)
     perm = np.array([5, 0, 3])
-    zp = np.asarray(heuristic.forecast_noise(f[perm], u[perm], h[perm], KNIFFEL, 1.0, seed=4))
+    zp = np.asarray(heuristic.forecast_noise(tables.EngineState._make(a[perm] for a in state), KNIFFEL, 1.0, seed=4))
     assert np.array_equal(zp, z[..., perm])
-    other = np.asarray(heuristic.forecast_noise(f, u, h, KNIFFEL, 1.0, seed=5))
+    other = np.asarray(heuristic.forecast_noise(state, KNIFFEL, 1.0, seed=5))
     assert np.abs(other - z).min() > 0 or np.mean(other == z) < 1e-3
-    assert np.allclose(np.asarray(heuristic.forecast_noise(f, u, h, KNIFFEL, 3.0, seed=4)), 3 * z, rtol=1e-6)
+    assert np.allclose(np.asarray(heuristic.forecast_noise(state, KNIFFEL, 3.0, seed=4)), 3 * z, rtol=1e-6)
 
 
 def test_noise_is_standard_normal():
     """~1M draws: moments and tails of N(0, 1); neighbouring draws and states uncorrelated."""
-    f, u, h = _states(100)
-    z = np.asarray(heuristic.forecast_noise(f, u, h, KNIFFEL, 1.0, seed=0), dtype=np.float64)
+    state = _states(100)
+    z = np.asarray(heuristic.forecast_noise(state, KNIFFEL, 1.0, seed=0), dtype=np.float64)
     flat = z.ravel()
     assert abs(flat.mean()) < 0.005 and abs(flat.std() - 1) < 0.005
     assert abs(np.mean(np.abs(flat) > 1.959964) - 0.05) < 0.002
@@ -54,10 +54,10 @@ def test_noise_is_standard_normal():
 
 
 def test_noise_is_added_to_every_gain():
-    f, u, h = _states(8)
-    gains = jax.jit(lambda sd: heuristic.level_gains(f, u, h, KNIFFEL, jnp.float64, noise_sd=sd, noise_seed=2)[0], static_argnums=0)
+    state = _states(8)
+    gains = jax.jit(lambda sd: heuristic.level_gains(state, KNIFFEL, jnp.float64, noise_sd=sd, noise_seed=2)[0], static_argnums=0)
     plain, noisy = gains(0.0), gains(3.0)
-    z = np.asarray(heuristic.forecast_noise(f, u, h, KNIFFEL, 3.0, seed=2), dtype=np.float64)
+    z = np.asarray(heuristic.forecast_noise(state, KNIFFEL, 3.0, seed=2), dtype=np.float64)
     for r in range(KNIFFEL.throws):
         for b in range(13):
             assert np.allclose(np.asarray(noisy[r][b]) - np.asarray(plain[r][b]), z[r, b], atol=1e-5)

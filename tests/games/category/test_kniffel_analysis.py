@@ -177,11 +177,11 @@ def _policy_choice(sol, pos, faces, throws_left):
     """What the engine's one turn policy (``policy.optimal_turn``) does in this situation."""
     rules, objective = sol.rules, sol.objective
     values = jnp.asarray(np.nan_to_num(sol.values.reshape(-1)), sol.values.dtype)
-    f, u, h = (jnp.asarray([x], jnp.int32) for x in pos.state(rules))
+    state = tables.EngineState._make(jnp.asarray([x], jnp.int32) for x in pos.state(rules))
     sp = tables.space(rules.dice)
     counts = sp.counts_of_faces(faces)
     t = sp.throw_index(counts)
-    turn = policy.optimal_turn(values, f, u, h, rules, objective)
+    turn = policy.optimal_turn(values, state, rules, objective)
     value = float(turn.values[throws_left, t, 0])
     box = ("box", BOX_NAMES[int(turn.box[t, 0])], value)
     if throws_left == 0:

@@ -92,9 +92,9 @@ def test_mid_turn_matches_backward_throw_channels(evaluated, rules):
     sp = tables.space(rules.dice)
     position = Position(tuple(None if b in (0, 4, 7, 9, 11, 12) else 0 for b in range(rules.num_boxes)))
     state = position.state(rules)
-    f, u, h = (jnp.asarray([x], jnp.int32) for x in state)
+    arrays = tables.EngineState._make(jnp.asarray([x], jnp.int32) for x in state)
     for throws_left in range(rules.throws):
-        _, chan = jax.jit(evaluate.throw_channels, static_argnames=("rules", "objective", "throws_left"))(values, aux, f, u, h, rules=rules, throws_left=throws_left)
+        _, chan = jax.jit(evaluate.throw_channels, static_argnames=("rules", "objective", "throws_left"))(values, aux, arrays, rules=rules, throws_left=throws_left)
         for throw in (0, 17, sp.num_throws - 1):
             walk = evaluate.forward(sol, *state, throw=throw, throws_left=throws_left, chunk=128)
             _close(walk.channels, chan[throw, 0])

@@ -177,8 +177,9 @@ def test_policy_best_box_matches_option_values(first):
     rules = PRESETS["kniffel-imhieb"]
     f, u, h = _random_states(rules, 32, 2)
     values = jnp.asarray(np.random.default_rng(3).integers(0, 3, size=int(np.prod(tables.state_shape(rules)))).astype(np.float32))
-    opt = jax.jit(lambda *a: solver.option_values(*a, rules, first_throw=first))(values, f, u, h)
-    best, arg = jax.jit(lambda *a: policy.best_box(*a, rules, first_throw=first))(values, f, u, h)
+    state = tables.EngineState(f, u, h)
+    opt = jax.jit(lambda *a: solver.option_values(*a, rules, first_throw=first))(values, state)
+    best, arg = jax.jit(lambda *a: policy.best_box(*a, rules, first_throw=first))(values, state)
     assert np.array_equal(best, opt.max(0)) and np.array_equal(arg, opt.argmax(0))
 
 

@@ -23,7 +23,8 @@ class FirstOpenBox(strategies.Strategy):
 
     name = "first-open"
 
-    def policy(self, filled, upper, all_same_held):
+    def policy(self, state):
+        filled = state.filled
         sp = tables.space()
         T, B = sp.num_throws, filled.shape[0]
         keep_all = jnp.broadcast_to((jnp.arange(T) + sp.throw_offset)[None, :, None], (self.rules.throws - 1, T, B))

@@ -119,8 +119,8 @@ def test_moves_differ_counts_match_a_direct_recomputation():
 
     def es_turn(sheet):
         if sheet not in es_cache:
-            f, u, h = (np.asarray([x], np.int64) for x in sheet)
-            turn = policy.optimal_turn(values, f, u, h, rules, xp=np)
+            state = tables.EngineState._make(np.asarray([x], np.int64) for x in sheet)
+            turn = policy.optimal_turn(values, state, rules, xp=np)
             es_cache[sheet] = (np.asarray(turn.keep)[..., 0], np.asarray(turn.box)[..., 0])
         return es_cache[sheet]
 

@@ -115,7 +115,7 @@ def random_table(rules, seed=0) -> solver.Solution:
     values[rules.full_mask] = 0.0
     for layer in (rules.num_boxes - 1, rules.num_boxes - 2):
         f, u, h = (x.astype(np.int64) for x in tables.layer_states(rules, layer))
-        values[f, u, h] = solver.state_values(np.nan_to_num(values.reshape(-1), nan=0.0), f, u, h, rules, "score", xp=np)
+        values[f, u, h] = solver.state_values(np.nan_to_num(values.reshape(-1), nan=0.0), tables.EngineState(f, u, h), rules, "score", xp=np)
     return solver.Solution(rules, "score", values)
 
 
@@ -133,16 +133,17 @@ def test_the_numpy_end_of_turn_equals_the_jax_one(preset):
     rng = np.random.default_rng(5)
     f, u, h = tables.layer_states(rules, 9)
     pick = rng.choice(len(f), 24, replace=False)
-    f, u, h = f[pick], u[pick], h[pick]
+    state = tables.EngineState(f[pick], u[pick], h[pick])
+    state_j = tables.EngineState._make(jnp.asarray(a) for a in state)
     for left in range(rules.throws):
-        got = policy.end_of_turn(values, f, u, h, rules, throws_left=left, xp=np)
-        ref = policy.end_of_turn(jnp.asarray(values), jnp.asarray(f), jnp.asarray(u), jnp.asarray(h), rules, throws_left=left)
+        got = policy.end_of_turn(values, state, rules, throws_left=left, xp=np)
+        ref = policy.end_of_turn(jnp.asarray(values), state_j, rules, throws_left=left)
         assert len(got) == len(ref)
         for (q, box, first), (q_ref, box_ref, first_ref) in zip(got, ref):
             assert first == first_ref
             np.testing.assert_array_equal(box, np.asarray(box_ref))
             np.testing.assert_allclose(q, np.asarray(q_ref), rtol=0, atol=1e-12)
-            mv, mv_ref = solver.chosen_moves(box, f, u, h, rules, xp=np), solver.chosen_moves(jnp.asarray(box), jnp.asarray(f), jnp.asarray(u), jnp.asarray(h), rules)
+            mv, mv_ref = solver.chosen_moves(box, state, rules, xp=np), solver.chosen_moves(jnp.asarray(box), state_j, rules)
             for a, b in zip(mv, mv_ref):
                 np.testing.assert_array_equal(a, np.asarray(b))
 

@@ -34,7 +34,7 @@ def reached_by_moves(rules, start):
     frontier = [tuple(start)]
     while frontier:
         f, u, h = (np.asarray(x, np.int32) for x in zip(*frontier))
-        mv = solver.moves(f, u, h, rules, xp=np)
+        mv = solver.moves(tables.EngineState(f, u, h), rules, xp=np)
         nxt = {int(x) for x in np.asarray(mv.next_state)[np.asarray(mv.allowed)]} - seen
         seen |= nxt
         frontier = [(s // (2 * (cap + 1)), s // 2 % (cap + 1), s % 2) for s in nxt]

@@ -92,13 +92,13 @@ class TurnAdvice:
         }
 
 
-def turn_arrays(values, f, u, h, rules, objective, throws_left, xp=None):
+def turn_arrays(values, state: tables.EngineState, rules, objective, throws_left, xp=None):
     """Fill values and points ``[boxes, T, B]``, throw values ``[throws, T, B]``, keep values ``[K, B]``
-    of states ``f, u, h`` ``[B]`` with ``throws_left`` re-throws left (``xp``: see ``jaxsolve.core.arrays``)."""
+    of states ``[B]`` with ``throws_left`` re-throws left (``xp``: see ``jaxsolve.core.arrays``)."""
     first = rules.has_instant_bonus and throws_left == rules.throws - 1
-    fills = solver.option_values(values, f, u, h, rules, objective, first, xp=xp)
-    points = solver.moves(f, u, h, rules, xp=xp).points
-    throw_values = solver.turn_throw_values(values, f, u, h, rules, objective, xp=xp)
+    fills = solver.option_values(values, state, rules, objective, first, xp=xp)
+    points = solver.moves(state, rules, xp=xp).points
+    throw_values = solver.turn_throw_values(values, state, rules, objective, xp=xp)
     keep_values = dicelib.expect_keeps(tables.space(rules.dice), throw_values[max(throws_left - 1, 0)], xp=xp)
     return fills, points, throw_values, keep_values
 
@@ -158,12 +158,12 @@ def advise(
         if table is not None and np.dtype(table.values.dtype).itemsize < dtype.itemsize:
             dtype = np.dtype(table.values.dtype)  # a float32 table is answered in float32, as on JAX
         values = solutions.host_values(table, rules, dtype)
-        f, u, h = analysis.state_arrays(position, rules, np)
-        arrays = turn_arrays(values, f, u, h, rules, objective, throws_left, xp=np)
+        state = analysis.state_arrays(position, rules, np)
+        arrays = turn_arrays(values, state, rules, objective, throws_left, xp=np)
     else:
         values = solutions.flat_values(table, rules, dtype)
-        f, u, h = analysis.state_arrays(position, rules)
-        arrays = _turn_arrays(values, f, u, h, rules=rules, objective=objective, throws_left=throws_left)
+        state = analysis.state_arrays(position, rules)
+        arrays = _turn_arrays(values, state, rules=rules, objective=objective, throws_left=throws_left)
     fills, points, throw_values, keep_values = (np.asarray(a) for a in arrays)
     keeps = [(float(keep_values[sp.keep_index(sub), 0]), sub) for sub in _sub_keeps(counts)] if throws_left > 0 else []
     options = rank(rules, fills[:, t, 0], points[:, t, 0], keeps, np.dtype(values.dtype))
@@ -208,8 +208,8 @@ def tie_groups(rules: CategoryRules, objective: str, scope: str, position: Posit
         raise JaxsolveError(f"unknown scope {scope!r}; choose game or turn")
     position = position or Position()
     values = solutions.flat_values(solutions.solution(rules, objective) if scope == "game" else None, rules)
-    f, u, h = analysis.state_arrays(position, rules)
-    fills = np.asarray(_turn_arrays(values, f, u, h, rules=rules, objective=objective, throws_left=0)[0])[:, :, 0]
+    state = analysis.state_arrays(position, rules)
+    fills = np.asarray(_turn_arrays(values, state, rules=rules, objective=objective, throws_left=0)[0])[:, :, 0]
     fills = np.where(np.isfinite(fills), fills, -np.inf)
     best = fills.max(axis=0)
     tied = fills >= best - tol * np.maximum(1.0, np.abs(best))

@@ -64,13 +64,13 @@ def _evaluated(sol: solver.Solution):
     return _EVALUATIONS[key]
 
 
-def state_arrays(position: Position, rules: CategoryRules, xp=None):
-    """The position's state ``f, u, h`` as arrays ``[1]`` (``xp``: see ``jaxsolve.core.arrays``)."""
-    f, u, h = position.state(rules)
+def state_arrays(position: Position, rules: CategoryRules, xp=None) -> tables.EngineState:
+    """The position's state as an ``EngineState`` of arrays ``[1]`` (``xp``: see ``jaxsolve.core.arrays``)."""
+    state = position.state(rules)
     if position.is_over:
         raise PositionError("the game is over: every box is filled")
     xp = namespace(xp)
-    return tuple(xp.asarray([x], xp.int32) for x in (f, u, h))
+    return tables.EngineState._make(xp.asarray([x], xp.int32) for x in state)
 
 
 def _throw(rules: CategoryRules, dice) -> int:
@@ -79,27 +79,27 @@ def _throw(rules: CategoryRules, dice) -> int:
 
 
 @lazy_jit(static_argnames=("rules", "objective", "throws"))
-def _turn_channels(values, aux, f, u, h, rules, objective, throws):
+def _turn_channels(values, aux, state, rules, objective, throws):
     from jaxsolve.games.category.engine import evaluate as evaluation_lib
 
-    return evaluation_lib.turn_channels(values, aux, f, u, h, rules=rules, objective=objective, throws=throws)
+    return evaluation_lib.turn_channels(values, aux, state, rules=rules, objective=objective, throws=throws)
 
 
 @lazy_jit(static_argnames=("rules", "objective", "throws_left", "first_throw"))
-def _throw_channels(values, aux, f, u, h, rules, objective, throws_left, first_throw=None):
+def _throw_channels(values, aux, state, rules, objective, throws_left, first_throw=None):
     from jaxsolve.games.category.engine import evaluate as evaluation_lib
 
-    return evaluation_lib.throw_channels(values, aux, f, u, h, rules=rules, objective=objective, throws_left=throws_left, first_throw=first_throw)
+    return evaluation_lib.throw_channels(values, aux, state, rules=rules, objective=objective, throws_left=throws_left, first_throw=first_throw)
 
 
 def _channels(sol, aux, position, rules, objective, dice, throws_left, throws):
     """Value and channels ``[C]`` of a position (start of a turn or mid-turn)."""
     values = solutions.flat_values(sol, rules)
-    f, u, h = state_arrays(position, rules)
+    state = state_arrays(position, rules)
     if dice is None:
-        v, c = _turn_channels(values, aux, f, u, h, rules=rules, objective=objective, throws=throws)
+        v, c = _turn_channels(values, aux, state, rules=rules, objective=objective, throws=throws)
         return float(v[0]), np.asarray(c[0])
-    best, chan = _throw_channels(values, aux, f, u, h, rules=rules, objective=objective, throws_left=throws_left)
+    best, chan = _throw_channels(values, aux, state, rules=rules, objective=objective, throws_left=throws_left)
     t = _throw(rules, dice)
     return float(best[t, 0]), np.asarray(chan[t, 0])
 

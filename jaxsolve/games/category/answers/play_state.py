@@ -15,6 +15,7 @@ import numpy as np
 from jaxsolve.errors import JaxsolveError
 from jaxsolve.games.category.engine import solver, tables
 from jaxsolve.games.category.engine.objective import SCORE, TWOPLAYER
+from jaxsolve.games.category.engine.tables import EngineState
 from jaxsolve.games.category.sheets.position import Position, parse_position
 from jaxsolve.games.category.sheets.rules import CategoryRules
 from jaxsolve.games.category.sheets.sheet import KNIFFEL_SHEET
@@ -130,12 +131,12 @@ def check_opponents(n) -> int:
 
 @functools.lru_cache(maxsize=8)
 def _moves_fn(rules: CategoryRules):
-    return jax.jit(lambda f, u, h: solver.moves(f, u, h, rules))
+    return jax.jit(lambda state: solver.moves(state, rules))
 
 
 def moves_at(rules: CategoryRules, position: Position):
     """``solver.moves`` of one sheet (each field ``[boxes, T, 1]``), compiled once per rules."""
-    return _moves_fn(rules)(*(jnp.asarray([x], jnp.int32) for x in position.state(rules)))
+    return _moves_fn(rules)(EngineState._make(jnp.asarray([x], jnp.int32) for x in position.state(rules)))
 
 
 def heuristic_available(rules: CategoryRules) -> bool:

@@ -30,6 +30,7 @@ import numpy as np
 from jaxsolve.core import dice as dicelib
 from jaxsolve.errors import JaxsolveError
 from jaxsolve.games.category.engine import policy, solver, tables
+from jaxsolve.games.category.engine.tables import EngineState
 from jaxsolve.games.category.sheets.position import PositionError, box_index
 from jaxsolve.games.category.simulation.simulate import radix, throw_lookup
 
@@ -42,19 +43,19 @@ def _precision(dtype):
 
 
 @functools.partial(jax.jit, static_argnames=("rules", "objective", "throws_left", "first"))
-def _situations(values, f, u, h, t, rules, objective, throws_left, first):
+def _situations(values, state, t, rules, objective, throws_left, first):
     """For situations with ``throws_left`` re-throws left: the value of filling each box with
     throw ``t`` (``[B, boxes]``, -inf where not allowed), of each keep contained in ``t``
     (``[B, S]`` over ``space.subkeeps[t]``) and of the throw itself (``[B]``)."""
     sp = tables.space(rules.dice)
-    fills = solver.option_values(values, f, u, h, rules, objective, first)  # [boxes, T, B]
-    rows = jnp.arange(f.shape[0])
+    fills = solver.option_values(values, state, rules, objective, first)  # [boxes, T, B]
+    rows = jnp.arange(t.shape[0])
     fill_t = fills[:, t, rows].T
-    points = solver.moves(f, u, h, rules).points[:, t, rows].T
-    throw_values = solver.turn_throw_values(values, f, u, h, rules, objective)  # [throws, T, B]
+    points = solver.moves(state, rules).points[:, t, rows].T
+    throw_values = solver.turn_throw_values(values, state, rules, objective)  # [throws, T, B]
     throw_value = throw_values[throws_left, t, rows]
     if throws_left == 0:
-        return fill_t, points, jnp.full((f.shape[0], sp.subkeeps.shape[1]), -jnp.inf, values.dtype), throw_value
+        return fill_t, points, jnp.full((t.shape[0], sp.subkeeps.shape[1]), -jnp.inf, values.dtype), throw_value
     keep_values = dicelib.expect_keeps(sp, throw_values[throws_left - 1])  # [K, B]
     subs = jnp.asarray(sp.subkeeps)[t]  # [B, S]
     return fill_t, points, keep_values[subs, rows[:, None]], throw_value
@@ -94,7 +95,7 @@ class Table:
     # ------------------------------------------------------------------ states
 
     def states(self, filled, upper, all_same_held):
-        """Checked int arrays ``(filled, upper capped, all_same_held)`` broadcast to one shape."""
+        """The checked states: an ``EngineState`` of int arrays broadcast to one shape (upper capped)."""
         f, u, h = (np.asarray(x) for x in np.broadcast_arrays(filled, upper, all_same_held))
         for name, x in (("filled", f), ("upper", u), ("all_same_held", h)):
             if x.dtype.kind not in "iub":
@@ -106,7 +107,7 @@ class Table:
             raise JaxsolveError("upper totals must be >= 0")
         if np.any((h != 0) & (h != 1)):
             raise JaxsolveError("all_same_held must be 0 or 1")
-        return f.astype(np.int64), np.minimum(u, rules.upper_threshold).astype(np.int64), h.astype(np.int64)
+        return EngineState(f.astype(np.int64), np.minimum(u, rules.upper_threshold).astype(np.int64), h.astype(np.int64))
 
     def state_values(self, filled, upper, all_same_held) -> np.ndarray:
         """Value of each state at the start of a turn (NaN where no game reaches it)."""
@@ -178,8 +179,8 @@ class Table:
                 part = idx[start : start + CHUNK]
                 pad = np.concatenate([part, np.repeat(part[-1:], CHUNK - len(part))])
                 with _precision(self.dtype):
-                    args = [jnp.asarray(a[pad], jnp.int32) for a in (f, u, h, t)]
-                    b, p, k, v = _situations(values, *args, rules=rules, objective=self.objective, throws_left=int(left), first=first)
+                    state = EngineState._make(jnp.asarray(a[pad], jnp.int32) for a in (f, u, h))
+                    b, p, k, v = _situations(values, state, jnp.asarray(t[pad], jnp.int32), rules=rules, objective=self.objective, throws_left=int(left), first=first)
                 boxes[part] = np.asarray(b)[: len(part)]
                 points[part] = np.asarray(p)[: len(part)]
                 keeps[part] = np.asarray(k)[: len(part)]

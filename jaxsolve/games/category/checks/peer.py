@@ -104,8 +104,8 @@ def state_notation(variant, rules: CategoryRules, filled: int, upper: int, all_s
     return text
 
 
-def parse_state(variant, rules: CategoryRules, text: str) -> tuple[int, int, int]:
-    """``(filled, upper capped at the threshold, all_same_held)`` of a state in yatzy-solver's notation."""
+def parse_state(variant, rules: CategoryRules, text: str) -> tables.EngineState:
+    """The state (upper capped at the threshold) of a state in yatzy-solver's notation."""
     fields = dict(part.strip().split(" ", 1) for part in text.split("|"))
     names = list(variant.categories)
     filled = 0
@@ -114,7 +114,7 @@ def parse_state(variant, rules: CategoryRules, text: str) -> tuple[int, int, int
             filled |= 1 << names.index(name)
     asb = rules.all_same_box
     holds = int(asb >= 0 and int(fields.get(names[asb], 0)) > 0)
-    return filled, min(int(fields["upper"]), rules.upper_threshold), holds
+    return tables.EngineState(filled, min(int(fields["upper"]), rules.upper_threshold), holds)
 
 
 def move_mismatches(variant_id: str, situations: int = 300, seed: int = 0, rules: CategoryRules | None = None) -> list[str]:
@@ -131,8 +131,7 @@ def move_mismatches(variant_id: str, situations: int = 300, seed: int = 0, rules
     if rules.all_same_box >= 0:  # every fourth throw all of one face: the joker and extra-bonus rules
         faces[::4] = rng.integers(1, 7, (len(faces[::4]), 1))
     throw = np.asarray([sp.throw_index(np.bincount(d - 1, minlength=6)) for d in faces])
-    fj, uj, hj = (jnp.asarray(a, jnp.int32) for a in (f, u, h))
-    mv = solver.moves(fj, uj, hj, rules)
+    mv = solver.moves(tables.EngineState._make(jnp.asarray(a, jnp.int32) for a in (f, u, h)), rules)
     lane = np.arange(situations)
     allowed = np.asarray(mv.allowed)[:, throw, lane]
     score = np.asarray(mv.score())[:, throw, lane]
@@ -154,7 +153,7 @@ def move_mismatches(variant_id: str, situations: int = 300, seed: int = 0, rules
             continue
         for b in np.flatnonzero(allowed[:, i]):
             text, pts = variant.apply_score(state, dice, variant.categories[b])
-            theirs = int(tables.state_index(*parse_state(variant, rules, text), rules))
+            theirs = int(parse_state(variant, rules, text).flat_index(rules))
             if (int(score[b, i]), int(nxt[b, i])) != (int(pts), theirs):
                 out.append(f"{state} dice {dice} {variant.categories[b]}: {int(score[b, i])} -> {int(nxt[b, i])} != {pts} -> {text}")
     return out
@@ -178,12 +177,12 @@ def _code_tables(variant_id: str, rules: CategoryRules):
 
 
 @functools.partial(jax.jit, static_argnames=("rules",))
-def _turn(values, f, u, h, rules):
+def _turn(values, state, rules):
     sp = tables.space(rules.dice)
-    fills = solver.option_values(values, f, u, h, rules)
-    throws = solver.turn_throw_values(values, f, u, h, rules)
+    fills = solver.option_values(values, state, rules)
+    throws = solver.turn_throw_values(values, state, rules)
     keeps = jnp.stack([dicelib.expect_keeps(sp, throws[r]) for r in range(rules.throws - 1)])
-    turn = policy.optimal_turn(values, f, u, h, rules)
+    turn = policy.optimal_turn(values, state, rules)
     return fills, keeps, turn.box, turn.keep
 
 
@@ -201,7 +200,7 @@ def option_table(sol: solver.Solution, variant_id: str, f, u, h, throw, throws_l
     for s in range(0, n, chunk):
         idx = np.arange(s, min(n, s + chunk))
         pad = np.concatenate([idx, np.repeat(idx[:1], chunk - len(idx))])
-        fills, keeps, box, keep = (np.asarray(a) for a in _turn(flat, *(jnp.asarray(a[pad], jnp.int32) for a in (f, u, h)), rules=rules))
+        fills, keeps, box, keep = (np.asarray(a) for a in _turn(flat, tables.EngineState._make(jnp.asarray(a[pad], jnp.int32) for a in (f, u, h)), rules=rules))
         lane = np.arange(len(idx))
         t = throw[idx]
         r = throws_left[idx]

@@ -21,7 +21,6 @@ from __future__ import annotations
 import functools
 import time
 from dataclasses import dataclass
-from typing import Any
 
 import jax
 import jax.numpy as jnp
@@ -31,6 +30,7 @@ from jaxsolve.core import dice
 from jaxsolve.errors import JaxsolveError
 from jaxsolve.core.layered import Layer, SplitStep, make_mesh, real_rows, run_layers
 from jaxsolve.games.category.engine import policy, solver, tables
+from jaxsolve.games.category.engine.tables import EngineState
 from jaxsolve.games.category.sheets.rules import CategoryRules
 
 EXTRA_CHANNELS: tuple[str, ...] = ("upper_bonus", "extra_bonus", "instant_bonus", "second_moment")
@@ -46,10 +46,10 @@ def channels(rules: CategoryRules, split: bool = True) -> tuple[str, ...]:
     return rules.box_names + EXTRA_CHANNELS if split else MOMENT_CHANNELS
 
 
-def _fill(aux, best, box, state: tuple[Any, Any, Any], rules, objective: str, first_throw: bool, split: bool = True):
+def _fill(aux, best, box, state: EngineState, rules, objective: str, first_throw: bool, split: bool = True):
     """Channels carried by the best box after each throw: ``[T, B, C]``."""
     dtype = best.dtype
-    mv = solver.chosen_moves(box, *state, rules)
+    mv = solver.chosen_moves(box, state, rules)
     pts = solver.objective_reward(mv.points, objective, dtype)
     bonus = solver.objective_bonus(jnp.stack([mv.upper_bonus, mv.extra, mv.instant * first_throw], -1), objective, dtype)
     reward = pts + bonus.sum(-1)
@@ -65,7 +65,7 @@ def _fill(aux, best, box, state: tuple[Any, Any, Any], rules, objective: str, fi
     return best, jnp.concatenate([first, moment[..., None]], -1)
 
 
-def throw_channels(values, aux, filled, upper, all_same_held, rules: CategoryRules, objective: str = "score", throws_left: int | None = None, first_throw: bool | None = None, split: bool = True):
+def throw_channels(values, aux, state: EngineState, rules: CategoryRules, objective: str = "score", throws_left: int | None = None, first_throw: bool | None = None, split: bool = True):
     """``([T, B], [T, B, C])``: value and channels of every throw with ``throws_left`` re-throws left.
 
     ``values``/``aux`` are the flat tables of later states (``aux=None``: no channels after
@@ -77,11 +77,11 @@ def throw_channels(values, aux, filled, upper, all_same_held, rules: CategoryRul
     instant = first_throw and rules.has_instant_bonus
     sp = tables.space(rules.dice)
     if not split and not rules.has_all_same_rules:
-        return _moment_throws(values, aux, (filled, upper, all_same_held), rules, objective, throws_left, instant)
+        return _moment_throws(values, aux, state, rules, objective, throws_left, instant)
 
     def fill(with_instant):
-        best, box = policy.best_box(values, filled, upper, all_same_held, rules, objective, with_instant)
-        return _fill(aux, best, box, (filled, upper, all_same_held), rules, objective, with_instant, split)
+        best, box = policy.best_box(values, state, rules, objective, with_instant)
+        return _fill(aux, best, box, state, rules, objective, with_instant, split)
 
     best, chan = fill(instant and throws_left == 0)
     for _ in range(throws_left):
@@ -106,10 +106,10 @@ def _after_rows(values, aux, state, rules: CategoryRules, objective: str):
     mean and second moment (``aux``) and the upper bonus. One table look-up per row and state
     instead of one per throw.
     """
-    filled, upper, all_same_held = state
+    filled = state.filled
     dtype = values.dtype
     nb, width = rules.num_boxes, rules.dice + 1
-    upper_index, lower_index, crossed = solver.next_indices(filled, upper, all_same_held, rules)
+    upper_index, lower_index, crossed = solver.next_indices(state, rules)
     nxt = jnp.concatenate([upper_index.reshape(-1), lower_index.reshape(-1)])
     rows = 6 * width + nb - 6
     boxes = jnp.arange(nb)[:, None]
@@ -179,13 +179,13 @@ def _moment_throws(values, aux, state, rules: CategoryRules, objective: str, thr
     return best, jnp.stack(chan, -1)
 
 
-def turn_channels(values, aux, filled, upper, all_same_held, rules: CategoryRules, objective: str = "score", throws: int | None = None, split: bool = True):
+def turn_channels(values, aux, state: EngineState, rules: CategoryRules, objective: str = "score", throws: int | None = None, split: bool = True):
     """``([B], [B, C])``: value and channels of states at the start of a turn.
 
     ``throws`` overrides the throws of this turn only (e.g. 1 = no re-throw in this turn).
     """
     throws = rules.throws if throws is None else throws
-    best, chan = throw_channels(values, aux, filled, upper, all_same_held, rules, objective, throws - 1, first_throw=True, split=split)
+    best, chan = throw_channels(values, aux, state, rules, objective, throws - 1, first_throw=True, split=split)
     sp = tables.space(rules.dice)
     return dice.throw_mean(sp, best), dice.throw_mean(sp, chan)
 
@@ -228,13 +228,13 @@ def evaluate(solution: solver.Solution, *, split: bool = True, chunk: int = 512,
     values = jnp.asarray(np.nan_to_num(solution.values.reshape(-1), nan=0.0), dtype)
     aux = jnp.zeros((values.shape[0], width), dtype)
 
-    def compute(aux, values, rows, filled, upper, all_same_held):
+    def compute(aux, values, rows, *state):
         del rows
-        return turn_channels(values, aux, filled, upper, all_same_held, rules, objective, split=split)[1]
+        return turn_channels(values, aux, EngineState(*state), rules, objective, split=split)[1]
 
     def write(aux, values, rows, states, chan):
         del values, rows
-        return aux.at[tables.state_index(*states, rules)].set(chan)
+        return aux.at[EngineState(*states).flat_index(rules)].set(chan)
 
     if devices is None:  # on a CPU, every CPU device takes a share of each layer (``runtime.host_devices``)
         devices = jax.devices("cpu") if jax.devices()[0].platform == "cpu" else 1
@@ -295,15 +295,16 @@ def forward_step(rules: CategoryRules, objective: str, throws_left: int | None =
     """
     nb = rules.num_boxes
 
-    def step(carry, operands, rows, filled, upper, all_same_held):
+    def step(carry, operands, rows, *components):
+        state = EngineState(*components)
         reach, totals = carry
         values, start = operands
         dtype = values.dtype
-        idx = tables.state_index(filled, upper, all_same_held, rules)
+        idx = state.flat_index(rules)
         here = jnp.where(real_rows(rows)[:, None], reach[idx], 0)
         p, a = here[:, 0], here[:, 1]
-        for q, box, first_throw in policy.end_of_turn(values, filled, upper, all_same_held, rules, objective, start, throws_left):
-            mv = solver.chosen_moves(box, filled, upper, all_same_held, rules)
+        for q, box, first_throw in policy.end_of_turn(values, state, rules, objective, start, throws_left):
+            mv = solver.chosen_moves(box, state, rules)
             pts = solver.objective_reward(mv.points, objective, dtype)
             bonus = [solver.objective_bonus(x, objective, dtype) for x in (mv.upper_bonus, mv.extra, mv.instant * first_throw)]
             reward = pts + sum(bonus)
@@ -340,7 +341,7 @@ def forward(
     t0 = time.perf_counter()
     rules, objective = solution.rules, solution.objective
     dtype = solution.values.dtype
-    start_state = (int(filled), min(int(upper), rules.upper_threshold), int(all_same_held))
+    start_state = EngineState(int(filled), min(int(upper), rules.upper_threshold), int(all_same_held))
     if not 0 <= start_state[0] < rules.full_mask or start_state[1] < 0 or start_state[2] not in (0, 1) or np.isnan(solution.values[start_state]):
         raise JaxsolveError(f"not a reachable state with a box open: filled={filled}, upper={upper}, all_same_held={all_same_held}")
     sp = tables.space(rules.dice)
@@ -348,7 +349,7 @@ def forward(
         raise JaxsolveError(f"throw must be an index 0..{sp.num_throws - 1}, got {throw}")
     values = jnp.asarray(np.nan_to_num(solution.values.reshape(-1), nan=0.0), dtype)
     size = values.shape[0]
-    origin = int(tables.state_index(*start_state, rules))
+    origin = int(start_state.flat_index(rules))
     carry = (jnp.zeros((size, 2), dtype).at[origin, 0].set(1.0), jnp.zeros(len(channels(rules)), dtype))
     layer = bin(start_state[0]).count("1")
     compile_seconds, states = 0.0, 0

@@ -28,6 +28,7 @@ import numpy as np
 from jaxsolve.core import dice
 from jaxsolve.core.arrays import namespace, set_at
 from jaxsolve.games.category.engine import solver, tables
+from jaxsolve.games.category.engine.tables import EngineState
 from jaxsolve.games.category.sheets.rules import CategoryRules
 
 if TYPE_CHECKING:
@@ -47,14 +48,14 @@ def tolerance(value, xp=None):
     return rtol(value.dtype) * xp.maximum(1.0, xp.abs(value))
 
 
-def best_box(values, filled, upper, all_same_held, rules: CategoryRules, objective: str = "score", first_throw: bool = False, xp=None):
+def best_box(values, state: EngineState, rules: CategoryRules, objective: str = "score", first_throw: bool = False, xp=None):
     """``(value, box)`` ``[T, B]`` after each throw: the earliest box within the tolerance of the best.
 
     Folds over the boxes (``solver.box_options``) instead of stacking ``[boxes, T, B]``: the
     same choice as ranking ``solver.option_values``, without materializing it.
     """
     xp = namespace(xp)
-    regular, same = solver.box_options(values, filled, upper, all_same_held, rules, objective, first_throw, xp=xp)
+    regular, same = solver.box_options(values, state, rules, objective, first_throw, xp=xp)
     value, box = _earliest_near_best(regular, xp)
     if same is None:
         return value, box
@@ -103,11 +104,11 @@ class TurnDecisions(NamedTuple):
     values: jax.Array
 
 
-def optimal_turn(values, filled, upper, all_same_held, rules: CategoryRules, objective: str = "score", xp=None) -> TurnDecisions:
+def optimal_turn(values, state: EngineState, rules: CategoryRules, objective: str = "score", xp=None) -> TurnDecisions:
     """The turn decisions of the optimal policy for ``values`` (flat start-of-turn table)."""
     xp = namespace(xp)
     sp = tables.space(rules.dice)
-    current, box = best_box(values, filled, upper, all_same_held, rules, objective, rules.throws == 1 and rules.has_instant_bonus, xp)
+    current, box = best_box(values, state, rules, objective, rules.throws == 1 and rules.has_instant_bonus, xp)
     stages, keeps = [current], []
     for _ in range(rules.throws - 1):
         current, arg = best_keep(sp, dice.expect_keeps(sp, current, xp=xp), xp)
@@ -115,7 +116,7 @@ def optimal_turn(values, filled, upper, all_same_held, rules: CategoryRules, obj
         keeps.append(arg)
     keep = xp.stack(keeps) if keeps else xp.zeros((0,) + box.shape, xp.int32)
     if rules.has_instant_bonus and rules.throws > 1:
-        now, box_now = best_box(values, filled, upper, all_same_held, rules, objective, first_throw=True, xp=xp)
+        now, box_now = best_box(values, state, rules, objective, first_throw=True, xp=xp)
         fill_now = fill_now_wins(now, current, xp)
         stages[-1] = xp.where(fill_now, now, current)
     else:
@@ -123,7 +124,7 @@ def optimal_turn(values, filled, upper, all_same_held, rules: CategoryRules, obj
     return TurnDecisions(keep, box, fill_now, box_now, xp.stack(stages))
 
 
-def end_of_turn(values, filled, upper, all_same_held, rules: CategoryRules, objective: str = "score", start=None, throws_left: int | None = None, xp=None):
+def end_of_turn(values, state: EngineState, rules: CategoryRules, objective: str = "score", start=None, throws_left: int | None = None, xp=None):
     """Where the optimal turn ends: ``[(q [T, B], box [T, B], first_throw)]``.
 
     ``q[t, b]`` is the probability that the turn of state b is decided on throw t with box
@@ -139,8 +140,8 @@ def end_of_turn(values, filled, upper, all_same_held, rules: CategoryRules, obje
     throws_left = rules.throws - 1 if throws_left is None else int(throws_left)
     if not 0 <= throws_left < rules.throws:
         raise ValueError(f"throws_left must be in 0..{rules.throws - 1}, got {throws_left}")
-    turn = optimal_turn(values, filled, upper, all_same_held, rules, objective, xp)
-    B = filled.shape[0]
+    turn = optimal_turn(values, state, rules, objective, xp)
+    B = state.filled.shape[0]
     p = xp.asarray(sp.throw_prob, dtype) if start is None else xp.asarray(start, dtype)
     p = xp.broadcast_to(p.reshape((sp.num_throws, -1)), (sp.num_throws, B))
     out = []

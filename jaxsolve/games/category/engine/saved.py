@@ -44,6 +44,7 @@ from jaxsolve.io import export
 from jaxsolve.core.layered import LayerSetup, SplitStep, chunk_for, make_mesh, run_layers
 from jaxsolve.errors import JaxsolveError
 from jaxsolve.games.category.engine import table_io, tables
+from jaxsolve.games.category.engine.tables import EngineState
 from jaxsolve.games.category.engine.objective import scalar_names
 from jaxsolve.games.category.sheets.rules import CategoryRules, check_objective
 from jaxsolve.games.category.engine.solver import Solution, _next_values, final_throw_values, representative_layers
@@ -133,16 +134,16 @@ class LayerTable:
     def __getitem__(self, index):
         width = self.rules.upper_threshold + 1
         all_same_held, rest = index % 2, index // 2
-        return self.data[self.row, layer_position(self.ranks, rest // width, rest % width, all_same_held, self.rules)]
+        return self.data[self.row, layer_position(self.ranks, EngineState(rest // width, rest % width, all_same_held), self.rules)]
 
 
-def layer_position(ranks, filled, upper, all_same_held, rules: CategoryRules):
+def layer_position(ranks, state: EngineState, rules: CategoryRules):
     """Position of states in their layer's table (``ranks``: ``mask_ranks``; NumPy or JAX ints)."""
     flags = 2 if rules.has_all_same_rules else 1
-    return (ranks[filled] * (rules.upper_threshold + 1) + upper) * flags + all_same_held * (flags - 1)
+    return (ranks[state.filled] * (rules.upper_threshold + 1) + state.upper) * flags + state.all_same_held * (flags - 1)
 
 
-def state_values(next_rows, ranks, filled, upper, all_same_held, rules: CategoryRules, rows: int, objective: str = "score"):
+def state_values(next_rows, ranks, state: EngineState, rules: CategoryRules, rows: int, objective: str = "score"):
     """``[rows, B]`` value of each state with 0 .. rows - 1 saved throws, start of a turn.
 
     ``next_rows`` ``[rows of the next layer, entries]`` holds the next layer's values
@@ -157,11 +158,11 @@ def state_values(next_rows, ranks, filled, upper, all_same_held, rules: Category
     # The next-state look-ups of every row at once, before the loop over the throws left: inside
     # it, a look-up computed apart (``dice.computed``: a conditional on a CPU) would copy the
     # whole next layer, its operand, on every pass.
-    nexts = jax.vmap(lambda saved: _next_values(table(saved), filled, upper, all_same_held, rules, objective))(jnp.arange(top + 1))
+    nexts = jax.vmap(lambda saved: _next_values(table(saved), state, rules, objective))(jnp.arange(top + 1))
 
     def fill(saved):
         row = jax.tree_util.tree_map(lambda a: jax.lax.dynamic_index_in_dim(a, saved, keepdims=False), nexts)
-        return final_throw_values(table(saved), filled, upper, all_same_held, rules, objective, nexts=row)
+        return final_throw_values(table(saved), state, rules, objective, nexts=row)
 
     def more(fill_now, current, left):  # one more throw left: fill now (saving them) or throw again
         # the re-throw computed apart: fused with the box pick, XLA recomputes parts of its max
@@ -185,17 +186,18 @@ def state_values(next_rows, ranks, filled, upper, all_same_held, rules: Category
 
 
 def value_step(rules: CategoryRules, objective: str):
-    """The per-chunk step: ``(layer rows, (next rows, ranks), rows, filled, upper, all_same_held) -> layer rows``
-    (a ``SplitStep``: on several devices, one chunk stream each)."""
+    """The per-chunk step: ``(layer rows, (next rows, ranks), rows, *state) -> layer rows`` with
+    ``state`` the chunk's ``EngineState`` components (a ``SplitStep``: on several devices, one
+    chunk stream each)."""
 
-    def compute(carry, operands, rows, filled, upper, all_same_held):
+    def compute(carry, operands, rows, *state):
         del rows
         next_rows, ranks = operands
-        return state_values(next_rows, ranks, filled, upper, all_same_held, rules, carry.shape[0], objective).T
+        return state_values(next_rows, ranks, EngineState(*state), rules, carry.shape[0], objective).T
 
     def write(carry, operands, rows, states, v):
         del rows
-        return carry.at[:, layer_position(operands[1], *states, rules)].set(v.T)
+        return carry.at[:, layer_position(operands[1], EngineState(*states), rules)].set(v.T)
 
     return SplitStep(compute, write)
 
@@ -326,8 +328,8 @@ def solve(
     def end_layer(layer, carry):
         if out is not None:
             f, u, h = (a.astype(np.int64) for a in tables.layer_states(rules, layer.index))
-            cu, ch = tables.canonical(f, u, h, rules)
-            pos = layer_position(ranks_np, f, cu, ch, rules)
+            rep = tables.canonical(EngineState(f, u, h), rules)
+            pos = layer_position(ranks_np, rep, rules)
             out[: carry.shape[0], tables.state_index(f, u, h, rules)] = np.asarray(carry)[:, pos]
         return carry
 

@@ -7,6 +7,9 @@ shared ``dice.reroll`` operator, and the mean over the first throw is the state'
 Layers (number of filled boxes) are solved from boxes - 1 down to 0 in fixed-size chunks, so one
 compilation serves the whole game.
 
+A batch of states is a ``tables.EngineState`` of ``[B]`` int32 arrays (filled mask, upper total,
+all-same held), a pytree that passes through ``jax.jit`` and ``jax.vmap`` as it is.
+
 The turn arithmetic (``option_values``, ``moves``, ``turn_throw_values`` and what they use) takes
 ``xp`` (``jaxsolve.core.arrays``): ``jax.numpy`` by default, traced in every compiled program, or
 NumPy, which answers one situation from a cached table without importing JAX
@@ -24,6 +27,7 @@ import numpy as np
 from jaxsolve.core import dice
 from jaxsolve.core.arrays import namespace, set_at
 from jaxsolve.games.category.engine import tables
+from jaxsolve.games.category.engine.tables import EngineState
 from jaxsolve.errors import JaxsolveError
 from jaxsolve.games.category.engine.objective import scalar_objective
 from jaxsolve.games.category.sheets.rules import CategoryRules, check_objective
@@ -60,7 +64,7 @@ def _instant_bonus(points, box, rules: CategoryRules, xp=None):
     return xp.where(points > 0, amount, 0)
 
 
-def _next_values(values, filled, upper, all_same_held, rules: CategoryRules, objective: str, xp=None):
+def _next_values(values, state: EngineState, rules: CategoryRules, objective: str, xp=None):
     """The table look-ups of a turn's last step, once per state (normal scoring).
 
     Returns ``(upper_next, lower_next)``: ``upper_next[f, c, B]`` the value after filling upper
@@ -70,20 +74,20 @@ def _next_values(values, filled, upper, all_same_held, rules: CategoryRules, obj
     """
     # Computed once per state, apart: else XLA would fuse the table look-ups into the [T, B]
     # loops that read them and repeat them for every throw.
-    return dice.computed(functools.partial(_next_values_now, rules=rules, objective=objective, xp=xp), values, filled, upper, all_same_held, xp=xp)
+    return dice.computed(functools.partial(_next_values_now, rules=rules, objective=objective, xp=xp), values, state, xp=xp)
 
 
-def _next_values_now(values, filled, upper, all_same_held, rules: CategoryRules, objective: str, xp=None):
+def _next_values_now(values, state: EngineState, rules: CategoryRules, objective: str, xp=None):
     xp = namespace(xp)
-    upper_index, lower_index, crossed = next_indices(filled, upper, all_same_held, rules, xp)
-    may_fill = tables.fillable(filled[None, :], xp.arange(rules.num_boxes)[:, None], rules)
+    upper_index, lower_index, crossed = next_indices(state, rules, xp)
+    may_fill = tables.fillable(state.filled[None, :], xp.arange(rules.num_boxes)[:, None], rules)
     lower_next = xp.where(may_fill[6:], values[lower_index], CLOSED)
     upper_next = values[upper_index] + objective_bonus(rules.upper_bonus * crossed, objective, values.dtype, xp)
     upper_next = xp.where(may_fill[:6, None, :], upper_next, CLOSED)
     return upper_next, lower_next
 
 
-def next_indices(filled, upper, all_same_held, rules: CategoryRules, xp=None):
+def next_indices(state: EngineState, rules: CategoryRules, xp=None):
     """Where each box leads, for a batch of states (normal scoring, closed boxes included).
 
     Returns ``(upper_index [6, dice + 1, B], lower_index [boxes - 6, B], crossed [6, dice + 1, B])``:
@@ -95,16 +99,18 @@ def next_indices(filled, upper, all_same_held, rules: CategoryRules, xp=None):
     cap = rules.upper_threshold
     nb = rules.num_boxes
 
+    filled, upper, held = state
+
     def index(f, u, h):
-        return tables.state_index(f, *tables.canonical(f, u, h, rules), rules)
+        return tables.canonical(EngineState(f, u, h), rules).flat_index(rules)
 
     boxes = xp.arange(nb)[:, None]
     new_filled = filled[None, :] | (1 << boxes)
-    lower_holds = all_same_held[None, :] * (xp.arange(6, nb) != rules.all_same_box)[:, None]
+    lower_holds = held[None, :] * (xp.arange(6, nb) != rules.all_same_box)[:, None]
     faces = xp.arange(1, 7)
     up_next = xp.minimum(cap, upper[None, None, :] + (faces[:, None] * xp.arange(rules.dice + 1)[None, :])[:, :, None])
     crossed = (upper[None, None, :] < cap) & (up_next >= cap)
-    return index(new_filled[:6, None, :], up_next, all_same_held[None, None, :]), index(new_filled[6:], upper[None, :], lower_holds), crossed
+    return index(new_filled[:6, None, :], up_next, held[None, None, :]), index(new_filled[6:], upper[None, :], lower_holds), crossed
 
 
 def option_rows(rules: CategoryRules) -> np.ndarray:
@@ -116,13 +122,13 @@ def option_rows(rules: CategoryRules) -> np.ndarray:
     return np.stack([b * width + counts[b] if b < 6 else np.full(counts.shape[1], 6 * width + b - 6) for b in range(rules.num_boxes)]).astype(np.int32)
 
 
-def _regular_options(values, filled, upper, all_same_held, rules: CategoryRules, objective: str, first_throw: bool = False, xp=None, nexts=None):
+def _regular_options(values, state: EngineState, rules: CategoryRules, objective: str, first_throw: bool = False, xp=None, nexts=None):
     """One array ``[T, B]`` per box: value of filling it after each throw, normal scoring.
 
     Closed boxes are ``CLOSED`` (very negative). All-same throws (all dice showing one face) are handled by ``_all_same_options``.
     ``nexts``: ``_next_values`` when already computed.
     """
-    upper_next, lower_next = nexts if nexts is not None else _next_values(values, filled, upper, all_same_held, rules, objective, xp)
+    upper_next, lower_next = nexts if nexts is not None else _next_values(values, state, rules, objective, xp)
     return _upper_options(upper_next, rules, objective, first_throw, xp) + _lower_options(lower_next, rules, objective, first_throw, xp)
 
 
@@ -177,16 +183,17 @@ class Moves(NamedTuple):
         return objective_reward(self.points, objective, dtype, xp) + objective_bonus(bonus, objective, dtype, xp)
 
 
-def _all_same_moves(filled, upper, all_same_held, rules: CategoryRules, xp=None) -> Moves:
+def _all_same_moves(state: EngineState, rules: CategoryRules, xp=None) -> Moves:
     """Moves ``[6 faces, boxes, B]`` of placing all dice of one face, joker and bonus included."""
     xp = namespace(xp)
+    filled, upper, held = state
     cap = rules.upper_threshold
     asb = rules.all_same_box
     boxes = xp.arange(rules.num_boxes)[None, :, None]
     face = xp.arange(6)[:, None, None]
     all_same_filled = ((filled >> asb) & 1 == 1)[None, None, :]
     upper_face_filled = ((filled[None, None, :] >> face) & 1) == 1
-    holds = (all_same_held == 1)[None, None, :]
+    holds = (held == 1)[None, None, :]
     base = xp.asarray(tables.throw_scores(rules)[:, tables.all_same_throws(rules.dice)].T)[:, :, None]
     if rules.joker == "none":
         joker = xp.zeros_like(upper_face_filled)
@@ -209,7 +216,7 @@ def _all_same_moves(filled, upper, all_same_held, rules: CategoryRules, xp=None)
     is_upper = boxes < 6
     up_next = xp.where(is_upper, xp.minimum(cap, upper[None, None, :] + points), upper[None, None, :])
     crossed = is_upper & (upper[None, None, :] < cap) & (up_next >= cap)
-    holds_next = xp.where(boxes == asb, 1, all_same_held[None, None, :])
+    holds_next = xp.where(boxes == asb, 1, held[None, None, :])
     nxt = tables.state_index(filled[None, None, :] | (1 << boxes), up_next, holds_next, rules)
     instant = _instant_bonus(points, boxes, rules, xp)
     shape = xp.broadcast_shapes(points.shape, allowed.shape, nxt.shape)
@@ -217,7 +224,7 @@ def _all_same_moves(filled, upper, all_same_held, rules: CategoryRules, xp=None)
     return Moves(*(xp.broadcast_to(a, shape) for a in parts))
 
 
-def _all_same_options(values, filled, upper, all_same_held, rules: CategoryRules, objective: str, first_throw: bool = False, xp=None, nexts=None):
+def _all_same_options(values, state: EngineState, rules: CategoryRules, objective: str, first_throw: bool = False, xp=None, nexts=None):
     """``[6 faces, boxes, B]`` values of placing all dice of one face, joker and bonus included.
 
     The next states are those of normal scoring (``_next_values``; a joker pays fixed points
@@ -225,17 +232,17 @@ def _all_same_options(values, filled, upper, all_same_held, rules: CategoryRules
     box, which then holds its points: one more table look-up per state.
     """
     xp = namespace(xp)
-    mv = _all_same_moves(filled, upper, all_same_held, rules, xp)
+    mv = _all_same_moves(state, rules, xp)
     if tables.joker_points(rules)[:6].any():  # a joker that changes an upper total: the moves' own next states
         after = values[tables.canonical_index(mv.next_state, rules)]
         return xp.where(mv.allowed, mv.reward(objective, values.dtype, first_throw, xp) + after, -xp.inf)
-    upper_next, lower_next = nexts if nexts is not None else _next_values(values, filled, upper, all_same_held, rules, objective, xp)
+    upper_next, lower_next = nexts if nexts is not None else _next_values(values, state, rules, objective, xp)
     nb, asb = rules.num_boxes, rules.all_same_box
     # upper box b after all dice showing face f: b's count is dice if b == f, else 0
     same_face = np.eye(6, dtype=bool)[:, :, None]
     upper_after = xp.where(same_face, upper_next[None, :, rules.dice], upper_next[None, :, 0])
-    asb_filled = filled | (1 << asb)
-    held = values[tables.state_index(asb_filled, *tables.canonical(asb_filled, upper, xp.ones_like(all_same_held), rules), rules)]
+    asb_filled = state.filled | (1 << asb)
+    held = values[tables.canonical(EngineState(asb_filled, state.upper, xp.ones_like(state.all_same_held)), rules).flat_index(rules)]
     lower = [held if b == asb else lower_next[b - 6] for b in range(6, nb)]
     after = xp.concatenate([upper_after, xp.broadcast_to(xp.stack(lower)[None], (6, nb - 6) + lower_next.shape[1:])], axis=1)
     bonus = mv.extra + (mv.instant if first_throw else 0)  # the upper bonus is in upper_next
@@ -243,9 +250,10 @@ def _all_same_options(values, filled, upper, all_same_held, rules: CategoryRules
     return xp.where(mv.allowed, reward + after, -xp.inf)
 
 
-def moves(filled, upper, all_same_held, rules: CategoryRules, xp=None) -> Moves:
+def moves(state: EngineState, rules: CategoryRules, xp=None) -> Moves:
     """All moves ``[boxes, T throws, B]`` of a batch of states (explicit, for analysis)."""
     xp = namespace(xp)
+    filled, upper, held = state
     cap = rules.upper_threshold
     nb = rules.num_boxes
     boxes = xp.arange(nb)[:, None, None]
@@ -254,40 +262,41 @@ def moves(filled, upper, all_same_held, rules: CategoryRules, xp=None) -> Moves:
     is_upper = boxes < 6
     up_next = xp.where(is_upper, xp.minimum(cap, upper[None, None, :] + points), upper[None, None, :])
     crossed = is_upper & (upper[None, None, :] < cap) & (up_next >= cap)
-    holds_next = xp.where(boxes == rules.all_same_box, 0, all_same_held[None, None, :])
+    holds_next = xp.where(boxes == rules.all_same_box, 0, held[None, None, :])
     nxt = tables.state_index(filled[None, None, :] | (1 << boxes), up_next, holds_next, rules)
     zeros = xp.zeros_like(points)
     instant = _instant_bonus(points, boxes, rules, xp)
     regular = Moves(points, zeros, rules.upper_bonus * crossed + zeros, nxt + zeros, allowed | (zeros > 0), instant)
     if rules.all_same_box < 0:
         return regular
-    same = _all_same_moves(filled, upper, all_same_held, rules, xp)
+    same = _all_same_moves(state, rules, xp)
     cols = tables.all_same_throws(rules.dice)
     return Moves(*(set_at(r, (slice(None), cols), xp.swapaxes(f, 0, 1).astype(r.dtype), xp) for r, f in zip(regular, same)))
 
 
-def chosen_moves(box, filled, upper, all_same_held, rules: CategoryRules, xp=None) -> Moves:
+def chosen_moves(box, state: EngineState, rules: CategoryRules, xp=None) -> Moves:
     """The moves ``[T, B]`` that fill ``box[t, b]`` (one chosen box per throw and state)."""
     xp = namespace(xp)
+    filled, upper, held = state
     cap = rules.upper_threshold
     sp = tables.space(rules.dice)
     points = xp.asarray(tables.throw_scores(rules))[box, xp.arange(sp.num_throws)[:, None]]
     is_upper = box < 6
     up_next = xp.where(is_upper, xp.minimum(cap, upper[None, :] + points), upper[None, :])
     crossed = is_upper & (upper[None, :] < cap) & (up_next >= cap)
-    holds_next = xp.where(box == rules.all_same_box, 0, all_same_held[None, :])
+    holds_next = xp.where(box == rules.all_same_box, 0, held[None, :])
     nxt = tables.state_index(filled[None, :] | (1 << box), up_next, holds_next, rules)
     allowed = tables.fillable(filled[None, :], box, rules)
     regular = Moves(points, xp.zeros_like(points), rules.upper_bonus * crossed, nxt, allowed, _instant_bonus(points, box, rules, xp))
     if rules.all_same_box < 0:
         return regular
     cols = tables.all_same_throws(rules.dice)
-    same = _all_same_moves(filled, upper, all_same_held, rules, xp)
+    same = _all_same_moves(state, rules, xp)
     same_box = box[cols][:, None, :]
     return Moves(*(set_at(r, cols, xp.take_along_axis(f, same_box, axis=1)[:, 0].astype(r.dtype), xp) for r, f in zip(regular, same)))
 
 
-def box_options(values, filled, upper, all_same_held, rules: CategoryRules, objective: str = "score", first_throw: bool = False, xp=None):
+def box_options(values, state: EngineState, rules: CategoryRules, objective: str = "score", first_throw: bool = False, xp=None):
     """The values of ``option_values`` in parts, for consumers that fold over the boxes.
 
     Returns ``(regular, all_same)``: ``regular`` one ``[T, B]`` array per box (normal scoring for
@@ -295,30 +304,30 @@ def box_options(values, filled, upper, all_same_held, rules: CategoryRules, obje
     throws of all dice showing one face (``-inf`` where not allowed; ``None`` without an
     all-same box), which replace those throws' columns (``tables.all_same_throws``).
     """
-    nexts = _next_values(values, filled, upper, all_same_held, rules, objective, xp)
-    regular = _regular_options(values, filled, upper, all_same_held, rules, objective, first_throw, xp, nexts)
+    nexts = _next_values(values, state, rules, objective, xp)
+    regular = _regular_options(values, state, rules, objective, first_throw, xp, nexts)
     if rules.all_same_box < 0:
         return regular, None
-    return regular, _all_same_options(values, filled, upper, all_same_held, rules, objective, first_throw, xp, nexts)
+    return regular, _all_same_options(values, state, rules, objective, first_throw, xp, nexts)
 
 
-def option_values(values, filled, upper, all_same_held, rules: CategoryRules, objective: str = "score", first_throw: bool = False, xp=None):
+def option_values(values, state: EngineState, rules: CategoryRules, objective: str = "score", first_throw: bool = False, xp=None):
     """Value of filling each box after each final throw, for a batch of states.
 
     Args:
         values: ``[states]`` flat value table (later layers filled in).
-        filled, upper, all_same_held: ``[B]`` int32 state components.
+        state: the states, ``[B]`` int32 components.
     Returns:
         ``[boxes, T, B]`` immediate reward + value of the next state, ``-inf`` where not allowed
         (equal to ``moves(...).values(...)``, computed with fewer table look-ups).
     """
     xp = namespace(xp)
-    nexts = _next_values(values, filled, upper, all_same_held, rules, objective, xp)
-    out = xp.stack(_regular_options(values, filled, upper, all_same_held, rules, objective, first_throw, xp, nexts))
+    nexts = _next_values(values, state, rules, objective, xp)
+    out = xp.stack(_regular_options(values, state, rules, objective, first_throw, xp, nexts))
     out = xp.where(out <= CLOSED / 2, -xp.inf, out)
     if rules.all_same_box < 0:
         return out
-    same = _all_same_options(values, filled, upper, all_same_held, rules, objective, first_throw, xp, nexts)
+    same = _all_same_options(values, state, rules, objective, first_throw, xp, nexts)
     return set_at(out, (slice(None), tables.all_same_throws(rules.dice)), xp.swapaxes(same, 0, 1), xp)
 
 
@@ -370,46 +379,46 @@ def _sparse_best(upper_next, lower_next, rules: CategoryRules, objective: str, f
     return functools.reduce(xp.maximum, [scratch] + [paid[:, j][:, None] + table[rows[:, j]] for j in range(rows.shape[1])])
 
 
-def final_throw_values(values, filled, upper, all_same_held, rules: CategoryRules, objective: str = "score", first_throw: bool = False, xp=None, nexts=None):
+def final_throw_values(values, state: EngineState, rules: CategoryRules, objective: str = "score", first_throw: bool = False, xp=None, nexts=None):
     """``[T, B]`` value of filling the best box now (``first_throw``: Im-Hieb bonus included).
 
     ``nexts``: the states' ``_next_values`` when already computed."""
     xp = namespace(xp)
     if nexts is None:
-        nexts = _next_values(values, filled, upper, all_same_held, rules, objective, xp)
+        nexts = _next_values(values, state, rules, objective, xp)
     upper_next, lower_next = nexts
     best = _sparse_best(upper_next, lower_next, rules, objective, first_throw, xp)
     if rules.all_same_box < 0 or not rules.has_all_same_rules:
         # without joker or extra bonus an all-same throw scores like any other throw
         return best
-    same = xp.max(_all_same_options(values, filled, upper, all_same_held, rules, objective, first_throw, xp, nexts), axis=1)
+    same = xp.max(_all_same_options(values, state, rules, objective, first_throw, xp, nexts), axis=1)
     return set_at(best, tables.all_same_throws(rules.dice), same, xp)
 
 
-def turn_throw_values(values, filled, upper, all_same_held, rules: CategoryRules, objective="score", *, expect="levels", subkeep="levels", xp=None):
+def turn_throw_values(values, state: EngineState, rules: CategoryRules, objective="score", *, expect="levels", subkeep="levels", xp=None):
     """``[throws, T, B]`` value of each throw with r re-throws left (r = 0..throws-1)."""
     xp = namespace(xp)
     sp = tables.space(rules.dice)
-    current = final_throw_values(values, filled, upper, all_same_held, rules, objective, xp=xp)
+    current = final_throw_values(values, state, rules, objective, xp=xp)
     out = [current]
     for _ in range(rules.throws - 1):
         current = dice.reroll(sp, current, expect, subkeep, xp)
         out.append(current)
     if rules.has_instant_bonus:
-        now = final_throw_values(values, filled, upper, all_same_held, rules, objective, first_throw=True, xp=xp)
+        now = final_throw_values(values, state, rules, objective, first_throw=True, xp=xp)
         out[-1] = xp.maximum(out[-1], now)
     return xp.stack(out)
 
 
-def state_values(values, filled, upper, all_same_held, rules: CategoryRules, objective="score", *, expect="levels", subkeep="levels", xp=None):
+def state_values(values, state: EngineState, rules: CategoryRules, objective="score", *, expect="levels", subkeep="levels", xp=None):
     """``[B]`` value of each state at the start of a turn (before the first throw)."""
     xp = namespace(xp)
     sp = tables.space(rules.dice)
-    current = final_throw_values(values, filled, upper, all_same_held, rules, objective, xp=xp)
+    current = final_throw_values(values, state, rules, objective, xp=xp)
     for _ in range(rules.throws - 1):
         current = dice.reroll(sp, current, expect, subkeep, xp)
     if rules.has_instant_bonus:
-        now = final_throw_values(values, filled, upper, all_same_held, rules, objective, first_throw=True, xp=xp)
+        now = final_throw_values(values, state, rules, objective, first_throw=True, xp=xp)
         current = xp.maximum(current, now)
     return dice.throw_mean(sp, current, xp)
 
@@ -445,7 +454,7 @@ class Solution:
 
 
 def layers(rules: CategoryRules, first: int = 0) -> list[Layer]:
-    """Layers of reachable states, last layer to ``first``: ``Layer(filled boxes, (filled, upper, all_same_held))``."""
+    """Layers of reachable states, last layer to ``first``: ``Layer(filled boxes, EngineState)``."""
     from jaxsolve.core.layered import Layer
 
     return [Layer(k, tables.layer_states(rules, k)) for k in range(rules.num_boxes - 1, first - 1, -1)]
@@ -468,17 +477,18 @@ def fill_classes(values: np.ndarray, rules: CategoryRules, inplace: bool = False
 
 
 def value_step(rules: CategoryRules, objective: str, expect: str = "levels", subkeep: str = "levels"):
-    """The per-chunk step of the value solve: ``(values, (), rows, filled, upper, all_same_held) -> values``
-    (a ``SplitStep``: the states' values, then their writing into the table)."""
+    """The per-chunk step of the value solve: ``(values, (), rows, *state) -> values`` with
+    ``state`` the chunk's ``EngineState`` components (a ``SplitStep``: the states' values, then
+    their writing into the table)."""
     from jaxsolve.core.layered import SplitStep
 
-    def compute(values, operands, rows, filled, upper, all_same_held):
+    def compute(values, operands, rows, *state):
         del operands, rows
-        return state_values(values, filled, upper, all_same_held, rules, objective, expect=expect, subkeep=subkeep)
+        return state_values(values, EngineState(*state), rules, objective, expect=expect, subkeep=subkeep)
 
     def write(values, operands, rows, states, v):
         del operands, rows
-        return values.at[tables.state_index(*states, rules)].set(v)
+        return values.at[EngineState(*states).flat_index(rules)].set(v)
 
     return SplitStep(compute, write)
 

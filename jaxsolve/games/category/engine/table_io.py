@@ -99,7 +99,7 @@ def spot_check(path, values: np.ndarray, rules: CategoryRules, objective: str) -
             f, u, h = f[pick], u[pick], h[pick]
         f, u, h = f.astype(np.int64), u.astype(np.int64), h.astype(np.int64)
         got = np.concatenate([  # in parts of 512 states: a few tens of MiB at most
-            np.asarray(solver.state_values(flat, f[i : i + 512], u[i : i + 512], h[i : i + 512], rules, objective, xp=np), np.float64)
+            np.asarray(solver.state_values(flat, tables.EngineState(f[i : i + 512], u[i : i + 512], h[i : i + 512]), rules, objective, xp=np), np.float64)
             for i in range(0, len(f), 512)
         ])
         want = values[f, u, h].astype(np.float64)

@@ -9,12 +9,15 @@ with that box filled have ``all_same_held = 1``).
 Which boxes a turn may fill is decided in one place, ``fillable``: any open box, or under
 ``order="forced"`` only the first open box of the sheet (then the filled masks are the prefixes
 of the sheet, ``layer_states`` yields only those).
+
+A state at the start of a turn is an ``EngineState``: the three components above as one named
+tuple, what the engine's functions take (``solver``, ``policy``, ``evaluate``, ``saved``).
 """
 
 from __future__ import annotations
 
 import functools
-from typing import Any
+from typing import Any, NamedTuple
 
 import numpy as np
 
@@ -22,6 +25,31 @@ from jaxsolve.core.dice import dice_space
 from jaxsolve.games.category.sheets.rules import CategoryRules
 
 SIDES = 6
+
+
+class EngineState(NamedTuple):
+    """The score sheet at the start of a turn, for one state or a batch of states.
+
+    filled: mask of filled boxes (bit b = box b in sheet order).
+    upper: upper-section total, capped at the bonus threshold (``rules.upper_threshold``).
+    all_same_held: 1 where the all-same box (Yahtzee, Kniffel, Yatzy) is filled and holds
+    points, else 0.
+
+    Each field is a Python int, or an int array of one batch shape (NumPy or JAX; ``[B]``
+    int32 in the engine's batched functions). A ``NamedTuple`` is a JAX pytree: an ``EngineState``
+    passes through ``jax.jit``, ``jax.vmap`` and ``lax`` loops as its three arrays, and it
+    unpacks as ``filled, upper, all_same_held = state``. (``sheets.position.SheetState`` is
+    another thing: a position given as a state in text, uncapped, whose ``state(rules)`` is
+    its ``EngineState``.)
+    """
+
+    filled: Any
+    upper: Any
+    all_same_held: Any
+
+    def flat_index(self, rules: CategoryRules):
+        """The flat table index of the state(s) (``state_index``)."""
+        return state_index(self.filled, self.upper, self.all_same_held, rules)
 
 
 def space(dice: int = 5):
@@ -91,8 +119,8 @@ def fillable_boxes(filled: int, rules: CategoryRules) -> tuple[int, ...]:
     return tuple(b for b in range(rules.num_boxes) if fillable(int(filled), b, rules))
 
 
-def canonical(filled, upper, all_same_held, rules: CategoryRules) -> tuple[Any, Any]:
-    """``(upper, all_same_held)`` of the representative of a state's class of equal-valued states.
+def canonical(state: EngineState, rules: CategoryRules) -> EngineState:
+    """The representative of a state's class of equal-valued states (the same filled boxes).
 
     Two states with the same filled boxes have the same value (and the same future) when
 
@@ -103,9 +131,9 @@ def canonical(filled, upper, all_same_held, rules: CategoryRules) -> tuple[Any, 
 
     Broadcasts over NumPy or JAX ints. The value solve computes representatives only.
     """
-    filled_faces = sum(((filled >> f) & 1) * (f + 1) for f in range(6))
-    reachable = upper + rules.dice * (21 - filled_faces) >= rules.upper_threshold
-    return upper * reachable, all_same_held * int(rules.has_all_same_rules)
+    filled_faces = sum(((state.filled >> f) & 1) * (f + 1) for f in range(6))
+    reachable = state.upper + rules.dice * (21 - filled_faces) >= rules.upper_threshold
+    return EngineState(state.filled, state.upper * reachable, state.all_same_held * int(rules.has_all_same_rules))
 
 
 def canonical_index(index, rules: CategoryRules):
@@ -113,7 +141,7 @@ def canonical_index(index, rules: CategoryRules):
     width = rules.upper_threshold + 1
     all_same_held, rest = index % 2, index // 2
     upper, filled = rest % width, rest // width
-    return state_index(filled, *canonical(filled, upper, all_same_held, rules), rules)
+    return canonical(EngineState(filled, upper, all_same_held), rules).flat_index(rules)
 
 
 def popcount(masks: np.ndarray) -> np.ndarray:
@@ -145,8 +173,8 @@ def _masks_by_layer(num_boxes: int) -> tuple[np.ndarray, ...]:
 
 
 @functools.lru_cache(maxsize=None)
-def layer_states(rules: CategoryRules, layer: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """Reachable states with ``layer`` boxes filled, as (filled, upper, all_same_held) int32 arrays."""
+def layer_states(rules: CategoryRules, layer: int) -> EngineState:
+    """Reachable states with ``layer`` boxes filled, as an ``EngineState`` of int32 arrays."""
     if rules.order == "forced":
         masks = np.asarray([(1 << layer) - 1], dtype=np.int64)
     else:
@@ -160,16 +188,16 @@ def layer_states(rules: CategoryRules, layer: int) -> tuple[np.ndarray, np.ndarr
     filled = np.concatenate([filled, filled[all_same_filled]])
     upper = np.concatenate([upper, upper[all_same_filled]])
     holds = np.concatenate([np.zeros(len(rows), np.int64), np.ones(int(all_same_filled.sum()), np.int64)])
-    return filled.astype(np.int32), upper.astype(np.int32), holds.astype(np.int32)
+    return EngineState(filled.astype(np.int32), upper.astype(np.int32), holds.astype(np.int32))
 
 
 @functools.lru_cache(maxsize=None)
-def representative_states(rules: CategoryRules, layer: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+def representative_states(rules: CategoryRules, layer: int) -> EngineState:
     """The states of ``layer_states`` that are their class's representative (``canonical``)."""
     f, u, h = layer_states(rules, layer)
-    cu, ch = canonical(f, u, h, rules)
+    _, cu, ch = canonical(EngineState(f, u, h), rules)
     keep = (cu == u) & (ch == h)
-    return f[keep], u[keep], h[keep]
+    return EngineState(f[keep], u[keep], h[keep])
 
 
 @functools.lru_cache(maxsize=4)
@@ -180,7 +208,7 @@ def class_copies(rules: CategoryRules) -> tuple[np.ndarray, np.ndarray]:
     targets, sources = [], []
     for k in range(rules.num_boxes + 1):
         f, u, h = (a.astype(np.int64) for a in layer_states(rules, k))
-        cu, ch = canonical(f, u, h, rules)
+        _, cu, ch = canonical(EngineState(f, u, h), rules)
         moved = (cu != u) | (ch != h)
         targets.append(state_index(f[moved], u[moved], h[moved], rules))
         sources.append(state_index(f[moved], cu[moved], ch[moved], rules))

@@ -28,6 +28,7 @@ import numpy as np
 
 from jaxsolve.errors import JaxsolveError
 from jaxsolve.games.category.engine import policy, solver, tables
+from jaxsolve.games.category.engine.tables import EngineState
 from jaxsolve.games.category.sheets.rules import CategoryRules
 from jaxsolve.core.arrays import float_dtype
 
@@ -185,12 +186,12 @@ def shifted(prev_padded, nrow, shift, width: int, lead: int):
     return jax.vmap(one)(nrow, start)
 
 
-def turn_policy(values, filled, upper, all_same_held, rules: CategoryRules, xp=None):
+def turn_policy(values, state: EngineState, rules: CategoryRules, xp=None):
     """Where the ``score``-optimal turn ends: ``policy.end_of_turn`` of a fresh turn."""
-    return policy.end_of_turn(values, filled, upper, all_same_held, rules, "score", xp=xp)
+    return policy.end_of_turn(values, state, rules, "score", xp=xp)
 
 
-def turn_distribution(values, rows, prev_padded, filled, upper, all_same_held, rules: CategoryRules, width: int):
+def turn_distribution(values, rows, prev_padded, state: EngineState, rules: CategoryRules, width: int):
     """``[B, width]`` distribution of the remaining points of a batch of states.
 
     ``prev_padded``: the next layer's distributions, ``max_turn_reward`` zeros on the left.
@@ -199,9 +200,9 @@ def turn_distribution(values, rows, prev_padded, filled, upper, all_same_held, r
     import jax.numpy as jnp
 
     lead = max_turn_reward(rules)
-    acc = jnp.zeros((filled.shape[0], width), prev_padded.dtype)
-    for q, box, first in turn_policy(values, filled, upper, all_same_held, rules):
-        mv = solver.chosen_moves(box, filled, upper, all_same_held, rules)
+    acc = jnp.zeros((state.filled.shape[0], width), prev_padded.dtype)
+    for q, box, first in turn_policy(values, state, rules):
+        mv = solver.chosen_moves(box, state, rules)
         reward = mv.score(first)
         nrow = rows[mv.next_state]
 
@@ -213,17 +214,17 @@ def turn_distribution(values, rows, prev_padded, filled, upper, all_same_held, r
     return acc
 
 
-def turn_distribution_numpy(values, rows, prev_padded, filled, upper, all_same_held, rules: CategoryRules, width: int) -> np.ndarray:
+def turn_distribution_numpy(values, rows, prev_padded, state: EngineState, rules: CategoryRules, width: int) -> np.ndarray:
     """``turn_distribution`` in NumPy (float64, eagerly): the same policy (``turn_policy`` with
     ``xp=numpy``) and moves, for the whole batch at once; each throw's shifted next-state vector
     read from a sliding window over ``prev_padded`` instead of a scan of dynamic slices, in
     blocks of ``NUMPY_CHUNK_VALUES`` throw x support values."""
     lead = max_turn_reward(rules)
     window = np.lib.stride_tricks.sliding_window_view(prev_padded, width, axis=1)  # [rows, lead + 1, width]: row n from k
-    acc = np.zeros((filled.shape[0], width), prev_padded.dtype)
+    acc = np.zeros((state.filled.shape[0], width), prev_padded.dtype)
     step = max(1, NUMPY_CHUNK_VALUES // (tables.space(rules.dice).num_throws * width))
-    for q, box, first in turn_policy(values, filled, upper, all_same_held, rules, xp=np):
-        mv = solver.chosen_moves(box, filled, upper, all_same_held, rules, xp=np)
+    for q, box, first in turn_policy(values, state, rules, xp=np):
+        mv = solver.chosen_moves(box, state, rules, xp=np)
         start = np.clip(lead - np.asarray(mv.score(first)).astype(np.int64), 0, lead)
         nrow = np.clip(rows[np.asarray(mv.next_state)], 0, len(prev_padded) - 1)
         for i in range(0, len(acc), step):
@@ -264,7 +265,7 @@ def distribution_numpy(rules: CategoryRules, solution: solver.Solution, start: t
         padded = _pad_distribution(prev, lead, width)
         step = NUMPY_BATCH_STATES
         prev = np.concatenate([
-            turn_distribution_numpy(values, rows, padded, f[i: i + step], u[i: i + step], h[i: i + step], rules, width) for i in range(0, len(f), step)
+            turn_distribution_numpy(values, rows, padded, EngineState(f[i: i + step], u[i: i + step], h[i: i + step]), rules, width) for i in range(0, len(f), step)
         ])
     layers: list = [None] * (nb + 1)
     layers[first] = prev
@@ -334,7 +335,7 @@ def layer_tables(
 ) -> LayerTables:
     """A vector per state, layer by layer, on the layered core (distribution and target objective).
 
-    ``turn(values, rows, prev_padded, filled, upper, all_same_held, rules=, width=)`` gives the
+    ``turn(values, rows, prev_padded, state, rules=, width=)`` (``state``: an ``EngineState``) gives the
     ``[B, width]`` vectors of a chunk from the next layer's (padded by ``pad_prev``); the core
     writes them into the layer's output rows. ``shapes``: ``layer`` compiles one step per layer
     (each layer's own support and row count: least work), ``uniform`` one step for all layers
@@ -394,8 +395,8 @@ def layer_tables(
         padded_rows, columns = (sizes[layer.key + 1], lead + width) if shapes == "layer" else (height, widest + lead)
         return (padded_rows * columns + rows_out * width) * dtype.itemsize + flat_values.nbytes + flat_rows.nbytes
 
-    def step(operands, filled, upper, all_same_held, width):
-        return turn(*operands, filled, upper, all_same_held, rules=rules, width=width)
+    def step(operands, *state, width):
+        return turn(*operands, EngineState(*state), rules=rules, width=width)
 
     def layer_of(k: int):
         f, u, h = states[k]

@@ -26,6 +26,7 @@ from jaxsolve.core import dice
 from jaxsolve.core.arrays import namespace
 from jaxsolve.errors import JaxsolveError
 from jaxsolve.games.category.engine import solver, tables
+from jaxsolve.games.category.engine.tables import EngineState
 from jaxsolve.games.category.objectives.distribution import LayerTables, layer_rows, layer_tables, max_turn_reward, shifted, sub_layer_states, support_lengths
 from jaxsolve.games.category.sheets.rules import CategoryRules
 from jaxsolve.core.arrays import float_dtype
@@ -59,15 +60,18 @@ def _shifted(prev_padded, nrow, shift, width: int, lead: int, xp, columns=None):
     return shifted(prev_padded, nrow.reshape(-1), shift.reshape(-1), width, lead).reshape(nrow.shape + (width,))
 
 
-def _box_values(rows, prev_padded, filled, upper, all_same_held, rules: CategoryRules, width: int, first_throw: bool, xp=None, columns=None,
+def _box_values(rows, prev_padded, state: EngineState | None, rules: CategoryRules, width: int, first_throw: bool, xp=None, columns=None,
                 moves=None, every: bool = False):
     """Each open box's ``[T, B, width]`` after each throw (-1: not allowed), one box at a time:
     the next state's vector shifted by the box's points. ``moves``: the batch's moves where the
-    caller has them (``solver.moves`` of the states otherwise); ``every``: also the boxes closed
+    caller has them (``solver.moves`` of ``state`` otherwise); ``every``: also the boxes closed
     in every state of the batch (NumPy skips them)."""
     xp = namespace(xp)
     lead = max_turn_reward(rules)
-    mv = solver.moves(filled, upper, all_same_held, rules, xp=xp) if moves is None else moves
+    if moves is None:
+        assert state is not None  # without the moves, the states
+        moves = solver.moves(state, rules, xp=xp)
+    mv = moves
     reward = mv.score(first_throw).astype(xp.int32)
     nrow = next_rows(rows, mv, xp)
     for b in range(rules.num_boxes):
@@ -93,17 +97,20 @@ class TurnOptions(NamedTuple):
     keep: list
 
 
-def turn_options(rows, prev_padded, filled, upper, all_same_held, rules: CategoryRules, width: int, xp=None, columns=None, moves=None) -> TurnOptions:
+def turn_options(rows, prev_padded, state: EngineState | None, rules: CategoryRules, width: int, xp=None, columns=None, moves=None) -> TurnOptions:
     """The options of ``stage_targets``' turn, each apart: every box after every throw and every
     keep at every re-throw level (the advice, the situations and the simulated games of the
     target, win-probability and two-player objectives). Arguments as ``stage_targets`` and
     ``_box_values`` take them."""
     xp = namespace(xp)
     sp = tables.space(rules.dice)
-    mv = solver.moves(filled, upper, all_same_held, rules, xp=xp) if moves is None else moves
+    if moves is None:
+        assert state is not None  # without the moves, the states
+        moves = solver.moves(state, rules, xp=xp)
+    mv = moves
 
     def fills(first_throw: bool):
-        return xp.stack(list(_box_values(rows, prev_padded, filled, upper, all_same_held, rules, width, first_throw, xp, columns, mv, every=True)))
+        return xp.stack(list(_box_values(rows, prev_padded, state, rules, width, first_throw, xp, columns, mv, every=True)))
 
     fill = fills(False)
     stage, keep = fill.max(0), []
@@ -114,16 +121,16 @@ def turn_options(rows, prev_padded, filled, upper, all_same_held, rules: Categor
     return TurnOptions(mv, fill, fills(True) if rules.has_instant_bonus else None, keep)
 
 
-def _best_final(rows, prev_padded, filled, upper, all_same_held, rules, width, first_throw, xp=None, columns=None):
+def _best_final(rows, prev_padded, state, rules, width, first_throw, xp=None, columns=None):
     """``[T, B, width]``: the best box per target, folded box by box (nothing ``[boxes, ...]`` held)."""
     xp = namespace(xp)
     best = None
-    for got in _box_values(rows, prev_padded, filled, upper, all_same_held, rules, width, first_throw, xp, columns):
+    for got in _box_values(rows, prev_padded, state, rules, width, first_throw, xp, columns):
         best = got if best is None else xp.maximum(best, got, out=best) if xp is np else xp.maximum(best, got)
     return best
 
 
-def stage_targets(rows, prev_padded, filled, upper, all_same_held, rules: CategoryRules, width: int, xp=None, columns=None):
+def stage_targets(rows, prev_padded, state: EngineState, rules: CategoryRules, width: int, xp=None, columns=None):
     """``[throws, T, B, width]``: value of each throw with r re-throws left (r = 0..throws-1).
 
     The one vector turn of the score sheet, over any channel: ``rows`` says where each move
@@ -134,7 +141,7 @@ def stage_targets(rows, prev_padded, filled, upper, all_same_held, rules: Catego
     sp = tables.space(rules.dice)
 
     def final(prev_padded, first_throw):
-        return _best_final(rows, prev_padded, filled, upper, all_same_held, rules, width, first_throw, xp, columns)
+        return _best_final(rows, prev_padded, state, rules, width, first_throw, xp, columns)
 
     # each stage apart (``dice.computed``): a stage's consumers gather its rows, and XLA would
     # otherwise fuse the stage into each of them and recompute it per gathered row (the 13-box
@@ -149,13 +156,13 @@ def stage_targets(rows, prev_padded, filled, upper, all_same_held, rules: Catego
     return out
 
 
-def turn_target(values, rows, prev_padded, filled, upper, all_same_held, rules: CategoryRules, width: int, xp=None, columns=None):
+def turn_target(values, rows, prev_padded, state: EngineState, rules: CategoryRules, width: int, xp=None, columns=None):
     """``[B, width]`` target values of a batch of states, clipped to ``values = [lowest, highest]``
     (the terminal's range, which every value lies in: a turn's values are means and maxima of
     the next layer's; clipping takes off the rounding, no 1.0000014 in float32). ``rows``: as
     ``next_rows`` takes it; ``xp`` and ``columns`` as ``stage_targets`` takes them."""
     sp = tables.space(rules.dice)
-    got = dice.throw_mean(sp, stage_targets(rows, prev_padded, filled, upper, all_same_held, rules, width, xp, columns)[-1], xp=xp)
+    got = dice.throw_mean(sp, stage_targets(rows, prev_padded, state, rules, width, xp, columns)[-1], xp=xp)
     return namespace(xp).clip(got, values[0], values[1])
 
 
@@ -490,8 +497,8 @@ def recompute_rows(table: LayerTables, k: int, rows, values: np.ndarray | None =
 
     rules = table.rules
     f, u, h = (np.asarray(x)[np.asarray(rows, np.int64)] for x in sub_layer_states(rules, k, table.prefilled))
-    f, u, h = f.astype(np.int32), u.astype(np.int32), h.astype(np.int32)
-    mv = solver.moves(f, u, h, rules, xp=np)
+    state = EngineState(f.astype(np.int32), u.astype(np.int32), h.astype(np.int32))
+    mv = solver.moves(state, rules, xp=np)
     reach = np.unique(np.asarray(mv.next_state)[np.asarray(mv.allowed)])
     local = np.zeros(len(table.rows), np.int64)
     local[reach] = np.arange(len(reach))  # the reached states' rows in ``prev``, gathered from the stored layer
@@ -500,13 +507,13 @@ def recompute_rows(table: LayerTables, k: int, rows, values: np.ndarray | None =
     lead = max_turn_reward(rules)
     if table.kind == "distribution":
         assert values is not None
-        return turn_distribution_numpy(values, local, _pad_distribution(prev, lead, width), f, u, h, rules, width)
+        return turn_distribution_numpy(values, local, _pad_distribution(prev, lead, width), state, rules, width)
     lo, hi = (0.0, 1.0) if table.terminal is None else (float(table.terminal.min()), float(table.terminal.max()))
     padded = (_pad_target if table.terminal is None else _pad_terminal)(prev, lead, width)
-    return turn_target_numpy(rules, local, padded, f, u, h, lo, hi, columns=columns)
+    return turn_target_numpy(rules, local, padded, state, lo, hi, columns=columns)
 
 
-def turn_target_numpy(rules: CategoryRules, rows: np.ndarray, padded: np.ndarray, f, u, h, lo: float, hi: float, c0: int = 0, columns: np.ndarray | None = None) -> np.ndarray:
+def turn_target_numpy(rules: CategoryRules, rows: np.ndarray, padded: np.ndarray, state: EngineState, lo: float, hi: float, c0: int = 0, columns: np.ndarray | None = None) -> np.ndarray:
     """``turn_target`` run in NumPy (float64, eagerly) for a batch of states: ``[B, width - c0]``,
     the channels ``c0..`` of the turn from the next layer's vectors (``padded``: ``_pad_target``
     or ``_pad_terminal``; ``rows``: a state's row there), clipped to ``[lo, hi]``. The channels
@@ -514,7 +521,7 @@ def turn_target_numpy(rules: CategoryRules, rows: np.ndarray, padded: np.ndarray
     ``c0 + columns`` of each state) computes only those: ``[B, c]``."""
     lead = max_turn_reward(rules)
     width = padded.shape[1] - lead - c0
-    return turn_target((lo, hi), rows, np.asarray(padded, np.float64)[:, c0:], f, u, h, rules, width, xp=np, columns=columns)
+    return turn_target((lo, hi), rows, np.asarray(padded, np.float64)[:, c0:], state, rules, width, xp=np, columns=columns)
 
 
 MASS_TOLERANCE = 1e-4

@@ -65,12 +65,12 @@ def situation(table: LayerTables, filled: int, upper: int, all_same_held: int, f
     if nxt is None:
         raise JaxsolveError(f"layer {layer + 1} was not kept (solve with keep='all')")
     width = table.layers[layer].shape[1] if table.layers[layer] is not None else _layer_width(table, layer)
-    f_np, u_np, h_np = (np.asarray([int(x)], np.int32) for x in (filled, min(upper, cap), all_same_held))
-    mv = solver.moves(f_np, u_np, h_np, rules, xp=np)
+    state = tables.EngineState._make(np.asarray([int(x)], np.int32) for x in (filled, min(upper, cap), all_same_held))
+    mv = solver.moves(state, rules, xp=np)
     reach = np.unique(mv.next_state[mv.allowed])  # only the next states this one reaches (a closed box's "next state" is this layer's)
     nrow = np.minimum(np.searchsorted(reach, mv.next_state), len(reach) - 1)
     padded = (_pad_target if table.terminal is None else _pad_terminal)(np.asarray(nxt[table.rows[reach]], np.float64), max_turn_reward(rules), width)
-    got = turn_options(lambda _: nrow, padded, f_np, u_np, h_np, rules, width, xp=np, moves=mv)
+    got = turn_options(lambda _: nrow, padded, state, rules, width, xp=np, moves=mv)
     throw = int(sp.throw_index(sp.counts_of_faces(faces)))
     fills = got.fill_first if throws_left == rules.throws - 1 and got.fill_first is not None else got.fill
     keeps = got.keep[throws_left - 1][:, 0] if throws_left > 0 else None

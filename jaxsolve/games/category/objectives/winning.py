@@ -343,7 +343,7 @@ def response_numpy(rules: CategoryRules, w: np.ndarray, start: tuple[int, int, i
         while i < len(order):  # batches of states, most channels first: a bounded working set
             batch = order[i: i + max(1, NUMPY_CHUNK_VALUES // (sp.num_throws * int(need[order[i]])))]
             c0 = width - int(need[batch[0]])
-            out[batch, c0:] = TG.turn_target_numpy(rules, rows, padded, f[batch], u[batch], h[batch], lo, hi, c0)
+            out[batch, c0:] = TG.turn_target_numpy(rules, rows, padded, tables.EngineState(f[batch], u[batch], h[batch]), lo, hi, c0)
             i += len(batch)
         out[np.arange(width)[None, :] < (width - need)[:, None]] = np.nan  # a batch computes its widest state's channels
         layers[layer] = out

@@ -41,7 +41,7 @@ def _state_arrays_fn(rules: CategoryRules, width: int):
     from jaxsolve.games.category.objectives import target as TG
 
     def fn(rows, padded, f, u, h):
-        got = TG.turn_options(rows, padded, f, u, h, rules, width, xp=jnp)
+        got = TG.turn_options(rows, padded, tables.EngineState(f, u, h), rules, width, xp=jnp)
         out = {"fill": got.fill, "reward": got.moves.score(False), "next": got.moves.next_state, "keep": got.keep}  # [b, T, B, W], ..., [K, B, W]
         if rules.has_instant_bonus:
             out["fill_first"], out["reward_first"] = got.fill_first, got.moves.score(True)
@@ -229,12 +229,12 @@ def turn_values(table, states: np.ndarray, channels: np.ndarray) -> TurnValues:
     nxt = table.layers[layer + 1] if layer + 1 < len(table.layers) else None
     if nxt is None:
         raise JaxsolveError(f"the table does not hold layer {layer + 1} (solve with keep='all')")
-    mv = solver.Moves._make(np.asarray(a)[:, :, inv.reshape(-1)] for a in solver.moves(f, u, h, rules, xp=np))
+    mv = solver.Moves._make(np.asarray(a)[:, :, inv.reshape(-1)] for a in solver.moves(tables.EngineState(f, u, h), rules, xp=np))
     row = np.where(mv.allowed, np.asarray(table.rows)[mv.next_state], -1)  # a closed box's "next state" is this layer's
     reach, local = np.unique(row, return_inverse=True)
     padded = TG._pad_terminal(np.asarray(nxt[reach[reach >= 0]], np.float64), max_turn_reward(rules), nxt.shape[1])
     local = np.maximum(local.reshape(row.shape) - int(reach[0] < 0), 0)
-    got = TG.turn_options(lambda _: local, padded, f, u, h, rules, nxt.shape[1], xp=np,
+    got = TG.turn_options(lambda _: local, padded, tables.EngineState(f, u, h), rules, nxt.shape[1], xp=np,
                           columns=np.asarray(channels, np.int64)[:, None], moves=mv)
 
     def fill(values):

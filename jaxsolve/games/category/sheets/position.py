@@ -28,6 +28,7 @@ from typing import Iterable, Sequence
 import numpy as np
 
 from jaxsolve.errors import JaxsolveError
+from jaxsolve.games.category.engine.tables import EngineState
 from jaxsolve.games.category.sheets.rules import CategoryRules
 from jaxsolve.games.category.sheets.sheet import KNIFFEL_SHEET
 
@@ -132,14 +133,15 @@ class Position:
     def is_over(self) -> bool:
         return all(s is not None for s in self.scores)
 
-    def state(self, rules: CategoryRules) -> tuple[int, int, int]:
-        """The engine's state ``(filled, upper capped at the threshold, all_same_held)``."""
+    def state(self, rules: CategoryRules) -> EngineState:
+        """The engine's state (``EngineState``: filled mask, upper total capped at the threshold,
+        all-same held)."""
         if tuple(self.sheet) != tuple(rules.boxes):
             raise PositionError(f"this position is on another score sheet than the rules {rules.name}")
         filled = self.filled
         if rules.order == "forced" and filled & (filled + 1):
             raise PositionError(f"under {rules.name} the boxes are filled in sheet order ({', '.join(self.box_names)}): a position fills the first boxes of that order")
-        return self.filled, min(self.upper_total, rules.upper_threshold), self.all_same_held
+        return EngineState(self.filled, min(self.upper_total, rules.upper_threshold), self.all_same_held)
 
     def fill(self, box: int | str, score: int) -> "Position":
         """The position after filling ``box`` with ``score`` (no legality check)."""
@@ -213,10 +215,10 @@ class SheetState:
     def is_over(self) -> bool:
         return self.filled == (1 << len(self.sheet)) - 1
 
-    def state(self, rules: CategoryRules) -> tuple[int, int, int]:
+    def state(self, rules: CategoryRules) -> EngineState:
         if tuple(self.sheet) != tuple(rules.boxes):
             raise PositionError(f"this state is on another score sheet than the rules {rules.name}")
-        return self.filled, min(self.upper_total, rules.upper_threshold), self.all_same_held
+        return EngineState(self.filled, min(self.upper_total, rules.upper_threshold), self.all_same_held)
 
     def __str__(self) -> str:
         names = [self.box_names[b] for b in range(len(self.sheet)) if self.filled >> b & 1]

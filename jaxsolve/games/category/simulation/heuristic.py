@@ -376,12 +376,12 @@ def _length_prob(V, free, need, face_sum):
     return jnp.where(need <= 0, 1.0, V[free, length])
 
 
-def final_moves(filled, upper, all_same_held, rules: CategoryRules):
+def final_moves(state: tables.EngineState, rules: CategoryRules):
     """``(points, extra, allowed, instant)``, each ``[13, T, B]``: filling each box after each throw.
 
     The fields of ``solver.moves`` the heuristic needs (under ``jit`` the others are dropped).
     """
-    mv = solver.moves(filled, upper, all_same_held, rules)
+    mv = solver.moves(state, rules)
     return mv.points, mv.extra, mv.allowed, mv.instant
 
 
@@ -400,7 +400,7 @@ def strength_sd(strength: str) -> float:
         raise JaxsolveError(f"unknown bot strength {strength!r}; choose one of {', '.join(STRENGTHS)}") from None
 
 
-def forecast_noise(filled, upper, all_same_held, rules: CategoryRules, sd: float, seed: int = 0):
+def forecast_noise(state: tables.EngineState, rules: CategoryRules, sd: float, seed: int = 0):
     """``[throws, 13, T, B]`` forecast errors: ``sd`` x standard normal, float32.
 
     Each state draws from its own key, ``fold_in(PRNGKey(seed), state index)``, so the same
@@ -409,7 +409,7 @@ def forecast_noise(filled, upper, all_same_held, rules: CategoryRules, sd: float
     """
     T = tables.space(DICE).num_throws
     base = jax.random.PRNGKey(int(seed) & 0xFFFFFFFF)
-    index = tables.state_index(filled, upper, all_same_held, rules)
+    index = state.flat_index(rules)
 
     def one(i):
         return jax.random.normal(jax.random.fold_in(base, i), (rules.throws, NUM_BOXES, T), jnp.float32)
@@ -417,7 +417,7 @@ def forecast_noise(filled, upper, all_same_held, rules: CategoryRules, sd: float
     return jnp.float32(sd) * jnp.moveaxis(jax.vmap(one)(index), 0, -1)
 
 
-def level_gains(filled, upper, all_same_held, rules: CategoryRules, dtype=jnp.float32, reading: str = DEFAULT_READING, noise_sd: float = 0.0, noise_seed: int = 0):
+def level_gains(state: tables.EngineState, rules: CategoryRules, dtype=jnp.float32, reading: str = DEFAULT_READING, noise_sd: float = 0.0, noise_seed: int = 0):
     """Gains of every box for a batch of states (batch last), level by level.
 
     Returns ``(gains, allowed, fill_now)``: ``gains[r][b]`` is ``[T, B]``, the gain of box ``b``
@@ -431,6 +431,7 @@ def level_gains(filled, upper, all_same_held, rules: CategoryRules, dtype=jnp.fl
     ``noise_sd > 0`` adds ``forecast_noise`` to every gain (after the fill-now choice).
     """
     check_reading(reading)
+    filled, upper = state.filled, state.upper
     th = heuristic_tables(rules)
     cap = rules.upper_threshold
     V = jnp.asarray(th.V, dtype)
@@ -454,7 +455,7 @@ def level_gains(filled, upper, all_same_held, rules: CategoryRules, dtype=jnp.fl
         start_bonus = bonus * jnp.einsum("fk,fkb->fb", jnp.asarray(th.start_counts, dtype), p_after)
     start = jnp.asarray(th.start, dtype)[:, None] + jnp.concatenate([start_bonus, jnp.zeros((NUM_BOXES - 6,) + p_start.shape, dtype)])
 
-    points, extra, final_allowed, instant = final_moves(filled, upper, all_same_held, rules)
+    points, extra, final_allowed, instant = final_moves(state, rules)
     exp_points = jnp.asarray(th.points, dtype)
 
     def upper_term(f, r):
@@ -493,7 +494,7 @@ def level_gains(filled, upper, all_same_held, rules: CategoryRules, dtype=jnp.fl
             gains[first][b] = jnp.where(fill, now, gains[first][b])
             allowed[first][b] = allowed[first][b] | fill
     if noise_sd > 0:
-        noise = forecast_noise(filled, upper, all_same_held, rules, noise_sd, noise_seed).astype(dtype)
+        noise = forecast_noise(state, rules, noise_sd, noise_seed).astype(dtype)
         gains = [[g + noise[r, b] for b, g in enumerate(level)] for r, level in enumerate(gains)]
     return gains, allowed, fill_now
 
@@ -524,7 +525,7 @@ def rate(gains, allowed):
 
 @functools.lru_cache(maxsize=16)
 def _jitted_gains(rules: CategoryRules, dtype, reading: str, noise_sd: float, noise_seed: int):
-    return jax.jit(lambda f, u, h: level_gains(f, u, h, rules, dtype, reading, noise_sd, noise_seed))
+    return jax.jit(lambda state: level_gains(state, rules, dtype, reading, noise_sd, noise_seed))
 
 
 def ratings(rules: CategoryRules, position, dice, throws_left: int, reading: str = DEFAULT_READING, strength: str = DEFAULT_STRENGTH, seed: int = 0) -> list[dict]:
@@ -547,10 +548,9 @@ def ratings(rules: CategoryRules, position, dice, throws_left: int, reading: str
         raise JaxsolveError(f"the heuristic needs {DICE} dice, got {len(dice)}")
     sp = tables.space(DICE)
     t = sp.throw_index(sp.counts_of_faces(dice))
-    f, u, h = position.state(rules)
-    arr = lambda x: jnp.asarray([x], jnp.int32)  # noqa: E731
+    state = tables.EngineState._make(jnp.asarray([x], jnp.int32) for x in position.state(rules))
     dtype = jnp.dtype(float_dtype())
-    gains, allowed, fill_now = _jitted_gains(rules, dtype, reading, sd, int(seed))(arr(f), arr(u), arr(h))
+    gains, allowed, fill_now = _jitted_gains(rules, dtype, reading, sd, int(seed))(state)
 
     def at_throw(per_box):  # each box's ``[T, 1]`` (or broadcastable) value at throw t
         return np.asarray([np.broadcast_to(x, (sp.num_throws, 1))[t, 0] for x in per_box])

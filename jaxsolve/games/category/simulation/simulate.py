@@ -137,8 +137,9 @@ class _ChunkFn:
         rules = strategy.rules
 
         def fn(f, u, h):
-            pol = strategy.policy(f, u, h)
-            mv = solver.chosen_moves(pol.box, f, u, h, rules)
+            state = tables.EngineState(f, u, h)
+            pol = strategy.policy(state)
+            mv = solver.chosen_moves(pol.box, state, rules)
             out = {
                 "keep": pol.keep.astype(jnp.int16),
                 "box": pol.box.astype(jnp.int8),
@@ -150,7 +151,7 @@ class _ChunkFn:
             if strategy.random:
                 out["keep_alt"] = pol.keep_alt.astype(jnp.int16)
             if rules.has_instant_bonus:
-                now = solver.chosen_moves(pol.box_now, f, u, h, rules)
+                now = solver.chosen_moves(pol.box_now, state, rules)
                 out.update(
                     fill_now=pol.fill_now,
                     box_now=pol.box_now.astype(jnp.int8),

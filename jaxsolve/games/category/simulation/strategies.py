@@ -39,7 +39,7 @@ class TurnPolicy(NamedTuple):
 
 
 class Strategy:
-    """Base class: ``policy(filled, upper, all_same_held) -> TurnPolicy`` for ``[B]`` int32 states.
+    """Base class: ``policy(state) -> TurnPolicy`` for an ``EngineState`` of ``[B]`` int32 states.
 
     ``policy`` must be a pure JAX function (it is jitted once per chunk size). ``random`` says
     whether ``keep_alt`` can differ from ``keep``.
@@ -51,7 +51,7 @@ class Strategy:
     def __init__(self, rules: CategoryRules):
         self.rules = rules
 
-    def policy(self, filled, upper, all_same_held) -> TurnPolicy:  # pragma: no cover - interface
+    def policy(self, state: tables.EngineState) -> TurnPolicy:  # pragma: no cover - interface
         raise NotImplementedError
 
 
@@ -68,8 +68,8 @@ class ValueStrategy(Strategy):
         self.name = name
         self.values = jnp.asarray(np.nan_to_num(np.asarray(values, dtype=np.float64).reshape(-1)), dtype)
 
-    def policy(self, filled, upper, all_same_held) -> TurnPolicy:
-        turn = policy.optimal_turn(self.values, filled, upper, all_same_held, self.rules)
+    def policy(self, state: tables.EngineState) -> TurnPolicy:
+        turn = policy.optimal_turn(self.values, state, self.rules)
         return TurnPolicy(turn.keep, turn.keep, turn.box, turn.fill_now, turn.box_now)
 
 
@@ -94,9 +94,9 @@ class HeuristicStrategy(Strategy):
         self.name = "heuristic" + ("" if strength == heuristic.DEFAULT_STRENGTH else f":{strength}")
         self.name += "" if reading == heuristic.DEFAULT_READING else f"[{reading}]"
 
-    def policy(self, filled, upper, all_same_held) -> TurnPolicy:
+    def policy(self, state: tables.EngineState) -> TurnPolicy:
         rules = self.rules
-        gains, allowed, fill_now = heuristic.level_gains(filled, upper, all_same_held, rules, self.dtype, self.reading, self.noise_sd, self.seed)
+        gains, allowed, fill_now = heuristic.level_gains(state, rules, self.dtype, self.reading, self.noise_sd, self.seed)
         best = [heuristic.best_boxes(g, a)[1] for g, a in zip(gains, allowed)]
         t = jnp.arange(self.tables.keeps.shape[-1])[:, None]
         keeps = jnp.asarray(self.tables.keeps)

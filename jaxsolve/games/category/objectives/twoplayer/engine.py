@@ -47,6 +47,7 @@ import numpy as np
 from jaxsolve.core.arrays import float_dtype
 from jaxsolve.errors import JaxsolveError
 from jaxsolve.games.category.objectives.distribution import max_turn_reward
+from jaxsolve.games.category.engine.tables import EngineState
 from jaxsolve.games.category.sheets.rules import CategoryRules
 from jaxsolve.games.category.objectives.target import target_bytes
 from jaxsolve.games.category.objectives.twoplayer.sheets import LayerPlan, Sheets, end_plans, pair_sheets, plan_layers, start_sheets
@@ -119,7 +120,7 @@ class TwoPlayerTables:
 # ----------------------------------------------------------------------------- one turn
 
 
-def turn(prev_padded, next_index, others, filled, upper, all_same_held, other, *, rules: CategoryRules, width: int):
+def turn(prev_padded, next_index, others, state: EngineState, other, *, rules: CategoryRules, width: int):
     """``[B, width]``: P(the player to move wins) of a chunk of pairs over his deficit
     ``d = column - others' most``: the target objective's turn (``target.turn_target``, the one
     vector turn) whose next row is the pair (the other's sheet, my next sheet)."""
@@ -130,7 +131,7 @@ def turn(prev_padded, next_index, others, filled, upper, all_same_held, other, *
     def pair_rows(mv):
         return jnp.where(mv.allowed, jnp.maximum(next_index[mv.next_state], 0) * others + other[None, None, :], 0)
 
-    return turn_target((0.0, 1.0), pair_rows, prev_padded, filled, upper, all_same_held, rules, width)
+    return turn_target((0.0, 1.0), pair_rows, prev_padded, state, rules, width)
 
 
 pair_bytes = target_bytes
@@ -243,8 +244,8 @@ def solve(
         columns = pad + max(width, q.width) if shapes == "layer" else widest + pad
         return ((q.pairs if shapes == "layer" else tallest) * columns + height * width) * dtype.itemsize + sheets[p.mover].index.nbytes
 
-    def step(operands, filled, upper, all_same_held, other, width):
-        return turn(*operands, filled, upper, all_same_held, other, rules=rules, width=width)
+    def step(operands, filled, upper, held, other, width):
+        return turn(*operands, EngineState(filled, upper, held), other, rules=rules, width=width)
 
     last = plans[-1]
     end = np.zeros((last.pairs, last.width), dtype)

@@ -48,7 +48,7 @@ def _moves_of(mine: Sheets, a: int, sheets: np.ndarray, rules: CategoryRules) ->
     """``(points, next_state, allowed, row)`` ``[boxes, T, len(sheets)]`` of these sheets (positions
     in ``mine``'s list for ``a`` boxes filled): points int32 with every bonus, the next state,
     the next sheet's position in its list (0 where not allowed)."""
-    mv = solver.moves(mine.filled[a][sheets], mine.upper[a][sheets], mine.held[a][sheets], rules, xp=np)
+    mv = solver.moves(tables.EngineState(mine.filled[a][sheets], mine.upper[a][sheets], mine.held[a][sheets]), rules, xp=np)
     nxt = np.asarray(mv.next_state)
     allowed = np.asarray(mv.allowed)
     row = np.where(allowed, np.maximum(mine.index[nxt], 0), 0).astype(np.int32)
@@ -94,7 +94,7 @@ def turn_arrays(table: TwoPlayerTables, p: LayerPlan, movers: np.ndarray, others
     # the other's lead after a move of r points is column k - r of his window, k = q.low - lead: one more
     # one on the left of the window (k = -1: won whatever r) and a turn's points of zeros right of it
     deficit = np.clip(q.low - np.asarray(leads, np.int64), -1, q.width + pad)[:, None] + 1
-    got = TG.turn_options(lambda _: local.reshape(mv.row.shape), below, None, None, None, rules, q.width, xp=np, columns=deficit, moves=mv)
+    got = TG.turn_options(lambda _: local.reshape(mv.row.shape), below, None, rules, q.width, xp=np, columns=deficit, moves=mv)
     return mv, got.fill[..., 0], [k[..., 0] for k in got.keep]
 
 
@@ -118,7 +118,7 @@ def score_policy(rules: CategoryRules, sol=None):
     strategy = strategies.make("optimal", rules, solution=sol, dtype=jnp.float64)
 
     def keep_and_box(f, u, h):
-        turn = strategy.policy(f, u, h)
+        turn = strategy.policy(tables.EngineState(f, u, h))
         return turn.keep, turn.box
 
     return jax.jit(keep_and_box)
@@ -245,7 +245,7 @@ def _score_turn(models: ScoreSeat, state, roll) -> tuple[np.ndarray, np.ndarray]
         chunk = uniq[c0: c0 + POLICY_CHUNK]
         cf, cu, ch = decode(chunk, rules)
         keep, box = _score_choices(fn, cf, cu, ch)
-        mv = solver.moves(cf, cu, ch, rules, xp=np)
+        mv = solver.moves(tables.EngineState(cf, cu, ch), rules, xp=np)
         g = np.flatnonzero((inverse >= c0) & (inverse < c0 + len(chunk)))
         loc = inverse[g] - c0
         x = roll(np.zeros((len(g), 6), np.int64))

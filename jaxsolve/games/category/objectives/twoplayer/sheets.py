@@ -19,11 +19,11 @@ from jaxsolve.games.category.sheets.rules import CategoryRules
 # ----------------------------------------------------------------------------- sheets
 
 
-def sheet_class(filled, upper, all_same_held, rules: CategoryRules):
+def sheet_class(state: tables.EngineState, rules: CategoryRules):
     """``(upper, all_same_held)`` of the class representative of a one-player state:
     ``tables.canonical``, and upper 0 when the rules pay no upper bonus (the total then counts
     for nothing)."""
-    u, h = tables.canonical(filled, upper, all_same_held, rules)
+    _, u, h = tables.canonical(state, rules)
     return (u if rules.upper_bonus else u * 0), h
 
 
@@ -98,11 +98,11 @@ def player_sheets(rules: CategoryRules, prefilled: int = 0, start: tuple[int, in
     fs, us, hs, bs = [], [], [], []
     for k in range(nb + 1):
         f, u, h = (a.astype(np.int64) for a in sub_layer_states(rules, k, prefilled))
-        cu, ch = sheet_class(f, u, h, rules)
+        cu, ch = sheet_class(tables.EngineState(f, u, h), rules)
         rep = (cu == u) & (ch == h)
         if start is not None:
             rf, ru, rh = (a.astype(np.int64) for a in sub_layer_states(rules, k, prefilled, start))
-            cru, crh = sheet_class(rf, ru, rh, rules)
+            cru, crh = sheet_class(tables.EngineState(rf, ru, rh), rules)
             reached = tables.state_index(rf, cru, crh, rules)
             rep &= np.isin(tables.state_index(f, u, h, rules), reached)
         keys = tables.state_index(f[rep], u[rep], h[rep], rules)
