@@ -62,7 +62,7 @@ def test_numpy_response_equals_the_compiled_one(case):
         np.testing.assert_allclose(a, b, rtol=0, atol=1e-12)
         if layer < rules.num_boxes:
             f, u, h = D.sub_layer_states(rules, layer, start[0], start)
-            need = np.minimum(W.most_points(rules, start, f, u, h) + 1, K + 1)
+            need = np.minimum(W.most_points(rules, start, tables.EngineState(f, u, h)) + 1, K + 1)
             inside = np.arange(K + 1)[None, :] >= K + 1 - need[:, None]
             np.testing.assert_allclose(r[inside], b[inside], rtol=0, atol=1e-12)
             assert np.isnan(r[~inside]).all()

@@ -53,16 +53,16 @@ def support_lengths(rules: CategoryRules) -> tuple[int, ...]:
             out.append(1)
             continue
         pairs = np.unique(f.astype(np.int64) * 2 + h)  # the (filled, all_same_held) pairs: the bound depends on nothing else
-        out.append(int(points_left(pairs >> 1, np.full(len(pairs), -1), pairs & 1, rules).max()) + 1)
+        out.append(int(points_left(EngineState(pairs >> 1, np.full(len(pairs), -1), pairs & 1), rules).max()) + 1)
     return tuple(out)
 
 
-def points_left(filled, upper, all_same_held, rules: CategoryRules) -> np.ndarray:
+def points_left(state: EngineState, rules: CategoryRules) -> np.ndarray:
     """The most points each state can still score (an upper bound: the open boxes' maxima,
     the extra bonus on every turn that can earn it, the upper bonus while open and not yet
     reached, the larger instant bonus per turn): ``support_lengths`` per state (upper ``-1``:
     the upper bonus still open wherever an upper box is)."""
-    f, u, h = (np.asarray(a, np.int64) for a in (filled, upper, all_same_held))
+    f, u, h = (np.asarray(a, np.int64) for a in state)
     nb, asb = rules.num_boxes, rules.all_same_box
     is_open = ((f[:, None] >> np.arange(nb)[None, :]) & 1) == 0
     n_open = is_open.sum(1)

@@ -336,7 +336,7 @@ def response_numpy(rules: CategoryRules, w: np.ndarray, start: tuple[int, int, i
     for layer in range(nb - 1, first - 1, -1):
         f, u, h = (np.asarray(x, np.int32) for x in sub_layer_states(rules, layer, start[0], start))
         padded = TG._pad_terminal(layers[layer + 1], lead, width)
-        need = np.full(len(f), width) if channels == "all" else np.minimum(most_points(rules, start, f, u, h) + 1, width)
+        need = np.full(len(f), width) if channels == "all" else np.minimum(most_points(rules, start, tables.EngineState(f, u, h)) + 1, width)
         out = np.full((len(f), width), np.nan)
         order = np.argsort(-need, kind="stable")
         i = 0
@@ -361,11 +361,11 @@ def response_work(rules: CategoryRules, start: tuple[int, int, int], top: int) -
     work = 0
     for layer in range(bin(start[0]).count("1"), rules.num_boxes):
         f, u, h = sub_layer_states(rules, layer, start[0], start)
-        work += int(np.minimum(most_points(rules, start, f, u, h) + 1, top + 1).sum())
+        work += int(np.minimum(most_points(rules, start, tables.EngineState(f, u, h)) + 1, top + 1).sum())
     return work
 
 
-def most_points(rules: CategoryRules, start: tuple[int, int, int], filled, upper, all_same_held) -> np.ndarray:
+def most_points(rules: CategoryRules, start: tuple[int, int, int], state: tables.EngineState) -> np.ndarray:
     """``[B]``: a bound of the points scored between ``start`` and each state of its game: the
     most each box filled since can take, the extra bonus on every turn since where the all-same
     box holds its points, the upper bonus where it was earned since and the larger Im-Hieb bonus
@@ -374,6 +374,7 @@ def most_points(rules: CategoryRules, start: tuple[int, int, int], filled, upper
     from jaxsolve.games.category.objectives.distribution import box_max_points
 
     f0, u0 = int(start[0]), int(start[1])
+    filled, upper, all_same_held = state
     filled = np.asarray(filled, np.int64)
     new = ((filled[:, None] & ~f0) >> np.arange(rules.num_boxes)) & 1
     turns = new.sum(1)

@@ -112,7 +112,7 @@ def player_sheets(rules: CategoryRules, prefilled: int = 0, start: tuple[int, in
         fs.append(f[rep].astype(np.int32))
         us.append(u[rep].astype(np.int32))
         hs.append(h[rep].astype(np.int32))
-        bs.append(points_left(f[rep], u[rep], h[rep], rules))
+        bs.append(points_left(tables.EngineState(f[rep], u[rep], h[rep]), rules))
     return Sheets(int(prefilled), tuple(fs), tuple(us), tuple(hs), tuple(bs), index, start)
 
 
