@@ -297,7 +297,7 @@ def test_cli_advise_text_and_values_export(tmp_path, apl_score):
         (["--position", "bogus=3", "--dice", "11225"], "unknown box 'bogus'"),
         ([], "needs the dice"),
         (["--rules", "nope", "--dice", "11225"], "unknown Kniffel rules 'nope'"),
-        (["--objective", "fun", "--dice", "11225"], "--objective must be one of"),
+        (["--objective", "fun", "--dice", "11225"], "unknown objective 'fun'; choose one of score, goals"),
         (["--values", "missing.npy", "--dice", "11225"], "does not exist"),
     ],
 )
