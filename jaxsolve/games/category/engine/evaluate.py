@@ -154,7 +154,7 @@ def _moment_fill(values, aux, state, rules: CategoryRules, objective: str, first
     """``([T, B], ([T, B], [T, B]))``: the policy's box after each throw (``policy.best_box``: the
     earliest box within the tolerance of the best) with its value, and the mean and second
     moment of the rest of the game."""
-    option, after = dice.computed(lambda v, a, *st: _after_rows(v, a, st, rules, objective), values, aux, *state)
+    option, after = dice.computed(lambda v, a, *st: _after_rows(v, a, tables.EngineState(*st), rules, objective), values, aux, *state)
     value, row, paid = dice.computed(lambda o: _pick_rows(o, rules, objective, first_throw), option)
     cols = jnp.arange(row.shape[1])[None, :]
     mean_after, moment_after, bonus = (after[..., i][row, cols] for i in range(3))
