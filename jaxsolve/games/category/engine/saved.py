@@ -45,7 +45,6 @@ from jaxsolve.core.layered import LayerSetup, SplitStep, chunk_for, make_mesh, r
 from jaxsolve.errors import JaxsolveError
 from jaxsolve.games.category.engine import table_io, tables
 from jaxsolve.games.category.engine.tables import EngineState
-from jaxsolve.games.category.engine.objective import scalar_names
 from jaxsolve.games.category.sheets.rules import CategoryRules, check_objective
 from jaxsolve.games.category.engine.solver import Solution, _next_values, final_throw_values, representative_layers
 from jaxsolve.core.arrays import float_dtype
@@ -375,11 +374,7 @@ def load_solution(path: str | os.PathLike, *, game: str) -> SavedSolution:
     if isinstance(max_saved, bool) or not isinstance(max_saved, int) or not 0 <= max_saved <= MAX_SAVED_LIMIT:
         raise JaxsolveError(f"{export.sidecar_path(path)}: no valid 'max_saved'; not a saved-throw table")
     rules = export.rules_from(path, meta, CategoryRules)
-    objective = meta.get("objective")
-    if objective not in scalar_names():
-        raise JaxsolveError(f"{export.sidecar_path(path)}: objective {objective!r} is not one of {', '.join(scalar_names())}")
+    objective = table_io.stored_objective(path, meta)
     defined = defined_mask(rules, max_saved)
     export.check_array(path, values, shape=(max_saved + 1,) + rules.state_shape, dtypes=("float32", "float64"), defined=defined, low=0.0, what=f"rules {rules.name}, max_saved {max_saved}")
-    seconds = [meta.get(k, 0.0) for k in ("solve_seconds", "compile_seconds")]
-    seconds = [float(x) if isinstance(x, (int, float)) and not isinstance(x, bool) else 0.0 for x in seconds]
-    return SavedSolution(rules, objective, np.asarray(values), seconds[0], seconds[1], str(meta.get("device", "")), max_saved=max_saved)
+    return SavedSolution(rules, objective, np.asarray(values), *table_io.run_facts(meta), max_saved=max_saved)

@@ -140,18 +140,30 @@ def load_solution(path: str | os.PathLike, *, game: str, rules: CategoryRules | 
     values, meta = export.load(path, game=game)
     rules = export.rules_from(path, meta, CategoryRules)
     export.check_preset_name(path, game, rules, _presets(game))
-    objective = meta.get("objective")
-    if objective not in scalar_names():
-        raise JaxsolveError(f"{export.sidecar_path(path)}: objective {objective!r} is not one of {', '.join(scalar_names())}")
+    objective = stored_objective(path, meta)
     export.check_array(
         path, values, shape=tables.state_shape(rules), dtypes=("float32", "float64"), defined=reachable_mask(rules), low=0.0, what=f"rules {rules.name}"
     )
     if verify:
         spot_check(path, values, rules, objective)
+    return Solution(rules, objective, np.asarray(values), *run_facts(meta))
+
+
+def stored_objective(path: str | os.PathLike, meta: dict) -> str:
+    """The sidecar's objective, if a score table can be solved for it (a registered scalar one)."""
+    objective = meta.get("objective")
+    if objective not in scalar_names():
+        raise JaxsolveError(f"{export.sidecar_path(path)}: objective {objective!r} is not one of {', '.join(scalar_names())}")
+    return objective
+
+
+def run_facts(meta: dict) -> tuple[float, float, str]:
+    """``(solve seconds, compile seconds, device)`` as a sidecar records them (0 and "" where
+    it does not, or not as numbers and text)."""
     seconds = [meta.get(k, 0.0) for k in ("solve_seconds", "compile_seconds")]
-    seconds = [float(x) if isinstance(x, (int, float)) and not isinstance(x, bool) else 0.0 for x in seconds]
+    solve, compile_ = (float(x) if isinstance(x, (int, float)) and not isinstance(x, bool) else 0.0 for x in seconds)
     device = meta.get("device", "")
-    return Solution(rules, objective, np.asarray(values), seconds[0], seconds[1], device if isinstance(device, str) else "")
+    return solve, compile_, device if isinstance(device, str) else ""
 
 
 def cached(rules: CategoryRules, objective: str = "score", *, game: str | None, dtype="float64") -> Solution | None:
