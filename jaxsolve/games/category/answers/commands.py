@@ -274,8 +274,7 @@ def winning_advice(rules, game, setup, position, dice_text, throws_left, opponen
 
 EXACT_MAX_BYTES = 1 << 30
 """The most float64 values (in bytes) ``--win-method exact`` solves beyond ``winning.EXACT_MAX_OPEN``
-open boxes: Yahtzee's 10 open boxes are 0.3 GiB; its start is 3.2 GiB before the working
-memory of the solve (which ran out of memory)."""
+open boxes (the table alone, before the solve's working memory)."""
 
 
 def check_exact_size(rules, position, game: str) -> None:

@@ -289,7 +289,7 @@ _MEANINGS = {
 
 STORES = ("float32", "uint16")
 """How an export stores the probabilities: ``float32``, or ``uint16`` = round(65535 p) (half
-the bytes; error 0.5 / 65535 = 7.6e-6 plus float32 rounding: 7.66e-6 measured, for the step terminal's [0, 1] only)."""
+the bytes; error at most 0.5 / 65535 = 7.6e-6 plus float32 rounding, for the step terminal's [0, 1] only)."""
 U16 = 65535.0
 
 

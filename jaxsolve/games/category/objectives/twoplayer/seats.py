@@ -20,7 +20,7 @@ from jaxsolve.games.category.objectives.winning_simulate import decode
 
 SIM_BLOCK = 1024
 """Distinct positions per NumPy block of a simulated turn (a block's box values are
-``[boxes, throws, block]``: 12 MB for Yacht, cache-sized; larger blocks were slower)."""
+``[boxes, throws, block]``: 12 MB for Yacht, near the size of a CPU cache)."""
 
 
 
