@@ -90,11 +90,7 @@ def sim_tables(sol, V=None, device=None) -> SimTables:
     tables = build_tables(sol.rules.turn_rules)
     geo = geometry(sol.rules)
     V = throw_values(sol) if V is None else V
-    code = tables.row_counts @ (7 ** np.arange(SIDES))
-    row_of = np.full(7**SIDES, -1, np.int32)
-    row_of[code] = np.arange(len(code))
-    n = tables.row_n[:, None]
-    left = np.where(tables.opt_dice == n, DICE, n - tables.opt_dice)
+    row_of, left = tables.row_lookup(), tables.dice_left()
     lastV = last_throw_values(sol) if geo.last_turn else np.zeros((1, 1, DICE), V.dtype)
     host = SimTables(
         V.reshape(-1, geo.Gb, DICE),

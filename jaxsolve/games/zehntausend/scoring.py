@@ -184,6 +184,19 @@ class ScoringTables:
     def _row_of_code(self) -> dict[int, int]:
         return {int(c): r for r, c in enumerate(_code(self.row_counts))}
 
+    def row_lookup(self) -> np.ndarray:
+        """``[7 ** 6]`` int32: each throw's row by the base-7 code of its face counts (-1: no
+        throw of 1..6 dice), for simulations that throw real dice."""
+        row_of = np.full(7**SIDES, -1, np.int32)
+        row_of[_code(self.row_counts)] = np.arange(len(self.row_counts))
+        return row_of
+
+    def dice_left(self) -> np.ndarray:
+        """``[R, U]``: the dice thrown next after each set-aside option (all six again where it
+        uses every die of the throw)."""
+        n = self.row_n[:, None]
+        return np.where(self.opt_dice >= n, DICE, n - self.opt_dice)
+
     def row_index(self, throw_counts) -> int:
         counts = np.asarray(throw_counts)
         fits = counts.shape == (SIDES,) and counts.min() >= 0 and 1 <= counts.sum() <= DICE

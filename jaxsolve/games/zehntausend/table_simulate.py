@@ -25,10 +25,10 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from jaxsolve.core.race_cycles import TIE, decode
+from jaxsolve.core.race_cycles import TIE, decode, flat_index
 from jaxsolve.errors import JaxsolveError
 from jaxsolve.games.zehntausend.duel_numpy import NDIM
-from jaxsolve.games.zehntausend.rules import DICE
+from jaxsolve.games.zehntausend.rules import DICE, STEP
 from jaxsolve.games.zehntausend.scoring import build_tables
 from jaxsolve.games.zehntausend.table_numpy import _bust_vectors, host_ops, scan_vectors, sizes, write_vectors
 from jaxsolve.games.zehntausend.table_rules import TableRules
@@ -71,19 +71,15 @@ class SimTables:
 def throw_tables(turn_rules) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
     """``(row_of, points, aside, left)`` of ``SimTables`` for a turn's scoring rules."""
     t = build_tables(turn_rules)
-    code = t.row_counts @ POW7.astype(np.int64)
-    row_of = np.full(7**SIDES, -1, np.int32)
-    row_of[code] = np.arange(len(code))
-    n = t.row_n[:, None]
-    pts = (t.opt_points // 50).astype(np.int64)
-    left = np.where(t.opt_dice >= n, DICE, n - t.opt_dice)
+    pts = (t.opt_points // STEP).astype(np.int64)
+    left = t.dice_left()
     # the tie rule's order: most points, then most dice left; unused slots last with 0 dice
     key = np.where(t.opt_valid, -(pts * NDIM + left), np.iinfo(np.int64).max)
     order = np.argsort(key, axis=1, kind="stable")
     valid = np.take_along_axis(t.opt_valid, order, axis=1)
     aside = np.where(valid, np.take_along_axis(pts, order, axis=1), 0)
     left = np.where(valid, np.take_along_axis(left, order, axis=1), 0)
-    return row_of, (t.write // 50).astype(np.int64), aside, left
+    return t.row_lookup(), (t.write // STEP).astype(np.int64), aside, left
 
 
 def _scan0(flat: np.ndarray, s: np.ndarray, x_shift: float, z, ops) -> tuple[np.ndarray, np.ndarray]:
@@ -184,10 +180,7 @@ def simulate(rules: TableRules, values: np.ndarray, unsettled: list, games: int,
 
     def begin(i: np.ndarray) -> None:
         """A turn starts at slots ``i``: the state from the mover's view, the policy he plays."""
-        seen = scores[i[:, None], (mover[i][:, None] + seats[None, :]) % N]
-        s = np.zeros(len(i), np.int64)
-        for k in range(N):
-            s = s * G + seen[:, k]
+        s = flat_index(scores[i[:, None], (mover[i][:, None] + seats[None, :]) % N], G)
         state[i] = s
         m = t.mix[s]
         draw = m >= 0
