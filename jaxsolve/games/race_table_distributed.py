@@ -17,7 +17,8 @@ The N-player engine (``jaxsolve.core.race_multi``) deals each layer's chunks of 
 processes; each solves its chunks on its first local device with the same compiled program, and
 the layer's new value vectors are gathered into every process's table before the next layer, so
 every process ends with the whole table and the values equal one process's, bit for bit.
-Process 0 prints one JSON line (each seat's win probability at the start, a SHA-256 digest of
+Process 0 shows a bar of the layers on stderr (done of all, time elapsed and left; plain lines
+off a terminal; ``--quiet``: none) and prints one JSON line (each seat's win probability at the start, a SHA-256 digest of
 the value array, the seconds) and writes ``--out`` (the ``.npy`` with its sidecar that
 ``jaxsolve solve GAME --out`` writes). CPU processes talk through gloo (JAX's default CPU
 collectives).
@@ -68,6 +69,7 @@ def parse(argv: Sequence[str] | None = None) -> argparse.Namespace:
         ap.add_argument(*p.spellings, *p.aliases, dest=p.name, type=p.kind, choices=p.choices or None, default=None, help=p.help)
     add_process_options(ap, local_devices=None, local_help="devices of this process JAX starts with (the first N; the solve runs on the first; default all)")
     ap.add_argument("--out", default=None, help="process 0 writes the table here (.npy with its sidecar)")
+    ap.add_argument("--quiet", action="store_true", help="no progress bar (process 0 shows one on stderr: layers done, time elapsed and left)")
     return ap.parse_args(argv)
 
 
@@ -110,9 +112,12 @@ def _main(args: argparse.Namespace) -> int:
     from jaxsolve.games import get_game
 
     game = get_game(args.game)
+    from jaxsolve.core.progress import steps_bar
+
     w0 = time.perf_counter()
     device = jax.local_devices()[0]
-    sol = game.solve(rules, dtype="float64", device=device)
+    with steps_bar(None, f"solving {rules.name}, layers", args.quiet or jax.process_index() != 0) as steps:
+        sol = game.solve(rules, dtype="float64", device=device, progress=steps)
     wall = time.perf_counter() - w0
     if jax.process_index() != 0:
         return finish(None)
