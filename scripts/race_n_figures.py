@@ -27,6 +27,9 @@ from pathlib import Path
 import numpy as np
 
 ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+
+from jaxsolve.core.race_table import fairest  # noqa: E402  (the head starts the commands print)
 
 RUNS = [  # (game, players, goals, entries)
     ("zehntausend", 3, (1000, 2000, 5000, 10000), (0, 350)),
@@ -34,21 +37,6 @@ RUNS = [  # (game, players, goals, entries)
     ("pig", 3, (25, 50, 100), (0,)),
     ("pig", 4, (20, 30, 50), (0,)),
 ]
-
-
-def fairest(values: np.ndarray, step: int) -> dict:
-    """The head starts (levels, seat 0 none) that bring every seat's win probability closest to
-    ``1/N`` (smallest largest gap), searched over every state of the table."""
-    n = values.shape[-1]
-    G = values.shape[0]
-    best = None
-    grids = np.indices((G,) * (n - 1)).reshape(n - 1, -1).T
-    idx = tuple([np.zeros(len(grids), np.int64)] + [grids[:, k] for k in range(n - 1)])
-    p = values[idx]  # [K, N]
-    gap = np.max(np.abs(p - 1.0 / n), axis=1)
-    k = int(np.argmin(gap))
-    best = {"points": [0] + [int(v) * step for v in grids[k]], "win": p[k].tolist(), "largest_gap": float(gap[k])}
-    return best
 
 
 ANALYSED = [  # (game, players, goal, entry): every cycle's equilibria enumerated

@@ -9,7 +9,8 @@ game needs no cache code of its own. The root is ``--cache-dir``, else ``$JAXSOL
 beside it in ``<root>/xla``. ``setup`` is the one place both are set up (the command line and
 the page call it). Loading goes through the game's validating loader, so a broken, foreign or
 stale entry is never used: it is reported and solved again (a loader's recomputation from the
-rules runs once per export: see ``_load``).
+rules runs once per export: see ``_load``). Two processes asking for one table at once solve it
+once: the entry's lock file (``_one_solver``) makes the second wait for the first's entry.
 
 For a long-running process (the page's server while ``serve`` runs): ``keep_in_memory()`` (or
 ``setup(..., memory=True)``) keeps every table solved or loaded in memory under the same keys,
@@ -30,6 +31,7 @@ without the recomputation (``verify=False``) is read without JAX.
 
 from __future__ import annotations
 
+import contextlib
 import dataclasses
 import glob
 import hashlib
@@ -41,7 +43,7 @@ import threading
 import time
 from collections import OrderedDict
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Callable, Protocol
+from typing import TYPE_CHECKING, Any, Callable, Iterator, Protocol
 
 from jaxsolve.errors import JaxsolveError
 
@@ -500,17 +502,71 @@ def solved(
     if not _CONFIG.enabled or save is None or load is None:
         return _remember(key, _check_dtype(_solving(game, rules, dtype, solve, seconds), dtype, values))
     path = entry_path(game, rules, objective, dtype)
-    try:
-        sol = _load(path, load, game, rules, objective, dtype)
-    except (JaxsolveError, OSError) as exc:
-        reason = str(exc) if isinstance(exc, JaxsolveError) else (exc.strerror or str(exc))
-        _say(f"cached table {path} is not usable ({reason}); solving again")
-    else:
-        if sol is not None:
-            return _remember(key, sol)
-    sol = _check_dtype(_solving(game, rules, dtype, solve, seconds), dtype, values)
-    _store(path, save, sol, seal=_takes_verify(load))
+    with _one_solver(path):  # another process solving this table: wait for it, then load its entry
+        try:
+            sol = _load(path, load, game, rules, objective, dtype)
+        except (JaxsolveError, OSError) as exc:
+            reason = str(exc) if isinstance(exc, JaxsolveError) else (exc.strerror or str(exc))
+            _say(f"cached table {path} is not usable ({reason}); solving again")
+        else:
+            if sol is not None:
+                return _remember(key, sol)
+        sol = _check_dtype(_solving(game, rules, dtype, solve, seconds), dtype, values)
+        _store(path, save, sol, seal=_takes_verify(load))
     return _remember(key, sol)
+
+
+LOCK = ".lock"
+"""Suffix of an entry's lock file: held while a process loads or solves and writes the entry."""
+
+LOCK_WAIT_SECONDS = 600.0
+"""How long a process waits for another one solving the same table before it solves too."""
+
+_HELD = threading.local()
+
+
+@contextlib.contextmanager
+def _one_solver(path: Path) -> Iterator[None]:
+    """Hold the entry's lock file (``fcntl.flock``, exclusive) while the block loads or solves
+    and writes it, so that two processes (two commands at once, a test run's workers) asking
+    for the same table solve it once: the second waits, then loads what the first wrote. A
+    read-only store, a system without ``fcntl``, a lock file that cannot be opened or a wait
+    past ``LOCK_WAIT_SECONDS`` go on without the lock (each process solves, as without it); a
+    thread that holds the lock already (a solve that asks for its own entry) does not wait."""
+    held = getattr(_HELD, "paths", None)
+    if held is None:
+        held = _HELD.paths = set()
+    try:
+        import fcntl
+    except ImportError:  # not POSIX
+        fcntl = None  # type: ignore[assignment]
+    if fcntl is None or not _CONFIG.writable or path in held:
+        yield
+        return
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        f = open(path.with_name(path.name + LOCK), "a+b")
+    except OSError:
+        yield
+        return
+    with f:
+        locked, said, deadline = False, False, time.monotonic() + LOCK_WAIT_SECONDS
+        while not locked and time.monotonic() < deadline:
+            try:
+                fcntl.flock(f, fcntl.LOCK_EX | fcntl.LOCK_NB)
+                locked = True
+            except OSError:
+                if not said:
+                    _say(f"another solve of {path.name} is under way; waiting for it")
+                    said = True
+                time.sleep(0.2)
+        held.add(path)
+        try:
+            yield
+        finally:
+            held.discard(path)
+            if locked:
+                fcntl.flock(f, fcntl.LOCK_UN)
 
 
 LONG_SOLVE_SECONDS = 10.0
@@ -789,7 +845,7 @@ def clear(game: str | None = None) -> list[Path]:
     for path in sorted(base.glob("*/*")):
         if not path.is_file() or (game is not None and path.parent.name != game):
             continue
-        if path.suffix in (".npy", ".json", VERIFIED) or ".tmp" in path.name:
+        if path.suffix in (".npy", ".json", VERIFIED, LOCK) or ".tmp" in path.name:
             try:
                 path.unlink()
                 removed.append(path)

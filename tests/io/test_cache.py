@@ -96,3 +96,37 @@ def test_setup_of_a_folder_that_takes_no_files_reads_only(tmp_path):
     assert sol == "solved" and saved == []
     assert notes[0].startswith(f"note: the cache folder {blocker} cannot be written")
     assert notes[1:] == ["solving g under the rules r in float64"]  # and no note of a table written
+
+
+def test_one_table_asked_for_twice_at_once_is_solved_once(store):
+    """Two solves of one entry at once (two threads here, each with its own open lock file, as
+    two processes would have): the second waits for the first's entry and loads it."""
+    import threading
+    import time
+
+    from jaxsolve.games import get_game
+
+    game = get_game("raab")
+    rules = game.get_rules("pig")
+    calls, results = [], [None, None]
+
+    def slow():
+        calls.append(1)
+        time.sleep(1.0)  # long enough for the other thread to reach the lock
+        return game.solve(rules, dtype="float64")
+
+    def ask(i):
+        results[i] = cache.solution(game, rules, dtype="float64", solve=slow)
+
+    threads = [threading.Thread(target=ask, args=(i,)) for i in range(2)]
+    for t in threads:
+        t.start()
+        time.sleep(0.2)
+    for t in threads:
+        t.join()
+    assert len(calls) == 1
+    assert results[0] is not None and results[1] is not None
+    assert (game.values(results[0]) == game.values(results[1])).all()
+    assert [p.name for p in (store / "tables" / "raab").glob("*.lock")]  # the lock file, which `cache clear` removes
+    cache.clear()
+    assert not list((store / "tables" / "raab").glob("*"))

@@ -13,7 +13,10 @@ The scan is the duel's (``jaxsolve.games.zehntausend.duel.scan_levels``: throw c
 totals from the top down, the batch last) with a vector per entry and the table's tie rule:
 every class compares its write first, then its set-asides by most points, then most dice left
 (all six used counts as six), and an option replaces the best so far only when it is better for
-the mover by more than ``1e-12``; writing on ``n = 0`` wins a tie with throwing six.
+the mover by more than ``1e-12``; writing on ``n = 0`` wins a tie with throwing six. Only the mover's
+entry decides, so the running maximum reads his channel alone and remembers the row it chose;
+the other players' channels and the bust probability are gathered from the chosen rows only
+(``scan_channels``).
 """
 
 from __future__ import annotations

@@ -1,0 +1,99 @@
+"""Rows of the race-n figures from runs of ``results/race-n/measure-table-run.sh`` (two
+processes, one per core): each seat's win probability at the start, the fairest head starts
+(from the table, where the run wrote one), the cycles where best responses did not settle,
+wall and CPU seconds and peak memory of each process, the load before and after; before each
+run's row the estimate from the two runs before it (``race_n_figures.estimate``: a power law in
+the goal, at least ``goal ** (N + 1)`` for the time).
+
+    results/race-n/measure-table-run.sh /tmp/run-3000 --rules three-to-10000 --goal 3000
+    results/race-n/measure-table-run.sh /tmp/run-5000 --rules three-to-10000 --goal 5000 --out /tmp/run-5000/t.npy
+    python scripts/race_n_table_run.py /tmp/run-2000 /tmp/run-3000 /tmp/run-5000 /tmp/run-10000 \\
+        --out results/race-n/two-processes        # two-processes.md, two-processes.json
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import re
+import sys
+from pathlib import Path
+
+import numpy as np
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+sys.path.insert(0, str(ROOT / "scripts"))
+
+from jaxsolve.core.race_table import fairest  # noqa: E402
+from race_n_figures import estimate, machine  # noqa: E402
+
+
+def row_of(run: Path) -> dict:
+    """One run's figures from its folder (``out-0.txt``, ``time-*.txt``, ``log.txt``, the table)."""
+    line = json.loads(next(ln for ln in (run / "out-0.txt").read_text().splitlines() if ln.startswith("{")))
+    rules = line["rules"]
+    procs = []
+    for f in sorted(run.glob("time-*.txt")):
+        wall, user, sys_s, rss = f.read_text().split()
+        procs.append({"wall_seconds": float(wall), "user_seconds": float(user), "sys_seconds": float(sys_s), "peak_rss_mib": int(rss) / 1024})
+    log = (run / "log.txt").read_text() if (run / "log.txt").exists() else ""
+    loads = re.findall(r"load (before|after): ([\d. ]+)", log)
+    row = {
+        "game": "zehntausend", "players": rules["players"], "goal": rules["goal"], "entry": rules["entry"], "states": (rules["goal"] // 50) ** rules["players"],
+        "start": line["start"], "sha256": line["sha256"], "processes": line["processes"], "unsettled": line["unsettled"], "max_rounds": line["rounds"],
+        "residual": line["residual"], "solve_seconds": line["solve_seconds"], "compile_seconds": line["compile_seconds"],
+        "wall_seconds": max(p["wall_seconds"] for p in procs), "peak_rss_mib": max(p["peak_rss_mib"] for p in procs), "each_process": procs,
+        **{f"load_{k}": v.strip() for k, v in loads},
+    }
+    if line.get("out"):
+        table = Path(line["out"][0])
+        values = np.load(table)
+        side = json.loads(table.with_suffix(".json").read_text())
+        cycles = side["unsettled"] if isinstance(side["unsettled"], list) else json.loads(side["unsettled"].replace("'", '"').replace("None", "null"))
+        row["fairest"] = fairest(values, 50)
+        row["sum_error"] = float(np.max(np.abs(values.sum(axis=-1) - 1.0)))
+        row["unsettled_several_pure"] = sum(1 for c in cycles if c["pure"] > 1)
+        row["unsettled_one_pure"] = sum(1 for c in cycles if c["pure"] == 1)
+        row["mixed_selected"] = sum(1 for c in cycles if c["selected"] == "mixed")
+        row["unsettled_cycles"] = cycles
+    return row
+
+
+def table(rows: list[dict]) -> str:
+    lines = [
+        "| Zehntausend, 3 players | start: win per seat (1 moves first) | fairest head starts (win) | wall s, each process (estimate) | CPU s, each process | peak MiB, each process (estimate) | cycles not settled: several pure / one pure / mixed | load before |",
+        "| --- | --- | --- | --- | --- | --- | --- | --- |",
+    ]
+    for r in rows:
+        est = r.get("estimate")
+        start = " / ".join(f"{v:.6f}" for v in r["start"])
+        fair = f"{' / '.join(str(p) for p in r['fairest']['points'])} ({' / '.join(f'{v:.4f}' for v in r['fairest']['win'])})" if "fairest" in r else "(no table written)"
+        walls = " / ".join(f"{p['wall_seconds']:,.0f}" for p in r["each_process"]) + (f" ({est['wall_seconds']:,.0f})" if est else "")
+        cpu = " / ".join(f"{p['user_seconds'] + p['sys_seconds']:,.0f}" for p in r["each_process"])
+        mem = " / ".join(f"{p['peak_rss_mib']:.0f}" for p in r["each_process"]) + (f" ({est['peak_rss_mib']:.0f})" if est else "")
+        cyc = f"{r['unsettled_several_pure']} / {r['unsettled_one_pure']} / {r['mixed_selected']}" if "unsettled_several_pure" in r else f"{r['unsettled']} in all"
+        entry = f", entry {r['entry']}" if r["entry"] else ""
+        lines.append(f"| goal {r['goal']:,}{entry} | {start} | {fair} | {walls} | {cpu} | {mem} | {cyc} | {r.get('load_before', '')} |")
+    return "\n".join(lines) + "\n"
+
+
+def main(argv=None) -> int:
+    ap = argparse.ArgumentParser(description="race-n rows from measure-table-run.sh folders")
+    ap.add_argument("runs", nargs="+", type=Path, help="run folders, smallest goal first")
+    ap.add_argument("--out", type=Path, required=True, help="output stem (.md and .json)")
+    args = ap.parse_args(argv)
+    rows: list[dict] = []
+    for run in args.runs:
+        r = row_of(run)
+        prev = [p for p in rows if p["entry"] == r["entry"]]
+        r["estimate"] = estimate(prev, r["goal"])
+        rows.append(r)
+    args.out.with_suffix(".json").write_text(json.dumps({"machine": machine(), "rows": rows}, indent=1) + "\n")
+    args.out.with_suffix(".md").write_text(table(rows))
+    print(table(rows))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
