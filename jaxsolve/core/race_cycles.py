@@ -32,6 +32,13 @@ from typing import Any, Callable
 
 import numpy as np
 
+from jaxsolve.errors import JaxsolveError
+
+
+class CycleTooLargeError(JaxsolveError):
+    """A cycle that does not settle whose exact analysis is too large to run (one line, no
+    traceback, like every ``JaxsolveError``)."""
+
 TIE = 1e-12
 """Options within this of each other are ties for the mover (the declared tie rule decides)."""
 
@@ -189,7 +196,7 @@ def envelope(query: Callable, states: np.ndarray, players: int, max_rounds: int 
                 found[u][x] = M
                 open_ += [(u, xl, L, x, M), (u, x, M, xr, R)]
     else:
-        raise RuntimeError("envelope: too many rounds")
+        raise CycleTooLargeError(f"the envelope of a cycle's turn lines has not closed after {max_rounds} rounds of queries")
     out = []
     for u in range(U):
         cuts = sorted(breaks[u], key=lambda t: t[0])
@@ -275,7 +282,10 @@ def cycle_equilibria(pieces: list[list[Piece]], same: np.ndarray | None = None, 
     allowed = _narrow(pieces)
     size = int(np.prod([len(a) for a in allowed]))
     if size > max_combos:
-        raise RuntimeError(f"a cycle's equilibria: {size:,} combinations of policies")
+        raise CycleTooLargeError(
+            f"a cycle whose best responses do not settle has {size:,} combinations of its movers' policies "
+            f"(pieces per mover: {', '.join(str(len(a)) for a in allowed)}), more than the {max_combos:,} its exact analysis enumerates"
+        )
     combos = np.array(list(itertools.product(*allowed)), np.int64).reshape(-1, n)
     ok = np.ones(len(combos), bool)
     for j in range(n):

@@ -468,3 +468,15 @@ def test_a_million_simulated_three_player_zehntausend_games(preset):
     se = np.sqrt(sol.start * (1 - sol.start) / games)
     assert wins.sum() == games
     assert np.all(np.abs(rate - sol.start) <= 3 * se), (rate, sol.start, se)
+
+
+def test_a_cycle_too_large_to_analyse_is_one_error_line():
+    """More combinations of the movers' policies than the exact analysis enumerates: a
+    ``JaxsolveError`` naming the count and the pieces per mover (one line on the command line)."""
+    from jaxsolve.core.race_cycles import CycleTooLargeError, Piece, cycle_equilibria
+    from jaxsolve.errors import JaxsolveError
+
+    halves = [Piece(np.array([0.1, 0.1, 0.2]), 0.3, 0.0, 0.5), Piece(np.array([0.1, 0.1, 0.6]), 0.3, 0.5, 1.0)]
+    with pytest.raises(CycleTooLargeError, match=r"has 8 combinations .*\(pieces per mover: 2, 2, 2\), more than the 4 ") as err:
+        cycle_equilibria([halves, halves, halves], max_combos=4)
+    assert isinstance(err.value, JaxsolveError) and "\n" not in str(err.value)
