@@ -29,16 +29,27 @@ from jaxsolve.core.race_table import fairest  # noqa: E402
 from race_n_figures import estimate, machine  # noqa: E402
 
 
-def row_of(run: Path) -> dict:
-    """One run's figures from its folder (``out-0.txt``, ``time-*.txt``, ``log.txt``, the table)."""
-    line = json.loads(next(ln for ln in (run / "out-0.txt").read_text().splitlines() if ln.startswith("{")))
-    rules = line["rules"]
+def row_of(run: Path, goal: int | None = None) -> dict:
+    """One run's figures from its folder (``out-0.txt``, ``time-*.txt``, ``log.txt``, the table).
+    A run that stopped with an error (no JSON line; ``goal`` then says which) gives the layers
+    it reached and its last error line."""
     procs = []
     for f in sorted(run.glob("time-*.txt")):
-        wall, user, sys_s, rss = f.read_text().split()
+        wall, user, sys_s, rss = f.read_text().split()[-4:]  # after "Command exited with non-zero status N"
         procs.append({"wall_seconds": float(wall), "user_seconds": float(user), "sys_seconds": float(sys_s), "peak_rss_mib": int(rss) / 1024})
     log = (run / "log.txt").read_text() if (run / "log.txt").exists() else ""
     loads = re.findall(r"load (before|after): ([\d. ]+)", log)
+    lines = [ln for ln in (run / "out-0.txt").read_text().splitlines() if ln.startswith("{")]
+    if not lines:
+        err = (run / "err-0.txt").read_text().splitlines()
+        bars = [ln for ln in err if ln.startswith("solving ")]
+        return {
+            "game": "zehntausend", "players": 3, "goal": goal, "entry": 0, "states": (goal // 50) ** 3 if goal else None, "failed": err[-1] if err else "?",
+            "reached": bars[-1] if bars else "", "wall_seconds": max(p["wall_seconds"] for p in procs), "peak_rss_mib": max(p["peak_rss_mib"] for p in procs),
+            "each_process": procs, **{f"load_{k}": v.strip() for k, v in loads},
+        }
+    line = json.loads(lines[0])
+    rules = line["rules"]
     row = {
         "game": "zehntausend", "players": rules["players"], "goal": rules["goal"], "entry": rules["entry"], "states": (rules["goal"] // 50) ** rules["players"],
         "start": line["start"], "sha256": line["sha256"], "processes": line["processes"], "unsettled": line["unsettled"], "max_rounds": line["rounds"],
@@ -67,6 +78,12 @@ def table(rows: list[dict]) -> str:
     ]
     for r in rows:
         est = r.get("estimate")
+        if "failed" in r:
+            walls = " / ".join(f"{p['wall_seconds']:,.0f}" for p in r["each_process"]) + (f" ({est['wall_seconds']:,.0f})" if est else "")
+            mem = " / ".join(f"{p['peak_rss_mib']:.0f}" for p in r["each_process"]) + (f" ({est['peak_rss_mib']:.0f})" if est else "")
+            cpu = " / ".join(f"{p['user_seconds'] + p['sys_seconds']:,.0f}" for p in r["each_process"])
+            lines.append(f"| goal {r['goal']:,} | **stopped** at {r['reached'].split(': ', 1)[-1].split(',')[0]} layers: {r['failed']} | | {walls} | {cpu} | {mem} | | {r.get('load_before', '')} |")
+            continue
         start = " / ".join(f"{v:.6f}" for v in r["start"])
         fair = f"{' / '.join(str(p) for p in r['fairest']['points'])} ({' / '.join(f'{v:.4f}' for v in r['fairest']['win'])})" if "fairest" in r else "(no table written)"
         walls = " / ".join(f"{p['wall_seconds']:,.0f}" for p in r["each_process"]) + (f" ({est['wall_seconds']:,.0f})" if est else "")
@@ -82,10 +99,11 @@ def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description="race-n rows from measure-table-run.sh folders")
     ap.add_argument("runs", nargs="+", type=Path, help="run folders, smallest goal first")
     ap.add_argument("--out", type=Path, required=True, help="output stem (.md and .json)")
+    ap.add_argument("--goals", type=int, nargs="*", default=[], help="the goal of each run, for runs that stopped without their JSON line")
     args = ap.parse_args(argv)
     rows: list[dict] = []
-    for run in args.runs:
-        r = row_of(run)
+    for i, run in enumerate(args.runs):
+        r = row_of(run, args.goals[i] if i < len(args.goals) else None)
         prev = [p for p in rows if p["entry"] == r["entry"]]
         r["estimate"] = estimate(prev, r["goal"])
         rows.append(r)
