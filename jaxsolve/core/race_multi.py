@@ -44,8 +44,11 @@ turn-start value vectors (bank outcomes are read from higher layers).
 
 from __future__ import annotations
 
+import json
+import os
 import time
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any, Callable, Hashable
 
 import jax
@@ -183,13 +186,21 @@ def solve_multi(
     max_rounds: int = MAX_ROUNDS,
     analyse: bool = False,
     progress: Callable[[int, int], None] | None = None,
+    checkpoint: str | os.PathLike | None = None,
+    checkpoint_every: float = 300.0,
 ) -> MultiRun:
     """Walk the layers of ``cycles`` from the top down; every cycle by best-response iteration,
     the unsettled ones by their exact equilibria.
 
     ``analyse``: also enumerate the equilibria of every settled cycle (slow; small goals) and
     count those with more than one pure equilibrium; the values do not change (the selection
-    keeps the one best-response iteration reached)."""
+    keeps the one best-response iteration reached).
+
+    ``checkpoint``: a file where the walk keeps its values and facts after a layer, at most every
+    ``checkpoint_every`` seconds (process 0 writes it, atomically); a walk started with the file
+    present goes on after the layer it holds, and the values are those of a walk without a stop
+    (``test_a_stopped_walk_goes_on_from_its_checkpoint``). A file of another solve (another game,
+    rules, size or engine setting) is refused. The file is removed when the walk ends."""
     from jaxsolve.core.arrays import float_dtype
 
     dtype = float_dtype("float64" if dtype is None else dtype)  # a clear error while x64 mode is off
@@ -224,9 +235,14 @@ def solve_multi(
     residual = 0.0
     rounds = 0
     L = len(cycles.starts) - 1
+    tag = repr((key, cycles.levels, n, len(cycles.members), chunk, max_rounds, tol, analyse))
+    first = 0
+    if checkpoint is not None and Path(checkpoint).exists():
+        W, first, residual, rounds, unsettled, several, analysed = _resume(Path(checkpoint), tag, W)
+    saved_at = time.monotonic()
     if progress is not None:
-        progress(0, L)
-    for li in range(L):
+        progress(first, L)
+    for li in range(first, L):
         lo, hi = int(cycles.starts[li]), int(cycles.starts[li + 1])
         rows = cycles.members[lo:hi]
         if shares is None:
@@ -246,8 +262,42 @@ def solve_multi(
             several += int(np.sum(counts > 1))  # type: ignore[operator]
         if progress is not None:
             progress(li + 1, L)
+        if checkpoint is not None and li + 1 < L and time.monotonic() - saved_at >= checkpoint_every:
+            _keep(Path(checkpoint), tag, W, li + 1, residual, rounds, unsettled, several, analysed)
+            saved_at = time.monotonic()
     values = np.asarray(jax.device_get(W))
+    if checkpoint is not None and jax.process_index() == 0:
+        Path(checkpoint).unlink(missing_ok=True)
     return MultiRun(values, residual, rounds, unsettled, several, analysed, compile_seconds, time.perf_counter() - t0, 1 if shares is None else shares.processes)
+
+
+def _plain(o: Any) -> Any:
+    return o.item() if hasattr(o, "item") else str(o)
+
+
+def _keep(path: Path, tag: str, W: jax.Array, first: int, residual: float, rounds: int, unsettled: list, several: int | None, analysed: int) -> None:
+    """Write the walk's checkpoint (process 0; atomically: a temporary file, then renamed)."""
+    values = np.asarray(jax.device_get(W))
+    if jax.process_index() != 0:
+        return
+    facts = json.dumps({"tag": tag, "first": first, "residual": residual, "rounds": rounds, "unsettled": unsettled, "several": several, "analysed": analysed}, default=_plain)
+    tmp = path.with_name(path.name + ".tmp")
+    with open(tmp, "wb") as f:
+        np.savez(f, values=values, facts=np.frombuffer(facts.encode(), np.uint8))
+    os.replace(tmp, path)
+
+
+def _resume(path: Path, tag: str, W: jax.Array) -> tuple:
+    """The walk's state from its checkpoint: ``W``, the first layer to solve and the facts so far."""
+    try:
+        with np.load(path, allow_pickle=False) as z:
+            values, facts = z["values"], json.loads(z["facts"].tobytes().decode())
+    except (OSError, ValueError, KeyError) as exc:
+        raise JaxsolveError(f"{path} is not a checkpoint of this solve: {exc}") from None
+    if facts.get("tag") != tag or values.shape != W.shape or values.dtype != W.dtype:
+        raise JaxsolveError(f"{path} is the checkpoint of another solve (another game, rules, size or setting); remove it or name another file")
+    W = jax.device_put(values, W.sharding)
+    return W, int(facts["first"]), float(facts["residual"]), int(facts["rounds"]), facts["unsettled"], facts["several"], int(facts["analysed"])
 
 
 def deal_chunks(size: int, chunk: int, processes: int) -> list[np.ndarray]:

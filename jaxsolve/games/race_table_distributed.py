@@ -34,10 +34,12 @@ from __future__ import annotations
 
 import argparse
 import hashlib
+import os
 import sys
 import time
 from typing import Any, Sequence
 
+from jaxsolve.errors import JaxsolveError
 from jaxsolve.core.processes import Parser, add_process_options, check_process_options, finish, run_command, start
 
 GAMES = ("zehntausend-table", "pig-table")
@@ -69,6 +71,7 @@ def parse(argv: Sequence[str] | None = None) -> argparse.Namespace:
         ap.add_argument(*p.spellings, *p.aliases, dest=p.name, type=p.kind, choices=p.choices or None, default=None, help=p.help)
     add_process_options(ap, local_devices=None, local_help="devices of this process JAX starts with (the first N; the solve runs on the first; default all)")
     ap.add_argument("--out", default=None, help="process 0 writes the table here (.npy with its sidecar)")
+    ap.add_argument("--checkpoint", default=None, help="keep the walk's progress in this file every few minutes (process 0 writes it; every process reads it) and go on from it if it exists")
     ap.add_argument("--quiet", action="store_true", help="no progress bar (process 0 shows one on stderr: layers done, time elapsed and left)")
     return ap.parse_args(argv)
 
@@ -89,6 +92,8 @@ def check_args(args: argparse.Namespace) -> None:
     check_process_options(args)
     if args.out is not None:
         export.check_writable(args.out)
+    if args.checkpoint is not None and not os.path.isdir(os.path.dirname(os.path.abspath(args.checkpoint))):
+        raise JaxsolveError(f"--checkpoint {args.checkpoint}: no such folder")
 
 
 def digest(values: Any) -> str:
@@ -117,7 +122,7 @@ def _main(args: argparse.Namespace) -> int:
     w0 = time.perf_counter()
     device = jax.local_devices()[0]
     with steps_bar(None, f"solving {rules.name}, layers", args.quiet or jax.process_index() != 0) as steps:
-        sol = game.solve(rules, dtype="float64", device=device, progress=steps)
+        sol = game.solve(rules, dtype="float64", device=device, progress=steps, checkpoint=args.checkpoint)
     wall = time.perf_counter() - w0
     if jax.process_index() != 0:
         return finish(None)

@@ -117,9 +117,10 @@ class SolvedTable:
 # ----------------------------------------------------------------------------- the hooks
 
 
-def solve(spec: TableSpec, rules: Any, *, dtype: str | None = None, device: Any = None, progress: Callable[[int, int], None] | None = None) -> SolvedTable:
+def solve(spec: TableSpec, rules: Any, *, dtype: str | None = None, device: Any = None, progress: Callable[[int, int], None] | None = None, checkpoint: Any = None) -> SolvedTable:
     """The table of ``rules`` (the engine computes in float64 whatever JAX's x64 mode; a float32
-    table is its values rounded)."""
+    table is its values rounded). ``checkpoint``: a file where a long walk keeps its progress and
+    from which a stopped one goes on (``race_multi.solve_multi``)."""
     import jax
 
     from jaxsolve.core.arrays import precision
@@ -131,9 +132,9 @@ def solve(spec: TableSpec, rules: Any, *, dtype: str | None = None, device: Any 
     with precision("float64"):
         if device is not None:
             with jax.default_device(device):
-                sol = spec.solve(rules, progress=progress)
+                sol = spec.solve(rules, progress=progress, checkpoint=checkpoint)
         else:
-            sol = spec.solve(rules, progress=progress)
+            sol = spec.solve(rules, progress=progress, checkpoint=checkpoint)
     shape = sol.values.shape[:-1]
     run = sol.run
     unsettled = [plain_cycle(u, shape, spec.step) for u in run.unsettled]

@@ -97,9 +97,9 @@ def operands(rules: PigTableRules, dtype=jnp.float64) -> PigOps:
     return PigOps(jax.device_put(np.asarray(rules.weights, dtype)), jax.device_put(np.asarray(rules.bust_prob, dtype)))
 
 
-def solve(rules: PigTableRules, *, tol: float = 1e-13, analyse: bool = False, progress=None, chunk: int = 256) -> PigTableSolution:
+def solve(rules: PigTableRules, *, tol: float = 1e-13, analyse: bool = False, progress=None, chunk: int = 256, checkpoint=None) -> PigTableSolution:
     """Win-probability vectors of every turn-start state of the Pig-family table game."""
     float_dtype("float64")  # float64 or a clear error (x64 mode off), before any table is built
     cycles = make_cycles(rules.goal, rules.players)
-    run = solve_multi(("pig-table", rules), turn_function(rules), cycles, operands(rules), tol=tol, chunk=chunk, analyse=analyse, progress=progress)
+    run = solve_multi(("pig-table", rules), turn_function(rules), cycles, operands(rules), tol=tol, chunk=chunk, analyse=analyse, progress=progress, checkpoint=checkpoint)
     return PigTableSolution(rules, run.values.reshape((rules.goal,) * rules.players + (rules.players,)), run)

@@ -21,10 +21,10 @@ def _presets():
     return PRESETS
 
 
-def _solve(rules: PigTableRules, progress=None) -> Any:
+def _solve(rules: PigTableRules, progress=None, checkpoint=None) -> Any:
     from jaxsolve.games.raab import table
 
-    return table.solve(rules, progress=progress)
+    return table.solve(rules, progress=progress, checkpoint=checkpoint)
 
 
 def _options(rules: PigTableRules, values: np.ndarray, scores: tuple, turn: int = 0) -> list:

@@ -171,9 +171,9 @@ def turn_function(rules: TableRules):
     return functools.partial(table_turn, z=sizes(rules))
 
 
-def solve(rules: TableRules, *, tol: float = 1e-13, analyse: bool = False, progress=None, chunk: int = CHUNK) -> TableSolution:
+def solve(rules: TableRules, *, tol: float = 1e-13, analyse: bool = False, progress=None, chunk: int = CHUNK, checkpoint=None) -> TableSolution:
     """Win-probability vectors of every turn-start state of Zehntausend at a table."""
     float_dtype("float64")  # float64 or a clear error (x64 mode off), before any table is built
     cycles = make_cycles(rules.levels, rules.players)
-    run = solve_multi(("zehntausend-table", rules), turn_function(rules), cycles, table_ops(rules), tol=tol, chunk=chunk, analyse=analyse, progress=progress)
+    run = solve_multi(("zehntausend-table", rules), turn_function(rules), cycles, table_ops(rules), tol=tol, chunk=chunk, analyse=analyse, progress=progress, checkpoint=checkpoint)
     return TableSolution(rules, run.values.reshape((rules.levels,) * rules.players + (rules.players,)), run)

@@ -22,10 +22,10 @@ def _presets():
     return PRESETS
 
 
-def _solve(rules: TableRules, progress=None) -> Any:
+def _solve(rules: TableRules, progress=None, checkpoint=None) -> Any:
     from jaxsolve.games.zehntausend import table
 
-    return table.solve(rules, progress=progress)
+    return table.solve(rules, progress=progress, checkpoint=checkpoint)
 
 
 def _faces(dice: str | None) -> list[int] | None:

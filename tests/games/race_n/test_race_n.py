@@ -480,3 +480,37 @@ def test_a_cycle_too_large_to_analyse_is_one_error_line():
     with pytest.raises(CycleTooLargeError, match=r"has 8 combinations .*\(pieces per mover: 2, 2, 2\), more than the 4 ") as err:
         cycle_equilibria([halves, halves, halves], max_combos=4)
     assert isinstance(err.value, JaxsolveError) and "\n" not in str(err.value)
+
+
+def test_a_stopped_walk_goes_on_from_its_checkpoint(tmp_path):
+    """A walk stopped after a layer (here by its progress callback) and started again with the
+    same checkpoint file gives the values of a walk without a stop, bit for bit; the file of
+    another solve is refused, and the file is gone once the walk ends."""
+    from jaxsolve.core.race_multi import solve_multi
+    from jaxsolve.errors import JaxsolveError
+
+    rules = PigTableRules(players=3, goal=12, sides=3, bust=3)
+
+    def walk(rules, **kw):
+        return solve_multi(("pig-table", rules), pig_table.turn_function(rules), make_cycles(rules.goal, rules.players), pig_table.operands(rules), chunk=8, **kw)
+
+    whole = walk(rules)
+    path = tmp_path / "walk.ckpt"
+
+    class Stop(Exception):
+        pass
+
+    def stop_at(done, total):
+        if done == total // 2:
+            raise Stop
+
+    with pytest.raises(Stop):
+        walk(rules, checkpoint=path, checkpoint_every=0.0, progress=stop_at)
+    assert path.exists()
+    with pytest.raises(JaxsolveError, match="checkpoint of another solve"):
+        walk(PigTableRules(players=3, goal=12, sides=3, bust=2), checkpoint=path)
+    seen = []
+    again = walk(rules, checkpoint=path, progress=lambda done, total: seen.append(done))
+    assert seen[0] > 0  # it went on from the checkpoint, not from the top
+    assert np.array_equal(again.values, whole.values) and again.unsettled == whole.unsettled
+    assert not path.exists()
