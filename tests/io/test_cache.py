@@ -60,8 +60,8 @@ def test_cache_list_and_clear(store):
     entries = json.loads(listed.stdout)["entries"]
     assert [(e["rules"], e["objective"], e["dtype"]) for e in entries] == [("kniffel-apl", "score", "float64")]
     cleared = runner.invoke(app, ["cache", "clear"])
-    assert cleared.exit_code == 0 and "removed 2 file(s)" in cleared.stdout
-    assert cache.entries() == []
+    assert cleared.exit_code == 0 and "removed 3 file(s)" in cleared.stdout  # the table, its sidecar, its lock file
+    assert cache.entries() == [] and not list((store / "tables").glob("*/*"))
     bad = runner.invoke(app, ["cache", "clear", "--game", "chess"])
     assert bad.exit_code == 1 and "unknown game" in bad.stderr
 
