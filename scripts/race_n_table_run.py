@@ -14,6 +14,7 @@ the goal, at least ``goal ** (N + 1)`` for the time).
 from __future__ import annotations
 
 import argparse
+import ast
 import json
 import re
 import sys
@@ -31,8 +32,9 @@ from race_n_figures import estimate, machine  # noqa: E402
 
 def row_of(run: Path, goal: int | None = None) -> dict:
     """One run's figures from its folder (``out-0.txt``, ``time-*.txt``, ``log.txt``, the table).
-    A run that stopped with an error (no JSON line; ``goal`` then says which) gives the layers
-    it reached and its last error line."""
+    A run that stopped with an error (no JSON line; ``goal`` then says which, three players
+    without entry minimum as the table's rows are) gives the layers it reached and its last
+    error line."""
     procs = []
     for f in sorted(run.glob("time-*.txt")):
         wall, user, sys_s, rss = f.read_text().split()[-4:]  # after "Command exited with non-zero status N"
@@ -61,7 +63,8 @@ def row_of(run: Path, goal: int | None = None) -> dict:
         table = Path(line["out"][0])
         values = np.load(table)
         side = json.loads(table.with_suffix(".json").read_text())
-        cycles = side["unsettled"] if isinstance(side["unsettled"], list) else json.loads(side["unsettled"].replace("'", '"').replace("None", "null"))
+        # the sidecar states the unsettled cycles as a Python literal (a list of plain dicts)
+        cycles = side["unsettled"] if isinstance(side["unsettled"], list) else ast.literal_eval(side["unsettled"])
         row["fairest"] = fairest(values, 50)
         row["sum_error"] = float(np.max(np.abs(values.sum(axis=-1) - 1.0)))
         row["unsettled_several_pure"] = sum(1 for c in cycles if c["pure"] > 1)
@@ -78,17 +81,16 @@ def table(rows: list[dict]) -> str:
     ]
     for r in rows:
         est = r.get("estimate")
+        each = r["each_process"]
+        walls = " / ".join(f"{p['wall_seconds']:,.0f}" for p in each) + (f" ({est['wall_seconds']:,.0f})" if est else "")
+        cpu = " / ".join(f"{p['user_seconds'] + p['sys_seconds']:,.0f}" for p in each)
+        mem = " / ".join(f"{p['peak_rss_mib']:.0f}" for p in each) + (f" ({est['peak_rss_mib']:.0f})" if est else "")
         if "failed" in r:
-            walls = " / ".join(f"{p['wall_seconds']:,.0f}" for p in r["each_process"]) + (f" ({est['wall_seconds']:,.0f})" if est else "")
-            mem = " / ".join(f"{p['peak_rss_mib']:.0f}" for p in r["each_process"]) + (f" ({est['peak_rss_mib']:.0f})" if est else "")
-            cpu = " / ".join(f"{p['user_seconds'] + p['sys_seconds']:,.0f}" for p in r["each_process"])
-            lines.append(f"| goal {r['goal']:,} | **stopped** at {r['reached'].split(': ', 1)[-1].split(',')[0]} layers: {r['failed']} | | {walls} | {cpu} | {mem} | | {r.get('load_before', '')} |")
+            reached = r["reached"].split(": ", 1)[-1].split(",")[0]
+            lines.append(f"| goal {r['goal']:,} | **stopped** at {reached} layers: {r['failed']} | | {walls} | {cpu} | {mem} | | {r.get('load_before', '')} |")
             continue
         start = " / ".join(f"{v:.6f}" for v in r["start"])
         fair = f"{' / '.join(str(p) for p in r['fairest']['points'])} ({' / '.join(f'{v:.4f}' for v in r['fairest']['win'])})" if "fairest" in r else "(no table written)"
-        walls = " / ".join(f"{p['wall_seconds']:,.0f}" for p in r["each_process"]) + (f" ({est['wall_seconds']:,.0f})" if est else "")
-        cpu = " / ".join(f"{p['user_seconds'] + p['sys_seconds']:,.0f}" for p in r["each_process"])
-        mem = " / ".join(f"{p['peak_rss_mib']:.0f}" for p in r["each_process"]) + (f" ({est['peak_rss_mib']:.0f})" if est else "")
         cyc = f"{r['unsettled_several_pure']} / {r['unsettled_one_pure']} / {r['mixed_selected']}" if "unsettled_several_pure" in r else f"{r['unsettled']} in all"
         entry = f", entry {r['entry']}" if r["entry"] else ""
         lines.append(f"| goal {r['goal']:,}{entry} | {start} | {fair} | {walls} | {cpu} | {mem} | {cyc} | {r.get('load_before', '')} |")
