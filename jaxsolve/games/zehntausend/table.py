@@ -43,8 +43,8 @@ from jaxsolve.games.zehntausend.table_rules import TableRules
 CHUNK = 4
 """Cycles per batch of the engine's layer program. Small batches scan no further and iterate no
 longer than their own cycles need (best-response rounds run until the batch's last cycle
-settles, and a batch scans the turn totals its lowest mover needs): 4 solved three players to
-2,000 in 17 s where 32 took 29 s, on one core of the project's CPU."""
+settles, and a batch scans the turn totals its lowest mover needs); the times per batch size
+are in ``results/race-n/README.md``."""
 
 ROWS = NDIM + 1
 """Rows per turn total in the scan's table: the entries ``n = 0..6``, then the write ``S(p)``."""
