@@ -17,7 +17,9 @@ The N-player engine (``jaxsolve.core.race_multi``) deals each layer's chunks of 
 processes; each solves its chunks on its first local device with the same compiled program, and
 the layer's new value vectors are gathered into every process's table before the next layer, so
 every process ends with the whole table and the values equal one process's, bit for bit.
-Process 0 shows a bar of the layers on stderr (done of all, time elapsed and left; plain lines
+``--checkpoint FILE`` keeps the walk's values in ``FILE`` every five minutes (process 0 writes
+it) and a run started again with it goes on after the last layer kept, with the values of a run
+without a stop. Process 0 shows a bar of the layers on stderr (done of all, time elapsed and left; plain lines
 off a terminal; ``--quiet``: none) and prints one JSON line (each seat's win probability at the start, a SHA-256 digest of
 the value array, the seconds) and writes ``--out`` (the ``.npy`` with its sidecar that
 ``jaxsolve solve GAME --out`` writes). CPU processes talk through gloo (JAX's default CPU
