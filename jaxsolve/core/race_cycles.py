@@ -18,7 +18,8 @@ A mover's turn value is a maximum of lines in his own bust payoff ``x_j = W_{j+1
 first entry of ``R(W_{j+1})``): each policy ``pi`` gives ``a_pi + beta_pi x``. The upper
 envelope of these lines (``envelope``) is what his best responses can be; the cycle's
 stationary equilibria are then found exactly (``cycle_equilibria``): every pure combination of
-envelope pieces whose solved bust payoffs lie in the pieces' intervals, and, where no pure one
+envelope pieces whose solved bust payoffs lie in the pieces' intervals (searched by branch and
+bound over the members' pieces, ``_search``, not enumerated whole), and, where no pure one
 exists, those in which the fewest movers (one, two, ...) each mix between the two pieces
 adjacent at a breakpoint with the probability that makes him indifferent there (a stationary
 mixed equilibrium; the others play pure).
@@ -228,106 +229,235 @@ class Equilibrium:
         return float(np.trace(self.W))
 
 
-def _narrow(pieces: list[list[Piece]], rounds: int = 60) -> list[list[int]]:
-    """Pieces each member can play in some equilibrium (interval bounds on ``W``, iterated)."""
-    n = len(pieces)
-    lo = np.zeros((n, n))
-    hi = np.ones((n, n))
-    allowed = [list(range(len(p))) for p in pieces]
+SLACK = 2e-9
+"""How far outside a piece's interval (or off a breakpoint) the search still looks for a bust
+payoff: twenty times the tolerance an equilibrium is checked with."""
+
+
+class _Seat:
+    """One member's envelope as arrays, pieces in order of ``x``: ``lo, hi [P]``, ``A [P, N]``,
+    ``beta [P]``; the envelope's value at each breakpoint; and a sparse table of the lines'
+    entries (``A`` and ``beta``) for their least and greatest over any range of pieces."""
+
+    def __init__(self, pieces: list[Piece]):
+        self.lo = np.array([p.lo for p in pieces])
+        self.hi = np.array([p.hi for p in pieces])
+        self.A = np.array([p.A for p in pieces]).reshape(len(pieces), -1)
+        self.beta = np.array([p.beta for p in pieces])
+        self.bp = self.hi[:-1]
+        self.env = self.A[:-1, 0] + self.beta[:-1] * self.bp
+        self._table: tuple[np.ndarray, np.ndarray] | None = None
+
+    def _tables(self) -> tuple[np.ndarray, np.ndarray]:
+        if self._table is None:
+            lines = np.concatenate([self.A, self.beta[:, None]], axis=1)
+            low, high = [lines], [lines]
+            width = 1
+            while 2 * width <= len(lines):
+                pad = np.repeat(lines[-1:], width, axis=0)  # never read: a query stays inside the range
+                low.append(np.concatenate([np.minimum(low[-1][:-width], low[-1][width:]), pad]))
+                high.append(np.concatenate([np.maximum(high[-1][:-width], high[-1][width:]), pad]))
+                width *= 2
+            self._table = np.stack(low), np.stack(high)
+        return self._table
+
+    def bounds(self, a: np.ndarray, b: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """Least and greatest ``[A, beta]`` (``[B, N + 1]``) over the pieces ``a <= k < b``."""
+        low, high = self._tables()
+        level = np.floor(np.log2(b - a)).astype(np.int64)
+        end = b - (1 << level)
+        return np.minimum(low[level, a], low[level, end]), np.maximum(high[level, a], high[level, end])
+
+    def fixed_point(self, c: np.ndarray, d: np.ndarray) -> np.ndarray:
+        """The root of ``x = c + d env(x)`` (``env``: the upper envelope, rising with slope
+        ``beta < 1``, so ``x - c - d env(x)`` rises and the root is unique); rises with ``c``
+        and ``d``."""
+        count = np.zeros(len(c), np.int64)  # breakpoints where c + d env - x >= 0: a prefix
+        top = np.full(len(c), len(self.bp), np.int64)
+        while np.any(count < top):
+            open_ = count < top
+            mid = (count + top + 1) // 2
+            k = np.maximum(mid - 1, 0)
+            up = c + d * self.env[k] - self.bp[k] >= 0
+            count = np.where(open_ & up, mid, count)
+            top = np.where(open_ & ~up, mid - 1, top)
+        with np.errstate(divide="ignore", invalid="ignore"):
+            x = (c + d * self.A[count, 0]) / (1 - d * self.beta[count])
+        return np.clip(np.nan_to_num(x, nan=1.0), self.lo[count], self.hi[count])
+
+
+def _narrow(seats: list[_Seat], a: np.ndarray, b: np.ndarray, mix: np.ndarray, same: np.ndarray, rounds: int = 30) -> np.ndarray:
+    """Narrow boxes of candidates (``a, b [B, N]``: member ``j`` plays a piece ``a <= k < b``;
+    a mixer (``mix``) mixes at a breakpoint ``a <= k < b - 1``, the one after piece ``k``) in
+    place; returns which boxes can still hold an equilibrium.
+
+    Member ``m``'s bust payoff is ``x_m = c_m + d_m V_m`` with ``V_m`` his own turn value and
+    ``c_m, d_m`` made of the others' lines alone: ``d_m`` the product of their bust
+    probabilities, ``c_m`` the sum over ``t = 1 .. N-1`` of ``A_{m+t}[N-t]`` times the bust
+    probabilities of the members before it. Playing a best response (pure or mixed),
+    ``V_m = env_m(x_m)``, so ``x_m`` is the unique fixed point of ``c_m + d_m env_m``, which
+    rises with ``c_m`` and ``d_m``: the least and greatest of the others' lines over their
+    candidates bound it, and only his pieces (or breakpoints) in those bounds remain. Sound:
+    every equilibrium inside a box stays inside it."""
+    n = len(seats)
+    alive = np.ones(len(a), bool)
+    groups = [np.flatnonzero(same == label) for label in np.unique(same)]
     for _ in range(rounds):
-        before = (lo.copy(), hi.copy(), [len(a) for a in allowed])
-        for j in range(n):
-            lx, hx = rotate(lo[(j + 1) % n]), rotate(hi[(j + 1) % n])
-            keep = [k for k in allowed[j] if pieces[j][k].hi >= lx[0] - 1e-9 and pieces[j][k].lo <= hx[0] + 1e-9]
-            allowed[j] = keep or allowed[j]
-            A = np.array([pieces[j][k].A for k in allowed[j]])
-            b = np.array([pieces[j][k].beta for k in allowed[j]])[:, None]
-            lo[j] = np.maximum(lo[j], (A + b * lx).min(axis=0) - 1e-12)
-            hi[j] = np.minimum(hi[j], (A + b * hx).max(axis=0) + 1e-12)
-        if np.array_equal(before[0], lo) and np.array_equal(before[1], hi) and before[2] == [len(a) for a in allowed]:
+        before = (a.copy(), b.copy())
+        lines = [seats[j].bounds(a[:, j], b[:, j]) for j in range(n)]
+        for m in range(n):
+            c = [np.zeros(len(a)), np.zeros(len(a))]
+            d = [np.ones(len(a)), np.ones(len(a))]
+            for t in range(1, n):
+                j = (m + t) % n
+                for side in (0, 1):
+                    c[side] = c[side] + d[side] * lines[j][side][:, n - t]
+                    d[side] = d[side] * lines[j][side][:, n]
+            s = seats[m]
+            xl = s.fixed_point(c[0], d[0]) - SLACK
+            xh = s.fixed_point(c[1], d[1]) + SLACK
+            if mix[m]:
+                first = np.maximum(a[:, m], np.searchsorted(s.bp, xl, "left"))
+                last = np.minimum(b[:, m] - 2, np.searchsorted(s.bp, xh, "right") - 1)
+                alive &= first <= last
+                a[:, m], b[:, m] = np.where(alive, first, a[:, m]), np.where(alive, last + 2, b[:, m])
+            else:
+                first = np.maximum(a[:, m], np.searchsorted(s.hi, xl, "left"))
+                last = np.minimum(b[:, m] - 1, np.searchsorted(s.lo, xh, "right") - 1)
+                alive &= first <= last
+                a[:, m], b[:, m] = np.where(alive, first, a[:, m]), np.where(alive, last + 1, b[:, m])
+        for g in groups:  # members of one state play alike
+            if len(g) > 1:
+                lo, hi = a[:, g].max(axis=1), b[:, g].min(axis=1)
+                alive &= hi - lo >= 1 + mix[g[0]]
+                a[:, g], b[:, g] = np.where(alive, lo, a[:, g[0]])[:, None], np.where(alive, hi, b[:, g[0]])[:, None]
+        if np.array_equal(before[0], a) and np.array_equal(before[1], b):
             break
-    return allowed
+    return alive
 
 
-def _arrays(pieces: list[list[Piece]], rows: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+def _search(seats: list[_Seat], mix: np.ndarray, same: np.ndarray, leaf: int, max_steps: int, batch: int = 1 << 14) -> list[np.ndarray]:
+    """Branch and bound over the members' candidate ranges: narrow a batch of boxes, split each
+    one with more than ``leaf`` combinations at the middle of its widest range, until every box
+    is a leaf; the leaves' ranges (``[N, 2]`` each), every equilibrium lying in one of them.
+    ``CycleTooLargeError`` after ``max_steps`` boxes."""
+    n = len(seats)
+    reps = np.unique(same, return_index=True)[1]
+    stack = [np.array([[[0, len(s.lo)] for s in seats]], np.int64)]
+    if np.prod((stack[0][0, :, 1] - mix)[reps].astype(np.float64)) <= leaf:
+        return [stack[0][0]]  # small enough to solve whole
+    leaves: list[np.ndarray] = []
+    steps = 0
+    while stack:
+        boxes = stack.pop()
+        if len(boxes) > batch:
+            stack.append(boxes[batch:])
+            boxes = boxes[:batch]
+        steps += len(boxes)
+        if steps > max_steps:
+            raise CycleTooLargeError(
+                f"a cycle whose best responses do not settle needs more than {max_steps:,} steps of its exact search "
+                f"(pieces per mover: {', '.join(str(len(s.lo)) for s in seats)})"
+            )
+        a, b = boxes[:, :, 0].copy(), boxes[:, :, 1].copy()
+        alive = _narrow(seats, a, b, mix, same)
+        boxes = np.stack([a, b], axis=-1)[alive]
+        counts = boxes[:, :, 1] - boxes[:, :, 0] - mix
+        small = np.prod(counts[:, reps].astype(np.float64), axis=1) <= leaf
+        leaves += list(boxes[small])
+        boxes, counts = boxes[~small], counts[~small]
+        if not len(boxes):
+            continue
+        j = reps[np.argmax(counts[:, reps], axis=1)]
+        rows = np.arange(len(boxes))
+        mid = boxes[rows, j, 0] + counts[rows, j] // 2
+        left, right = boxes.copy(), boxes.copy()
+        for m in range(n):
+            on = same[j] == same[m]
+            left[on, m, 1] = mid[on] + mix[m]
+            right[on, m, 0] = mid[on]
+        stack.append(np.concatenate([right, left]))
+    return leaves
+
+
+def _lines(seats: list[_Seat], rows: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """``A [R, N, N]`` and ``beta [R, N]`` of the pieces ``rows [R, N]`` (one per member)."""
-    n = len(pieces)
-    A = np.empty((len(rows), n, n))
-    beta = np.empty((len(rows), n))
-    for j in range(n):
-        A[:, j] = np.array([pieces[j][k].A for k in rows[:, j]]).reshape(-1, n)
-        beta[:, j] = np.array([pieces[j][k].beta for k in rows[:, j]])
-    return A, beta
+    return np.stack([s.A[rows[:, j]] for j, s in enumerate(seats)], axis=1), np.stack([s.beta[rows[:, j]] for j, s in enumerate(seats)], axis=1)
 
 
-def _fits(pieces: list[list[Piece]], W: np.ndarray, rows: np.ndarray, skip: tuple = (), slack: float = 1e-10) -> np.ndarray:
+def _fits(seats: list[_Seat], W: np.ndarray, rows: np.ndarray, skip: tuple = (), slack: float = 1e-10) -> np.ndarray:
     """Whether each member's solved bust payoff lies in his piece's interval (``skip``: mixers)."""
     x = bust_vectors(W)[..., 0]
     good = np.ones(len(rows), bool)
-    for j in range(len(pieces)):
-        if j in skip:
-            continue
-        lo = np.array([pieces[j][k].lo for k in rows[:, j]])
-        hi = np.array([pieces[j][k].hi for k in rows[:, j]])
-        good &= (x[:, j] >= lo - slack) & (x[:, j] <= hi + slack)
+    for j, s in enumerate(seats):
+        if j not in skip:
+            good &= (x[:, j] >= s.lo[rows[:, j]] - slack) & (x[:, j] <= s.hi[rows[:, j]] + slack)
     return good
 
 
-def cycle_equilibria(pieces: list[list[Piece]], same: np.ndarray | None = None, *, max_combos: int = 4_000_000) -> tuple[list[Equilibrium], list[Equilibrium]]:
-    """The pure equilibria of a cycle whose members' envelopes are ``pieces`` and, where there is
-    none, its mixed ones with the fewest mixing movers (``same [N]``: a label per member; members with the same label are
-    the same state and play the same)."""
-    n = len(pieces)
-    same = np.arange(n) if same is None else np.asarray(same)
-    allowed = _narrow(pieces)
-    size = int(np.prod([len(a) for a in allowed]))
-    if size > max_combos:
-        raise CycleTooLargeError(
-            f"a cycle whose best responses do not settle has {size:,} combinations of its movers' policies "
-            f"(pieces per mover: {', '.join(str(len(a)) for a in allowed)}), more than the {max_combos:,} its exact analysis enumerates"
-        )
-    combos = np.array(list(itertools.product(*allowed)), np.int64).reshape(-1, n)
-    ok = np.ones(len(combos), bool)
+def _rows(spans: list[np.ndarray], free: list[int], last: np.ndarray, copies: list[tuple[int, int]], same: np.ndarray) -> np.ndarray:
+    """Every row of pieces (or breakpoints) in the leaves ``spans``: members ``free`` range over
+    ``a <= k < b - last``, each pair ``(i, j)`` of ``copies`` sets member ``i`` to member
+    ``j``'s entry, the others are 0; rows where members of one state differ are dropped."""
+    n = len(same)
+    out = []
+    for span in spans:
+        grid = np.stack(np.meshgrid(*(np.arange(span[j, 0], span[j, 1] - last[j]) for j in free), indexing="ij"), axis=-1).reshape(-1, len(free))
+        rows = np.zeros((len(grid), n), np.int64)
+        rows[:, free] = grid
+        for i, j in copies:
+            rows[:, i] = rows[:, j]
+        out.append(rows)
+    rows = np.concatenate(out) if out else np.zeros((0, n), np.int64)
+    rows = rows[np.lexsort(rows.T[::-1])] if len(rows) else rows
     for j in range(n):
         for i in range(j):
-            if same[i] == same[j]:
-                ok &= combos[:, i] == combos[:, j]
-    combos = combos[ok]
+            if same[i] == same[j] and i in free and j in free:
+                rows = rows[rows[:, i] == rows[:, j]]
+    return rows
 
-    def arrays(rows: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-        return _arrays(pieces, rows)
 
-    def fits(W: np.ndarray, rows: np.ndarray, skip: tuple = ()) -> np.ndarray:
-        return _fits(pieces, W, rows, skip)
+def cycle_equilibria(pieces: list[list[Piece]], same: np.ndarray | None = None, *, leaf: int = 64,
+                     max_steps: int = 4_000_000, batch: int = 1 << 16) -> tuple[list[Equilibrium], list[Equilibrium]]:
+    """The pure equilibria of a cycle whose members' envelopes are ``pieces`` and, where there is
+    none, its mixed ones with the fewest mixing movers (``same [N]``: a label per member; members
+    with the same label are the same state and play the same).
 
+    The combinations of the members' pieces are not enumerated whole (a member can have
+    thousands of pieces): a branch and bound (``_search``) narrows the candidates and splits
+    them until at most ``leaf`` combinations remain in a branch, and only those are solved, in
+    batches of ``batch`` rows. The equilibria come in the order of the full enumeration (by the
+    pieces played), so the selection does not depend on the search; ``CycleTooLargeError``
+    after ``max_steps`` boxes of the search."""
+    n = len(pieces)
+    same = np.arange(n) if same is None else np.asarray(same)
+    seats = [_Seat(p) for p in pieces]
     pure: list[Equilibrium] = []
-    if len(combos):
-        A, beta = arrays(combos)
-        W = solve_cycle(A, beta)
-        for r in np.flatnonzero(fits(W, combos)):
-            pure.append(Equilibrium(W[r], tuple(int(c) for c in combos[r])))
-    mixed: list[Equilibrium] = []
+    combos = _rows(_search(seats, np.zeros(n, np.int64), same, leaf, max_steps), list(range(n)), np.zeros(n, np.int64), [], same)
+    for lo in range(0, len(combos), batch):
+        rows = combos[lo : lo + batch]
+        W = solve_cycle(*_lines(seats, rows))
+        pure += [Equilibrium(W[r], tuple(int(c) for c in rows[r])) for r in np.flatnonzero(_fits(seats, W, rows))]
     if pure:
-        return _distinct(pure), mixed
+        return _distinct(pure), []
     # a state that recurs in its cycle (scores repeating under a shorter rotation) is one
     # situation: its members mix together, with one probability
     groups = [tuple(int(i) for i in np.flatnonzero(same == label)) for label in dict.fromkeys(same.tolist())]
     for size in range(1, len(groups) + 1):
+        mixed: list[Equilibrium] = []
         for mixers in itertools.combinations(groups, size):
-            mixed += _mixed(pieces, allowed, mixers, arrays, fits, same)
+            mixed += _mixed(seats, mixers, same, leaf, max_steps, batch)
         if mixed:
-            break
-    return pure, _distinct(mixed)
+            return pure, _distinct(mixed)
+    return pure, []
 
 
-def _mixed(
-    pieces: list[list[Piece]], allowed: list[list[int]], groups: tuple, arrays: Callable, fits: Callable, same: np.ndarray,
-    starts: int = 3, steps: int = 60,
-) -> list[Equilibrium]:
+def _mixed(seats: list[_Seat], groups: tuple, same: np.ndarray, leaf: int, max_steps: int, batch: int, starts: int = 3, steps: int = 60) -> list[Equilibrium]:
     """Equilibria in which each group of ``groups`` (the members of one state: one member, or
     several where the state recurs in its cycle) mixes between the two pieces adjacent at one
     of its breakpoints, with the probability that makes its mover indifferent there, and the
-    others play pure pieces (members of one state alike, ``same``).
+    others play pure pieces (members of one state alike, ``same``), in the order of the full
+    enumeration (breakpoints, the others' pieces, the start).
 
     Each mixer's condition ``(x_i - b_i)(1 - prod beta)`` is a polynomial in the mixing
     probabilities ``q``. With one member per group it is multilinear (a member's line appears
@@ -336,93 +466,112 @@ def _mixed(
     finds a lone mixer's root at the first step. A group of several members enters a term once
     per member, so there the derivative is taken by central differences. Newton's method from
     a few starts finds the roots in ``[0, 1]^m``."""
-    n, m = len(pieces), len(groups)
-    mixers = tuple(g[0] for g in groups)  # one member speaks for its group
+    n, m = len(seats), len(groups)
+    mixers = [g[0] for g in groups]  # one member speaks for its group
     members = [i for g in groups for i in g]
-    found: list[Equilibrium] = []
-    near = [[k for k in range(len(pieces[i]) - 1) if k in allowed[i] or k + 1 in allowed[i]] for i in mixers]
-    others = [allowed[j] if j not in members else [0] for j in range(n)]
-    base = np.array(list(itertools.product(*others)), np.int64).reshape(-1, n)
-    for j in range(n):
-        for i in range(j):
-            if same[i] == same[j]:
-                base = base[base[:, i] == base[:, j]]
-    ks = np.array(list(itertools.product(*near)), np.int64).reshape(-1, m)
+    mix = np.zeros(n, np.int64)
+    mix[members] = 1
+    spans = _search(seats, mix, same, leaf, max_steps)
+    # rows ordered as the full enumeration: the mixers' breakpoints, then the others' pieces
+    free = mixers + [j for j in range(n) if j not in members]
+    copies = [(i, g[0]) for g in groups for i in g[1:]]
+    cand = _rows(spans, free, mix, copies, same)
+    order = np.lexsort(np.concatenate([np.where(np.isin(np.arange(n), members), 0, cand).T[::-1], cand[:, mixers].T[::-1]]))
+    cand = cand[order]
     linear = all(len(g) == 1 for g in groups)
     grid = [0.5] if m == 1 and linear else np.linspace(0.2, 0.8, starts)
     q0 = np.array(list(itertools.product(grid, repeat=m)), np.float64).reshape(-1, m)
-    # every (breakpoints, others' pieces, start) at once
-    kk, bb, ss = (a.ravel() for a in np.meshgrid(np.arange(len(ks)), np.arange(len(base)), np.arange(len(q0)), indexing="ij"))
-    if not len(kk):
-        return found
-    rows0 = base[bb].copy()
-    for t, g in enumerate(groups):
-        rows0[:, list(g)] = ks[kk][:, t : t + 1]
-    R = len(rows0)
-    bps = np.array([[pieces[i][k].hi for i, k in zip(mixers, row)] for row in ks])[kk]
-    corners = []
-    for corner in itertools.product((0, 1), repeat=m):
-        rows = rows0.copy()
-        for g, c in zip(groups, corner):
-            rows[:, list(g)] += c
-        corners.append((corner, arrays(rows)))
+    found: list[Equilibrium] = []
+    if linear:  # a multilinear condition is extreme at the corners of [0, 1]^m: no sign change there, no root
+        keep = np.ones(len(cand), bool)
+        for lo in range(0, len(cand), batch):
+            rows0 = cand[lo : lo + batch]
+            corner_signs = []
+            for corner in itertools.product((0, 1), repeat=m):
+                rows = rows0.copy()
+                for g, c in zip(groups, corner):
+                    rows[:, list(g)] += c
+                W = solve_cycle(*_lines(seats, rows))
+                x = bust_vectors(W)[:, :, 0]
+                corner_signs.append(np.stack([np.sign(np.where(np.abs(d) <= 1e-12, 0.0, d)) for d in (x[:, i] - seats[i].bp[rows0[:, i]] for i in mixers)], axis=1))
+            signs = np.stack(corner_signs)
+            keep[lo : lo + batch] = np.all(signs.min(axis=0) <= 0, axis=1) & np.all(signs.max(axis=0) >= 0, axis=1)
+        cand = cand[keep]
+    total = len(cand) * len(q0)
+    for lo in range(0, total, batch):
+        at = np.arange(lo, min(lo + batch, total))
+        rows0, q = cand[at // len(q0)], q0[at % len(q0)]
+        bps = np.stack([seats[i].bp[rows0[:, i]] for i in mixers], axis=1)
+        corners = []
+        for corner in itertools.product((0, 1), repeat=m):
+            rows = rows0.copy()
+            for g, c in zip(groups, corner):
+                rows[:, list(g)] += c
+            corners.append((corner, _lines(seats, rows)))
 
-    def solved(q: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-        """Cycle values with mixer ``t`` playing his breakpoint's left piece with probability ``q[:, t]``."""
-        A = np.zeros((R, n, n))
-        beta = np.zeros((R, n))
-        for corner, (Ac, bc) in corners:
-            w = np.ones(R)
-            for t, c in enumerate(corner):
-                w = w * (q[:, t] if c == 0 else 1 - q[:, t])
-            A += w[:, None, None] * Ac
-            beta += w[:, None] * bc
-        return solve_cycle(A, beta), 1.0 - np.prod(beta, axis=-1)
+        def solved(q: np.ndarray, rows: Any = slice(None), corners: list = corners) -> tuple[np.ndarray, np.ndarray]:
+            """Cycle values of the candidates ``rows`` with mixer ``t`` playing his breakpoint's
+            left piece with probability ``q[:, t]``."""
+            A = np.zeros((len(q), n, n))
+            beta = np.zeros((len(q), n))
+            for corner, (Ac, bc) in corners:
+                w = np.ones(len(q))
+                for t, c in enumerate(corner):
+                    w = w * (q[:, t] if c == 0 else 1 - q[:, t])
+                A += w[:, None, None] * Ac[rows]
+                beta += w[:, None] * bc[rows]
+            return solve_cycle(A, beta), 1.0 - np.prod(beta, axis=-1)
 
-    def excess(q: np.ndarray) -> np.ndarray:
-        W, den = solved(q)
+        def excess(q: np.ndarray, rows: Any, solved: Callable = solved, bps: np.ndarray = bps) -> np.ndarray:
+            W, den = solved(q, rows)
+            x = bust_vectors(W)[:, :, 0]
+            return np.stack([(x[:, i] - bps[rows, t]) * den for t, i in enumerate(mixers)], axis=1)
+
+        q = _newton(excess, q, linear, steps)
+        good = np.all(np.isfinite(q) & (q >= -1e-9) & (q <= 1 + 1e-9), axis=1)
+        if not good.any():
+            continue
+        q = np.clip(np.where(good[:, None], q, 0.5), 0.0, 1.0)
+        W, _ = solved(q)
         x = bust_vectors(W)[:, :, 0]
-        return np.stack([(x[:, i] - bps[:, t]) * den for t, i in enumerate(mixers)], axis=1)
-
-    q = _newton(excess, q0[ss].copy(), linear, steps)
-    good = np.all(np.isfinite(q) & (q >= -1e-9) & (q <= 1 + 1e-9), axis=1)
-    if not good.any():
-        return found
-    q = np.clip(np.where(good[:, None], q, 0.5), 0.0, 1.0)
-    W, _ = solved(q)
-    x = bust_vectors(W)[:, :, 0]
-    good &= fits(W, rows0, skip=tuple(members)) & np.all(np.abs(x[:, list(mixers)] - bps) <= 1e-9, axis=1)
-    for r in np.flatnonzero(good):
-        qs = tuple(float(q[r, t]) for t, g in enumerate(groups) for _ in g)
-        found.append(Equilibrium(W[r], tuple(int(c) for c in rows0[r]), mixer=tuple(members), q=qs))
+        good &= _fits(seats, W, rows0, skip=tuple(members)) & np.all(np.abs(x[:, mixers] - bps) <= 1e-9, axis=1)
+        for r in np.flatnonzero(good):
+            qs = tuple(float(q[r, t]) for t, g in enumerate(groups) for _ in g)
+            found.append(Equilibrium(W[r], tuple(int(c) for c in rows0[r]), mixer=tuple(members), q=qs))
     return found
 
 
 def _newton(excess: Callable, q: np.ndarray, linear: bool, steps: int) -> np.ndarray:
-    """Roots of ``excess`` (``[R, m] -> [R, m]``) from the starts ``q``, by Newton's method with
-    the exact derivative of a multilinear ``excess`` (``linear``) or central differences; a row
-    that leaves the reals or the solvable becomes NaN."""
+    """Roots of ``excess`` (``(q [R', m], rows [R']) -> [R', m]``, for the candidates ``rows``)
+    from the starts ``q [R, m]``, by Newton's method with the exact derivative of a multilinear
+    ``excess`` (``linear``) or central differences. A row stops once its step is below the
+    rounding; a row that leaves the reals or the solvable becomes NaN."""
     m = q.shape[1]
+    q = q.copy()
+    active = np.arange(len(q))
     with np.errstate(all="ignore"):
         for _ in range(steps):
-            f = excess(q)
-            J = np.empty(q.shape + (m,))
+            if not len(active):
+                break
+            qa = q[active]
+            f = excess(qa, active)
+            J = np.empty(qa.shape + (m,))
             for t in range(m):
-                hi, lo = q.copy(), q.copy()
+                hi, lo = qa.copy(), qa.copy()
                 if linear:
                     hi[:, t], lo[:, t] = 1.0, 0.0
-                    J[:, :, t] = excess(hi) - excess(lo)
+                    J[:, :, t] = excess(hi, active) - excess(lo, active)
                 else:
                     hi[:, t] += 1e-6
                     lo[:, t] -= 1e-6
-                    J[:, :, t] = (excess(hi) - excess(lo)) / 2e-6
-            ok = np.isfinite(q).all(axis=1) & (np.abs(np.linalg.det(J)) > 0) & (np.abs(q) < 1e6).all(axis=1)
-            step = np.zeros_like(q)
+                    J[:, :, t] = (excess(hi, active) - excess(lo, active)) / 2e-6
+            ok = np.isfinite(qa).all(axis=1) & (np.abs(np.linalg.det(J)) > 0) & (np.abs(qa) < 1e6).all(axis=1)
+            step = np.zeros_like(qa)
             if ok.any():
                 step[ok] = np.linalg.solve(J[ok], f[ok][..., None])[..., 0]
-            q = np.where(ok[:, None], q - step, np.nan)
-            if not np.any(np.abs(step[ok]) > (1e-15 if linear else 1e-13)):
-                break
+            q[active] = np.where(ok[:, None], qa - step, np.nan)
+            moving = ok & np.any(np.abs(step) > (1e-15 if linear else 1e-13), axis=1)
+            active = active[moving]
     return q
 
 

@@ -8,6 +8,8 @@ from __future__ import annotations
 import functools
 
 import jax.numpy as jnp
+import itertools
+
 import numpy as np
 import pytest
 import race_n_reference as ref
@@ -130,29 +132,38 @@ def test_cycle_solve_closed_form_matches_linear_system():
         np.testing.assert_allclose(np.asarray(solve_cycle_jax(jnp.asarray(A), jnp.asarray(beta))), W, rtol=0, atol=1e-14)
 
 
+def _random_pieces(rng, most, n=3, betas=(0.1, 0.8), first=(0.05, 0.2)):
+    """Random envelopes for a cycle of ``n``: up to ``most`` pieces per member, lines that meet at
+    random cuts with rising bust probabilities; ``None`` where a line is not a probability."""
+    pieces = []
+    for _j in range(n):
+        k = rng.integers(1, most + 1)
+        cuts = np.sort(rng.uniform(0.05, 0.6, k - 1))
+        lo = np.concatenate([[0.0], cuts])
+        hi = np.concatenate([cuts, [1.0]])
+        beta = np.sort(rng.uniform(*betas, k))
+        # lines that meet at the cuts: a_k + beta_k c = a_{k+1} + beta_{k+1} c
+        a = [rng.uniform(*first)]
+        for i, c in enumerate(cuts):
+            a.append(a[-1] + (beta[i] - beta[i + 1]) * c)
+        seat = []
+        for i in range(k):
+            rest = rng.dirichlet(np.ones(n - 1)) * (1 - beta[i] - a[i])
+            seat.append(Piece(np.array([a[i], *rest]), float(beta[i]), float(lo[i]), float(hi[i])))
+        pieces.append(seat)
+    if any(p.A.sum() + p.beta > 1 + 1e-12 or p.A[0] < 0 for seat in pieces for p in seat):
+        return None
+    return pieces
+
+
 def test_cycle_equilibria_are_equilibria():
     """Pure ones: every member's solved bust payoff lies in his piece; mixed ones: each mixer's
     bust payoff is his breakpoint and the values solve the cycle with the mixed lines."""
     rng = np.random.default_rng(7)
     checked = 0
     for _ in range(40):
-        pieces = []
-        for _j in range(3):
-            k = rng.integers(1, 4)
-            cuts = np.sort(rng.uniform(0.05, 0.6, k - 1))
-            lo = np.concatenate([[0.0], cuts])
-            hi = np.concatenate([cuts, [1.0]])
-            betas = np.sort(rng.uniform(0.1, 0.8, k))
-            # lines that meet at the cuts: a_k + beta_k c = a_{k+1} + beta_{k+1} c
-            a = [rng.uniform(0.05, 0.2)]
-            for i, c in enumerate(cuts):
-                a.append(a[-1] + (betas[i] - betas[i + 1]) * c)
-            seat = []
-            for i in range(k):
-                rest = rng.dirichlet(np.ones(2)) * (1 - betas[i] - a[i])
-                seat.append(Piece(np.array([a[i], *rest]), float(betas[i]), float(lo[i]), float(hi[i])))
-            pieces.append(seat)
-        if any(p.A.sum() + p.beta > 1 + 1e-12 or p.A[0] < 0 for seat in pieces for p in seat):
+        pieces = _random_pieces(rng, 3)
+        if pieces is None:
             continue
         pure, mixed = cycle_equilibria(pieces)
         for eq in pure + mixed:
@@ -175,6 +186,41 @@ def test_cycle_equilibria_are_equilibria():
         if pure or mixed:
             assert select(pure, mixed) is not None
     assert checked > 10
+
+
+def test_the_search_finds_what_the_full_enumeration_finds():
+    """The branch and bound over the members' pieces gives the same equilibria, in the same
+    order, as solving every combination at once (``leaf`` above the product), split as far as
+    it goes (``leaf=1``); and its pure ones are exactly those of a plain check of every
+    combination, written here."""
+    rng = np.random.default_rng(11)
+    seen = {"pure": 0, "mixed": 0, "split": 0}
+    for _ in range(30):
+        pieces = _random_pieces(rng, 10, betas=(0.2, 0.45), first=(0.15, 0.3))
+        if pieces is None:
+            continue
+        whole = cycle_equilibria(pieces, leaf=10**9)
+        split = cycle_equilibria(pieces, leaf=1)
+        for a, b in zip(whole, split):
+            assert [e.choice for e in a] == [e.choice for e in b]
+            assert [e.mixer for e in a] == [e.mixer for e in b]
+            for e, f in zip(a, b):
+                np.testing.assert_allclose(e.W, f.W, rtol=0, atol=1e-14)
+                np.testing.assert_allclose(e.q or (), f.q or (), rtol=0, atol=1e-14)
+        combos = np.array(list(itertools.product(*(range(len(p)) for p in pieces))))
+        A = np.array([[pieces[j][k].A for j, k in enumerate(c)] for c in combos])
+        beta = np.array([[pieces[j][k].beta for j, k in enumerate(c)] for c in combos])
+        W = solve_cycle(A, beta)
+        x = bust_vectors(W)[..., 0]
+        inside = np.all([[pieces[j][k].lo - 1e-10 <= x[r, j] <= pieces[j][k].hi + 1e-10 for j, k in enumerate(c)] for r, c in enumerate(combos)], axis=1)
+        plain = [tuple(int(k) for k in c) for c in combos[inside]]
+        assert [e.choice for e in whole[0]] == [c for c in plain if c in {e.choice for e in whole[0]}]
+        for r in np.flatnonzero(inside):  # each one found, or one with the same values within 1e-9
+            assert any(np.max(np.abs(W[r] - e.W)) <= 1e-9 for e in whole[0])
+        assert bool(plain) == bool(whole[0])
+        seen["pure" if whole[0] else "mixed"] += bool(whole[0] or whole[1])
+        seen["split"] += len(combos) > 100
+    assert seen["pure"] > 5 and seen["mixed"] > 2 and seen["split"] > 10, seen
 
 
 def test_cycles_cover_every_state_once():
@@ -477,8 +523,8 @@ def test_a_cycle_too_large_to_analyse_is_one_error_line():
     from jaxsolve.errors import JaxsolveError
 
     halves = [Piece(np.array([0.1, 0.1, 0.2]), 0.3, 0.0, 0.5), Piece(np.array([0.1, 0.1, 0.6]), 0.3, 0.5, 1.0)]
-    with pytest.raises(CycleTooLargeError, match=r"has 8 combinations .*\(pieces per mover: 2, 2, 2\), more than the 4 ") as err:
-        cycle_equilibria([halves, halves, halves], max_combos=4)
+    with pytest.raises(CycleTooLargeError, match=r"needs more than 2 steps of its exact search \(pieces per mover: 2, 2, 2\)") as err:
+        cycle_equilibria([halves, halves, halves], leaf=1, max_steps=2)
     assert isinstance(err.value, JaxsolveError) and "\n" not in str(err.value)
 
 
