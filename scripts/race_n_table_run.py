@@ -30,15 +30,34 @@ from jaxsolve.core.race_table import fairest  # noqa: E402
 from race_n_figures import estimate, machine  # noqa: E402
 
 
-def row_of(run: Path, goal: int | None = None) -> dict:
-    """One run's figures from its folder (``out-0.txt``, ``time-*.txt``, ``log.txt``, the table).
-    A run that stopped with an error (no JSON line; ``goal`` then says which, three players
-    without entry minimum as the table's rows are) gives the layers it reached and its last
-    error line."""
+def _times(run: Path) -> list[dict]:
     procs = []
     for f in sorted(run.glob("time-*.txt")):
         wall, user, sys_s, rss = f.read_text().split()[-4:]  # after "Command exited with non-zero status N"
         procs.append({"wall_seconds": float(wall), "user_seconds": float(user), "sys_seconds": float(sys_s), "peak_rss_mib": int(rss) / 1024})
+    return procs
+
+
+def row_of(run: Path, goal: int | None = None) -> dict:
+    """One run's figures from its folder (``out-0.txt``, ``time-*.txt``, ``log.txt``, the table).
+    A run that stopped with an error (no JSON line; ``goal`` then says which, three players
+    without entry minimum as the table's rows are) gives the layers it reached and its last
+    error line. A walk resumed from its checkpoint is named by its segments' folders joined by
+    ``+`` (``A+B``): its figures are the last one's, its times each process's sums over the
+    segments (each one's in ``segments``), its peak memory the largest."""
+    parts = [Path(p) for p in str(run).split("+")]
+    if len(parts) > 1:
+        segments = [_times(p) for p in parts]
+        row = row_of(parts[-1], goal)
+        row["segments"] = [{"folder": p.name, "each_process": t} for p, t in zip(parts, segments)]
+        row["each_process"] = [
+            {k: (max if k == "peak_rss_mib" else sum)(t[i][k] for t in segments) for k in segments[-1][i]} for i in range(len(segments[-1]))
+        ]
+        row["wall_seconds"] = max(p["wall_seconds"] for p in row["each_process"])
+        row["peak_rss_mib"] = max(p["peak_rss_mib"] for p in row["each_process"])
+        row["load_before"] = " then ".join(r for r in (row_of(p, goal).get("load_before", "") for p in parts) if r)
+        return row
+    procs = _times(run)
     log = (run / "log.txt").read_text() if (run / "log.txt").exists() else ""
     loads = re.findall(r"load (before|after): ([\d. ]+)", log)
     lines = [ln for ln in (run / "out-0.txt").read_text().splitlines() if ln.startswith("{")]
