@@ -452,6 +452,15 @@ def cycle_equilibria(pieces: list[list[Piece]], same: np.ndarray | None = None, 
     return pure, []
 
 
+def _corner(rows: np.ndarray, groups: tuple, corner: tuple) -> np.ndarray:
+    """The pure rows at a corner of the mixing: group ``t`` plays the left piece of its
+    breakpoint (``corner[t] = 0``) or the right one (``1``)."""
+    rows = rows.copy()
+    for g, c in zip(groups, corner):
+        rows[:, list(g)] += c
+    return rows
+
+
 def _mixed(seats: list[_Seat], groups: tuple, same: np.ndarray, leaf: int, max_steps: int, batch: int, starts: int = 3, steps: int = 60) -> list[Equilibrium]:
     """Equilibria in which each group of ``groups`` (the members of one state: one member, or
     several where the state recurs in its cycle) mixes between the two pieces adjacent at one
@@ -488,10 +497,7 @@ def _mixed(seats: list[_Seat], groups: tuple, same: np.ndarray, leaf: int, max_s
             rows0 = cand[lo : lo + batch]
             corner_signs = []
             for corner in itertools.product((0, 1), repeat=m):
-                rows = rows0.copy()
-                for g, c in zip(groups, corner):
-                    rows[:, list(g)] += c
-                W = solve_cycle(*_lines(seats, rows))
+                W = solve_cycle(*_lines(seats, _corner(rows0, groups, corner)))
                 x = bust_vectors(W)[:, :, 0]
                 corner_signs.append(np.stack([np.sign(np.where(np.abs(d) <= 1e-12, 0.0, d)) for d in (x[:, i] - seats[i].bp[rows0[:, i]] for i in mixers)], axis=1))
             signs = np.stack(corner_signs)
@@ -504,10 +510,7 @@ def _mixed(seats: list[_Seat], groups: tuple, same: np.ndarray, leaf: int, max_s
         bps = np.stack([seats[i].bp[rows0[:, i]] for i in mixers], axis=1)
         corners = []
         for corner in itertools.product((0, 1), repeat=m):
-            rows = rows0.copy()
-            for g, c in zip(groups, corner):
-                rows[:, list(g)] += c
-            corners.append((corner, _lines(seats, rows)))
+            corners.append((corner, _lines(seats, _corner(rows0, groups, corner))))
 
         def solved(q: np.ndarray, rows: Any = slice(None), corners: list = corners) -> tuple[np.ndarray, np.ndarray]:
             """Cycle values of the candidates ``rows`` with mixer ``t`` playing his breakpoint's
